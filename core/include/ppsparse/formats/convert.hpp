@@ -1,0 +1,40 @@
+#pragma once
+// Conversions between host formats. All round trips are exact:
+//  * csr_to_bsr keeps every entry; blocks are the union of the entries' blocks, and
+//    entries of a block that the CSR lacks are stored as explicit zeros.
+//    bsr_to_csr emits every stored block entry (the dense-block pattern), so
+//    BSR -> CSR -> BSR is exact, and CSR -> BSR -> CSR is exact when the CSR's pattern
+//    is block-dense (as for the scalar matrix of a block system).
+//  * csr_to_sell / sell_to_csr are exact for any CSR (padding is tracked by row_len).
+#include <ppsparse/formats/block_system.hpp>
+#include <ppsparse/formats/bsr.hpp>
+#include <ppsparse/formats/csr.hpp>
+#include <ppsparse/formats/sell.hpp>
+
+namespace ppsparse {
+
+// nb must divide nrows and ncols (InvalidArgument otherwise).
+template <class Scalar>
+BsrMatrix<Scalar, HostSpace> csr_to_bsr(const CsrMatrix<Scalar, HostSpace>& a, int nb);
+
+template <class Scalar>
+CsrMatrix<Scalar, HostSpace> bsr_to_csr(const BsrMatrix<Scalar, HostSpace>& a);
+
+// C >= 1; sigma >= 1 (sorting windows of sigma rows by decreasing length; sigma = 1 keeps
+// the order). perm maps sorted positions to original rows.
+template <class Scalar>
+SellMatrix<Scalar, HostSpace> csr_to_sell(const CsrMatrix<Scalar, HostSpace>& a, int C, ordinal_t sigma);
+
+template <class Scalar>
+CsrMatrix<Scalar, HostSpace> sell_to_csr(const SellMatrix<Scalar, HostSpace>& a);
+
+template <class Scalar>
+SellMatrix<Scalar, HostSpace> bsr_to_sell(const BsrMatrix<Scalar, HostSpace>& a, int C, ordinal_t sigma) {
+  return csr_to_sell(bsr_to_csr(a), C, sigma);
+}
+
+// Scalar (point) CSR of a block system's full A = D + O, in FP64: the matrix a
+// scalar SpMV or MPK sees for the same problem.
+CsrMatrix<double, HostSpace> block_system_to_csr(const BlockSystem<HostSpace>& s);
+
+}  // namespace ppsparse

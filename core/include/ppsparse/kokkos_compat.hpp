@@ -1,0 +1,51 @@
+#pragma once
+// The one place where Kokkos 3.4 (Debian, CI) and Kokkos >= 4.6 (GPU builds) differ.
+// Everything else in ppsparse is written against the names defined here.
+#include <Kokkos_Core.hpp>
+
+#if !defined(KOKKOS_VERSION)
+#error "ppsparse: Kokkos_Core.hpp did not define KOKKOS_VERSION"
+#endif
+
+#define PPSPARSE_KOKKOS_4 (KOKKOS_VERSION >= 40000)
+
+namespace ppsparse::compat {
+
+#if PPSPARSE_KOKKOS_4
+// Kokkos 4 dropped Kokkos::Impl::is_view in favour of Kokkos::is_view_v.
+template <class T>
+inline constexpr bool is_view_v = Kokkos::is_view_v<T>;
+#else
+template <class T>
+inline constexpr bool is_view_v = Kokkos::is_view<T>::value;
+#endif
+
+// Name of the default device backend, for reports.
+inline const char* default_backend_name() {
+  return Kokkos::DefaultExecutionSpace::name();
+}
+
+// Vector-group width W for an execution space: a warp on NVIDIA (32), a wavefront on
+// AMD (64); on CPUs 1, because there vector lanes are a loop the compiler vectorises.
+template <class ExecSpace>
+constexpr int vector_width_for() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return 32;
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+#if PPSPARSE_KOKKOS_4
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::HIP>) return 64;
+#else
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Experimental::HIP>) return 64;
+#endif
+#endif
+  return 1;
+}
+
+// True when the execution space runs teams of SIMT threads (GPUs).
+template <class ExecSpace>
+constexpr bool is_gpu_space() {
+  return vector_width_for<ExecSpace>() > 1;
+}
+
+}  // namespace ppsparse::compat
