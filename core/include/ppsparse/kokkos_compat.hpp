@@ -20,6 +20,17 @@ template <class T>
 inline constexpr bool is_view_v = Kokkos::is_view<T>::value;
 #endif
 
+// Device-callable math: Kokkos 3.4 has these in Kokkos::Experimental only.
+#if PPSPARSE_KOKKOS_4
+using Kokkos::fabs;
+using Kokkos::fmax;
+using Kokkos::isfinite;
+#else
+using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::fmax;
+using Kokkos::Experimental::isfinite;
+#endif
+
 // Name of the default device backend, for reports.
 inline const char* default_backend_name() {
   return Kokkos::DefaultExecutionSpace::name();

@@ -1,0 +1,74 @@
+#pragma once
+// In-place LU factorisation of the nb x nb diagonal blocks (column-major, no pivoting,
+// as FUN3D does): L is unit lower triangular, U upper; both overwrite the block.
+#include <cfloat>
+#include <string>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/types.hpp>
+
+namespace ppsparse::mcpi {
+
+enum class PivotFailure : int { none = 0, tiny = 1, not_finite = 2 };
+
+// A pivot is "tiny" when |u_kk| <= relative_tiny * max|entry of the block| (or exactly 0).
+constexpr double default_relative_tiny_pivot = 1e-13;
+
+// Factors one column-major block in place. Returns the failure and the pivot row through *row.
+KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(double* a, int nb, double relative_tiny, int* row) {
+  double scale = 0.0;
+  for (int e = 0; e < nb * nb; ++e) {
+    const double v = a[e];
+    if (!(compat::fabs(v) <= DBL_MAX)) {  // NaN or Inf
+      *row = e % nb;
+      return PivotFailure::not_finite;
+    }
+    scale = compat::fmax(scale, compat::fabs(v));
+  }
+  for (int k = 0; k < nb; ++k) {
+    const double p = a[k * nb + k];
+    if (!(compat::fabs(p) > relative_tiny * scale) || !(compat::fabs(p) <= DBL_MAX)) {
+      *row = k;
+      return (compat::fabs(p) <= DBL_MAX) ? PivotFailure::tiny : PivotFailure::not_finite;
+    }
+    for (int i = k + 1; i < nb; ++i) a[k * nb + i] /= p;
+    for (int j = k + 1; j < nb; ++j) {
+      const double ukj = a[j * nb + k];
+      for (int i = k + 1; i < nb; ++i) a[j * nb + i] -= a[k * nb + i] * ukj;
+    }
+  }
+  *row = -1;
+  return PivotFailure::none;
+}
+
+// Factors all n blocks of D (n * nb * nb doubles) on ExecSpace. On the first failing
+// block (lowest index) throws NumericalError naming it; block_name maps a block index
+// to the user's numbering for the message.
+template <class ExecSpace, class BlockName>
+void factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
+                            BlockName&& block_name, double relative_tiny = default_relative_tiny_pivot) {
+  using Policy = Kokkos::RangePolicy<ExecSpace>;
+  // Encodes (block, row, failure) so that a Min reduction finds the first failing block.
+  long long first = LLONG_MAX;
+  Kokkos::parallel_reduce(
+      "ppsparse::mcpi::factor_diagonal_blocks", Policy(0, n),
+      KOKKOS_LAMBDA(const ordinal_t b, long long& mn) {
+        int row = -1;
+        const PivotFailure f = lu_factor_block(D.data() + static_cast<size_t>(b) * nb * nb, nb, relative_tiny, &row);
+        if (f != PivotFailure::none) {
+          const long long code = (static_cast<long long>(b) * 64 + row) * 4 + static_cast<int>(f);
+          mn = code < mn ? code : mn;
+        }
+      },
+      Kokkos::Min<long long>(first));
+  if (first != LLONG_MAX) {
+    const long long b = first / 256, row = (first / 4) % 64;
+    const auto f = static_cast<PivotFailure>(first % 4);
+    throw NumericalError("diagonal block " + std::to_string(block_name(static_cast<ordinal_t>(b))) + ": " +
+                         (f == PivotFailure::tiny ? "zero or tiny pivot" : "NaN or Inf") + " at row " +
+                         std::to_string(row) + " of the " + std::to_string(nb) + "x" + std::to_string(nb) +
+                         " block (LU without pivoting cannot factor it)");
+  }
+}
+
+}  // namespace ppsparse::mcpi

@@ -1,0 +1,37 @@
+#pragma once
+// How a kernel variant maps lanes to work for a block size nb and a vector-group width W.
+#include <ppsparse/mcpi/variant.hpp>
+
+namespace ppsparse::mcpi {
+
+enum class LaneMap {
+  entry,      // lane <-> (block slot, entry (i,j)) of an nb x nb block; partial sums reduced over slots and j
+  block_row,  // lane <-> (block slot, row i) of a block; the lane loops over the block's columns
+  rows,       // lane <-> (block row r of the group, row i); no reduction (rows_per_warp)
+};
+
+struct Geometry {
+  LaneMap map = LaneMap::entry;
+  int W = 32;              // vector-group width (hardware on GPUs, logical on CPUs)
+  int warps_per_group = 1; // nw: vector groups cooperating on one block row (team-level group when > 1)
+  int slots = 1;           // nbk: blocks of one row processed at once by a group
+  int rows_per_group = 1;  // block rows handled by one group (rows map) — 1 otherwise
+  int groups_per_team = 1; // nrbk: groups in one team
+  int lanes_per_slot = 1;  // entry: nb*nb; block_row: warps_per_group*W; rows: nb
+
+  int group_lanes() const { return warps_per_group * W; }
+  int team_size() const { return warps_per_group * groups_per_team; }  // in vector groups (team threads)
+  int rows_per_team() const { return rows_per_group * groups_per_team; }
+  bool group_spans_team_threads() const { return warps_per_group > 1; }
+};
+
+// Seed 002, table I (W = 32): warps per row nw, blocks per iteration nbk, rows per CTA nrbk, for nb <= 16.
+struct TableIRow {
+  int nw, nbk, nrbk;
+};
+TableIRow seed002_table_i(int nb);
+
+// The geometry for a variant. nb in [1, 64] (InvalidArgument otherwise); W >= 1.
+Geometry make_geometry(Variant v, int nb, int W);
+
+}  // namespace ppsparse::mcpi

@@ -1,0 +1,226 @@
+#pragma once
+// FUN3D's multicolour point-implicit (MCPI) solver: for each sweep and each colour c,
+// r = R_c - O_c dQ, then dQ_c = D_c^-1 r with the in-place LU factors of D.
+//
+//   mcpi::Solver<> solver(system, colouring);   // permute to colour order, copy, factor D
+//   auto result = solver.solve({/*sweeps*/ 15, mcpi::Variant::rows_per_warp});
+//   result.dq;                                  // in the user's numbering
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/formats/block_system.hpp>
+#include <ppsparse/mcpi/block_lu.hpp>
+#include <ppsparse/mcpi/geometry.hpp>
+#include <ppsparse/mcpi/sweep_kernel.hpp>
+#include <ppsparse/mcpi/traffic.hpp>
+#include <ppsparse/mcpi/variant.hpp>
+#include <ppsparse/reorder/coloring.hpp>
+#include <ppsparse/reorder/permutation.hpp>
+
+namespace ppsparse::mcpi {
+
+struct Options {
+  int sweeps = 15;
+  Variant variant = Variant::warp_per_row;
+  bool residual_history = false;  // ||R - A dQ|| after each sweep, computed outside the timed path
+};
+
+struct Result {
+  std::vector<double> dq;              // n * nb, user's numbering (the FP32 iterate, widened)
+  std::vector<double> residual_norms;  // residual_history: one per sweep
+  double initial_residual_norm = 0.0;  // ||R|| (dQ = 0), when residual_history
+  double seconds = 0.0;                // all timed sweeps (device fenced); residuals excluded
+  int sweeps = 0;
+  Variant variant = Variant::warp_per_row;
+  double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
+};
+
+// Checks the system and colouring a user hands to the solver; throws InvalidArgument or
+// NumericalError naming the first offending block row (user's numbering).
+void check_system(const BlockSystem<HostSpace>& system, const Coloring& colouring);
+
+template <class ExecSpace = DefaultExecSpace>
+class Solver {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using Progress = std::function<void(const std::string&)>;
+
+  Solver(const BlockSystem<HostSpace>& system, const Coloring& colouring, const Progress& progress = {})
+      : nb_(system.nb), n_(system.n), colouring_(colouring) {
+    auto say = [&](const std::string& s) {
+      if (progress) progress(s);
+    };
+    check_system(system, colouring);
+    say("renumbering " + std::to_string(n_) + " block rows into " + std::to_string(colouring.ncolors) + " colours");
+    const BlockSystem<HostSpace> s = permute(system, colouring.perm);
+    say("copying the system to " + std::string(ExecSpace::name()));
+    dev_ = copy_to<memory_space>(s);
+    nnzb_ = s.O.nnzb();
+    if (!dev_.d_factored) {
+      say("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
+      const auto& n2o = colouring_.perm.new_to_old;
+      factor_diagonal_blocks<ExecSpace>(dev_.D, nb_, n_, [&](ordinal_t b) { return n2o[b]; });
+      dev_.d_factored = true;
+    }
+    dq_ = Kokkos::View<float*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
+    ordinal_t max_colour_rows = 0;
+    for (ordinal_t c = 0; c < colouring.ncolors; ++c)
+      max_colour_rows = std::max(max_colour_rows, colouring.color_offsets[c + 1] - colouring.color_offsets[c]);
+    r_tmp_ = Kokkos::View<double*, memory_space>("mcpi.r_tmp", static_cast<size_t>(max_colour_rows) * nb_);
+  }
+
+  int nb() const { return nb_; }
+  ordinal_t n() const { return n_; }
+  offset_t nnzb() const { return nnzb_; }
+  const Coloring& colouring() const { return colouring_; }
+  SweepTraffic traffic() const { return sweep_traffic(n_, nb_, nnzb_); }
+  // Vector-group width the kernels are laid out for (logical 32 on CPUs).
+  static int group_width() { return compat::is_gpu_space<ExecSpace>() ? compat::vector_width_for<ExecSpace>() : 32; }
+  Geometry geometry(Variant v) const { return make_geometry(v, nb_, group_width()); }
+
+  Result solve(const Options& opt) {
+    if (opt.sweeps < 0) throw InvalidArgument("mcpi: sweeps must be >= 0, got " + std::to_string(opt.sweeps));
+    Result res;
+    res.sweeps = opt.sweeps;
+    res.variant = opt.variant;
+    Kokkos::deep_copy(dq_, 0.0f);  // the MCPI iteration starts from dQ = 0
+    // Poison the split variant's temporary so an unwritten entry shows up as NaN.
+    Kokkos::deep_copy(r_tmp_, std::numeric_limits<double>::quiet_NaN());
+    if (opt.residual_history) res.initial_residual_norm = residual_norm();
+    ExecSpace exec;
+    for (int it = 0; it < opt.sweeps; ++it) {
+      exec.fence();
+      Kokkos::Timer timer;
+      sweep(exec, opt.variant);
+      exec.fence();
+      res.seconds += timer.seconds();
+      if (opt.residual_history) res.residual_norms.push_back(residual_norm());
+    }
+    res.dq = dq_user();
+    return res;
+  }
+
+  // One sweep over all colours, asynchronous on exec (benchmarks time this directly).
+  void sweep(const ExecSpace& exec, Variant variant) {
+    for (ordinal_t c = 0; c < colouring_.ncolors; ++c) {
+      const ordinal_t b = colouring_.color_offsets[c], e = colouring_.color_offsets[c + 1];
+      if (b == e) continue;
+      switch (variant) {
+        case Variant::warp_per_row: launch(exec, geometry(variant), impl::Stage::fused, false, b, e); break;
+        case Variant::rows_per_warp: launch(exec, geometry(variant), impl::Stage::fused, false, b, e); break;
+        case Variant::rows_per_warp_prefetch:
+          launch(exec, geometry(variant), impl::Stage::fused, geometry(variant).map == LaneMap::rows, b, e);
+          break;
+        case Variant::split:
+          launch(exec, geometry(Variant::split), impl::Stage::spmv_only, false, b, e);
+          launch(exec, geometry(Variant::rows_per_warp), impl::Stage::solve_only, false, b, e);
+          break;
+      }
+    }
+  }
+
+  void reset() { Kokkos::deep_copy(dq_, 0.0f); }
+
+  // ||R - (D + O) dQ||_2 in FP64 for the current dQ (D applied through its LU factors).
+  double residual_norm() const {
+    const auto O = dev_.O;
+    const auto D = dev_.D;
+    const auto R = dev_.R;
+    const auto dq = dq_;
+    const int nb = nb_;
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::residual_norm", Kokkos::RangePolicy<ExecSpace>(0, n_),
+        KOKKOS_LAMBDA(const ordinal_t row, double& acc) {
+          double y[64];
+          const size_t nb2 = static_cast<size_t>(nb) * nb;
+          const double* lu = D.data() + static_cast<size_t>(row) * nb2;
+          const float* x = dq.data() + static_cast<size_t>(row) * nb;
+          // y = U x, then D x = L y with unit lower L.
+          for (int i = 0; i < nb; ++i) {
+            double s = 0.0;
+            for (int j = i; j < nb; ++j) s += lu[j * nb + i] * x[j];
+            y[i] = s;
+          }
+          for (int i = nb - 1; i >= 0; --i) {
+            double s = y[i];
+            for (int j = 0; j < i; ++j) s += lu[j * nb + i] * y[j];
+            y[i] = s;
+          }
+          for (int i = 0; i < nb; ++i) {
+            double r = R(static_cast<size_t>(row) * nb + i) - y[i];
+            for (offset_t k = O.ia(row); k < O.ia(row + 1); ++k) {
+              const size_t col = static_cast<size_t>(O.ja(k));
+              for (int j = 0; j < nb; ++j)
+                r -= static_cast<double>(O.values(static_cast<size_t>(k) * nb2 + j * nb + i)) * dq(col * nb + j);
+            }
+            acc += r * r;
+          }
+        },
+        sum);
+    return std::sqrt(sum);
+  }
+
+  // The current dQ in the user's numbering.
+  std::vector<double> dq_user() const {
+    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq_);
+    std::vector<double> x(h.extent(0));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = h(i);
+    return to_old(x, colouring_.perm, nb_);
+  }
+
+ private:
+  template <int NB>
+  void launch_nb(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
+    impl::SweepFunctor<ExecSpace, NB> f;
+    f.v.ia = dev_.O.ia;
+    f.v.ja = dev_.O.ja;
+    f.v.O = dev_.O.values;
+    f.v.D = dev_.D;
+    f.v.R = dev_.R;
+    f.v.dq = dq_;
+    f.v.dq_read = dq_;
+    f.v.r_tmp = r_tmp_;
+    f.g = g;
+    f.nb_rt = nb_;
+    f.row_begin = b;
+    f.row_end = e;
+    f.stage = stage;
+    f.prefetch = prefetch;
+    const bool gpu = compat::is_gpu_space<ExecSpace>();
+    const int league = static_cast<int>((static_cast<long long>(e - b) + g.rows_per_team() - 1) / g.rows_per_team());
+    Kokkos::TeamPolicy<ExecSpace> policy(exec, league, gpu ? g.team_size() : 1, gpu ? g.W : 1);
+    policy.set_scratch_size(0, Kokkos::PerTeam(impl::SweepFunctor<ExecSpace, NB>::scratch_bytes(g, nb_, prefetch)));
+    Kokkos::parallel_for("ppsparse::mcpi::sweep", policy, f);
+  }
+
+  void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
+    // Compile-time block sizes for the common small nb (unrolled column loops).
+    switch (nb_) {
+      case 1: return launch_nb<1>(exec, g, stage, prefetch, b, e);
+      case 2: return launch_nb<2>(exec, g, stage, prefetch, b, e);
+      case 3: return launch_nb<3>(exec, g, stage, prefetch, b, e);
+      case 4: return launch_nb<4>(exec, g, stage, prefetch, b, e);
+      case 5: return launch_nb<5>(exec, g, stage, prefetch, b, e);
+      default: return launch_nb<0>(exec, g, stage, prefetch, b, e);
+    }
+  }
+
+  int nb_;
+  ordinal_t n_;
+  offset_t nnzb_ = 0;
+  Coloring colouring_;
+  BlockSystem<memory_space> dev_;
+  Kokkos::View<float*, memory_space> dq_;
+  Kokkos::View<double*, memory_space> r_tmp_;
+};
+
+// Convenience: set up and solve once on the default execution space.
+Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& colouring, const Options& options);
+
+}  // namespace ppsparse::mcpi

@@ -1,0 +1,84 @@
+#include <ppsparse/mcpi/reference.hpp>
+
+#include <cmath>
+#include <utility>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::mcpi {
+namespace {
+
+// Solves the dense column-major nb x nb system a x = b in place (partial pivoting).
+void dense_solve(std::vector<double> a, std::vector<double>& b, int nb) {
+  for (int k = 0; k < nb; ++k) {
+    int p = k;
+    for (int i = k + 1; i < nb; ++i)
+      if (std::abs(a[k * nb + i]) > std::abs(a[k * nb + p])) p = i;
+    if (a[k * nb + p] == 0.0) throw NumericalError("reference_sweeps: singular diagonal block");
+    if (p != k) {
+      for (int j = 0; j < nb; ++j) std::swap(a[j * nb + k], a[j * nb + p]);
+      std::swap(b[k], b[p]);
+    }
+    for (int i = k + 1; i < nb; ++i) {
+      const double l = a[k * nb + i] / a[k * nb + k];
+      for (int j = k; j < nb; ++j) a[j * nb + i] -= l * a[j * nb + k];
+      b[i] -= l * b[k];
+    }
+  }
+  for (int k = nb - 1; k >= 0; --k) {
+    double s = b[k];
+    for (int j = k + 1; j < nb; ++j) s -= a[j * nb + k] * b[j];
+    b[k] = s / a[k * nb + k];
+  }
+}
+
+}  // namespace
+
+std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& colour_offsets,
+                                     int sweeps) {
+  if (s.d_factored) throw InvalidArgument("reference_sweeps: D must not be factored");
+  const int nb = s.nb;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  std::vector<double> dq(static_cast<size_t>(s.n) * nb, 0.0);
+  std::vector<double> r(nb), a(nb2);
+  for (int it = 0; it < sweeps; ++it) {
+    for (size_t c = 0; c + 1 < colour_offsets.size(); ++c) {
+      for (ordinal_t row = colour_offsets[c]; row < colour_offsets[c + 1]; ++row) {
+        for (int i = 0; i < nb; ++i) r[i] = s.R(static_cast<size_t>(row) * nb + i);
+        for (offset_t k = s.O.ia(row); k < s.O.ia(row + 1); ++k) {
+          const size_t col = static_cast<size_t>(s.O.ja(k));
+          for (int j = 0; j < nb; ++j)
+            for (int i = 0; i < nb; ++i)
+              r[i] -= static_cast<double>(s.O.values(static_cast<size_t>(k) * nb2 + j * nb + i)) * dq[col * nb + j];
+        }
+        for (size_t e = 0; e < nb2; ++e) a[e] = s.D(static_cast<size_t>(row) * nb2 + e);
+        dense_solve(a, r, nb);
+        for (int i = 0; i < nb; ++i) dq[static_cast<size_t>(row) * nb + i] = r[i];
+      }
+    }
+  }
+  return dq;
+}
+
+double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq) {
+  if (s.d_factored) throw InvalidArgument("reference_residual_norm: D must not be factored");
+  const int nb = s.nb;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  double sum = 0.0;
+  std::vector<double> r(nb);
+  for (ordinal_t row = 0; row < s.n; ++row) {
+    for (int i = 0; i < nb; ++i) r[i] = s.R(static_cast<size_t>(row) * nb + i);
+    for (offset_t k = s.O.ia(row); k < s.O.ia(row + 1); ++k) {
+      const size_t col = static_cast<size_t>(s.O.ja(k));
+      for (int j = 0; j < nb; ++j)
+        for (int i = 0; i < nb; ++i)
+          r[i] -= static_cast<double>(s.O.values(static_cast<size_t>(k) * nb2 + j * nb + i)) * dq[col * nb + j];
+    }
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < nb; ++i) r[i] -= s.D(static_cast<size_t>(row) * nb2 + j * nb + i) * dq[static_cast<size_t>(row) * nb + j];
+    for (int i = 0; i < nb; ++i) sum += r[i] * r[i];
+  }
+  return std::sqrt(sum);
+}
+
+}  // namespace ppsparse::mcpi

@@ -1,0 +1,45 @@
+#include <ppsparse/mcpi/solver.hpp>
+
+namespace ppsparse::mcpi {
+
+void check_system(const BlockSystem<HostSpace>& s, const Coloring& colouring) {
+  if (s.nb < 1 || s.nb > 64)
+    throw InvalidArgument("mcpi: block size nb = " + std::to_string(s.nb) + " is outside the supported 1..64");
+  if (s.n < 0) throw InvalidArgument("mcpi: negative number of block rows");
+  const size_t nb2 = static_cast<size_t>(s.nb) * s.nb;
+  if (s.O.nb != s.nb || s.O.nblockrows != s.n || s.O.nblockcols != s.n)
+    throw InvalidArgument("mcpi: O is not an n x n block matrix with the system's block size");
+  if (s.D.extent(0) != static_cast<size_t>(s.n) * nb2)
+    throw InvalidArgument("mcpi: D has " + std::to_string(s.D.extent(0)) + " entries, expected n*nb*nb");
+  if (s.R.extent(0) != static_cast<size_t>(s.n) * s.nb)
+    throw InvalidArgument("mcpi: R has " + std::to_string(s.R.extent(0)) + " entries, expected n*nb");
+  if (colouring.perm.size() != s.n || colouring.color.size() != static_cast<size_t>(s.n) ||
+      colouring.color_offsets.size() != static_cast<size_t>(colouring.ncolors) + 1 ||
+      (s.n > 0 && colouring.color_offsets.back() != s.n))
+    throw InvalidArgument("mcpi: the colouring does not describe " + std::to_string(s.n) + " block rows");
+  validate(s.O, "mcpi: O");
+  for (ordinal_t i = 0; i < s.n; ++i) {
+    for (offset_t k = s.O.ia(i); k < s.O.ia(i + 1); ++k) {
+      const ordinal_t j = s.O.ja(k);
+      if (j == i) throw InvalidArgument("mcpi: O holds a diagonal block in block row " + std::to_string(i) + " (D holds those)");
+      if (colouring.color[i] == colouring.color[j])
+        throw InvalidArgument("mcpi: invalid colouring: coupled block rows " + std::to_string(i) + " and " +
+                              std::to_string(j) + " share colour " + std::to_string(colouring.color[i]));
+      for (size_t e = 0; e < nb2; ++e) {
+        const float v = s.O.values(static_cast<size_t>(k) * nb2 + e);
+        if (!std::isfinite(v))
+          throw NumericalError("mcpi: O block (" + std::to_string(i) + ", " + std::to_string(j) + ") holds a NaN or Inf");
+      }
+    }
+    for (int e = 0; e < s.nb; ++e)
+      if (!std::isfinite(s.R(static_cast<size_t>(i) * s.nb + e)))
+        throw NumericalError("mcpi: R holds a NaN or Inf in block row " + std::to_string(i));
+  }
+}
+
+Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& colouring, const Options& options) {
+  Solver<DefaultExecSpace> solver(system, colouring);
+  return solver.solve(options);
+}
+
+}  // namespace ppsparse::mcpi

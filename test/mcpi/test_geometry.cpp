@@ -1,0 +1,72 @@
+#include <gtest/gtest.h>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mcpi/geometry.hpp>
+
+namespace ppsparse::mcpi {
+namespace {
+
+TEST(McpiGeometry, WarpPerRowFollowsTableIForW32) {
+  for (int nb = 2; nb <= 16; ++nb) {
+    const auto t = seed002_table_i(nb);
+    const auto g = make_geometry(Variant::warp_per_row, nb, 32);
+    EXPECT_EQ(g.map, LaneMap::entry);
+    EXPECT_EQ(g.warps_per_group, t.nw) << nb;
+    EXPECT_EQ(g.slots, t.nbk) << nb;
+    EXPECT_EQ(g.groups_per_team, t.nrbk) << nb;
+    // The table's rule: nb*nb*nbk <= 32*nw.
+    EXPECT_LE(nb * nb * g.slots, g.group_lanes()) << nb;
+  }
+}
+
+TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {
+  for (int W : {1, 32, 64}) {
+    for (int nb = 1; nb <= 64; ++nb) {
+      for (Variant v : all_variants()) {
+        const auto g = make_geometry(v, nb, W);
+        SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb) + " W=" + std::to_string(W));
+        EXPECT_GE(g.group_lanes(), nb);  // substitution: a lane per block entry row
+        EXPECT_GE(g.group_lanes(), g.rows_per_group * nb);
+        if (g.map == LaneMap::entry) {
+          EXPECT_GE(g.slots, 1);
+          EXPECT_LE(g.slots * nb * nb, g.group_lanes());
+        }
+        if (g.map == LaneMap::block_row) {
+          EXPECT_GE(g.lanes_per_slot, nb);
+          EXPECT_EQ(g.slots * g.lanes_per_slot, g.group_lanes());
+        }
+        if (W == 32) {
+          EXPECT_LE(g.team_size() * W, 1024);  // CUDA block limit
+        }
+      }
+    }
+  }
+}
+
+TEST(McpiGeometry, SixRowsPerWarpForNb5) {
+  const auto g = make_geometry(Variant::rows_per_warp, 5, 32);
+  EXPECT_EQ(g.map, LaneMap::rows);
+  EXPECT_EQ(g.rows_per_group, 6);  // the "six rows" of seed 000: 30 of 32 lanes busy
+}
+
+TEST(McpiGeometry, LargeBlocksUseSeveralWarpsPerBlock) {
+  const auto g = make_geometry(Variant::warp_per_row, 40, 32);
+  EXPECT_EQ(g.map, LaneMap::block_row);
+  EXPECT_EQ(g.lanes_per_slot, 64);  // two warps hold one block column
+  EXPECT_EQ(g.slots, 4);            // four blocks at a time
+}
+
+TEST(McpiGeometry, RejectsBadBlockSizesAndNames) {
+  EXPECT_THROW(make_geometry(Variant::warp_per_row, 0, 32), InvalidArgument);
+  EXPECT_THROW(make_geometry(Variant::warp_per_row, 65, 32), InvalidArgument);
+  EXPECT_THROW(parse_variant("warp-per-row"), InvalidArgument);
+  EXPECT_EQ(parse_variant("rows_per_warp"), Variant::rows_per_warp);
+  try {
+    parse_variant("bogus");
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("warp_per_row"), std::string::npos) << "message lists valid names";
+  }
+}
+
+}  // namespace
+}  // namespace ppsparse::mcpi

@@ -1,0 +1,183 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/gen/block_system.hpp>
+#include <ppsparse/gen/mesh_graph.hpp>
+#include <ppsparse/mcpi/reference.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+#include <ppsparse/reorder/coloring.hpp>
+
+#include "test_util.hpp"
+
+namespace ppsparse::mcpi {
+namespace {
+
+double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += (a[i] - b[i]) * (a[i] - b[i]);
+    den += b[i] * b[i];
+  }
+  return std::sqrt(num / den);
+}
+
+bool all_finite(const std::vector<double>& x) {
+  for (double v : x)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// Sweeps with every variant and compares with the FP64 host reference in colour order.
+void check_against_reference(const Graph& graph, const Coloring& col, int nb, std::uint64_t seed, int sweeps) {
+  const auto sys = gen::make_block_system(graph, nb, seed);
+  const auto ordered = permute(sys, col.perm);
+  const auto ref = to_old(reference_sweeps(ordered, col.color_offsets, sweeps), col.perm, nb);
+  Solver<> solver(sys, col);
+  for (Variant v : all_variants()) {
+    SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb));
+    const auto res = solver.solve({sweeps, v, false});
+    ASSERT_EQ(res.dq.size(), ref.size());
+    ASSERT_TRUE(all_finite(res.dq));
+    // FP32 O and dQ against an FP64 reference.
+    EXPECT_LT(rel_diff(res.dq, ref), 2e-5);
+  }
+}
+
+TEST(McpiSolver, AllVariantsMatchReferenceForAllBlockSizes) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Graph graph = gen::tet_mesh_graph(5, 4, 4);
+  const Coloring col = color_distance1(graph);
+  for (int nb : {1, 2, 3, 4, 5, 6, 7, 8, 13, 16, 17, 32, 33, 64}) check_against_reference(graph, col, nb, seed + nb, 3);
+}
+
+TEST(McpiSolver, SeveralColouringsAgree) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Graph graph = gen::mixed_mesh_graph(6, 5, 4, seed);
+  // Kokkos Kernels' colouring, a greedy colouring in natural order, and one in reverse order.
+  std::vector<ordinal_t> greedy(graph.n, -1), reverse(graph.n, -1);
+  auto colour_greedy = [&](std::vector<ordinal_t>& c, bool rev) {
+    for (ordinal_t q = 0; q < graph.n; ++q) {
+      const ordinal_t v = rev ? graph.n - 1 - q : q;
+      std::vector<char> used(64, 0);
+      for (offset_t k = graph.row_ptr[v]; k < graph.row_ptr[v + 1]; ++k)
+        if (c[graph.adj[k]] >= 0) used[c[graph.adj[k]]] = 1;
+      ordinal_t x = 0;
+      while (used[x]) ++x;
+      c[v] = x;
+    }
+  };
+  colour_greedy(greedy, false);
+  colour_greedy(reverse, true);
+  for (const Coloring& col :
+       {color_distance1(graph), coloring_from_colors(graph, greedy), coloring_from_colors(graph, reverse)}) {
+    ASSERT_TRUE(is_valid_coloring(graph, col.color));
+    for (int nb : {3, 5}) check_against_reference(graph, col, nb, seed + nb, 2);
+  }
+}
+
+TEST(McpiSolver, ResidualDecreasesOnDominantSystems) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Graph graph = gen::tet_mesh_graph(8, 8, 8);
+  const Coloring col = color_distance1(graph);
+  for (int nb : {1, 5, 17}) {
+    const auto sys = gen::make_block_system(graph, nb, seed + nb);
+    Solver<> solver(sys, col);
+    for (Variant v : all_variants()) {
+      const auto res = solver.solve({8, v, true});
+      ASSERT_EQ(res.residual_norms.size(), 8u);
+      // Strictly decreasing until the FP32 floor of O and dQ (~1e-6 relative) is reached.
+      const double floor = 1e-5 * res.initial_residual_norm;
+      double prev = res.initial_residual_norm;
+      for (double r : res.residual_norms) {
+        if (prev > floor) EXPECT_LT(r, prev) << name(v) << " nb=" << nb;
+        prev = r;
+      }
+      EXPECT_LT(res.residual_norms.back(), 1e-3 * res.initial_residual_norm) << name(v) << " nb=" << nb;
+      // The device residual agrees with the host one for the returned iterate.
+      EXPECT_NEAR(res.residual_norms.back(), reference_residual_norm(sys, res.dq),
+                  1e-6 * res.initial_residual_norm);
+    }
+  }
+}
+
+TEST(McpiSolver, SingularDiagonalBlockIsReportedWithItsIndex) {
+  const Graph graph = gen::tet_mesh_graph(4, 4, 3);
+  const Coloring col = color_distance1(graph);
+  auto sys = gen::make_block_system(graph, 4, 99);
+  // Make block 17 singular: zero its first column -> zero first pivot.
+  for (int i = 0; i < 4; ++i) sys.D(17 * 16 + 0 * 4 + i) = 0.0;
+  try {
+    Solver<> solver(sys, col);
+    FAIL() << "singular block not reported";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("diagonal block 17:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tiny pivot"), std::string::npos) << e.what();
+  }
+}
+
+TEST(McpiSolver, NanDiagonalBlockIsReported) {
+  const Graph graph = gen::tet_mesh_graph(4, 3, 3);
+  const Coloring col = color_distance1(graph);
+  auto sys = gen::make_block_system(graph, 5, 7);
+  sys.D(11 * 25 + 7) = std::nan("");
+  try {
+    Solver<> solver(sys, col);
+    FAIL() << "NaN block not reported";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("diagonal block 11:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+  }
+}
+
+TEST(McpiSolver, NearlySingularPivotIsReported) {
+  const Graph graph = gen::tet_mesh_graph(3, 3, 3);
+  const Coloring col = color_distance1(graph);
+  auto sys = gen::make_block_system(graph, 2, 3);
+  // [[1, 1], [1, 1 + 1e-15]]: second pivot 1e-15 relative to scale 1.
+  double* d = &sys.D(5 * 4);
+  d[0] = 1; d[1] = 1; d[2] = 1; d[3] = 1 + 1e-15;
+  EXPECT_THROW(Solver<>(sys, col), NumericalError);
+}
+
+TEST(McpiSolver, RejectsBadInputs) {
+  const Graph graph = gen::tet_mesh_graph(3, 3, 3);
+  const Coloring col = color_distance1(graph);
+  auto sys = gen::make_block_system(graph, 3, 1);
+  {
+    auto bad = sys;
+    bad.R = Kokkos::View<double*, HostSpace>("R", sys.R.extent(0));
+    Kokkos::deep_copy(bad.R, sys.R);
+    bad.R(4) = std::numeric_limits<double>::infinity();
+    EXPECT_THROW(Solver<>(bad, col), NumericalError);
+  }
+  {
+    auto bad = sys;
+    bad.O = BsrMatrix<float, HostSpace>(3, sys.n, sys.n, sys.O.nnzb());
+    Kokkos::deep_copy(bad.O.ia, sys.O.ia);
+    Kokkos::deep_copy(bad.O.ja, sys.O.ja);
+    Kokkos::deep_copy(bad.O.values, sys.O.values);
+    bad.O.values(10) = std::nanf("");
+    EXPECT_THROW(Solver<>(bad, col), NumericalError);
+  }
+  {
+    // Every vertex in one colour: coupled rows share a colour.
+    const auto one = coloring_from_colors(Graph{graph.n, std::vector<offset_t>(graph.n + 1, 0), {}},
+                                          std::vector<ordinal_t>(graph.n, 0));
+    try {
+      Solver<> solver(sys, one);
+      FAIL() << "invalid colouring accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid colouring"), std::string::npos) << e.what();
+    }
+  }
+  Solver<> solver(sys, col);
+  EXPECT_THROW(solver.solve({-1, Variant::warp_per_row, false}), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace ppsparse::mcpi
