@@ -1,0 +1,598 @@
+// Matrix Market reader: a line reader over zlib (plain and gzip files alike), a strict
+// parser that refuses every malformed line with "FILE:LINE: reason", and the assembly
+// of the (row, column, value) list into a sorted CSR.
+#include <ppsparse/io/matrix_market.hpp>
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <new>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::io {
+
+const char* to_string(MmFormat format) { return format == MmFormat::coordinate ? "coordinate" : "array"; }
+
+const char* to_string(MmField field) {
+  switch (field) {
+    case MmField::real: return "real";
+    case MmField::integer: return "integer";
+    case MmField::pattern: return "pattern";
+  }
+  return "?";
+}
+
+const char* to_string(MmSymmetry symmetry) {
+  switch (symmetry) {
+    case MmSymmetry::general: return "general";
+    case MmSymmetry::symmetric: return "symmetric";
+    case MmSymmetry::skew_symmetric: return "skew-symmetric";
+  }
+  return "?";
+}
+
+namespace {
+
+// A line this long is not Matrix Market text (most likely a binary file).
+constexpr size_t max_line_length = size_t(1) << 20;
+
+// Lines of a plain or gzip file; zlib passes plain files through unchanged.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path) : path_(path), buf_(size_t(1) << 18) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a Matrix Market file");
+    errno = 0;
+    file_ = gzopen(path.c_str(), "rb");
+    if (!file_) throw InputError(path, std::string("cannot open: ") + (errno ? std::strerror(errno) : "out of memory"));
+  }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  ~LineReader() { gzclose(file_); }
+
+  // The next line, NUL-terminated in place and without its end-of-line characters;
+  // false at the end of the file.
+  bool next(std::string_view& line) {
+    for (;;) {
+      char* start = buf_.data() + begin_;
+      const size_t avail = end_ - begin_;
+      if (auto* nl = static_cast<char*>(std::memchr(start, '\n', avail))) {
+        begin_ = static_cast<size_t>(nl - buf_.data()) + 1;
+        return finish(start, static_cast<size_t>(nl - start), line);
+      }
+      if (eof_) {
+        if (avail == 0) return false;
+        begin_ = end_;
+        return finish(start, avail, line);  // last line without a newline
+      }
+      refill();
+    }
+  }
+
+  long long line_number() const { return line_; }
+  const std::string& path() const { return path_; }
+
+  [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, line_ > 0 ? line_ : 1, reason); }
+
+ private:
+  bool finish(char* start, size_t len, std::string_view& line) {
+    ++line_;
+    if (len > 0 && start[len - 1] == '\r') --len;  // CRLF files
+    if (std::memchr(start, '\0', len)) fail("NUL byte in line (binary file?)");
+    start[len] = '\0';  // lets strtod stop at the end of the last token
+    line = std::string_view(start, len);
+    return true;
+  }
+
+  // Moves the partial line to the front and appends more of the file; one byte of the
+  // buffer always stays free for the terminating NUL of a last line without newline.
+  void refill() {
+    const size_t partial = end_ - begin_;  // holds no newline
+    if (partial > max_line_length) {
+      ++line_;
+      fail("line longer than " + std::to_string(max_line_length) + " characters (not a Matrix Market file?)");
+    }
+    std::memmove(buf_.data(), buf_.data() + begin_, partial);
+    begin_ = 0;
+    end_ = partial;
+    if (end_ + 1 >= buf_.size()) buf_.resize(buf_.size() * 2);
+    const int got = gzread(file_, buf_.data() + end_, static_cast<unsigned>(buf_.size() - end_ - 1));
+    if (got > 0) {
+      end_ += static_cast<size_t>(got);
+      return;
+    }
+    // gzread reports a truncated gzip stream as a short read; ask gzerror every time.
+    int code = Z_OK;
+    const char* msg = gzerror(file_, &code);
+    if (code == Z_ERRNO) throw InputError(path_, line_ + 1, std::string("read error: ") + std::strerror(errno));
+    if (code != Z_OK) {
+      std::string detail = msg;  // zlib prefixes the path, which the message already names
+      if (detail.compare(0, path_.size() + 2, path_ + ": ") == 0) detail.erase(0, path_.size() + 2);
+      throw InputError(path_, line_ + 1, "corrupt or truncated gzip data (zlib: " + detail + ")");
+    }
+    if (got < 0) throw InputError(path_, line_ + 1, "read error");
+    eof_ = true;
+  }
+
+  std::string path_;
+  gzFile file_ = nullptr;
+  std::vector<char> buf_;
+  size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  long long line_ = 0;
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Whitespace-separated fields of a line; stops after `max` fields.
+struct Fields {
+  static constexpr int max = 6;
+  std::string_view field[max];
+  int count = 0;
+  std::string_view line;
+
+  explicit Fields(std::string_view l) : line(l) {
+    size_t p = 0;
+    while (count < max) {
+      while (p < l.size() && is_space(l[p])) ++p;
+      if (p == l.size()) break;
+      const size_t b = p;
+      while (p < l.size() && !is_space(l[p])) ++p;
+      field[count++] = l.substr(b, p - b);
+    }
+  }
+  // Everything from field k to the end of the line, for "unexpected text" messages.
+  std::string_view from(int k) const {
+    const size_t b = static_cast<size_t>(field[k].data() - line.data());
+    size_t e = line.size();
+    while (e > b && is_space(line[e - 1])) --e;
+    return line.substr(b, e - b);
+  }
+};
+
+bool is_skippable(std::string_view line) {
+  for (char c : line) {
+    if (c == '%') return true;  // comment
+    if (!is_space(c)) return false;
+  }
+  return true;  // blank
+}
+
+// A field quoted for a message, shortened so that the message stays readable.
+std::string quote(std::string_view s) {
+  constexpr size_t keep = 40;
+  if (s.size() > keep) return "'" + std::string(s.substr(0, keep)) + "...'";
+  return "'" + std::string(s) + "'";
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+enum class IntParse { ok, not_integer, too_large };
+
+IntParse parse_int(std::string_view s, long long& value) {
+  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec == std::errc::result_out_of_range) return IntParse::too_large;
+  if (ec != std::errc() || ptr != s.data() + s.size()) return IntParse::not_integer;
+  return IntParse::ok;
+}
+
+std::string format_value(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// Banner and size line, leaving the reader at the first data line.
+MmHeader parse_header(LineReader& in) {
+  std::string_view line;
+  if (!in.next(line)) throw InputError(in.path(), 1, "empty file: missing %%MatrixMarket banner");
+  const Fields banner(line);
+  if (banner.count == 0 || !iequals(banner.field[0], "%%MatrixMarket"))
+    in.fail("missing %%MatrixMarket banner (the first line must read '%%MatrixMarket matrix FORMAT FIELD SYMMETRY')");
+  if (banner.count < 5)
+    in.fail("banner has " + std::to_string(banner.count) +
+            " of its 5 fields ('%%MatrixMarket matrix FORMAT FIELD SYMMETRY')");
+  if (banner.count > 5) in.fail("unexpected text " + quote(banner.from(5)) + " after the banner's symmetry field");
+
+  MmHeader h;
+  const std::string_view object = banner.field[1], format = banner.field[2], field = banner.field[3],
+                         symmetry = banner.field[4];
+  if (!iequals(object, "matrix")) in.fail("object " + quote(object) + " is not supported (only 'matrix' is)");
+
+  if (iequals(format, "coordinate")) h.format = MmFormat::coordinate;
+  else if (iequals(format, "array")) h.format = MmFormat::array;
+  else in.fail("unknown format " + quote(format) + " (expected coordinate or array)");
+
+  if (iequals(field, "real")) h.field = MmField::real;
+  else if (iequals(field, "integer")) h.field = MmField::integer;
+  else if (iequals(field, "pattern")) h.field = MmField::pattern;
+  else if (iequals(field, "complex")) in.fail("field 'complex' is not supported (real, integer and pattern are)");
+  else in.fail("unknown field " + quote(field) + " (expected real, integer or pattern)");
+
+  if (iequals(symmetry, "general")) h.symmetry = MmSymmetry::general;
+  else if (iequals(symmetry, "symmetric")) h.symmetry = MmSymmetry::symmetric;
+  else if (iequals(symmetry, "skew-symmetric")) h.symmetry = MmSymmetry::skew_symmetric;
+  else if (iequals(symmetry, "hermitian"))
+    in.fail("symmetry 'hermitian' is not supported (general, symmetric and skew-symmetric are)");
+  else in.fail("unknown symmetry " + quote(symmetry) + " (expected general, symmetric or skew-symmetric)");
+
+  if (h.field == MmField::pattern && h.format == MmFormat::array) in.fail("a pattern matrix needs coordinate format, not array");
+  if (h.field == MmField::pattern && h.symmetry == MmSymmetry::skew_symmetric)
+    in.fail("a pattern matrix cannot be skew-symmetric (it has no values to negate)");
+
+  // Size line: "rows cols entries" (coordinate) or "rows cols" (array).
+  do {
+    if (!in.next(line)) in.fail("missing size line: the file ends after the header");
+  } while (is_skippable(line));
+  const bool coordinate = h.format == MmFormat::coordinate;
+  const int expected = coordinate ? 3 : 2;
+  const char* layout = coordinate ? "'rows columns entries'" : "'rows columns'";
+  const Fields size(line);
+  if (size.count < expected)
+    in.fail("size line has " + std::to_string(size.count) + " of its " + std::to_string(expected) + " numbers " + layout);
+  if (size.count > expected) in.fail("unexpected text " + quote(size.from(expected)) + " after the size line " + layout);
+  static const char* const names[3] = {"rows", "columns", "entries"};
+  long long value[3] = {0, 0, 0};
+  for (int k = 0; k < expected; ++k) {
+    const IntParse r = parse_int(size.field[k], value[k]);
+    if (r == IntParse::not_integer) in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is not an integer");
+    if (r == IntParse::too_large) in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is too large");
+    if (value[k] < 0) in.fail(std::string("size line: negative ") + names[k] + " " + std::to_string(value[k]));
+    if (k < 2 && value[k] > max_ordinal)
+      in.fail("size line: " + std::to_string(value[k]) + " " + names[k] + " exceed the 32-bit index limit " +
+              std::to_string(max_ordinal));
+  }
+  h.nrows = value[0];
+  h.ncols = value[1];
+  if (h.symmetry != MmSymmetry::general && h.nrows != h.ncols)
+    in.fail(std::string(to_string(h.symmetry)) + " matrix must be square, the size line gives " +
+            std::to_string(h.nrows) + " x " + std::to_string(h.ncols));
+  if (coordinate) {
+    h.entries = value[2];
+  } else {
+    const long long n = h.nrows;  // < 2^31, so the products below fit in 64 bits
+    switch (h.symmetry) {
+      case MmSymmetry::general: h.entries = h.nrows * h.ncols; break;
+      case MmSymmetry::symmetric: h.entries = n * (n + 1) / 2; break;
+      case MmSymmetry::skew_symmetric: h.entries = n * (n - 1) / 2; break;
+    }
+  }
+  return h;
+}
+
+// Parses one value field of the given Matrix Market field into Scalar.
+template <class Scalar>
+Scalar parse_value(LineReader& in, std::string_view s, MmField field, bool allow_nonfinite) {
+  constexpr const char* scalar_name = std::is_same_v<Scalar, float> ? "float" : "double";
+  if (field == MmField::integer) {
+    long long v = 0;
+    const IntParse r = parse_int(s, v);
+    if (r == IntParse::not_integer) in.fail("value " + quote(s) + " is not an integer (the field is 'integer')");
+    if (r == IntParse::too_large) in.fail("integer value " + quote(s) + " does not fit in 64 bits");
+    const Scalar x = static_cast<Scalar>(v);
+    // 2^63 itself is outside long long, so test the range before converting back.
+    const bool exact = x < static_cast<Scalar>(0x1p63) && x >= static_cast<Scalar>(-0x1p63) &&
+                       static_cast<long long>(x) == v;
+    if (!exact) in.fail("integer value " + std::to_string(v) + " is not exactly representable as " + scalar_name);
+    return x;
+  }
+  errno = 0;
+  char* end = nullptr;
+  Scalar x;
+  if constexpr (std::is_same_v<Scalar, float>) x = std::strtof(s.data(), &end);
+  else x = static_cast<Scalar>(std::strtod(s.data(), &end));
+  if (end != s.data() + s.size()) in.fail("value " + quote(s) + " is not a number");
+  // ERANGE also flags subnormal results, which are kept; only overflow is refused.
+  if (errno == ERANGE && std::isinf(x)) in.fail("value " + quote(s) + " overflows " + scalar_name);
+  if (!allow_nonfinite && !std::isfinite(x))
+    in.fail("non-finite value " + quote(s) + " (set MmReadOptions::allow_nonfinite to accept it)");
+  return x;
+}
+
+// Entries as read, in file order; (skew-)symmetric entries folded onto the lower triangle.
+template <class Scalar>
+struct Triplets {
+  std::vector<ordinal_t> row, col;
+  std::vector<Scalar> val;
+  std::vector<long long> line;  // only kept for DuplicatePolicy::error, to name both lines
+};
+
+template <class Scalar>
+void read_coordinate_entries(LineReader& in, const MmHeader& h, const MmReadOptions& opt, Triplets<Scalar>& t) {
+  const bool pattern = h.field == MmField::pattern;
+  const bool keep_lines = opt.duplicates == DuplicatePolicy::error;
+  // The size line may lie; reserve no more than a modest amount up front.
+  const size_t reserve = static_cast<size_t>(std::min<long long>(h.entries, 1 << 20));
+  t.row.reserve(reserve);
+  t.col.reserve(reserve);
+  t.val.reserve(reserve);
+  if (keep_lines) t.line.reserve(reserve);
+
+  const char* layout = pattern ? "(expected 'row column')" : "(expected 'row column value')";
+  std::string_view line;
+  long long read = 0;
+  while (read < h.entries) {
+    if (!in.next(line))
+      in.fail("truncated: the file ends after " + std::to_string(read) + " of the " + std::to_string(h.entries) +
+              " entries the size line announces");
+    if (is_skippable(line)) continue;
+    const Fields f(line);
+    long long idx[2] = {0, 0};
+    const long long limit[2] = {h.nrows, h.ncols};
+    static const char* const names[2] = {"row", "column"};
+    for (int k = 0; k < 2; ++k) {
+      if (k >= f.count) in.fail(std::string("missing column index ") + layout);
+      const IntParse r = parse_int(f.field[k], idx[k]);
+      if (r != IntParse::ok) in.fail(std::string(names[k]) + " index " + quote(f.field[k]) + " is not an integer");
+      if (idx[k] < 1 || idx[k] > limit[k])
+        in.fail(std::string(names[k]) + " index " + std::to_string(idx[k]) + " out of range 1.." +
+                std::to_string(limit[k]));
+    }
+    Scalar v = Scalar(1);
+    if (!pattern) {
+      if (f.count < 3) in.fail(std::string("missing value ") + layout);
+      v = parse_value<Scalar>(in, f.field[2], h.field, opt.allow_nonfinite);
+    }
+    const int used = pattern ? 2 : 3;
+    if (f.count > used)
+      in.fail("unexpected text " + quote(f.from(used)) + (pattern ? " after the column index (a pattern entry has no value)"
+                                                                : " after the value"));
+    ordinal_t i = static_cast<ordinal_t>(idx[0] - 1), j = static_cast<ordinal_t>(idx[1] - 1);
+    if (h.symmetry == MmSymmetry::skew_symmetric && i == j && v != Scalar(0))
+      in.fail("nonzero diagonal entry (" + std::to_string(idx[0]) + ", " + std::to_string(idx[1]) + ") = " +
+              format_value(static_cast<double>(v)) + " in a skew-symmetric matrix");
+    if (h.symmetry != MmSymmetry::general && i < j) {
+      // An upper-triangle entry stands for its lower mirror.
+      std::swap(i, j);
+      if (h.symmetry == MmSymmetry::skew_symmetric) v = -v;
+    }
+    t.row.push_back(i);
+    t.col.push_back(j);
+    t.val.push_back(v);
+    if (keep_lines) t.line.push_back(in.line_number());
+    ++read;
+  }
+}
+
+// Only comments and blank lines may follow the last announced entry.
+void expect_end(LineReader& in, const MmHeader& h) {
+  std::string_view line;
+  while (in.next(line)) {
+    if (is_skippable(line)) continue;
+    in.fail("more entries than the " + std::to_string(h.entries) + " the size line announces");
+  }
+}
+
+// Sorts the triplets by (row, column), keeping file order among equal positions, and
+// merges duplicates. Returns CSR arrays of the (folded) entries.
+template <class Scalar>
+void sort_and_merge(LineReader& in, ordinal_t nrows, bool folded, DuplicatePolicy policy, Triplets<Scalar>& t,
+                    std::vector<offset_t>& ptr, std::vector<ordinal_t>& col, std::vector<Scalar>& val) {
+  const size_t n = t.row.size();
+  const bool keep_lines = policy == DuplicatePolicy::error;
+  // Stable counting sort by row.
+  ptr.assign(static_cast<size_t>(nrows) + 1, 0);
+  for (size_t k = 0; k < n; ++k) ++ptr[static_cast<size_t>(t.row[k]) + 1];
+  for (ordinal_t i = 0; i < nrows; ++i) ptr[i + 1] += ptr[i];
+  std::vector<offset_t> next(ptr.begin(), ptr.end() - 1);
+  col.resize(n);
+  val.resize(n);
+  std::vector<long long> line(keep_lines ? n : 0);
+  for (size_t k = 0; k < n; ++k) {
+    const offset_t p = next[t.row[k]]++;
+    col[p] = t.col[k];
+    val[p] = t.val[k];
+    if (keep_lines) line[p] = t.line[k];
+  }
+  t = Triplets<Scalar>();  // release the file-order copy
+
+  // Stable sort within each row by column (rows of SuiteSparse files arrive sorted).
+  std::vector<offset_t> order;
+  std::vector<ordinal_t> tmp_col;
+  std::vector<Scalar> tmp_val;
+  std::vector<long long> tmp_line;
+  for (ordinal_t i = 0; i < nrows; ++i) {
+    const offset_t b = ptr[i], e = ptr[i + 1];
+    if (std::is_sorted(col.begin() + b, col.begin() + e)) continue;
+    order.resize(static_cast<size_t>(e - b));
+    for (offset_t k = b; k < e; ++k) order[k - b] = k;
+    std::stable_sort(order.begin(), order.end(), [&](offset_t x, offset_t y) { return col[x] < col[y]; });
+    tmp_col.assign(col.begin() + b, col.begin() + e);
+    tmp_val.assign(val.begin() + b, val.begin() + e);
+    if (keep_lines) tmp_line.assign(line.begin() + b, line.begin() + e);
+    for (size_t k = 0; k < order.size(); ++k) {
+      col[b + k] = tmp_col[order[k] - b];
+      val[b + k] = tmp_val[order[k] - b];
+      if (keep_lines) line[b + k] = tmp_line[order[k] - b];
+    }
+  }
+
+  if (keep_lines) {
+    // Report the duplicate that comes first in the file.
+    long long worst = 0, first = 0;
+    ordinal_t wi = 0, wj = 0;
+    for (ordinal_t i = 0; i < nrows; ++i)
+      for (offset_t k = ptr[i] + 1; k < ptr[i + 1]; ++k)
+        if (col[k] == col[k - 1] && (worst == 0 || line[k] < worst)) {
+          worst = line[k];
+          first = line[k - 1];
+          wi = i;
+          wj = col[k];
+        }
+    if (worst != 0) {
+      const std::string at = "(" + std::to_string(wi + 1LL) + ", " + std::to_string(wj + 1LL) + ")";
+      const std::string mirror = "(" + std::to_string(wj + 1LL) + ", " + std::to_string(wi + 1LL) + ")";
+      throw InputError(in.path(), worst,
+                       "duplicate entry " + at + ": line " + std::to_string(first) + " already gave " + at +
+                           (folded && wi != wj ? " or its mirror " + mirror : std::string()) +
+                           " (DuplicatePolicy::error)");
+    }
+    return;
+  }
+  // Sum duplicates in file order.
+  offset_t out = 0;
+  offset_t b = 0;
+  for (ordinal_t i = 0; i < nrows; ++i) {
+    const offset_t e = ptr[i + 1];
+    for (offset_t k = b; k < e; ++k) {
+      if (k > b && col[k] == col[out - 1]) {
+        val[out - 1] += val[k];
+      } else {
+        col[out] = col[k];
+        val[out] = val[k];
+        ++out;
+      }
+    }
+    b = e;
+    ptr[i + 1] = out;
+  }
+  col.resize(static_cast<size_t>(out));
+  val.resize(static_cast<size_t>(out));
+}
+
+// Lower-triangle CSR (sorted, unique) -> full CSR with mirrored off-diagonal entries.
+template <class Scalar>
+CsrMatrix<Scalar, HostSpace> expand_symmetric(ordinal_t n, bool skew, const std::vector<offset_t>& ptr,
+                                              const std::vector<ordinal_t>& col, const std::vector<Scalar>& val) {
+  std::vector<offset_t> len(static_cast<size_t>(n), 0);
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t k = ptr[i]; k < ptr[i + 1]; ++k) {
+      ++len[i];
+      if (col[k] != i) ++len[col[k]];
+    }
+  offset_t nnz = 0;
+  for (ordinal_t i = 0; i < n; ++i) nnz += len[i];
+  CsrMatrix<Scalar, HostSpace> a(n, n, nnz, "mtx");
+  for (ordinal_t i = 0; i < n; ++i) a.row_ptr(i + 1) = a.row_ptr(i) + len[i];
+  std::vector<offset_t> next(static_cast<size_t>(n));
+  for (ordinal_t i = 0; i < n; ++i) next[i] = a.row_ptr(i);
+  // Row i receives its own lower entries (columns <= i) while row i is visited, and the
+  // mirrors (columns > i) from later rows in increasing order: every row ends up sorted.
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t k = ptr[i]; k < ptr[i + 1]; ++k) {
+      const ordinal_t j = col[k];
+      offset_t p = next[i]++;
+      a.col_idx(p) = j;
+      a.values(p) = val[k];
+      if (j != i) {
+        p = next[j]++;
+        a.col_idx(p) = i;
+        a.values(p) = skew ? -val[k] : val[k];
+      }
+    }
+  return a;
+}
+
+template <class Scalar>
+CsrMatrix<Scalar, HostSpace> read_coordinate(LineReader& in, const MmHeader& h, const MmReadOptions& opt) {
+  Triplets<Scalar> t;
+  read_coordinate_entries(in, h, opt, t);
+  expect_end(in, h);
+  const ordinal_t m = static_cast<ordinal_t>(h.nrows), n = static_cast<ordinal_t>(h.ncols);
+  const bool folded = h.symmetry != MmSymmetry::general;
+  std::vector<offset_t> ptr;
+  std::vector<ordinal_t> col;
+  std::vector<Scalar> val;
+  sort_and_merge(in, m, folded, opt.duplicates, t, ptr, col, val);
+  if (folded) return expand_symmetric(m, h.symmetry == MmSymmetry::skew_symmetric, ptr, col, val);
+  CsrMatrix<Scalar, HostSpace> a(m, n, static_cast<offset_t>(col.size()), "mtx");
+  for (ordinal_t i = 0; i <= m; ++i) a.row_ptr(i) = ptr[i];
+  for (size_t k = 0; k < col.size(); ++k) {
+    a.col_idx(k) = col[k];
+    a.values(k) = val[k];
+  }
+  return a;
+}
+
+// Array files list values column-major (lower triangle only when (skew-)symmetric);
+// the result is dense: every position is an entry, the skew diagonal is zero.
+template <class Scalar>
+CsrMatrix<Scalar, HostSpace> read_array(LineReader& in, const MmHeader& h, const MmReadOptions& opt) {
+  std::vector<Scalar> stored;
+  stored.reserve(static_cast<size_t>(std::min<long long>(h.entries, 1 << 20)));
+  std::string_view line;
+  while (static_cast<long long>(stored.size()) < h.entries) {
+    if (!in.next(line))
+      in.fail("truncated: the file ends after " + std::to_string(stored.size()) + " of the " +
+              std::to_string(h.entries) + " values a " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) +
+              " " + to_string(h.symmetry) + " array holds");
+    if (is_skippable(line)) continue;
+    const Fields f(line);
+    const Scalar v = parse_value<Scalar>(in, f.field[0], h.field, opt.allow_nonfinite);
+    if (f.count > 1) in.fail("unexpected text " + quote(f.from(1)) + " after the value (an array file holds one value a line)");
+    stored.push_back(v);
+  }
+  expect_end(in, h);
+
+  const ordinal_t m = static_cast<ordinal_t>(h.nrows), n = static_cast<ordinal_t>(h.ncols);
+  CsrMatrix<Scalar, HostSpace> a(m, n, static_cast<offset_t>(m) * n, "mtx");
+  const long long nn = n;
+  // Index of stored value (i, j), i >= j (i > j for skew), in the column-major lower triangle.
+  auto lower_at = [&](long long i, long long j) -> size_t {
+    if (h.symmetry == MmSymmetry::symmetric) return static_cast<size_t>(j * nn - j * (j - 1) / 2 + (i - j));
+    return static_cast<size_t>(j * (nn - 1) - j * (j - 1) / 2 + (i - j - 1));
+  };
+  offset_t p = 0;
+  for (ordinal_t i = 0; i < m; ++i) {
+    for (ordinal_t j = 0; j < n; ++j, ++p) {
+      a.col_idx(p) = j;
+      Scalar v;
+      switch (h.symmetry) {
+        case MmSymmetry::general: v = stored[static_cast<size_t>(j) * m + i]; break;
+        case MmSymmetry::symmetric: v = i >= j ? stored[lower_at(i, j)] : stored[lower_at(j, i)]; break;
+        default: v = i == j ? Scalar(0) : i > j ? stored[lower_at(i, j)] : -stored[lower_at(j, i)]; break;
+      }
+      a.values(p) = v;
+    }
+    a.row_ptr(i + 1) = p;
+  }
+  return a;
+}
+
+}  // namespace
+
+MmHeader read_matrix_market_header(const std::string& path) {
+  LineReader in(path);
+  return parse_header(in);
+}
+
+template <class Scalar>
+CsrMatrix<Scalar, HostSpace> read_matrix_market(const std::string& path, const MmReadOptions& options) {
+  LineReader in(path);
+  const MmHeader h = parse_header(in);
+  try {
+    if (h.format == MmFormat::array) return read_array<Scalar>(in, h, options);
+    return read_coordinate<Scalar>(in, h, options);
+  } catch (const std::bad_alloc&) {  // Kokkos' allocation failure derives from it too
+    throw InputError(path, "out of memory for a " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) +
+                               " matrix with " + std::to_string(h.entries) + " stored entries");
+  }
+}
+
+template CsrMatrix<float, HostSpace> read_matrix_market<float>(const std::string&, const MmReadOptions&);
+template CsrMatrix<double, HostSpace> read_matrix_market<double>(const std::string&, const MmReadOptions&);
+
+}  // namespace ppsparse::io
