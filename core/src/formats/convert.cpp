@@ -229,6 +229,42 @@ CsrMatrix<double, HostSpace> block_system_to_csr(const BlockSystem<HostSpace>& s
   return bsr_to_csr(full);
 }
 
+BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>& a, int nb, const std::vector<double>& R) {
+  if (a.nrows != a.ncols)
+    throw InvalidArgument("block_system_from_csr: matrix is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) +
+                          ", not square");
+  if (R.size() != static_cast<size_t>(a.nrows))
+    throw InvalidArgument("block_system_from_csr: R has " + std::to_string(R.size()) + " entries, expected " +
+                          std::to_string(a.nrows));
+  const auto full = csr_to_bsr(a, nb);  // checks that nb divides the size
+  const size_t bs = full.block_size();
+  BlockSystem<HostSpace> s;
+  s.nb = nb;
+  s.n = full.nblockrows;
+  offset_t off = 0;
+  for (ordinal_t i = 0; i < s.n; ++i)
+    for (offset_t k = full.ia(i); k < full.ia(i + 1); ++k) off += full.ja(k) != i;
+  s.O = BsrMatrix<float, HostSpace>(nb, s.n, s.n, off, "O");
+  s.D = Kokkos::View<double*, HostSpace>("D", static_cast<size_t>(s.n) * bs);
+  s.R = Kokkos::View<double*, HostSpace>("R", R.size());
+  for (size_t i = 0; i < R.size(); ++i) s.R(i) = R[i];
+  offset_t pos = 0;
+  for (ordinal_t i = 0; i < s.n; ++i) {
+    for (offset_t k = full.ia(i); k < full.ia(i + 1); ++k) {
+      const size_t src = static_cast<size_t>(k) * bs;
+      if (full.ja(k) == i) {
+        for (size_t e = 0; e < bs; ++e) s.D(static_cast<size_t>(i) * bs + e) = full.values(src + e);
+      } else {
+        s.O.ja(pos) = full.ja(k);
+        for (size_t e = 0; e < bs; ++e) s.O.values(static_cast<size_t>(pos) * bs + e) = static_cast<float>(full.values(src + e));
+        ++pos;
+      }
+    }
+    s.O.ia(i + 1) = pos;
+  }
+  return s;
+}
+
 #define PPSPARSE_INSTANTIATE_CONVERT(S)                                                                   \
   template void validate<S>(const CsrMatrix<S, HostSpace>&, const std::string&);                         \
   template void validate<S>(const BsrMatrix<S, HostSpace>&, const std::string&);                         \

@@ -6,6 +6,8 @@
 //    BSR -> CSR -> BSR is exact, and CSR -> BSR -> CSR is exact when the CSR's pattern
 //    is block-dense (as for the scalar matrix of a block system).
 //  * csr_to_sell / sell_to_csr are exact for any CSR (padding is tracked by row_len).
+#include <vector>
+
 #include <ppsparse/formats/block_system.hpp>
 #include <ppsparse/formats/bsr.hpp>
 #include <ppsparse/formats/csr.hpp>
@@ -36,5 +38,10 @@ SellMatrix<Scalar, HostSpace> bsr_to_sell(const BsrMatrix<Scalar, HostSpace>& a,
 // Scalar (point) CSR of a block system's full A = D + O, in FP64: the matrix a
 // scalar SpMV or MPK sees for the same problem.
 CsrMatrix<double, HostSpace> block_system_to_csr(const BlockSystem<HostSpace>& s);
+
+// A block system from a user's scalar matrix and right-hand side (FP64): blocks of nb
+// (which must divide the size), diagonal blocks into D (missing ones stay zero, which the
+// solver's factorisation reports), the rest into O in FP32. R has a.nrows entries.
+BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>& a, int nb, const std::vector<double>& R);
 
 }  // namespace ppsparse

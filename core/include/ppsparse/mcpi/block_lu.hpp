@@ -2,6 +2,7 @@
 // In-place LU factorisation of the nb x nb diagonal blocks (column-major, no pivoting,
 // as FUN3D does): L is unit lower triangular, U upper; both overwrite the block.
 #include <cfloat>
+#include <climits>
 #include <string>
 
 #include <ppsparse/error.hpp>
@@ -41,12 +42,12 @@ KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(double* a, int nb, double re
   return PivotFailure::none;
 }
 
-// Factors all n blocks of D (n * nb * nb doubles) on ExecSpace. On the first failing
-// block (lowest index) throws NumericalError naming it; block_name maps a block index
-// to the user's numbering for the message.
-template <class ExecSpace, class BlockName>
-void factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
-                            BlockName&& block_name, double relative_tiny = default_relative_tiny_pivot) {
+// Factors all n blocks of D (n * nb * nb doubles) on ExecSpace. Returns -1 when every block
+// factored, otherwise a code for the first failing block (lowest index) that
+// throw_pivot_failure turns into a message.
+template <class ExecSpace>
+long long factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
+                                 double relative_tiny = default_relative_tiny_pivot) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   // Encodes (block, row, failure) so that a Min reduction finds the first failing block.
   long long first = LLONG_MAX;
@@ -61,14 +62,19 @@ void factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memo
         }
       },
       Kokkos::Min<long long>(first));
-  if (first != LLONG_MAX) {
-    const long long b = first / 256, row = (first / 4) % 64;
-    const auto f = static_cast<PivotFailure>(first % 4);
-    throw NumericalError("diagonal block " + std::to_string(block_name(static_cast<ordinal_t>(b))) + ": " +
-                         (f == PivotFailure::tiny ? "zero or tiny pivot" : "NaN or Inf") + " at row " +
-                         std::to_string(row) + " of the " + std::to_string(nb) + "x" + std::to_string(nb) +
-                         " block (LU without pivoting cannot factor it)");
-  }
+  return first == LLONG_MAX ? -1 : first;
+}
+
+inline ordinal_t failed_block(long long code) { return static_cast<ordinal_t>(code / 256); }
+
+// Throws NumericalError for a failure code; user_block is the block's index in the user's numbering.
+[[noreturn]] inline void throw_pivot_failure(long long code, int nb, ordinal_t user_block) {
+  const long long row = (code / 4) % 64;
+  const auto f = static_cast<PivotFailure>(code % 4);
+  throw NumericalError("diagonal block " + std::to_string(user_block) + ": " +
+                       (f == PivotFailure::tiny ? "zero or tiny pivot" : "NaN or Inf") + " at row " +
+                       std::to_string(row) + " of the " + std::to_string(nb) + "x" + std::to_string(nb) +
+                       " block (LU without pivoting cannot factor it)");
 }
 
 }  // namespace ppsparse::mcpi

@@ -1,6 +1,7 @@
 #pragma once
 // How a kernel variant maps lanes to work for a block size nb and a vector-group width W.
 #include <ppsparse/mcpi/variant.hpp>
+#include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi {
 
@@ -19,10 +20,10 @@ struct Geometry {
   int groups_per_team = 1; // nrbk: groups in one team
   int lanes_per_slot = 1;  // entry: nb*nb; block_row: warps_per_group*W; rows: nb
 
-  int group_lanes() const { return warps_per_group * W; }
-  int team_size() const { return warps_per_group * groups_per_team; }  // in vector groups (team threads)
-  int rows_per_team() const { return rows_per_group * groups_per_team; }
-  bool group_spans_team_threads() const { return warps_per_group > 1; }
+  KOKKOS_INLINE_FUNCTION int group_lanes() const { return warps_per_group * W; }
+  KOKKOS_INLINE_FUNCTION int team_size() const { return warps_per_group * groups_per_team; }  // in vector groups (team threads)
+  KOKKOS_INLINE_FUNCTION int rows_per_team() const { return rows_per_group * groups_per_team; }
+  KOKKOS_INLINE_FUNCTION bool group_spans_team_threads() const { return warps_per_group > 1; }
 };
 
 // Seed 002, table I (W = 32): warps per row nw, blocks per iteration nbk, rows per CTA nrbk, for nb <= 16.

@@ -35,9 +35,16 @@ struct Result {
   std::vector<double> residual_norms;  // residual_history: one per sweep
   double initial_residual_norm = 0.0;  // ||R|| (dQ = 0), when residual_history
   double seconds = 0.0;                // all timed sweeps (device fenced); residuals excluded
+  std::vector<double> sweep_seconds;   // each sweep's time
   int sweeps = 0;
   Variant variant = Variant::warp_per_row;
   double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
+  double median_sweep_seconds() const {
+    if (sweep_seconds.empty()) return 0.0;
+    auto t = sweep_seconds;
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
 };
 
 // Checks the system and colouring a user hands to the solver; throws InvalidArgument or
@@ -63,8 +70,8 @@ class Solver {
     nnzb_ = s.O.nnzb();
     if (!dev_.d_factored) {
       say("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
-      const auto& n2o = colouring_.perm.new_to_old;
-      factor_diagonal_blocks<ExecSpace>(dev_.D, nb_, n_, [&](ordinal_t b) { return n2o[b]; });
+      const long long failure = factor_diagonal_blocks<ExecSpace>(dev_.D, nb_, n_);
+      if (failure >= 0) throw_pivot_failure(failure, nb_, colouring_.perm.new_to_old[failed_block(failure)]);
       dev_.d_factored = true;
     }
     dq_ = Kokkos::View<float*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
@@ -98,7 +105,9 @@ class Solver {
       Kokkos::Timer timer;
       sweep(exec, opt.variant);
       exec.fence();
-      res.seconds += timer.seconds();
+      const double t = timer.seconds();
+      res.seconds += t;
+      res.sweep_seconds.push_back(t);
       if (opt.residual_history) res.residual_norms.push_back(residual_norm());
     }
     res.dq = dq_user();

@@ -1,0 +1,160 @@
+// mcpi: FUN3D's multicolour point-implicit solver on the default Kokkos device.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mcpi/reference.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+#include <ppsparse/util/copy_bandwidth.hpp>
+
+#include "options.hpp"
+#include "problem.hpp"
+
+namespace {
+
+using namespace ppsparse;
+using Clock = std::chrono::steady_clock;
+
+struct Row {
+  std::string variant;
+  double ms_per_sweep, gbs, pct_copy, gflops, reduction, verify_error;
+  bool fell_back_to_block_row;
+};
+
+double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += (a[i] - b[i]) * (a[i] - b[i]);
+    den += b[i] * b[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+int run(const mcpi_app::Options& opt) {
+  const bool gpu = compat::is_gpu_space<DefaultExecSpace>();
+  const auto t0 = Clock::now();
+  auto progress = [&](const std::string& s) {
+    const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::printf("[setup %7.1fs] %s\n", t, s.c_str());
+    std::fflush(stdout);
+  };
+  mcpi_app::Problem p = mcpi_app::build_problem(opt, gpu, progress);
+  const auto& s = p.system;
+  const auto& col = p.colouring;
+  mcpi::Solver<> solver(s, col, progress);
+
+  std::printf("\nproblem   %s\n", p.description.c_str());
+  std::printf("device    %s (vector-group width %d)\n", DefaultExecSpace::name(), solver.group_width());
+  std::printf("n         %d block rows, nb = %d (%lld unknowns)\n", s.n, s.nb, static_cast<long long>(s.n) * s.nb);
+  std::printf("O         %lld off-diagonal blocks (%.2f per block row)\n", static_cast<long long>(s.O.nnzb()),
+              s.n ? static_cast<double>(s.O.nnzb()) / s.n : 0.0);
+  std::printf("colours   %d; rows per colour:", col.ncolors);
+  for (ordinal_t c = 0; c < col.ncolors; ++c) std::printf(" %d", col.color_offsets[c + 1] - col.color_offsets[c]);
+  std::printf("\n");
+  const auto tr = solver.traffic();
+  std::printf("bytes     %.1f MB per sweep (model: O values %.1f + O indices %.1f + row pointers %.1f + D %.1f + R %.1f"
+              " + dQ read once %.1f + dQ written once %.1f MB)\n",
+              tr.total() * 1e-6, tr.o_values * 1e-6, tr.o_indices * 1e-6, tr.o_row_ptr * 1e-6, tr.d * 1e-6, tr.r * 1e-6,
+              tr.dq_read * 1e-6, tr.dq_write * 1e-6);
+
+  progress("measuring the device-to-device copy bandwidth");
+  const CopyBandwidth copy = measure_copy_bandwidth<DefaultExecSpace>();
+  std::printf("copy      %.1f GB/s (device-to-device, %.0f MiB buffers, read + write, median of %d)\n", copy.gbs,
+              copy.buffer_bytes / 1048576.0, copy.repetitions);
+
+  const double entries = static_cast<double>(s.O.nnzb()) * s.nb * s.nb;
+  const bool verify = opt.verify == 1 || (opt.verify == -1 && entries <= 2e7);
+  std::vector<double> ref;
+  if (verify) {
+    progress("computing the FP64 host reference (" + std::to_string(opt.sweeps) + " sweeps)");
+    ref = to_old(mcpi::reference_sweeps(permute(s, col.perm), col.color_offsets, opt.sweeps), col.perm, s.nb);
+  }
+
+  std::vector<mcpi::Variant> variants = opt.variants.empty() ? mcpi::all_variants() : opt.variants;
+  std::vector<Row> rows;
+  bool ok = true;
+  for (mcpi::Variant v : variants) {
+    progress(std::string("running ") + mcpi::name(v));
+    solver.solve({1, v, false});  // warm-up: first launch, scratch allocation
+    const auto res = solver.solve({opt.sweeps, v, true});
+    Row r;
+    r.variant = mcpi::name(v);
+    const double t = res.median_sweep_seconds();
+    r.ms_per_sweep = t * 1e3;
+    r.gbs = tr.total() / t * 1e-9;
+    r.pct_copy = 100.0 * r.gbs / copy.gbs;
+    r.gflops = tr.flops / t * 1e-9;
+    r.reduction = res.residual_norms.back() / res.initial_residual_norm;
+    r.verify_error = verify ? rel_diff(res.dq, ref) : -1.0;
+    r.fell_back_to_block_row = solver.geometry(v).map == mcpi::LaneMap::block_row &&
+                               (v == mcpi::Variant::rows_per_warp || v == mcpi::Variant::rows_per_warp_prefetch);
+    if (verify && !(r.verify_error < 1e-4)) ok = false;
+    if (!std::isfinite(r.reduction)) ok = false;
+    rows.push_back(r);
+  }
+
+  std::printf("\n%-24s %12s %9s %8s %9s %14s %12s\n", "variant", "ms/sweep", "GB/s", "% copy", "GFLOP/s",
+              "||r||/||R||", "vs FP64 ref");
+  for (const auto& r : rows) {
+    char verr[32];
+    if (r.verify_error >= 0)
+      std::snprintf(verr, sizeof verr, "%.1e", r.verify_error);
+    else
+      std::snprintf(verr, sizeof verr, "-");
+    std::printf("%-24s %12.3f %9.1f %8.1f %9.1f %14.3e %12s%s\n", r.variant.c_str(), r.ms_per_sweep, r.gbs, r.pct_copy,
+                r.gflops, r.reduction, verr,
+                r.fell_back_to_block_row ? "  (fewer than 2 rows fit a group: block-row mapping)" : "");
+  }
+  std::printf("(time: median sweep of %d after one warm-up sweep; GB/s from the bytes model above; "
+              "residual after %d sweeps from dQ = 0)\n",
+              opt.sweeps, opt.sweeps);
+
+  if (!opt.json.empty()) {
+    std::ofstream js(opt.json);
+    if (!js) throw InputError(opt.json, "cannot open for writing");
+    js << "{\n  \"problem\": \"" << p.description << "\",\n  \"device\": \"" << DefaultExecSpace::name()
+       << "\",\n  \"n\": " << s.n << ", \"nb\": " << s.nb << ", \"nnzb\": " << s.O.nnzb()
+       << ", \"colours\": " << col.ncolors << ",\n  \"bytes_per_sweep\": " << tr.total()
+       << ", \"copy_gbs\": " << copy.gbs << ", \"sweeps\": " << opt.sweeps << ",\n  \"results\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      js << "    {\"variant\": \"" << r.variant << "\", \"ms_per_sweep\": " << r.ms_per_sweep << ", \"gbs\": " << r.gbs
+         << ", \"pct_copy\": " << r.pct_copy << ", \"gflops\": " << r.gflops << ", \"residual_reduction\": "
+         << r.reduction << ", \"verify_error\": " << r.verify_error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    js << "  ]\n}\n";
+    if (!js) throw InputError(opt.json, "write failed");
+  }
+  if (!ok) {
+    std::fprintf(stderr, "mcpi: FAILED: a variant disagrees with the FP64 reference or diverged\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    const auto opt = mcpi_app::parse_options(argc, argv);
+    if (opt.help) {
+      std::cout << mcpi_app::help_text();
+      return 0;
+    }
+    return run(opt);
+  } catch (const ppsparse::Error& e) {
+    std::fprintf(stderr, "mcpi: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "mcpi: error: out of memory (try a smaller problem)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mcpi: error: %s\n", e.what());
+    return 2;
+  }
+}

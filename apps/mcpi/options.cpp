@@ -1,0 +1,114 @@
+#include "options.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+#include <ppsparse/error.hpp>
+
+namespace mcpi_app {
+namespace {
+
+using ppsparse::InvalidArgument;
+
+long long parse_int(const std::string& opt, const std::string& text, long long lo, long long hi) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+    throw InvalidArgument("mcpi: " + opt + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                          "], got '" + text + "'");
+  return v;
+}
+
+}  // namespace
+
+std::string help_text() {
+  return R"(usage: mcpi [problem] [options]
+
+Runs FUN3D's multicolour point-implicit (MCPI) solver on the default Kokkos device and
+reports time per sweep, the minimum-traffic bytes model, GB/s, the fraction of the
+device-to-device copy bandwidth measured in the same run, and the residual reduction.
+
+problem (one of; default: the embedded problem):
+  (none)                 embedded FUN3D-like system: a mixed-element mesh graph (~17
+                         neighbours per vertex) with nb x nb blocks; about 1.1 M vertices
+                         on a GPU, 8000 on a CPU (see --grid)
+  --matrix FILE          a Matrix Market file (.mtx or .mtx.gz). Its values form A = D + O
+                         with blocks of --block (which must divide the size); R is random.
+      --pattern-only     use only the file's pattern as the vertex graph and generate
+                         FUN3D-like block values for it
+  --mesh FILE            an SU2 native mesh: vertices coupled through element edges, one
+                         nb x nb block per coupling, FUN3D-like values
+      --refine K         refine the mesh uniformly K times first (tet -> 8, ...)
+
+options:
+  --block N              block size nb, 1..64 (default 5)
+  --grid N               embedded problem: N^3 grid vertices (default 103 on GPUs, 20 on CPUs)
+  --sweeps N             MCPI sweeps, >= 1 (default 15)
+  --variant NAME         warp_per_row, rows_per_warp, rows_per_warp_prefetch, split, or all
+                         (default all); may be repeated
+  --seed N               seed of generated values (default 2026)
+  --verify / --no-verify compare dQ with the FP64 host reference (default: on when the
+                         problem has at most 2e7 block entries)
+  --json FILE            also write the results as JSON
+  --help                 this text
+
+Kokkos options (--kokkos-device-id=N, ...) are passed to Kokkos. Errors are one line on
+stderr with a non-zero exit status.
+)";
+}
+
+Options parse_options(int argc, const char* const* argv) {
+  Options o;
+  bool variant_all = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw InvalidArgument("mcpi: option " + a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+    } else if (a == "--matrix" || a == "--mesh") {
+      if (o.source != Options::Source::builtin) throw InvalidArgument("mcpi: give only one of --matrix and --mesh");
+      o.source = a == "--matrix" ? Options::Source::matrix : Options::Source::mesh;
+      o.path = value();
+    } else if (a == "--block") {
+      o.block = static_cast<int>(parse_int(a, value(), 1, 64));
+    } else if (a == "--refine") {
+      o.refine = static_cast<int>(parse_int(a, value(), 0, 6));
+    } else if (a == "--grid") {
+      o.grid = static_cast<ppsparse::ordinal_t>(parse_int(a, value(), 2, 1290));
+    } else if (a == "--sweeps") {
+      o.sweeps = static_cast<int>(parse_int(a, value(), 1, 100000));
+    } else if (a == "--seed") {
+      o.seed = static_cast<std::uint64_t>(parse_int(a, value(), 0, std::numeric_limits<long long>::max()));
+    } else if (a == "--variant") {
+      const std::string v = value();
+      if (v == "all")
+        variant_all = true;
+      else
+        o.variants.push_back(ppsparse::mcpi::parse_variant(v));
+    } else if (a == "--json") {
+      o.json = value();
+    } else if (a == "--pattern-only") {
+      o.pattern_only = true;
+    } else if (a == "--verify") {
+      o.verify = 1;
+    } else if (a == "--no-verify") {
+      o.verify = 0;
+    } else {
+      throw InvalidArgument("mcpi: unknown option '" + a + "' (see --help)");
+    }
+  }
+  if (variant_all) o.variants.clear();
+  if (o.refine > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --refine applies to --mesh only");
+  if (o.pattern_only && o.source != Options::Source::matrix)
+    throw InvalidArgument("mcpi: --pattern-only applies to --matrix only");
+  if (o.grid > 0 && o.source != Options::Source::builtin)
+    throw InvalidArgument("mcpi: --grid applies to the embedded problem only");
+  return o;
+}
+
+}  // namespace mcpi_app

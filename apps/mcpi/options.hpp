@@ -1,0 +1,33 @@
+#pragma once
+// Command-line options of the mcpi mini-app.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ppsparse/mcpi/variant.hpp>
+#include <ppsparse/types.hpp>
+
+namespace mcpi_app {
+
+struct Options {
+  enum class Source { builtin, matrix, mesh };
+  Source source = Source::builtin;
+  std::string path;                // --matrix / --mesh file
+  int block = 5;                   // nb
+  int refine = 0;                  // --refine K (meshes)
+  ppsparse::ordinal_t grid = 0;    // built-in problem: grid edge (0: per-backend default)
+  int sweeps = 15;
+  std::vector<ppsparse::mcpi::Variant> variants;  // empty: all
+  std::string json;                // --json FILE
+  std::uint64_t seed = 2026;
+  bool pattern_only = false;       // --matrix: synthetic FUN3D-like values on the file's pattern
+  int verify = -1;                 // -1 auto (small problems), 0 off, 1 on
+  bool help = false;
+};
+
+// Parses argv (Kokkos' own --kokkos-* flags already removed). Throws
+// ppsparse::InvalidArgument with a one-line message naming the option.
+Options parse_options(int argc, const char* const* argv);
+std::string help_text();
+
+}  // namespace mcpi_app
