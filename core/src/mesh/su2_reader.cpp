@@ -1,0 +1,350 @@
+#include <ppsparse/mesh/su2_reader.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::mesh {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+void split(std::string_view s, std::vector<std::string_view>& tokens) {
+  tokens.clear();
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && is_space(s[i])) ++i;
+    size_t j = i;
+    while (j < s.size() && !is_space(s[j])) ++j;
+    if (j > i) tokens.push_back(s.substr(i, j - i));
+    i = j;
+  }
+}
+
+// A line "KEY= value": KEY is upper-case letters, digits and '_' (SU2 keywords).
+bool split_keyword(std::string_view line, std::string_view& key, std::string_view& value) {
+  const size_t eq = line.find('=');
+  if (eq == std::string_view::npos) return false;
+  key = trim(line.substr(0, eq));
+  if (key.empty()) return false;
+  for (char c : key)
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  value = trim(line.substr(eq + 1));
+  return true;
+}
+
+enum class Parsed { ok, not_a_number, out_of_range };
+
+Parsed parse_int(std::string_view s, long long& v) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) return Parsed::out_of_range;
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return Parsed::not_a_number;
+  return Parsed::ok;
+}
+
+Parsed parse_double(std::string_view s, double& v) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) return Parsed::out_of_range;
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return Parsed::not_a_number;
+  return Parsed::ok;
+}
+
+// Text from the file for a message: at most 40 characters, control bytes shown as '?',
+// so that the message stays one short printable line whatever the file holds.
+std::string quoted(std::string_view s) {
+  constexpr size_t max_shown = 40;
+  std::string out = "'";
+  for (size_t i = 0; i < std::min(s.size(), max_shown); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    out += (c < 0x20 || c == 0x7f) ? '?' : s[i];
+  }
+  return out + (s.size() > max_shown ? "...'" : "'");
+}
+
+std::string type_label(ElementType t) {
+  return std::string(element_name(t)) + " (type " + std::to_string(static_cast<int>(t)) + ")";
+}
+
+class Su2Parser {
+ public:
+  explicit Su2Parser(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw InputError(path, "cannot open file: it is a directory");
+    in_.open(path);
+    if (!in_) throw InputError(path, "cannot open file");
+  }
+
+  Mesh parse() {
+    std::string_view line, key, value;
+    while (next(line)) {
+      const bool is_key = split_keyword(line, key, value);
+      if (zone_complete()) break;  // markers done: trailing sections or the next zone follow
+      if (!is_key) fail("unexpected line outside any section: " + quoted(line));
+      if (key == "NDIME") {
+        first_seen(ndime_line_, "NDIME");
+        read_ndime(value);
+      } else if (key == "NELEM") {
+        first_seen(nelem_line_, "NELEM");
+        read_elements(value);
+      } else if (key == "NPOIN") {
+        first_seen(npoin_line_, "NPOIN");
+        read_points(value);
+      } else if (key == "NMARK") {
+        first_seen(nmark_line_, "NMARK");
+        read_markers(value);
+      }
+      // Other keywords before the end of the zone (NZONE=, IZONE=, ...) carry nothing we use.
+    }
+    if (!ndime_line_) fail_at_end("missing NDIME= header");
+    if (!nelem_line_) fail_at_end("missing NELEM= section");
+    if (!npoin_line_) fail_at_end("missing NPOIN= section");
+    check_deferred_range(elem_max_);
+    check_deferred_range(marker_max_);
+    return std::move(mesh_);
+  }
+
+ private:
+  // The largest node id seen before NPOIN= was known, and where it was.
+  struct DeferredMax {
+    long long id = -1;
+    long long line = 0;
+  };
+
+  std::string path_;
+  std::ifstream in_;
+  std::string buf_;
+  long long lineno_ = 0;
+  std::vector<std::string_view> tokens_;
+  Mesh mesh_;
+  long long ndime_line_ = 0, nelem_line_ = 0, npoin_line_ = 0, nmark_line_ = 0;
+  long long npoints_ = -1;  // known once NPOIN= is read
+  DeferredMax elem_max_, marker_max_;
+
+  [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, lineno_, reason); }
+  [[noreturn]] void fail_at(long long line, const std::string& reason) const { throw InputError(path_, line, reason); }
+  [[noreturn]] void fail_at_end(const std::string& reason) const {
+    throw InputError(path_, std::max<long long>(lineno_, 1), reason + " (end of file)");
+  }
+
+  bool zone_complete() const { return ndime_line_ && nelem_line_ && npoin_line_ && nmark_line_; }
+
+  // Next line with content, comment removed and trimmed; false at end of file.
+  bool next(std::string_view& line) {
+    while (std::getline(in_, buf_)) {
+      ++lineno_;
+      std::string_view s(buf_);
+      const size_t pct = s.find('%');
+      if (pct != std::string_view::npos) s = s.substr(0, pct);
+      s = trim(s);
+      if (!s.empty()) {
+        line = s;
+        return true;
+      }
+    }
+    if (in_.bad()) fail("read error");
+    return false;
+  }
+
+  void first_seen(long long& where, const char* key) {
+    if (where) fail(std::string("duplicate ") + key + "= section (first on line " + std::to_string(where) + ")");
+    where = lineno_;
+  }
+
+  void require_ndime(const char* key) {
+    if (!ndime_line_) fail(std::string(key) + "= comes before NDIME=");
+  }
+
+  void read_ndime(std::string_view value) {
+    long long d = 0;
+    if (parse_int(value, d) != Parsed::ok || (d != 2 && d != 3))
+      fail("NDIME must be 2 or 3, got " + quoted(value));
+    mesh_.dim = static_cast<int>(d);
+  }
+
+  long long parse_count(const char* key, std::string_view token) {
+    long long n = 0;
+    const Parsed p = parse_int(token, n);
+    if (p == Parsed::out_of_range || (p == Parsed::ok && n > max_ordinal))
+      fail(std::string(key) + " count " + quoted(token) + " is past the 32-bit limit " + std::to_string(max_ordinal));
+    if (p != Parsed::ok || n < 0) fail(std::string(key) + " count " + quoted(token) + " is not a non-negative integer");
+    return n;
+  }
+
+  // "KEY= n": exactly one count.
+  long long single_count(const char* key, std::string_view value) {
+    split(value, tokens_);
+    if (tokens_.empty()) fail(std::string(key) + "= has no count");
+    if (tokens_.size() > 1) fail("trailing garbage " + quoted(tokens_[1]) + " after " + key + " count");
+    return parse_count(key, tokens_[0]);
+  }
+
+  // Reserve for a count without trusting it: a lying header must not allocate gigabytes.
+  static size_t reserve_hint(long long count) { return static_cast<size_t>(std::min<long long>(count, 1 << 20)); }
+
+  // Next data line of a section announced on line `header` with `count` items; what
+  // names the items ("elements", "points", ...).
+  void next_data_line(std::string_view& line, long long done, long long count, const std::string& what,
+                      long long header) {
+    const std::string progress = std::to_string(done) + " of " + std::to_string(count) + " " + what +
+                                 " announced on line " + std::to_string(header);
+    if (!next(line)) fail_at_end("file ends after " + progress);
+    std::string_view key, value;
+    if (split_keyword(line, key, value)) fail(std::string(key) + "= found after " + progress);
+  }
+
+  // The first token from tokens_[first] on that is not the one optional trailing
+  // index (a non-negative integer); empty when there is none.
+  std::string_view garbage_after(size_t first) const {
+    long long index = 0;
+    if (parse_int(tokens_[first], index) != Parsed::ok || index < 0) return tokens_[first];
+    return first + 1 < tokens_.size() ? tokens_[first + 1] : std::string_view();
+  }
+
+  // Parses "type n0 n1 ... [index]" into the mesh (volume) or nowhere (boundary).
+  // want_dim is the element dimension this section accepts.
+  void parse_element(std::string_view line, int want_dim, bool boundary, DeferredMax& deferred) {
+    split(line, tokens_);
+    long long id = 0;
+    if (parse_int(tokens_[0], id) != Parsed::ok) fail("element type " + quoted(tokens_[0]) + " is not an integer");
+    if (!is_element_type_id(id)) fail("unknown element type " + std::to_string(id));
+    const auto t = static_cast<ElementType>(id);
+    if (element_dimension(t) != want_dim)
+      fail(type_label(t) + " is not a " + (boundary ? "boundary" : "volume") + " element of a " +
+           std::to_string(mesh_.dim) + "-D mesh");
+    const int npe = nodes_per_element(t);
+    const int given = static_cast<int>(tokens_.size()) - 1;
+    if (given < npe)
+      fail(type_label(t) + " needs " + std::to_string(npe) + " node ids, got " + std::to_string(given));
+    if (given > npe) {
+      const std::string_view junk = garbage_after(npe + 1);
+      if (!junk.empty())
+        fail("trailing garbage " + quoted(junk) + " after the " + std::to_string(npe) + " node ids of a " +
+             element_name(t));
+    }
+    ordinal_t nodes[8];
+    for (int i = 0; i < npe; ++i) {
+      long long v = 0;
+      const Parsed p = parse_int(tokens_[i + 1], v);
+      if (p == Parsed::not_a_number) fail("node id " + quoted(tokens_[i + 1]) + " is not an integer");
+      if (p == Parsed::ok && v < 0) fail("node index " + std::to_string(v) + " is negative");
+      if (p == Parsed::out_of_range || v > max_ordinal)
+        fail("node index " + std::string(tokens_[i + 1]) + " out of range (past the 32-bit limit)");
+      if (npoints_ >= 0 && v >= npoints_)
+        fail("node index " + std::to_string(v) + " out of range [0, " + std::to_string(npoints_) +
+             ") of NPOIN= on line " + std::to_string(npoin_line_));
+      if (v > deferred.id) deferred = {v, lineno_};
+      nodes[i] = static_cast<ordinal_t>(v);
+      for (int j = 0; j < i; ++j)
+        if (nodes[j] == nodes[i]) fail(std::string(element_name(t)) + " repeats node " + std::to_string(v));
+    }
+    if (boundary) return;
+    mesh_.types.push_back(t);
+    mesh_.elem_nodes.insert(mesh_.elem_nodes.end(), nodes, nodes + npe);
+    mesh_.elem_ptr.push_back(static_cast<offset_t>(mesh_.elem_nodes.size()));
+  }
+
+  void read_elements(std::string_view value) {
+    require_ndime("NELEM");
+    const long long header = lineno_;
+    const long long count = single_count("NELEM", value);
+    mesh_.types.reserve(reserve_hint(count));
+    mesh_.elem_ptr.reserve(reserve_hint(count) + 1);
+    std::string_view line;
+    for (long long e = 0; e < count; ++e) {
+      next_data_line(line, e, count, "elements", header);
+      parse_element(line, mesh_.dim, false, elem_max_);
+    }
+  }
+
+  void read_points(std::string_view value) {
+    require_ndime("NPOIN");
+    const long long header = lineno_;
+    split(value, tokens_);
+    if (tokens_.empty()) fail("NPOIN= has no count");
+    if (tokens_.size() > 2) fail("trailing garbage " + quoted(tokens_[2]) + " after NPOIN counts");
+    const std::string_view second = tokens_.size() == 2 ? tokens_[1] : std::string_view();
+    const long long count = parse_count("NPOIN", tokens_[0]);
+    if (!second.empty()) {
+      // SU2 may add the number of points owned by this domain (the rest are halo points).
+      long long owned = 0;
+      if (parse_int(second, owned) != Parsed::ok || owned < 0 || owned > count)
+        fail("NPOIN second count " + quoted(second) + " is not an integer in [0, " + std::to_string(count) + "]");
+    }
+    const int dim = mesh_.dim;
+    mesh_.coords.reserve(reserve_hint(count) * dim);
+    std::string_view line;
+    for (long long p = 0; p < count; ++p) {
+      next_data_line(line, p, count, "points", header);
+      split(line, tokens_);
+      const int given = static_cast<int>(tokens_.size());
+      if (given < dim)
+        fail("point needs " + std::to_string(dim) + " coordinates, got " + std::to_string(given));
+      if (given > dim) {
+        const std::string_view junk = garbage_after(dim);
+        if (!junk.empty())
+          fail("trailing garbage " + quoted(junk) + " after the " + std::to_string(dim) + " coordinates of a point");
+      }
+      for (int d = 0; d < dim; ++d) {
+        double x = 0;
+        const Parsed r = parse_double(tokens_[d], x);
+        if (r == Parsed::not_a_number) fail("coordinate " + quoted(tokens_[d]) + " is not a number");
+        if (r == Parsed::out_of_range || !std::isfinite(x))
+          fail("coordinate " + quoted(tokens_[d]) + " is not a finite number");
+        mesh_.coords.push_back(x);
+      }
+    }
+    npoints_ = count;
+  }
+
+  void read_markers(std::string_view value) {
+    require_ndime("NMARK");
+    const long long header = lineno_;
+    const long long nmark = single_count("NMARK", value);
+    std::string_view line, key, tag;
+    for (long long k = 0; k < nmark; ++k) {
+      const std::string which = "marker " + std::to_string(k + 1) + " of " + std::to_string(nmark);
+      if (!next(line))
+        fail_at_end("file ends before MARKER_TAG= of " + which + " announced on line " + std::to_string(header));
+      if (!split_keyword(line, key, tag) || key != "MARKER_TAG")
+        fail("expected MARKER_TAG= of " + which + ", got " + quoted(line));
+      if (tag.empty()) fail("MARKER_TAG= of " + which + " has no name");
+      const std::string name(tag);
+      if (!next(line)) fail_at_end("file ends before MARKER_ELEMS= of marker '" + name + "'");
+      std::string_view count_text;
+      if (!split_keyword(line, key, count_text) || key != "MARKER_ELEMS")
+        fail("expected MARKER_ELEMS= after MARKER_TAG= " + name + ", got " + quoted(line));
+      const long long elems_header = lineno_;
+      const long long count = single_count("MARKER_ELEMS", count_text);
+      for (long long e = 0; e < count; ++e) {
+        next_data_line(line, e, count, "elements of marker '" + name + "'", elems_header);
+        parse_element(line, mesh_.dim - 1, true, marker_max_);
+      }
+    }
+  }
+
+  // Node ids read before NPOIN= was known are checked once it is.
+  void check_deferred_range(const DeferredMax& m) const {
+    if (m.id >= npoints_)
+      fail_at(m.line, "node index " + std::to_string(m.id) + " out of range [0, " + std::to_string(npoints_) +
+                          ") of NPOIN= on line " + std::to_string(npoin_line_));
+  }
+};
+
+}  // namespace
+
+Mesh read_su2(const std::string& path) { return Su2Parser(path).parse(); }
+
+}  // namespace ppsparse::mesh
