@@ -79,8 +79,8 @@ int run(const mcpi_app::Options& opt) {
   bool ok = true;
   for (mcpi::Variant v : variants) {
     progress(std::string("running ") + mcpi::name(v));
-    solver.solve({1, v, false});  // warm-up: first launch, scratch allocation
-    const auto res = solver.solve({opt.sweeps, v, true});
+    solver.solve({1, v, false, opt.stage_diagonal});  // warm-up: first launch, scratch allocation
+    const auto res = solver.solve({opt.sweeps, v, true, opt.stage_diagonal});
     Row r;
     r.variant = mcpi::name(v);
     const double t = res.median_sweep_seconds();
@@ -109,6 +109,7 @@ int run(const mcpi_app::Options& opt) {
                 r.gflops, r.reduction, verr,
                 r.fell_back_to_block_row ? "  (fewer than 2 rows fit a group: block-row mapping)" : "");
   }
+  if (opt.stage_diagonal) std::printf("(D staged through registers into scratch: --stage-diagonal)\n");
   std::printf("(time: median sweep of %d after one warm-up sweep; GB/s from the bytes model above; "
               "residual after %d sweeps from dQ = 0)\n",
               opt.sweeps, opt.sweeps);

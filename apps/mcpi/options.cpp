@@ -49,6 +49,8 @@ options:
   --variant NAME         warp_per_row, rows_per_warp, rows_per_warp_prefetch, split, or all
                          (default all); may be repeated
   --seed N               seed of generated values (default 2026)
+  --stage-diagonal       stage D through registers into scratch during the SpMV (the
+                         portable form of an asynchronous copy; off by default)
   --verify / --no-verify compare dQ with the FP64 host reference (default: on when the
                          problem has at most 2e7 block entries)
   --json FILE            also write the results as JSON
@@ -94,6 +96,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.json = value();
     } else if (a == "--pattern-only") {
       o.pattern_only = true;
+    } else if (a == "--stage-diagonal") {
+      o.stage_diagonal = true;
     } else if (a == "--verify") {
       o.verify = 1;
     } else if (a == "--no-verify") {

@@ -36,12 +36,14 @@ void check_against_reference(const Graph& graph, const Coloring& col, int nb, st
   const auto ref = to_old(reference_sweeps(ordered, col.color_offsets, sweeps), col.perm, nb);
   Solver<> solver(sys, col);
   for (Variant v : all_variants()) {
-    SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb));
-    const auto res = solver.solve({sweeps, v, false});
-    ASSERT_EQ(res.dq.size(), ref.size());
-    ASSERT_TRUE(all_finite(res.dq));
-    // FP32 O and dQ against an FP64 reference.
-    EXPECT_LT(rel_diff(res.dq, ref), 2e-5);
+    for (bool stage : {false, true}) {
+      SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb) + (stage ? " staged D" : ""));
+      const auto res = solver.solve({sweeps, v, false, stage});
+      ASSERT_EQ(res.dq.size(), ref.size());
+      ASSERT_TRUE(all_finite(res.dq));
+      // FP32 O and dQ against an FP64 reference.
+      EXPECT_LT(rel_diff(res.dq, ref), 2e-5);
+    }
   }
 }
 

@@ -31,6 +31,17 @@ using Kokkos::Experimental::fmax;
 using Kokkos::Experimental::isfinite;
 #endif
 
+// Unroll a loop with a compile-time trip count (register arrays stay in registers).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define PPSPARSE_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#define PPSPARSE_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#define PPSPARSE_UNROLL _Pragma("GCC unroll 16")
+#else
+#define PPSPARSE_UNROLL
+#endif
+
 // Name of the default device backend, for reports.
 inline const char* default_backend_name() {
   return Kokkos::DefaultExecutionSpace::name();

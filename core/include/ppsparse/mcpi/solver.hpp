@@ -28,6 +28,9 @@ struct Options {
   int sweeps = 15;
   Variant variant = Variant::warp_per_row;
   bool residual_history = false;  // ||R - A dQ|| after each sweep, computed outside the timed path
+  // Stage each group's D blocks through registers into scratch while the SpMV loads are in
+  // flight (the portable form of seed 000's asynchronous copy of D).
+  bool stage_diagonal = false;
 };
 
 struct Result {
@@ -103,7 +106,7 @@ class Solver {
     for (int it = 0; it < opt.sweeps; ++it) {
       exec.fence();
       Kokkos::Timer timer;
-      sweep(exec, opt.variant);
+      sweep(exec, opt.variant, opt.stage_diagonal);
       exec.fence();
       const double t = timer.seconds();
       res.seconds += t;
@@ -115,7 +118,8 @@ class Solver {
   }
 
   // One sweep over all colours, asynchronous on exec (benchmarks time this directly).
-  void sweep(const ExecSpace& exec, Variant variant) {
+  void sweep(const ExecSpace& exec, Variant variant, bool stage_diagonal = false) {
+    stage_diagonal_ = stage_diagonal;
     for (ordinal_t c = 0; c < colouring_.ncolors; ++c) {
       const ordinal_t b = colouring_.color_offsets[c], e = colouring_.color_offsets[c + 1];
       if (b == e) continue;
@@ -184,9 +188,10 @@ class Solver {
   }
 
  private:
-  template <int NB>
+  template <int NB, bool StageD>
   void launch_nb(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
-    impl::SweepFunctor<ExecSpace, NB> f;
+    using Functor = impl::SweepFunctor<ExecSpace, NB, StageD>;
+    Functor f;
     f.v.ia = dev_.O.ia;
     f.v.ja = dev_.O.ja;
     f.v.O = dev_.O.values;
@@ -201,22 +206,32 @@ class Solver {
     f.row_end = e;
     f.stage = stage;
     f.prefetch = prefetch;
+    f.stage_d = stage != impl::Stage::spmv_only && Functor::can_stage_d(g, nb_);
     const bool gpu = compat::is_gpu_space<ExecSpace>();
     const int league = static_cast<int>((static_cast<long long>(e - b) + g.rows_per_team() - 1) / g.rows_per_team());
     Kokkos::TeamPolicy<ExecSpace> policy(exec, league, gpu ? g.team_size() : 1, gpu ? g.W : 1);
-    policy.set_scratch_size(0, Kokkos::PerTeam(impl::SweepFunctor<ExecSpace, NB>::scratch_bytes(g, nb_, prefetch)));
+    policy.set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(g, nb_, prefetch, f.stage_d)));
     Kokkos::parallel_for("ppsparse::mcpi::sweep", policy, f);
   }
 
   void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
+    if (stage_diagonal_)
+      launch_dispatch<true>(exec, g, stage, prefetch, b, e);
+    else
+      launch_dispatch<false>(exec, g, stage, prefetch, b, e);
+  }
+
+  template <bool StageD>
+  void launch_dispatch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b,
+                       ordinal_t e) {
     // Compile-time block sizes for the common small nb (unrolled column loops).
     switch (nb_) {
-      case 1: return launch_nb<1>(exec, g, stage, prefetch, b, e);
-      case 2: return launch_nb<2>(exec, g, stage, prefetch, b, e);
-      case 3: return launch_nb<3>(exec, g, stage, prefetch, b, e);
-      case 4: return launch_nb<4>(exec, g, stage, prefetch, b, e);
-      case 5: return launch_nb<5>(exec, g, stage, prefetch, b, e);
-      default: return launch_nb<0>(exec, g, stage, prefetch, b, e);
+      case 1: return launch_nb<1, StageD>(exec, g, stage, prefetch, b, e);
+      case 2: return launch_nb<2, StageD>(exec, g, stage, prefetch, b, e);
+      case 3: return launch_nb<3, StageD>(exec, g, stage, prefetch, b, e);
+      case 4: return launch_nb<4, StageD>(exec, g, stage, prefetch, b, e);
+      case 5: return launch_nb<5, StageD>(exec, g, stage, prefetch, b, e);
+      default: return launch_nb<0, StageD>(exec, g, stage, prefetch, b, e);
     }
   }
 
@@ -227,6 +242,7 @@ class Solver {
   BlockSystem<memory_space> dev_;
   Kokkos::View<float*, memory_space> dq_;
   Kokkos::View<double*, memory_space> r_tmp_;
+  bool stage_diagonal_ = false;
 };
 
 // Convenience: set up and solve once on the default execution space.

@@ -27,7 +27,9 @@ struct SweepViews {
 };
 
 // NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
-template <class ExecSpace, int NB>
+// StageD compiles in the register staging of D (it costs registers in every path of the
+// kernel, so it is a compile-time choice, measured per variant).
+template <class ExecSpace, int NB, bool StageD = false>
 struct SweepFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using scratch_space = typename ExecSpace::scratch_memory_space;
@@ -40,6 +42,10 @@ struct SweepFunctor {
   ordinal_t row_begin, row_end;
   Stage stage;
   bool prefetch;
+  bool stage_d;  // StageD and the group's D blocks fit (see can_stage_d)
+
+  // At most this many D entries per lane are staged (registers, compile-time bound).
+  static constexpr int max_staged_per_lane = StageD ? 16 : 1;
 
   KOKKOS_INLINE_FUNCTION int nb() const { return NB > 0 ? NB : nb_rt; }
 
@@ -47,10 +53,19 @@ struct SweepFunctor {
   KOKKOS_INLINE_FUNCTION int r_len() const { return g.rows_per_group * nb(); }
   KOKKOS_INLINE_FUNCTION int part_len() const { return g.map == LaneMap::rows ? 0 : g.group_lanes(); }
   KOKKOS_INLINE_FUNCTION int pf_len() const { return prefetch ? 3 * g.rows_per_group * nb() : 0; }
+  KOKKOS_INLINE_FUNCTION int d_len() const { return stage_d ? g.rows_per_group * nb() * nb() : 0; }
 
-  static size_t scratch_bytes(const Geometry& g, int nb, bool prefetch) {
+  // Whether a group's D blocks fit the register staging and a modest scratch budget.
+  static bool can_stage_d(const Geometry& g, int nb) {
+    if (!StageD) return false;
+    const size_t len = static_cast<size_t>(g.rows_per_group) * nb * nb;
+    return len <= static_cast<size_t>(max_staged_per_lane) * g.group_lanes() &&
+           len * g.groups_per_team * sizeof(double) <= 32 * 1024;
+  }
+
+  static size_t scratch_bytes(const Geometry& g, int nb, bool prefetch, bool stage_d) {
     const size_t groups = static_cast<size_t>(g.groups_per_team);
-    const size_t r = groups * g.rows_per_group * nb;
+    const size_t r = groups * g.rows_per_group * nb * (stage_d ? 1 + static_cast<size_t>(nb) : 1);
     const size_t part = g.map == LaneMap::rows ? 0 : groups * g.group_lanes();
     const size_t pf = prefetch ? groups * 3 * g.rows_per_group * nb : 0;
     return ScratchD::shmem_size(r) + ScratchF::shmem_size(part + pf) + 64;
@@ -76,23 +91,26 @@ struct SweepFunctor {
     const int rpg = g.rows_per_group;
     const ordinal_t team_row0 = row_begin + static_cast<ordinal_t>(m.league_rank()) * g.rows_per_team();
 
-    ScratchD r_s(m.team_scratch(0), static_cast<size_t>(groups) * r_len());
+    ScratchD r_s(m.team_scratch(0), static_cast<size_t>(groups) * (r_len() + d_len()));
     ScratchF f_s(m.team_scratch(0), static_cast<size_t>(groups) * (part_len() + pf_len()));
     // Views into scratch per group.
     auto r_at = [&](int gi, int q) -> double& { return r_s(gi * r_len() + q); };
+    double* d_s = r_s.data() + static_cast<size_t>(groups) * r_len();
     auto part_at = [&](int gi, int q) -> float& { return f_s(gi * part_len() + q); };
     float* pf_base = f_s.data() + static_cast<size_t>(groups) * part_len();
     auto row_of = [&](int gi, int rr) { return team_row0 + gi * rpg + rr; };
 
     if (stage == Stage::solve_only) {
       phase(m, [&](int gi, int t) {
-        if (t < rpg * n_b) {
-          const ordinal_t row = row_of(gi, t / n_b);
-          if (row < row_end) r_at(gi, t) = v.r_tmp(static_cast<size_t>(row - row_begin) * n_b + t % n_b);
-        }
+        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
+          if (t < rpg * n_b) {
+            const ordinal_t row = row_of(gi, t / n_b);
+            if (row < row_end) r_at(gi, t) = v.r_tmp(static_cast<size_t>(row - row_begin) * n_b + t % n_b);
+          }
+        });
       });
     } else {
-      spmv(m, n_b, nb2, rpg, r_at, part_at, pf_base, row_of);
+      spmv(m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
       if (stage == Stage::spmv_only) {
         phase(m, [&](int gi, int t) {
           if (t < rpg * n_b) {
@@ -103,27 +121,97 @@ struct SweepFunctor {
         return;
       }
     }
-    substitute(m, n_b, nb2, rpg, r_at, row_of);
+    substitute(m, n_b, nb2, rpg, r_at, d_s, row_of);
+  }
+
+  // Runs body() for lane t of group gi with the group's D blocks (contiguous: its rows are
+  // consecutive) loaded into registers before and stored to scratch after, so the D loads
+  // are in flight while body's SpMV loads are: the portable form of an asynchronous copy.
+  template <class Body>
+  KOKKOS_INLINE_FUNCTION void with_staged_d(const int gi, const int t, const ordinal_t first_row, double* d_s,
+                                            const Body& body) const {
+    if (!StageD || !stage_d) {
+      body();
+      return;
+    }
+    const int nb2 = nb() * nb();
+    const int G = g.group_lanes();
+    const long long avail = first_row < row_end ? static_cast<long long>(row_end - first_row) * nb2 : 0;
+    const long long len = static_cast<long long>(d_len()) < avail ? static_cast<long long>(d_len()) : avail;
+    const size_t base = static_cast<size_t>(first_row) * nb2;
+    double regs[max_staged_per_lane];
+    PPSPARSE_UNROLL
+    for (int q = 0; q < max_staged_per_lane; ++q) {
+      const long long e = t + static_cast<long long>(q) * G;
+      if (e < len) regs[q] = v.D(base + e);
+    }
+    body();
+    PPSPARSE_UNROLL
+    for (int q = 0; q < max_staged_per_lane; ++q) {
+      const long long e = t + static_cast<long long>(q) * G;
+      if (e < len) d_s[static_cast<size_t>(gi) * d_len() + e] = regs[q];
+    }
+  }
+
+  // Entry idx of the LU factors of the diagonal block of row rr of group gi.
+  KOKKOS_INLINE_FUNCTION double d_at(const double* d_s, const int gi, const int rr, const ordinal_t row,
+                                     const int idx) const {
+    const int nb2 = nb() * nb();
+    return stage_d ? d_s[static_cast<size_t>(gi) * d_len() + rr * nb2 + idx] : v.D(static_cast<size_t>(row) * nb2 + idx);
+  }
+
+  // Row i of O_row * dQ over the blocks s, s+step, ... of a block row; two blocks per step
+  // so that their ja -> dQ chains overlap.
+  KOKKOS_INLINE_FUNCTION float block_row_dot(const ordinal_t row, const int i, const int s, const int step,
+                                             const int n_b, const int nb2) const {
+    float a0 = 0.0f, a1 = 0.0f;
+    const offset_t kend = v.ia(row + 1);
+    offset_t k = v.ia(row) + s;
+    for (; k + step < kend; k += 2 * step) {
+      const size_t ob0 = static_cast<size_t>(k) * nb2 + i, ob1 = static_cast<size_t>(k + step) * nb2 + i;
+      const size_t xb0 = static_cast<size_t>(v.ja(k)) * n_b, xb1 = static_cast<size_t>(v.ja(k + step)) * n_b;
+      for (int j = 0; j < n_b; ++j) {
+        a0 += v.O(ob0 + static_cast<size_t>(j) * n_b) * v.dq_read(xb0 + j);
+        a1 += v.O(ob1 + static_cast<size_t>(j) * n_b) * v.dq_read(xb1 + j);
+      }
+    }
+    if (k < kend) {
+      const size_t ob = static_cast<size_t>(k) * nb2 + i;
+      const size_t xb = static_cast<size_t>(v.ja(k)) * n_b;
+      for (int j = 0; j < n_b; ++j) a0 += v.O(ob + static_cast<size_t>(j) * n_b) * v.dq_read(xb + j);
+    }
+    return a0 + a1;
   }
 
   template <class RAt, class PartAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv(const member_type& m, const int n_b, const int nb2, const int rpg, const RAt& r_at,
-                                   const PartAt& part_at, float* pf_base, const RowOf& row_of) const {
+                                   const PartAt& part_at, float* pf_base, double* d_s, const RowOf& row_of) const {
     if (g.map == LaneMap::entry) {
       // Lanes on the entries of `slots` consecutive blocks: one coalesced load per lane per step.
       const int slots = g.slots;
-      phase(m, [&](int gi, int t) {
+      phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
         const ordinal_t row = row_of(gi, 0);
         float acc = 0.0f;
         const int s = t / nb2, e = t - s * nb2;
         if (row < row_end && s < slots) {
           const int j = e / n_b;
           const offset_t kend = v.ia(row + 1);
-          for (offset_t k = v.ia(row) + s; k < kend; k += slots)
+          // Four independent blocks per step keep several loads in flight per lane.
+          float a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+          offset_t k = v.ia(row) + s;
+          for (; k + 3 * slots < kend; k += 4 * slots) {
+            const ordinal_t c0 = v.ja(k), c1 = v.ja(k + slots), c2 = v.ja(k + 2 * slots), c3 = v.ja(k + 3 * slots);
+            acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(c0) * n_b + j);
+            a1 += v.O(static_cast<size_t>(k + slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c1) * n_b + j);
+            a2 += v.O(static_cast<size_t>(k + 2 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c2) * n_b + j);
+            a3 += v.O(static_cast<size_t>(k + 3 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c3) * n_b + j);
+          }
+          for (; k < kend; k += slots)
             acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + j);
+          acc += (a1 + a2) + a3;
         }
         part_at(gi, t) = acc;
-      });
+      }); });
       phase(m, [&](int gi, int t) {
         const ordinal_t row = row_of(gi, 0);
         if (t < n_b && row < row_end) {
@@ -136,20 +224,13 @@ struct SweepFunctor {
     } else if (g.map == LaneMap::block_row) {
       // Lanes on the rows of `slots` blocks; each lane sweeps its block row's columns.
       const int slots = g.slots, lps = g.lanes_per_slot;
-      phase(m, [&](int gi, int t) {
+      phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
         const ordinal_t row = row_of(gi, 0);
         const int s = t / lps, i = t - s * lps;
         if (row < row_end && i < n_b) {
-          float acc = 0.0f;
-          const offset_t kend = v.ia(row + 1);
-          for (offset_t k = v.ia(row) + s; k < kend; k += slots) {
-            const size_t ob = static_cast<size_t>(k) * nb2 + i;
-            const size_t xb = static_cast<size_t>(v.ja(k)) * n_b;
-            for (int j = 0; j < n_b; ++j) acc += v.O(ob + static_cast<size_t>(j) * n_b) * v.dq_read(xb + j);
-          }
-          part_at(gi, s * n_b + i) = acc;
+          part_at(gi, s * n_b + i) = block_row_dot(row, i, s, slots, n_b, nb2);
         }
-      });
+      }); });
       phase(m, [&](int gi, int t) {
         const ordinal_t row = row_of(gi, 0);
         if (t < n_b && row < row_end) {
@@ -160,22 +241,15 @@ struct SweepFunctor {
       });
     } else if (!prefetch) {
       // rows_per_warp (seed 000, fig. 7): nb consecutive lanes own one block row; no reduction.
-      phase(m, [&](int gi, int t) {
+      phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
         const int rr = t / n_b, i = t - rr * n_b;
         const ordinal_t row = row_of(gi, rr);
         if (rr < rpg && row < row_end) {
-          float acc = 0.0f;
-          const offset_t kend = v.ia(row + 1);
-          for (offset_t k = v.ia(row); k < kend; ++k) {
-            const size_t ob = static_cast<size_t>(k) * nb2 + i;
-            const size_t xb = static_cast<size_t>(v.ja(k)) * n_b;
-            for (int j = 0; j < n_b; ++j) acc += v.O(ob + static_cast<size_t>(j) * n_b) * v.dq_read(xb + j);
-          }
-          r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - acc;
+          r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - block_row_dot(row, i, 0, 1, n_b, nb2);
         }
-      });
+      }); });
     } else {
-      spmv_prefetch(m, n_b, nb2, rpg, r_at, pf_base, row_of);
+      spmv_prefetch(m, n_b, nb2, rpg, r_at, pf_base, d_s, row_of);
     }
   }
 
@@ -183,7 +257,7 @@ struct SweepFunctor {
   // lanes multiply block s with buffer s%2, they load dQ of block s+1 into the other buffer.
   template <class RAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv_prefetch(const member_type& m, const int n_b, const int nb2, const int rpg,
-                                            const RAt& r_at, float* pf_base, const RowOf& row_of) const {
+                                            const RAt& r_at, float* pf_base, double* d_s, const RowOf& row_of) const {
     const int len = 3 * rpg * n_b;
     auto buf = [&](int gi, int which) { return pf_base + static_cast<size_t>(gi) * len + which * rpg * n_b; };
     auto acc_at = [&](int gi, int t) -> float& { return pf_base[static_cast<size_t>(gi) * len + 2 * rpg * n_b + t]; };
@@ -197,7 +271,7 @@ struct SweepFunctor {
           mx = l > mx ? l : mx;
         },
         Kokkos::Max<int>(steps));
-    phase(m, [&](int gi, int t) {
+    phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
       const int rr = t / n_b, i = t - rr * n_b;
       const ordinal_t row = row_of(gi, rr);
       if (rr < rpg) {
@@ -205,7 +279,7 @@ struct SweepFunctor {
         if (row < row_end && v.ia(row + 1) > v.ia(row))
           buf(gi, 0)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(v.ia(row))) * n_b + i);
       }
-    });
+    }); });
     for (int s = 0; s < steps; ++s) {
       phase(m, [&](int gi, int t) {
         const int rr = t / n_b, i = t - rr * n_b;
@@ -234,13 +308,13 @@ struct SweepFunctor {
   // Forward (unit L) and backward (U) substitution, one lane per (block row, entry).
   template <class RAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void substitute(const member_type& m, const int n_b, const int nb2, const int rpg,
-                                         const RAt& r_at, const RowOf& row_of) const {
+                                         const RAt& r_at, const double* d_s, const RowOf& row_of) const {
     for (int j = 0; j + 1 < n_b; ++j) {
       phase(m, [&](int gi, int t) {
         const int rr = t / n_b, i = t - rr * n_b;
         const ordinal_t row = row_of(gi, rr);
         if (rr < rpg && row < row_end && i > j)
-          r_at(gi, t) -= v.D(static_cast<size_t>(row) * nb2 + j * n_b + i) * r_at(gi, rr * n_b + j);
+          r_at(gi, t) -= d_at(d_s, gi, rr, row, j * n_b + i) * r_at(gi, rr * n_b + j);
       });
     }
     for (int j = n_b - 1; j > 0; --j) {
@@ -248,8 +322,7 @@ struct SweepFunctor {
         const int rr = t / n_b, i = t - rr * n_b;
         const ordinal_t row = row_of(gi, rr);
         if (rr < rpg && row < row_end && i < j) {
-          const size_t db = static_cast<size_t>(row) * nb2 + static_cast<size_t>(j) * n_b;
-          r_at(gi, t) -= v.D(db + i) * (r_at(gi, rr * n_b + j) / v.D(db + j));
+          r_at(gi, t) -= d_at(d_s, gi, rr, row, j * n_b + i) * (r_at(gi, rr * n_b + j) / d_at(d_s, gi, rr, row, j * n_b + j));
         }
       });
     }
@@ -258,7 +331,7 @@ struct SweepFunctor {
       const ordinal_t row = row_of(gi, rr);
       if (rr < rpg && row < row_end)
         v.dq(static_cast<size_t>(row) * n_b + i) =
-            static_cast<float>(r_at(gi, t) / v.D(static_cast<size_t>(row) * nb2 + static_cast<size_t>(i) * n_b + i));
+            static_cast<float>(r_at(gi, t) / d_at(d_s, gi, rr, row, i * n_b + i));
     });
   }
 };
