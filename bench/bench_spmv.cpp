@@ -1,0 +1,298 @@
+// SpMV benchmark: the ppsparse kernels (csr_v1, csr_v2, csr_coop with the fixed rule and
+// tuned, sell) against Kokkos Kernels (native and default) and the vendor library (CSR and
+// sliced ELL), in FP64 and FP32, on the shared real matrices and on generated large ones.
+//
+// Names: spmv/<matrix>/<fp64|fp32>/<algorithm>. Each product is y = A x (alpha 1, beta 0),
+// timed with fences around one call (manual time); --reps repetitions, median reported.
+// Counters: gbs (CSR bytes model / time), pct_copy (of the copy bandwidth measured in this
+// run, see copy/...), kernel_gbs (bytes of the kernel's own format), gflops, setup_ms
+// (plan / conversion / tuning-free setup), setup_spmvs (setup time in units of one product),
+// err (error ratio against the FP64 reference; results above 1 are refused).
+// See bench/common/bench_config.hpp for the flags; tools/spmv_report.py for the table.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <random>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/spmv/kokkos_kernels_spmv.hpp>
+#include <ppsparse/spmv/reference.hpp>
+#include <ppsparse/spmv/spmv.hpp>
+#include <ppsparse/spmv/vendor_spmv.hpp>
+
+#include "common/bench_config.hpp"
+#include "common/copy_bandwidth.hpp"
+#include "common/counters.hpp"
+#include "common/matrix_suite.hpp"
+
+namespace ppsparse::bench {
+namespace {
+
+using Exec = DefaultExecSpace;
+using Mem = DefaultMemSpace;
+
+const std::vector<std::string>& algorithm_names() {
+  static const std::vector<std::string> names{"csr_v1",    "csr_v2",     "csr_coop",   "csr_coop_tuned", "sell",
+                                              "kk_native", "kk_default", "vendor_csr", "vendor_sell"};
+  return names;
+}
+
+// One matrix in both precisions, with x, y and the FP64 references of y = A x.
+template <class S>
+struct Prepared {
+  CsrMatrix<S, Mem> a;
+  Kokkos::View<S*, Mem> x, y;
+  spmv::SpmvReference reference;
+};
+
+class MatrixCache {
+ public:
+  // Views must be released before Kokkos::finalize.
+  void clear() {
+    runner_.reset();
+    runner_key_.clear();
+    p64_.reset();
+    p32_.reset();
+    host_ = CsrMatrix<double, HostSpace>();
+    name_.clear();
+  }
+  template <class S>
+  const Prepared<S>& get(const MatrixSpec& spec) {
+    if (spec.name != name_) {
+      runner_.reset();
+      runner_key_.clear();
+      p64_.reset();
+      p32_.reset();
+      host_ = spec.make();
+      name_ = spec.name;
+      std::cerr << "# matrix " << name_ << ": " << host_.nrows << " x " << host_.ncols << ", " << host_.nnz()
+                << " entries (" << spec.description << ")\n";
+    }
+    auto& slot = slot_for<S>();
+    if (!slot) slot = prepare<S>();
+    return *slot;
+  }
+
+ private:
+  template <class S>
+  std::optional<Prepared<S>>& slot_for() {
+    if constexpr (std::is_same_v<S, double>)
+      return p64_;
+    else
+      return p32_;
+  }
+  template <class S>
+  Prepared<S> prepare() const {
+    Prepared<S> p;
+    const auto h = convert_values<S>(host_);
+    p.a = copy_to<Mem>(h);
+    std::mt19937_64 rng(12345);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> x(static_cast<size_t>(h.ncols));
+    auto xh = Kokkos::View<S*, HostSpace>("x", x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      xh(i) = static_cast<S>(u(rng));
+      x[i] = static_cast<double>(xh(i));
+    }
+    p.x = Kokkos::View<S*, Mem>("x", x.size());
+    Kokkos::deep_copy(p.x, xh);
+    p.y = Kokkos::View<S*, Mem>("y", static_cast<size_t>(h.nrows));
+    p.reference = spmv::reference_spmv(1.0, h, x, 0.0, {});
+    return p;
+  }
+
+  std::string name_;
+  CsrMatrix<double, HostSpace> host_;
+
+ public:
+  // The product under test is kept across the repetitions of one benchmark, so that its
+  // setup (plans, conversions, tuning) is paid once, as in a solver.
+  std::string runner_key_;
+  std::shared_ptr<void> runner_;
+
+ private:
+  std::optional<Prepared<double>> p64_;
+  std::optional<Prepared<float>> p32_;
+};
+
+MatrixCache& cache() {
+  static MatrixCache c;
+  return c;
+}
+
+// A product under test behind one interface.
+template <class S>
+struct Runner {
+  virtual ~Runner() = default;
+  virtual void apply(const Kokkos::View<S*, Mem>& x, const Kokkos::View<S*, Mem>& y) = 0;
+  virtual std::string describe() const = 0;
+  spmv::SpmvTraffic traffic;
+  double setup_seconds = 0;
+};
+
+template <class S>
+struct OperatorRunner : Runner<S> {
+  spmv::SpmvOperator<Exec, S, Mem> op;
+  OperatorRunner(spmv::SpmvAlgorithm alg, const CsrMatrix<S, Mem>& a, const spmv::SpmvOptions& o)
+      : op(alg, a, o) {
+    this->traffic = op.traffic(false);
+    this->setup_seconds = op.setup_seconds();
+  }
+  void apply(const Kokkos::View<S*, Mem>& x, const Kokkos::View<S*, Mem>& y) override { op.apply(S(1), x, S(0), y); }
+  std::string describe() const override { return op.describe(); }
+};
+
+template <class S>
+struct KokkosKernelsRunner : Runner<S> {
+  spmv::KokkosKernelsSpmv<Exec, S, Mem> kk;
+  KokkosKernelsRunner(const CsrMatrix<S, Mem>& a, spmv::KkSpmvMode mode) : kk(a, mode) {
+    this->traffic = spmv::csr_traffic<S>(a.nrows, a.ncols, a.nnz(), false);
+  }
+  void apply(const Kokkos::View<S*, Mem>& x, const Kokkos::View<S*, Mem>& y) override { kk.apply(S(1), x, S(0), y); }
+  std::string describe() const override { return kk.name(kk.mode()); }
+};
+
+template <class S>
+struct VendorRunner : Runner<S> {
+  spmv::VendorSpmv<S> v;
+  VendorRunner(const CsrMatrix<S, Mem>& a, spmv::VendorFormat f) {
+    v.setup(a, f);
+    this->setup_seconds = v.setup_seconds();
+    this->traffic = spmv::csr_traffic<S>(a.nrows, a.ncols, a.nnz(), false);
+    if (f == spmv::VendorFormat::sell)
+      this->traffic.kernel_bytes = this->traffic.model_bytes + static_cast<double>(v.stored_entries() - a.nnz()) *
+                                                                   (sizeof(S) + sizeof(ordinal_t));
+  }
+  void apply(const Kokkos::View<S*, Mem>& x, const Kokkos::View<S*, Mem>& y) override { v.apply(S(1), x, S(0), y); }
+  std::string describe() const override { return v.name(); }
+};
+
+template <class S>
+std::unique_ptr<Runner<S>> make_runner(const std::string& algo, const CsrMatrix<S, Mem>& a) {
+  spmv::SpmvOptions o;
+  if (algo == "csr_v1") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_v1, a, o);
+  if (algo == "csr_v2") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_v2, a, o);
+  if (algo == "csr_coop") {
+    o.coop_autotune = false;
+    return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_coop, a, o);
+  }
+  if (algo == "csr_coop_tuned") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_coop, a, o);
+  if (algo == "sell") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::sell, a, o);
+  if (algo == "kk_native") return std::make_unique<KokkosKernelsRunner<S>>(a, spmv::KkSpmvMode::native);
+  if (algo == "kk_default") return std::make_unique<KokkosKernelsRunner<S>>(a, spmv::KkSpmvMode::default_algorithm);
+  if (algo == "vendor_csr") return std::make_unique<VendorRunner<S>>(a, spmv::VendorFormat::csr);
+  if (algo == "vendor_sell") return std::make_unique<VendorRunner<S>>(a, spmv::VendorFormat::sell);
+  throw InvalidArgument("bench_spmv: unknown algorithm '" + algo + "'");
+}
+
+
+template <class S>
+void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::string& algo) {
+  const bool vendor = algo.rfind("vendor_", 0) == 0;
+  if (vendor && !spmv::VendorSpmv<S>::available()) {
+    state.SkipWithError("no vendor sparse library on this backend");
+    return;
+  }
+  if (algo == "vendor_sell" && !spmv::VendorSpmv<S>::supports(spmv::VendorFormat::sell)) {
+    state.SkipWithError("the vendor library offers no sliced ELL here");
+    return;
+  }
+  try {
+    const Prepared<S>& p = cache().get<S>(spec);
+    const std::string key = spec.name + "/" + (std::is_same_v<S, double> ? "fp64" : "fp32") + "/" + algo;
+    if (cache().runner_key_ != key) {
+      cache().runner_.reset();
+      std::shared_ptr<Runner<S>> fresh = make_runner<S>(algo, p.a);
+      // The tuned variant settles its parameters first (the calls a solver's first iterations make).
+      if (algo == "csr_coop_tuned") {
+        auto* op = &static_cast<OperatorRunner<S>*>(fresh.get())->op;
+        for (int i = 0; i < 500 && op->tuner() && !op->tuner()->done(); ++i) fresh->apply(p.x, p.y);
+      }
+      cache().runner_ = fresh;
+      cache().runner_key_ = key;
+    }
+    Runner<S>* runner = static_cast<Runner<S>*>(cache().runner_.get());
+    // Verify once against the FP64 reference.
+    Kokkos::deep_copy(p.y, std::numeric_limits<S>::quiet_NaN());
+    runner->apply(p.x, p.y);
+    Kokkos::fence();
+    const auto yh = Kokkos::create_mirror_view_and_copy(HostSpace(), p.y);
+    const double err =
+        spmv::max_error_ratio(std::vector<S>(yh.data(), yh.data() + yh.extent(0)), p.reference, spmv::default_tolerance<S>());
+    if (!(err <= 1.0)) {
+      state.SkipWithError(("wrong result: error ratio " + std::to_string(err) + " against the FP64 reference").c_str());
+      return;
+    }
+    std::vector<double> times;
+    for (auto _ : state) {
+      Kokkos::fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      runner->apply(p.x, p.y);
+      Kokkos::fence();
+      const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      state.SetIterationTime(dt);
+      times.push_back(dt);
+    }
+    double mean = 0;
+    for (double t : times) mean += t;
+    mean /= std::max<size_t>(1, times.size());
+    set_bandwidth_counters(state, runner->traffic.model_bytes, runner->traffic.kernel_bytes, runner->traffic.flops, mean);
+    state.counters["setup_ms"] = 1e3 * runner->setup_seconds;
+    state.counters["setup_spmvs"] = mean > 0 ? runner->setup_seconds / mean : 0.0;
+    state.counters["err"] = err;
+    state.counters["nrows"] = p.a.nrows;
+    state.counters["nnz"] = static_cast<double>(p.a.nnz());
+    state.counters["model_bytes"] = runner->traffic.model_bytes;
+    state.SetLabel(runner->describe());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void register_spmv_benchmarks(const BenchConfig& config) {
+  std::vector<MatrixSpec> specs = shared_matrix_suite(config.shared_dir);
+  for (auto& s : large_matrix_suite(config.matrix_mb, config.seed)) specs.push_back(std::move(s));
+  for (const MatrixSpec& spec : specs) {
+    for (const char* prec : {"fp64", "fp32"}) {
+      for (const std::string& algo : algorithm_names()) {
+        const std::string name = "spmv/" + spec.name + "/" + prec + "/" + algo;
+        auto* b = std::string(prec) == "fp64"
+                      ? benchmark::RegisterBenchmark(name.c_str(),
+                                                     [spec, algo](benchmark::State& st) { bench_spmv<double>(st, spec, algo); })
+                      : benchmark::RegisterBenchmark(name.c_str(),
+                                                     [spec, algo](benchmark::State& st) { bench_spmv<float>(st, spec, algo); });
+        b->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Repetitions(config.reps)
+            ->MinTime(config.min_time)
+            ->DisplayAggregatesOnly(true);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ppsparse::bench
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    const auto config = ppsparse::bench::parse_bench_config(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    const double copy = ppsparse::bench::register_copy_benchmark(config);
+    std::cerr << "# bench_spmv: " << ppsparse::bench::describe(config) << "; copy bandwidth " << copy << " GB/s\n";
+    ppsparse::bench::register_spmv_benchmarks(config);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    ppsparse::bench::cache().clear();
+  } catch (const std::exception& e) {
+    std::cerr << "bench_spmv: " << e.what() << "\n";
+    ppsparse::bench::cache().clear();
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,78 @@
+#include "common/bench_config.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/kokkos_compat.hpp>
+
+namespace ppsparse::bench {
+namespace {
+
+double parse_number(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0))
+    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not a nonnegative number");
+  return v;
+}
+
+}  // namespace
+
+BenchConfig parse_bench_config(int& argc, char** argv) {
+  BenchConfig c;
+  c.gpu = compat::is_gpu_space<Kokkos::DefaultExecutionSpace>();
+  c.matrix_mb = c.gpu ? 512 : 24;
+  c.copy_mb = c.gpu ? 2048 : 256;
+  c.shared_dir = PPSPARSE_BENCH_SHARED_DIR;
+  struct Setting {
+    const char* flag;
+    const char* env;
+    std::string value;
+    bool set;
+  };
+  std::vector<Setting> s{{"--matrix_mb", "PPSPARSE_BENCH_MATRIX_MB", "", false},
+                         {"--copy_mb", "PPSPARSE_BENCH_COPY_MB", "", false},
+                         {"--reps", "PPSPARSE_BENCH_REPS", "", false},
+                         {"--min_time", "PPSPARSE_BENCH_MIN_TIME", "", false},
+                         {"--shared_dir", "PPSPARSE_SHARED_DIR", "", false},
+                         {"--seed", "PPSPARSE_BENCH_SEED", "", false}};
+  for (auto& e : s)
+    if (const char* v = std::getenv(e.env)) {
+      e.value = v;
+      e.set = true;
+    }
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    bool consumed = false;
+    for (auto& e : s) {
+      const std::string prefix = std::string(e.flag) + "=";
+      if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
+        e.value = argv[i] + prefix.size();
+        e.set = true;
+        consumed = true;
+      }
+    }
+    if (!consumed) argv[kept++] = argv[i];
+  }
+  argc = kept;
+  if (s[0].set) c.matrix_mb = parse_number(s[0].flag, s[0].value);
+  if (s[1].set) c.copy_mb = parse_number(s[1].flag, s[1].value);
+  if (s[2].set) c.reps = static_cast<int>(parse_number(s[2].flag, s[2].value));
+  if (s[3].set) c.min_time = parse_number(s[3].flag, s[3].value);
+  if (s[4].set) c.shared_dir = s[4].value;
+  if (s[5].set) c.seed = static_cast<std::uint64_t>(parse_number(s[5].flag, s[5].value));
+  if (c.reps < 1) throw InvalidArgument("benchmark flag --reps: must be >= 1");
+  if (c.matrix_mb <= 0) throw InvalidArgument("benchmark flag --matrix_mb: must be > 0");
+  if (c.copy_mb <= 0) throw InvalidArgument("benchmark flag --copy_mb: must be > 0");
+  return c;
+}
+
+std::string describe(const BenchConfig& c) {
+  return std::string("backend ") + compat::default_backend_name() + ", matrix_mb " + std::to_string(c.matrix_mb) +
+         ", copy_mb " + std::to_string(c.copy_mb) + ", reps " + std::to_string(c.reps) + ", min_time " +
+         std::to_string(c.min_time) + ", seed " + std::to_string(c.seed) + ", shared_dir '" + c.shared_dir + "'";
+}
+
+}  // namespace ppsparse::bench

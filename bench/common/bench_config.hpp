@@ -1,0 +1,35 @@
+#pragma once
+// Command-line and environment settings shared by the benchmark programs. Each flag may
+// also be set by an environment variable (flag wins):
+//   --matrix_mb=X   PPSPARSE_BENCH_MATRIX_MB  footprint of each generated large matrix in
+//                   MiB (FP64 CSR); default 512 on GPUs (10x a 50 MB L2), 24 on CPUs
+//   --copy_mb=X     PPSPARSE_BENCH_COPY_MB    total bytes of the copy-bandwidth views in MiB
+//                   (source + destination); default 2048 on GPUs, 256 on CPUs
+//   --reps=N        PPSPARSE_BENCH_REPS       Google Benchmark repetitions (median reported); 5
+//   --min_time=S    PPSPARSE_BENCH_MIN_TIME   minimum seconds per repetition; 0.1
+//   --shared_dir=P  PPSPARSE_SHARED_DIR       directory holding matrices/*.mtx ("" disables)
+//   --seed=N        PPSPARSE_BENCH_SEED       seed of the generated matrices; 2024
+// Google Benchmark's own flags (--benchmark_filter, --benchmark_out, ...) pass through.
+#include <cstdint>
+#include <string>
+
+namespace ppsparse::bench {
+
+struct BenchConfig {
+  double matrix_mb = 0;
+  double copy_mb = 0;
+  int reps = 5;
+  double min_time = 0.1;
+  std::string shared_dir;
+  std::uint64_t seed = 2024;
+  bool gpu = false;
+};
+
+// Reads the flags above and removes them from argv (Kokkos' own flags must already have
+// been consumed by Kokkos::initialize). Throws ppsparse::InvalidArgument on a malformed value.
+BenchConfig parse_bench_config(int& argc, char** argv);
+
+// One line describing the configuration, for stderr.
+std::string describe(const BenchConfig& config);
+
+}  // namespace ppsparse::bench

@@ -1,0 +1,79 @@
+#pragma once
+// Run-time tuning of csr_coop's parameters over repeated products with one matrix
+// (Reguly & Giles, section 6). The tuner does not run kernels itself: the caller runs
+// candidate(), measures it and passes the time to record(). SpmvOperator does this with
+// Kokkos fences around a steady_clock reading (or an injected clock, for tests).
+//
+// Search: a coordinate search from the start point (the fixed rule). Axes, in order:
+//   coop   doubled first (the paper's step 2), halved if that does not help;
+//   repeat halved first (the paper's step 1: twice the teams), doubled otherwise;
+//   block  next larger size of the search space first, smaller otherwise.
+// Along an axis the tuner keeps stepping while each step improves the best median time by
+// more than min_gain, then moves to the next axis; a sweep over all axes repeats while it
+// improved something, up to max_steps measured candidates. Each candidate is measured
+// `samples` times and judged on the median, so one slow outlier cannot decide. The best
+// candidate so far is always kept: a regression is never adopted, and after the search
+// candidate() is the best one measured (never worse than the start, in measured medians).
+#include <utility>
+#include <vector>
+
+#include <ppsparse/spmv/csr_coop.hpp>
+
+namespace ppsparse::spmv {
+
+struct CoopTunerOptions {
+  int samples = 3;         // runs per candidate; the median decides (>= 1)
+  int max_steps = 16;      // candidates measured at most, the start included (>= 1)
+  double min_gain = 0.005; // relative improvement a step must make to be adopted (>= 0)
+};
+
+class CoopTuner {
+ public:
+  // InvalidArgument if start is not a point of `space` (coop a power of two <= max_coop,
+  // block_size one of space.block_sizes and a multiple of coop, repeat >= 1), or the
+  // options are out of range.
+  CoopTuner(const CoopParams& start, const CoopSearchSpace& space, const CoopTunerOptions& options = {});
+
+  // The parameters the next product should use: the candidate under measurement while
+  // tuning, the best one once done().
+  const CoopParams& candidate() const { return done_ ? best_ : current_; }
+  // Time in seconds of one product run with candidate(). Ignored once done().
+  // InvalidArgument if seconds is negative or not finite.
+  void record(double seconds);
+
+  bool done() const { return done_; }
+  const CoopParams& best() const { return best_; }
+  double best_seconds() const { return best_seconds_; }  // median of the best; +inf before the first
+  const CoopParams& start() const { return start_; }
+  double start_seconds() const { return start_seconds_; }
+  int steps() const { return static_cast<int>(measured_.size()); }  // candidates measured so far
+  int calls() const { return calls_; }                               // record() calls that counted
+  // Every measured candidate with its median time, in measurement order.
+  const std::vector<std::pair<CoopParams, double>>& history() const { return measured_; }
+
+ private:
+  struct Point {
+    int coop_idx, repeat_idx, block_idx;
+  };
+  CoopParams params_of(const Point& p) const;
+  bool valid(const Point& p) const;
+  const double* lookup(const CoopParams& p) const;
+  void choose_next();  // sets current_ to the next candidate to measure, or done_
+
+  CoopTunerOptions options_;
+  std::vector<int> coops_, repeats_, blocks_;
+  CoopParams start_, best_, current_;
+  Point best_point_{}, current_point_{};
+  double best_seconds_, start_seconds_;
+  std::vector<double> samples_;
+  std::vector<std::pair<CoopParams, double>> measured_;
+  int calls_ = 0;
+  bool done_ = false;
+  // Coordinate-search state.
+  std::vector<int> axes_;  // 0 coop, 1 repeat, 2 block: the axes with more than one value
+  size_t axis_pos_ = 0;
+  int direction_ = 0;
+  bool tried_reverse_ = false, moved_on_axis_ = false, improved_in_sweep_ = false;
+};
+
+}  // namespace ppsparse::spmv

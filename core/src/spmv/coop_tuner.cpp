@@ -1,0 +1,159 @@
+#include <ppsparse/spmv/coop_tuner.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::spmv {
+namespace {
+
+// Sorted, deduplicated list with v in it; returns v's index.
+int insert_value(std::vector<int>& list, int v) {
+  auto it = std::lower_bound(list.begin(), list.end(), v);
+  if (it == list.end() || *it != v) it = list.insert(it, v);
+  return static_cast<int>(it - list.begin());
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, const CoopTunerOptions& options)
+    : options_(options),
+      start_(start),
+      best_(start),
+      current_(start),
+      best_seconds_(std::numeric_limits<double>::infinity()),
+      start_seconds_(std::numeric_limits<double>::infinity()) {
+  const std::string who = "CoopTuner";
+  if (options.samples < 1) throw InvalidArgument(who + ": samples = " + std::to_string(options.samples) + " must be >= 1");
+  if (options.max_steps < 1)
+    throw InvalidArgument(who + ": max_steps = " + std::to_string(options.max_steps) + " must be >= 1");
+  if (!(options.min_gain >= 0.0 && options.min_gain < 1.0))
+    throw InvalidArgument(who + ": min_gain = " + std::to_string(options.min_gain) + " must be in [0, 1)");
+  if (space.max_coop < 1 || space.max_repeat < 1 || space.block_sizes.empty())
+    throw InvalidArgument(who + ": empty search space");
+  check_coop_params(start, space.max_coop, who + " start");
+  if (std::find(space.block_sizes.begin(), space.block_sizes.end(), start.block_size) == space.block_sizes.end())
+    throw InvalidArgument(who + ": start block_size = " + std::to_string(start.block_size) +
+                          " is not one of the search space's block sizes");
+  for (int c = 1; c <= space.max_coop; c *= 2) coops_.push_back(c);
+  for (int r = 1; r <= space.max_repeat; r *= 2) repeats_.push_back(r);
+  blocks_ = space.block_sizes;
+  std::sort(blocks_.begin(), blocks_.end());
+  blocks_.erase(std::unique(blocks_.begin(), blocks_.end()), blocks_.end());
+  // The start is a point of the grid even when its repeat is not a power of two.
+  current_point_ = Point{insert_value(coops_, start.coop), insert_value(repeats_, start.repeat),
+                         insert_value(blocks_, start.block_size)};
+  best_point_ = current_point_;
+  if (coops_.size() > 1) axes_.push_back(0);
+  if (repeats_.size() > 1) axes_.push_back(1);
+  if (blocks_.size() > 1) axes_.push_back(2);
+}
+
+CoopParams CoopTuner::params_of(const Point& p) const {
+  return CoopParams{coops_[p.coop_idx], repeats_[p.repeat_idx], blocks_[p.block_idx]};
+}
+
+bool CoopTuner::valid(const Point& p) const {
+  if (p.coop_idx < 0 || p.coop_idx >= static_cast<int>(coops_.size())) return false;
+  if (p.repeat_idx < 0 || p.repeat_idx >= static_cast<int>(repeats_.size())) return false;
+  if (p.block_idx < 0 || p.block_idx >= static_cast<int>(blocks_.size())) return false;
+  const int c = coops_[p.coop_idx], b = blocks_[p.block_idx];
+  return b >= c && b % c == 0;
+}
+
+const double* CoopTuner::lookup(const CoopParams& p) const {
+  for (const auto& m : measured_)
+    if (m.first == p) return &m.second;
+  return nullptr;
+}
+
+void CoopTuner::record(double seconds) {
+  if (done_) return;
+  if (!(seconds >= 0.0) || !std::isfinite(seconds))
+    throw InvalidArgument("CoopTuner::record: time " + std::to_string(seconds) + " s is not a finite nonnegative number");
+  ++calls_;
+  samples_.push_back(seconds);
+  if (static_cast<int>(samples_.size()) < options_.samples) return;
+  const double t = median_of(samples_);
+  samples_.clear();
+  measured_.emplace_back(current_, t);
+  if (measured_.size() == 1) {
+    best_seconds_ = start_seconds_ = t;
+  } else if (t < best_seconds_ * (1.0 - options_.min_gain)) {
+    best_ = current_;
+    best_point_ = current_point_;
+    best_seconds_ = t;
+    moved_on_axis_ = true;
+    improved_in_sweep_ = true;
+  } else {
+    // Not better: the step in this direction failed.
+    if (!moved_on_axis_ && !tried_reverse_) {
+      direction_ = -direction_;
+      tried_reverse_ = true;
+    } else {
+      ++axis_pos_;
+      direction_ = 0;
+    }
+  }
+  choose_next();
+}
+
+void CoopTuner::choose_next() {
+  // Walks the coordinate search until it finds a point not yet measured, or ends.
+  while (true) {
+    if (static_cast<int>(measured_.size()) >= options_.max_steps) break;
+    if (axis_pos_ >= axes_.size()) {
+      if (!improved_in_sweep_) break;
+      axis_pos_ = 0;
+      direction_ = 0;
+      improved_in_sweep_ = false;
+    }
+    const int axis = axes_.empty() ? -1 : axes_[axis_pos_];
+    if (axis < 0) break;
+    if (direction_ == 0) {
+      // A fresh axis: the paper's first moves are "double coop", "halve repeat", "larger block".
+      direction_ = axis == 1 ? -1 : +1;
+      tried_reverse_ = false;
+      moved_on_axis_ = false;
+    }
+    Point next = best_point_;
+    if (axis == 0) next.coop_idx += direction_;
+    if (axis == 1) next.repeat_idx += direction_;
+    if (axis == 2) next.block_idx += direction_;
+    // A coop step keeps the block size when valid, else moves to the nearest valid one.
+    if (axis == 0 && next.coop_idx >= 0 && next.coop_idx < static_cast<int>(coops_.size()) && !valid(next)) {
+      int bi = -1;
+      for (int b = 0; b < static_cast<int>(blocks_.size()); ++b)
+        if (valid(Point{next.coop_idx, next.repeat_idx, b}) &&
+            (bi < 0 || std::abs(blocks_[b] - blocks_[next.block_idx]) < std::abs(blocks_[bi] - blocks_[next.block_idx])))
+          bi = b;
+      if (bi >= 0) next.block_idx = bi;
+    }
+    if (valid(next) && lookup(params_of(next)) == nullptr) {
+      current_point_ = next;
+      current_ = params_of(next);
+      return;
+    }
+    // Out of range, or measured already (hence not better than the best): a failed step.
+    if (!moved_on_axis_ && !tried_reverse_) {
+      direction_ = -direction_;
+      tried_reverse_ = true;
+    } else {
+      ++axis_pos_;
+      direction_ = 0;
+    }
+  }
+  done_ = true;
+  current_ = best_;
+  current_point_ = best_point_;
+}
+
+}  // namespace ppsparse::spmv

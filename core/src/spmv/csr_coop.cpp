@@ -1,0 +1,123 @@
+#include <ppsparse/spmv/csr_coop.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernel_common.hpp"
+
+namespace ppsparse::spmv {
+
+std::string CoopParams::to_string() const {
+  return "coop=" + std::to_string(coop) + " repeat=" + std::to_string(repeat) + " block=" + std::to_string(block_size);
+}
+
+CoopParams coop_fixed_rule(ordinal_t nrows, offset_t nnz, int vector_width, int concurrency, bool gpu,
+                           int max_repeat) {
+  CoopParams p;
+  const double avg = nrows > 0 ? static_cast<double>(nnz) / static_cast<double>(nrows) : 0.0;
+  p.coop = std::min(detail::next_power_of_two(std::sqrt(avg)), std::max(1, vector_width));
+  p.block_size = gpu ? std::max(128, p.coop) : p.coop;
+  const long long groups = p.block_size / p.coop;
+  const long long min_teams = std::max<long long>(1, 4LL * std::max(1, concurrency) / p.block_size);
+  p.repeat = 1;
+  while (p.repeat * 2 <= max_repeat) {
+    const long long rows_per_team = groups * p.repeat * 2;
+    const long long teams = (static_cast<long long>(nrows) + rows_per_team - 1) / rows_per_team;
+    if (teams < min_teams) break;
+    p.repeat *= 2;
+  }
+  return p;
+}
+
+void check_coop_params(const CoopParams& p, int vector_width, const std::string& who) {
+  if (!detail::is_power_of_two(p.coop) || p.coop > vector_width)
+    throw InvalidArgument(who + ": coop = " + std::to_string(p.coop) + " must be a power of two in [1, " +
+                          std::to_string(vector_width) + "] (the vector width of this execution space)");
+  if (p.repeat < 1) throw InvalidArgument(who + ": repeat = " + std::to_string(p.repeat) + " must be >= 1");
+  if (p.block_size < p.coop || p.block_size % p.coop != 0)
+    throw InvalidArgument(who + ": block_size = " + std::to_string(p.block_size) +
+                          " must be a positive multiple of coop = " + std::to_string(p.coop));
+}
+
+template <class ExecSpace>
+CoopSearchSpace coop_search_space(const ExecSpace&) {
+  CoopSearchSpace s;
+  s.max_coop = compat::vector_width_for<ExecSpace>();
+  if (compat::is_gpu_space<ExecSpace>())
+    s.block_sizes = {64, 96, 128, 192, 256, 384, 512};
+  else
+    s.block_sizes = {1};
+  s.max_repeat = 64;
+  return s;
+}
+
+namespace {
+
+template <class ExecSpace, class Scalar, class MemSpace>
+struct CsrCoopFunctor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Kokkos::View<const offset_t*, MemSpace> row_ptr;
+  Kokkos::View<const ordinal_t*, MemSpace> col_idx;
+  Kokkos::View<const Scalar*, MemSpace> values;
+  detail::RandomAccessVector<Scalar, MemSpace> x;
+  Kokkos::View<Scalar*, MemSpace> y;
+  Scalar alpha, beta;
+  ordinal_t nrows;
+  int repeat;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const long long groups = member.team_size();
+    const long long first = static_cast<long long>(member.league_rank()) * groups * repeat + member.team_rank();
+    for (int r = 0; r < repeat; ++r) {
+      const long long row = first + r * groups;
+      if (row >= nrows) return;  // rows only grow with r; no team barrier follows
+      const ordinal_t i = static_cast<ordinal_t>(row);
+      const offset_t begin = row_ptr(i);
+      Scalar sum = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(member, row_ptr(i + 1) - begin),
+          [&](const offset_t j, Scalar& s) {
+            const offset_t k = begin + j;
+            s += values(k) * x(col_idx(k));
+          },
+          sum);
+      Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, i, alpha, beta, sum); });
+    }
+  }
+};
+
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<Scalar, MemSpace>& a,
+              const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
+              const nondeduced_t<Vector<Scalar, MemSpace>>& y, const CoopParams& params) {
+  check_csr_extents("csr_coop", a);
+  check_vectors("csr_coop", a.nrows, a.ncols, x, y);
+  check_coop_params(params, compat::vector_width_for<ExecSpace>(), "csr_coop");
+  using Functor = CsrCoopFunctor<ExecSpace, Scalar, MemSpace>;
+  const Functor f{a.row_ptr, a.col_idx, a.values, x, y, alpha, beta, a.nrows, params.repeat};
+  const int team_size = params.block_size / params.coop;
+  const int team_max = Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, params.coop).team_size_max(f, Kokkos::ParallelForTag());
+  if (team_size > team_max)
+    throw InvalidArgument("csr_coop: block_size = " + std::to_string(params.block_size) + " with coop = " +
+                          std::to_string(params.coop) + " asks for " + std::to_string(team_size) +
+                          " threads per team; this execution space allows at most " + std::to_string(team_max));
+  if (a.nrows == 0) return;
+  if (alpha == Scalar(0)) return detail::scale_vector(space, beta, y);
+  const long long rows_per_team = static_cast<long long>(team_size) * params.repeat;
+  const long long league = (static_cast<long long>(a.nrows) + rows_per_team - 1) / rows_per_team;
+  Kokkos::parallel_for("ppsparse::csr_coop",
+                       Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(league), team_size, params.coop), f);
+}
+
+#define PPSPARSE_INSTANTIATE_CSR_COOP(S)                                                                        \
+  template void csr_coop<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
+      const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
+      S, const Vector<S, DefaultMemSpace>&, const CoopParams&);
+
+PPSPARSE_INSTANTIATE_CSR_COOP(float)
+PPSPARSE_INSTANTIATE_CSR_COOP(double)
+template CoopSearchSpace coop_search_space<DefaultExecSpace>(const DefaultExecSpace&);
+
+}  // namespace ppsparse::spmv

@@ -1,0 +1,141 @@
+#include <ppsparse/spmv/spmv.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+#include <ppsparse/formats/convert.hpp>
+#include <ppsparse/spmv/structure_check.hpp>
+
+namespace ppsparse::spmv {
+
+const char* to_string(SpmvAlgorithm algorithm) {
+  switch (algorithm) {
+    case SpmvAlgorithm::csr_v1: return "csr_v1";
+    case SpmvAlgorithm::csr_v2: return "csr_v2";
+    case SpmvAlgorithm::csr_coop: return "csr_coop";
+    case SpmvAlgorithm::sell: return "sell";
+  }
+  return "?";
+}
+
+const std::vector<SpmvAlgorithm>& all_spmv_algorithms() {
+  static const std::vector<SpmvAlgorithm> all{SpmvAlgorithm::csr_v1, SpmvAlgorithm::csr_v2, SpmvAlgorithm::csr_coop,
+                                              SpmvAlgorithm::sell};
+  return all;
+}
+
+SpmvAlgorithm parse_spmv_algorithm(const std::string& name) {
+  std::string valid;
+  for (SpmvAlgorithm a : all_spmv_algorithms()) {
+    if (name == to_string(a)) return a;
+    valid += (valid.empty() ? "" : ", ") + std::string(to_string(a));
+  }
+  throw InvalidArgument("unknown SpMV algorithm '" + name + "' (valid: " + valid + ")");
+}
+
+namespace {
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm, const CsrMatrix<Scalar, MemSpace>& a,
+                                                        const SpmvOptions& options, const ExecSpace& space)
+    : algorithm_(algorithm), space_(space), a_(a), options_(options), clock_(steady_seconds) {
+  const std::string who = std::string(to_string(algorithm)) + " setup";
+  check_csr_extents(who, a);
+  if (options.check_structure) check_csr_structure(space, a, who);
+  const double t0 = steady_seconds();
+  switch (algorithm) {
+    case SpmvAlgorithm::csr_v1: break;
+    case SpmvAlgorithm::csr_v2:
+      v2_plan_ = std::make_shared<CsrV2Plan<Scalar, MemSpace>>(make_csr_v2_plan(space, a, options.csr_v2));
+      break;
+    case SpmvAlgorithm::csr_coop: {
+      coop_ = options.coop ? *options.coop : coop_fixed_rule(space, a);
+      check_coop_params(coop_, compat::vector_width_for<ExecSpace>(), who);
+      if (options.coop_autotune && a.nrows > 0) {
+        CoopSearchSpace s = coop_search_space(space);
+        // A user's block size outside the default grid is still a valid start.
+        if (std::find(s.block_sizes.begin(), s.block_sizes.end(), coop_.block_size) == s.block_sizes.end()) {
+          s.block_sizes.push_back(coop_.block_size);
+          std::sort(s.block_sizes.begin(), s.block_sizes.end());
+        }
+        tuner_ = std::make_shared<CoopTuner>(coop_, s, options.tuner);
+      }
+      break;
+    }
+    case SpmvAlgorithm::sell: {
+      const SellOptions o = sell_resolve_options<ExecSpace>(options.sell);
+      const auto host = copy_to<HostSpace>(a);
+      sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(csr_to_sell(host, o.C, o.sigma)));
+      break;
+    }
+    default: throw InvalidArgument("SpmvOperator: unknown algorithm");
+  }
+  space_.fence();
+  setup_seconds_ = steady_seconds() - t0;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha,
+                                                      const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
+                                                      nondeduced_t<Scalar> beta,
+                                                      const nondeduced_t<Vector<Scalar, MemSpace>>& y) {
+  switch (algorithm_) {
+    case SpmvAlgorithm::csr_v1: csr_v1(space_, alpha, a_, x, beta, y); return;
+    case SpmvAlgorithm::csr_v2: csr_v2(space_, alpha, a_, *v2_plan_, x, beta, y); return;
+    case SpmvAlgorithm::sell: sell_spmv(space_, alpha, *sell_, x, beta, y); return;
+    case SpmvAlgorithm::csr_coop:
+      if (tuner_ && !tuner_->done() && alpha != Scalar(0)) {
+        // Time this call for the tuner; the fences keep other work out of the measurement.
+        // (alpha == 0 only scales y: not a measurement of the candidate.)
+        const CoopParams p = tuner_->candidate();
+        check_vectors("csr_coop", a_.nrows, a_.ncols, x, y);
+        space_.fence();
+        const double t0 = clock_();
+        csr_coop(space_, alpha, a_, x, beta, y, p);
+        space_.fence();
+        tuner_->record(clock_() - t0);
+        return;
+      }
+      csr_coop(space_, alpha, a_, x, beta, y, coop_params());
+      return;
+  }
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+CoopParams SpmvOperator<ExecSpace, Scalar, MemSpace>::coop_params() const {
+  return tuner_ ? tuner_->candidate() : coop_;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+SpmvTraffic SpmvOperator<ExecSpace, Scalar, MemSpace>::traffic(bool reads_y) const {
+  if (algorithm_ == SpmvAlgorithm::sell)
+    return sell_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), sell_->stored(), sell_->nchunks, reads_y);
+  return csr_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), reads_y);
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+std::string SpmvOperator<ExecSpace, Scalar, MemSpace>::describe() const {
+  std::string d = to_string(algorithm_);
+  switch (algorithm_) {
+    case SpmvAlgorithm::csr_v1: break;
+    case SpmvAlgorithm::csr_v2: d += " " + v2_plan_->summary(); break;
+    case SpmvAlgorithm::csr_coop:
+      d += " " + coop_params().to_string();
+      if (tuner_) d += tuner_->done() ? " (tuned in " + std::to_string(tuner_->calls()) + " calls)" : " (tuning)";
+      break;
+    case SpmvAlgorithm::sell:
+      d += " C=" + std::to_string(sell_->C) + " sigma=" + std::to_string(sell_->sigma) +
+           " fill=" + std::to_string(sell_->fill_ratio());
+      break;
+  }
+  return d;
+}
+
+template class SpmvOperator<DefaultExecSpace, float, DefaultMemSpace>;
+template class SpmvOperator<DefaultExecSpace, double, DefaultMemSpace>;
+
+}  // namespace ppsparse::spmv

@@ -1,0 +1,64 @@
+// VendorSpmv on builds without a vendor sparse library (host-only Kokkos): available() is
+// false and setup()/apply() refuse. backends/cuda (cuSPARSE) and backends/hip (rocSPARSE)
+// define PPSPARSE_HAVE_VENDOR_SPARSE and provide the real implementation.
+#if !defined(PPSPARSE_HAVE_VENDOR_SPARSE)
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/spmv/vendor_spmv.hpp>
+
+namespace ppsparse::spmv {
+
+template <class Scalar>
+struct VendorSpmv<Scalar>::Impl {};
+
+template <class Scalar>
+VendorSpmv<Scalar>::VendorSpmv() = default;
+template <class Scalar>
+VendorSpmv<Scalar>::~VendorSpmv() = default;
+template <class Scalar>
+VendorSpmv<Scalar>::VendorSpmv(VendorSpmv&&) noexcept = default;
+template <class Scalar>
+VendorSpmv<Scalar>& VendorSpmv<Scalar>::operator=(VendorSpmv&&) noexcept = default;
+
+template <class Scalar>
+bool VendorSpmv<Scalar>::available() {
+  return false;
+}
+template <class Scalar>
+bool VendorSpmv<Scalar>::supports(VendorFormat) {
+  return false;
+}
+template <class Scalar>
+std::string VendorSpmv<Scalar>::library() {
+  return "none";
+}
+template <class Scalar>
+std::string VendorSpmv<Scalar>::name() const {
+  return "none";
+}
+template <class Scalar>
+void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>&, VendorFormat) {
+  throw InvalidArgument("VendorSpmv: no vendor sparse library on this backend (" +
+                        std::string(compat::default_backend_name()) + ")");
+}
+template <class Scalar>
+void VendorSpmv<Scalar>::apply(Scalar, const ConstVector<Scalar, memory_space>&, Scalar,
+                               const Vector<Scalar, memory_space>&) {
+  throw InvalidArgument("VendorSpmv: no vendor sparse library on this backend (" +
+                        std::string(compat::default_backend_name()) + ")");
+}
+template <class Scalar>
+double VendorSpmv<Scalar>::setup_seconds() const {
+  return 0.0;
+}
+template <class Scalar>
+long long VendorSpmv<Scalar>::stored_entries() const {
+  return 0;
+}
+
+template class VendorSpmv<float>;
+template class VendorSpmv<double>;
+
+}  // namespace ppsparse::spmv
+
+#endif

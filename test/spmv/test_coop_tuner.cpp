@@ -1,0 +1,226 @@
+// The run-time tuner's logic, driven by synthetic cost functions instead of a device clock.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/spmv/coop_tuner.hpp>
+
+#include "test_util.hpp"
+
+namespace ppsparse::test {
+namespace {
+
+using spmv::CoopParams;
+using spmv::CoopSearchSpace;
+using spmv::CoopTuner;
+using spmv::CoopTunerOptions;
+
+CoopSearchSpace gpu_like_space() { return CoopSearchSpace{32, {64, 96, 128, 192, 256, 384, 512}, 64}; }
+
+int log2i(int v) {
+  int l = 0;
+  while ((1 << (l + 1)) <= v) ++l;
+  return l;
+}
+
+// Every valid point of a search space.
+std::vector<CoopParams> grid(const CoopSearchSpace& s) {
+  std::vector<CoopParams> g;
+  for (int c = 1; c <= s.max_coop; c *= 2)
+    for (int r = 1; r <= s.max_repeat; r *= 2)
+      for (int b : s.block_sizes)
+        if (b >= c && b % c == 0) g.push_back({c, r, b});
+  return g;
+}
+
+// Drives the tuner to the end with `cost` as the measured time of each call.
+void run_to_end(CoopTuner& t, const std::function<double(const CoopParams&)>& cost, int max_calls = 1000) {
+  for (int i = 0; i < max_calls && !t.done(); ++i) t.record(cost(t.candidate()));
+  ASSERT_TRUE(t.done());
+}
+
+// A separable cost shaped like the paper's observations: coop matters most and its optimum is
+// within one power of two of the fixed rule; repeat matters by a few percent per step and its
+// optimum lies within two powers of two of the start; block size matters by at most ~1.5 %
+// per step, optimum within one step of 128.
+struct PaperLikeCost {
+  int coop_opt, repeat_opt, block_opt_idx;
+  double a_coop, a_repeat, a_block;
+  std::vector<int> blocks;
+  double operator()(const CoopParams& p) const {
+    const double dc = log2i(p.coop) - coop_opt;
+    const double dr = std::abs(log2i(p.repeat) - repeat_opt);
+    const int bi = static_cast<int>(std::find(blocks.begin(), blocks.end(), p.block_size) - blocks.begin());
+    return 1e-3 * (1 + a_coop * dc * dc) * (1 + a_repeat * dr) * (1 + a_block * std::abs(bi - block_opt_idx));
+  }
+};
+
+TEST(CoopTuner, ReachesTwoPercentOfExhaustiveBestWithinEightCalls) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto space = gpu_like_space();
+  const auto points = grid(space);
+  for (int trial = 0; trial < 300; ++trial) {
+    // Start: a fixed-rule point (coop 1..32, repeat 1..32, block 128).
+    const int c0 = std::uniform_int_distribution<int>(0, 5)(rng);
+    const int r0 = std::uniform_int_distribution<int>(0, 5)(rng);
+    const CoopParams start{1 << c0, 1 << r0, 128};
+    PaperLikeCost cost{std::clamp(c0 + std::uniform_int_distribution<int>(-1, 1)(rng), 0, 5),
+                       std::clamp(r0 + std::uniform_int_distribution<int>(-2, 2)(rng), 0, 6),
+                       2 + std::uniform_int_distribution<int>(-1, 1)(rng),
+                       std::uniform_real_distribution<double>(0.1, 0.5)(rng),
+                       std::uniform_real_distribution<double>(0.02, 0.08)(rng),
+                       std::uniform_real_distribution<double>(0.002, 0.015)(rng),
+                       space.block_sizes};
+    double exhaustive = 1e300;
+    for (const auto& p : points) exhaustive = std::min(exhaustive, cost(p));
+    CoopTunerOptions o;
+    o.samples = 1;
+    CoopTuner t(start, space, o);
+    for (int call = 0; call < 8 && !t.done(); ++call) t.record(cost(t.candidate()));
+    SCOPED_TRACE("trial " + std::to_string(trial) + " start " + start.to_string());
+    EXPECT_LE(t.calls(), 8);
+    EXPECT_LE(cost(t.best()), 1.02 * exhaustive) << "best " << t.best().to_string();
+    EXPECT_LE(cost(t.best()), cost(start));
+  }
+}
+
+TEST(CoopTuner, NeverWorseThanStartOnArbitraryCosts) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto space = gpu_like_space();
+  for (int trial = 0; trial < 200; ++trial) {
+    std::map<std::tuple<int, int, int>, double> table;  // random, non-separable, cached per point
+    auto cost = [&](const CoopParams& p) {
+      auto key = std::make_tuple(p.coop, p.repeat, p.block_size);
+      auto it = table.find(key);
+      if (it == table.end()) it = table.emplace(key, std::uniform_real_distribution<double>(1.0, 2.0)(rng)).first;
+      return it->second;
+    };
+    const CoopParams start{1 << std::uniform_int_distribution<int>(0, 5)(rng), 1 << std::uniform_int_distribution<int>(0, 6)(rng),
+                           space.block_sizes[std::uniform_int_distribution<size_t>(0, space.block_sizes.size() - 1)(rng)]};
+    CoopTunerOptions o;
+    o.samples = 1 + trial % 3;
+    o.max_steps = 4 + trial % 20;
+    o.min_gain = trial % 2 ? 0.0 : 0.01;
+    CoopTuner t(start, space, o);
+    run_to_end(t, cost);
+    EXPECT_EQ(t.history().front().first, start);
+    EXPECT_LE(t.steps(), o.max_steps);
+    EXPECT_LE(t.best_seconds(), t.start_seconds());
+    EXPECT_LE(cost(t.best()), cost(start));
+    // The best is the fastest point measured, up to min_gain (a smaller gain is not a step):
+    // no regression was kept.
+    for (const auto& [p, s] : t.history()) EXPECT_LE(t.best_seconds() * (1 - o.min_gain), s);
+    // After the search: the best is run, further times are ignored.
+    EXPECT_EQ(t.candidate(), t.best());
+    const int calls = t.calls();
+    t.record(1e-9);
+    EXPECT_EQ(t.calls(), calls);
+    EXPECT_EQ(t.candidate(), t.best());
+  }
+}
+
+TEST(CoopTuner, MedianIgnoresOutliersAndNoiseStaysBounded) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto space = gpu_like_space();
+  const double eps = 0.03;
+  for (int trial = 0; trial < 100; ++trial) {
+    const CoopParams start{4, 8, 128};
+    PaperLikeCost cost{std::uniform_int_distribution<int>(1, 3)(rng), std::uniform_int_distribution<int>(1, 5)(rng), 2,
+                       0.3, 0.05, 0.01, space.block_sizes};
+    CoopTunerOptions o;
+    o.samples = 3;
+    // Deterministic cost, but the first run of every candidate is 10x slow (a cold start):
+    // the median must ignore it and the search must end where the clean search ends.
+    CoopTuner clean(start, space, CoopTunerOptions{1, o.max_steps, o.min_gain});
+    run_to_end(clean, cost);
+    CoopTuner t(start, space, o);
+    int run_of_candidate = 0;
+    CoopParams last{};
+    for (int i = 0; i < 1000 && !t.done(); ++i) {
+      run_of_candidate = t.candidate() == last ? run_of_candidate + 1 : 0;
+      last = t.candidate();
+      t.record(cost(t.candidate()) * (run_of_candidate % 3 == 0 ? 10.0 : 1.0));
+    }
+    ASSERT_TRUE(t.done());
+    EXPECT_EQ(t.best(), clean.best());
+    EXPECT_EQ(t.calls(), 3 * clean.calls());
+    // Uniform noise of +-eps: the adopted best can be worse than the start by at most the
+    // noise band, (1 + eps) / (1 - eps), never more.
+    CoopTuner noisy(start, space, o);
+    std::uniform_real_distribution<double> noise(1 - eps, 1 + eps);
+    run_to_end(noisy, [&](const CoopParams& p) { return cost(p) * noise(rng); });
+    EXPECT_LE(cost(noisy.best()), cost(start) * (1 + eps) / (1 - eps));
+  }
+}
+
+TEST(CoopTuner, CpuSpaceTunesRepeatOnly) {
+  const CoopSearchSpace cpu{1, {1}, 64};
+  auto cost = [](const CoopParams& p) { return 1.0 + std::abs(log2i(p.repeat) - 3); };  // best repeat 8
+  CoopTunerOptions o;
+  o.samples = 1;
+  CoopTuner t({1, 32, 1}, cpu, o);
+  run_to_end(t, cost);
+  EXPECT_EQ(t.best(), (CoopParams{1, 8, 1}));
+  for (const auto& [p, s] : t.history()) {
+    EXPECT_EQ(p.coop, 1);
+    EXPECT_EQ(p.block_size, 1);
+  }
+  // A start that is not a power of two is part of the grid.
+  CoopTuner odd({1, 6, 1}, cpu, o);
+  run_to_end(odd, cost);
+  EXPECT_EQ(odd.best(), (CoopParams{1, 8, 1}));
+}
+
+TEST(CoopTuner, StartThatIsBestIsKept) {
+  const auto space = gpu_like_space();
+  PaperLikeCost cost{2, 3, 2, 0.3, 0.05, 0.01, space.block_sizes};  // optimum coop 4, repeat 8, block 128
+  CoopTunerOptions o;
+  o.samples = 1;
+  CoopTuner t({4, 8, 128}, space, o);
+  run_to_end(t, cost);
+  EXPECT_EQ(t.best(), (CoopParams{4, 8, 128}));
+  EXPECT_EQ(t.best_seconds(), t.start_seconds());
+}
+
+TEST(CoopTuner, RejectsBadInput) {
+  const auto space = gpu_like_space();
+  auto msg = [](auto&& f) {
+    try {
+      f();
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  EXPECT_EQ(msg([&] { CoopTuner({3, 1, 128}, space); }),
+            "CoopTuner start: coop = 3 must be a power of two in [1, 32] (the vector width of this execution space)");
+  EXPECT_EQ(msg([&] { CoopTuner({4, 0, 128}, space); }), "CoopTuner start: repeat = 0 must be >= 1");
+  EXPECT_EQ(msg([&] { CoopTuner({8, 1, 100}, space); }),
+            "CoopTuner start: block_size = 100 must be a positive multiple of coop = 8");
+  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 160}, space); }),
+            "CoopTuner: start block_size = 160 is not one of the search space's block sizes");
+  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{0, 16, 0.0}); }),
+            "CoopTuner: samples = 0 must be >= 1");
+  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 0, 0.0}); }),
+            "CoopTuner: max_steps = 0 must be >= 1");
+  EXPECT_NE(msg([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, -0.5}); }).find("min_gain"),
+            std::string::npos);
+  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 128}, CoopSearchSpace{32, {}, 64}); }), "CoopTuner: empty search space");
+  CoopTuner t({4, 1, 128}, space);
+  EXPECT_NE(msg([&] { t.record(-1.0); }).find("is not a finite nonnegative number"), std::string::npos);
+  EXPECT_NE(msg([&] { t.record(std::nan("")); }).find("is not a finite nonnegative number"), std::string::npos);
+  EXPECT_EQ(t.calls(), 0);
+}
+
+}  // namespace
+}  // namespace ppsparse::test
