@@ -20,7 +20,7 @@ using namespace ppsparse;
 using Clock = std::chrono::steady_clock;
 
 struct Row {
-  std::string variant;
+  std::string variant, kernel, note;
   double ms_per_sweep, gbs, pct_copy, gflops, reduction, verify_error;
   bool fell_back_to_block_row;
 };
@@ -79,10 +79,12 @@ int run(const mcpi_app::Options& opt) {
   bool ok = true;
   for (mcpi::Variant v : variants) {
     progress(std::string("running ") + mcpi::name(v));
-    solver.solve({1, v, false, opt.stage_diagonal});  // warm-up: first launch, scratch allocation
-    const auto res = solver.solve({opt.sweeps, v, true, opt.stage_diagonal});
+    solver.solve({1, v, false, opt.stage_diagonal, !opt.portable});  // warm-up: first launch, scratch allocation
+    const auto res = solver.solve({opt.sweeps, v, true, opt.stage_diagonal, !opt.portable});
     Row r;
     r.variant = mcpi::name(v);
+    r.kernel = res.kernel;
+    r.note = res.note;
     const double t = res.median_sweep_seconds();
     r.ms_per_sweep = t * 1e3;
     r.gbs = tr.total() / t * 1e-9;
@@ -90,25 +92,27 @@ int run(const mcpi_app::Options& opt) {
     r.gflops = tr.flops / t * 1e-9;
     r.reduction = res.residual_norms.back() / res.initial_residual_norm;
     r.verify_error = verify ? rel_diff(res.dq, ref) : -1.0;
-    r.fell_back_to_block_row = solver.geometry(v).map == mcpi::LaneMap::block_row &&
-                               (v == mcpi::Variant::rows_per_warp || v == mcpi::Variant::rows_per_warp_prefetch);
+    r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 && solver.geometry(v).map == mcpi::LaneMap::block_row &&
+                               mcpi::base_variant(v) == mcpi::Variant::rows_per_warp;
     if (verify && !(r.verify_error < 1e-4)) ok = false;
     if (!std::isfinite(r.reduction)) ok = false;
     rows.push_back(r);
   }
 
-  std::printf("\n%-24s %12s %9s %8s %9s %14s %12s\n", "variant", "ms/sweep", "GB/s", "% copy", "GFLOP/s",
-              "||r||/||R||", "vs FP64 ref");
+  std::printf("\n%-24s %-30s %10s %9s %8s %9s %12s %12s\n", "variant", "kernel", "ms/sweep", "GB/s", "% copy",
+              "GFLOP/s", "||r||/||R||", "vs FP64 ref");
   for (const auto& r : rows) {
     char verr[32];
     if (r.verify_error >= 0)
       std::snprintf(verr, sizeof verr, "%.1e", r.verify_error);
     else
       std::snprintf(verr, sizeof verr, "-");
-    std::printf("%-24s %12.3f %9.1f %8.1f %9.1f %14.3e %12s%s\n", r.variant.c_str(), r.ms_per_sweep, r.gbs, r.pct_copy,
-                r.gflops, r.reduction, verr,
+    std::printf("%-24s %-30s %10.3f %9.1f %8.1f %9.1f %12.3e %12s%s\n", r.variant.c_str(), r.kernel.c_str(),
+                r.ms_per_sweep, r.gbs, r.pct_copy, r.gflops, r.reduction, verr,
                 r.fell_back_to_block_row ? "  (fewer than 2 rows fit a group: block-row mapping)" : "");
   }
+  for (const auto& r : rows)
+    if (!r.note.empty()) std::printf("note: %s: %s\n", r.variant.c_str(), r.note.c_str());
   if (opt.stage_diagonal) std::printf("(D staged through registers into scratch: --stage-diagonal)\n");
   std::printf("(time: median sweep of %d after one warm-up sweep; GB/s from the bytes model above; "
               "residual after %d sweeps from dQ = 0)\n",
@@ -123,7 +127,8 @@ int run(const mcpi_app::Options& opt) {
        << ", \"copy_gbs\": " << copy.gbs << ", \"sweeps\": " << opt.sweeps << ",\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
-      js << "    {\"variant\": \"" << r.variant << "\", \"ms_per_sweep\": " << r.ms_per_sweep << ", \"gbs\": " << r.gbs
+      js << "    {\"variant\": \"" << r.variant << "\", \"kernel\": \"" << r.kernel << "\", \"note\": \"" << r.note
+         << "\", \"ms_per_sweep\": " << r.ms_per_sweep << ", \"gbs\": " << r.gbs
          << ", \"pct_copy\": " << r.pct_copy << ", \"gflops\": " << r.gflops << ", \"residual_reduction\": "
          << r.reduction << ", \"verify_error\": " << r.verify_error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }

@@ -46,8 +46,13 @@ options:
   --block N              block size nb, 1..64 (default 5)
   --grid N               embedded problem: N^3 grid vertices (default 103 on GPUs, 20 on CPUs)
   --sweeps N             MCPI sweeps, >= 1 (default 15)
-  --variant NAME         warp_per_row, rows_per_warp, rows_per_warp_prefetch, split, or all
-                         (default all); may be repeated
+  --variant NAME         warp_per_row, rows_per_warp, rows_per_warp_prefetch, split,
+                         warp_per_row_l2, warp_per_row_l2_async, rows_per_warp_l2,
+                         rows_per_warp_l2_async, or all (default all); may be repeated.
+                         On CUDA, warp_per_row* and rows_per_warp* run specialised kernels
+                         for nb <= 16; elsewhere the _l2/_async variants fall back to the
+                         portable kernel and the output says so
+  --portable             run only the portable Kokkos kernels (no backend specialisations)
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the
                          portable form of an asynchronous copy; off by default)
@@ -96,6 +101,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.json = value();
     } else if (a == "--pattern-only") {
       o.pattern_only = true;
+    } else if (a == "--portable") {
+      o.portable = true;
     } else if (a == "--stage-diagonal") {
       o.stage_diagonal = true;
     } else if (a == "--verify") {

@@ -22,6 +22,7 @@ struct Options {
   std::uint64_t seed = 2026;
   bool pattern_only = false;       // --matrix: synthetic FUN3D-like values on the file's pattern
   bool stage_diagonal = false;     // --stage-diagonal
+  bool portable = false;           // --portable: no backend-specialised kernels
   int verify = -1;                 // -1 auto (small problems), 0 off, 1 on
   bool help = false;
 };

@@ -5,14 +5,14 @@ import sys
 
 
 def main(paths):
-    print("| problem | n | nb | colours | MB/sweep | copy GB/s | variant | ms/sweep | GB/s | % copy | GFLOP/s | ‖r‖/‖R‖ |")
-    print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+    print("| problem | n | nb | colours | MB/sweep | copy GB/s | variant | kernel | ms/sweep | GB/s | % copy | GFLOP/s | ‖r‖/‖R‖ |")
+    print("|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|")
     for p in paths:
         with open(p) as f:
             d = json.load(f)
         for r in d["results"]:
             print(f"| {d['problem']} | {d['n']} | {d['nb']} | {d['colours']} | {d['bytes_per_sweep'] / 1e6:.1f} | "
-                  f"{d['copy_gbs']:.0f} | {r['variant']} | {r['ms_per_sweep']:.3f} | {r['gbs']:.0f} | "
+                  f"{d['copy_gbs']:.0f} | {r['variant']} | {r.get('kernel', '')} | {r['ms_per_sweep']:.3f} | {r['gbs']:.0f} | "
                   f"{r['pct_copy']:.1f} | {r['gflops']:.0f} | {r['residual_reduction']:.2e} |")
 
 

@@ -183,3 +183,28 @@ TEST(McpiSolver, RejectsBadInputs) {
 
 }  // namespace
 }  // namespace ppsparse::mcpi
+
+namespace ppsparse::mcpi {
+namespace {
+
+TEST(McpiSolver, HardwareVariantsSayWhatRanAndFallBackWhereUnavailable) {
+  const Graph graph = gen::tet_mesh_graph(5, 5, 4);
+  const Coloring col = color_distance1(graph);
+  const auto sys = gen::make_block_system(graph, 5, 17);
+  Solver<> solver(sys, col);
+  const bool portable_backend = backend::features().name == "portable";
+  for (Variant v : all_variants()) {
+    const auto res = solver.solve({2, v, false});
+    EXPECT_FALSE(res.kernel.empty()) << name(v);
+    if (portable_backend || !compat::is_gpu_space<DefaultExecSpace>()) {
+      EXPECT_EQ(res.kernel, std::string("portable ") + name(base_variant(v)));
+      if (uses_l2_window(v)) EXPECT_EQ(res.note.rfind("fell back to the portable", 0), 0u) << res.note;
+    }
+    // Forcing the portable kernels always works and names the base variant.
+    const auto forced = solver.solve({2, v, false, false, false});
+    EXPECT_EQ(forced.kernel, std::string("portable ") + name(base_variant(v)));
+  }
+}
+
+}  // namespace
+}  // namespace ppsparse::mcpi

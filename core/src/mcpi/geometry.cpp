@@ -37,7 +37,7 @@ Geometry make_geometry(Variant v, int nb, int W) {
     g.groups_per_team = 1;
   };
 
-  switch (v) {
+  switch (base_variant(v)) {
     case Variant::warp_per_row:
     case Variant::split:
       if (nb <= 16) {
@@ -73,6 +73,8 @@ Geometry make_geometry(Variant v, int nb, int W) {
         block_row_geometry(1);
         g.groups_per_team = g.warps_per_group == 1 ? 4 : 1;
       }
+      break;
+    default:
       break;
   }
   return g;

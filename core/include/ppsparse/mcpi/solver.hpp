@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/formats/block_system.hpp>
+#include <ppsparse/mcpi/backend.hpp>
 #include <ppsparse/mcpi/block_lu.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/mcpi/sweep_kernel.hpp>
@@ -31,6 +33,9 @@ struct Options {
   // Stage each group's D blocks through registers into scratch while the SpMV loads are in
   // flight (the portable form of seed 000's asynchronous copy of D).
   bool stage_diagonal = false;
+  // Use the device backend's specialised kernel for the variant when it has one (chosen
+  // automatically on CUDA); false forces the portable Kokkos kernels.
+  bool backend_kernels = true;
 };
 
 struct Result {
@@ -41,6 +46,8 @@ struct Result {
   std::vector<double> sweep_seconds;   // each sweep's time
   int sweeps = 0;
   Variant variant = Variant::warp_per_row;
+  std::string kernel;                  // what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
+  std::string note;                    // fallbacks and hardware settings (L2 window), one line
   double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
   double median_sweep_seconds() const {
     if (sweep_seconds.empty()) return 0.0;
@@ -103,27 +110,62 @@ class Solver {
     Kokkos::deep_copy(r_tmp_, std::numeric_limits<double>::quiet_NaN());
     if (opt.residual_history) res.initial_residual_norm = residual_norm();
     ExecSpace exec;
+    const bool specialised = uses_backend_kernel(opt.variant, opt.backend_kernels);
+    res.kernel = (specialised ? backend::features().name : std::string("portable")) + " " +
+                 name(specialised ? opt.variant : base_variant(opt.variant));
+    backend::L2Window window;
+    if (uses_l2_window(opt.variant) || uses_async_copy(opt.variant)) {
+      if (!specialised) {
+        res.note = std::string("fell back to the portable ") + name(base_variant(opt.variant)) + ": " +
+                   (opt.backend_kernels ? backend::features().why_not : std::string("backend kernels disabled"));
+      } else if (uses_l2_window(opt.variant)) {
+        window = backend::l2_window_begin(dq_.data(), dq_.span() * sizeof(float));
+        res.note = window.note;
+      }
+    }
     for (int it = 0; it < opt.sweeps; ++it) {
       exec.fence();
       Kokkos::Timer timer;
-      sweep(exec, opt.variant, opt.stage_diagonal);
+      sweep(exec, opt.variant, opt.stage_diagonal, opt.backend_kernels);
       exec.fence();
       const double t = timer.seconds();
       res.seconds += t;
       res.sweep_seconds.push_back(t);
       if (opt.residual_history) res.residual_norms.push_back(residual_norm());
     }
+    if (window.active) backend::l2_window_end(window);
     res.dq = dq_user();
     return res;
   }
 
   // One sweep over all colours, asynchronous on exec (benchmarks time this directly).
-  void sweep(const ExecSpace& exec, Variant variant, bool stage_diagonal = false) {
+  // Whether `variant` runs the device backend's specialised kernel here.
+  bool uses_backend_kernel(Variant variant, bool backend_kernels = true) const {
+    return backend_kernels && std::is_same_v<ExecSpace, DefaultExecSpace> && compat::is_gpu_space<ExecSpace>() &&
+           backend::has_kernel(variant, nb_);
+  }
+
+  void sweep(const ExecSpace& exec, Variant variant, bool stage_diagonal = false, bool backend_kernels = true) {
     stage_diagonal_ = stage_diagonal;
+    const bool specialised = uses_backend_kernel(variant, backend_kernels);
     for (ordinal_t c = 0; c < colouring_.ncolors; ++c) {
       const ordinal_t b = colouring_.color_offsets[c], e = colouring_.color_offsets[c + 1];
       if (b == e) continue;
-      switch (variant) {
+      if (specialised) {
+        backend::ColourArgs a;
+        a.nb = nb_;
+        a.row_begin = b;
+        a.row_end = e;
+        a.ia = dev_.O.ia.data();
+        a.ja = dev_.O.ja.data();
+        a.O = dev_.O.values.data();
+        a.D = dev_.D.data();
+        a.R = dev_.R.data();
+        a.dq = dq_.data();
+        backend::run_colour(variant, a);
+        continue;
+      }
+      switch (base_variant(variant)) {
         case Variant::warp_per_row: launch(exec, geometry(variant), impl::Stage::fused, false, b, e); break;
         case Variant::rows_per_warp: launch(exec, geometry(variant), impl::Stage::fused, false, b, e); break;
         case Variant::rows_per_warp_prefetch:
@@ -132,6 +174,8 @@ class Solver {
         case Variant::split:
           launch(exec, geometry(Variant::split), impl::Stage::spmv_only, false, b, e);
           launch(exec, geometry(Variant::rows_per_warp), impl::Stage::solve_only, false, b, e);
+          break;
+        default:
           break;
       }
     }
