@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -100,6 +101,75 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
 }
 
+// 16_x, column-wise: the same rows per warp, but lane (r, i) multiplies column i of each block
+// (NB contiguous floats) by the single dQ value it needs, accumulating partial sums for all NB
+// rows of the block; the NB partial vectors of a block row are summed with shuffles once per
+// row. One dQ gather per block instead of NB.
+template <int NB, bool ASYNC>
+__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_colwise_kernel(const ColourArgs a) {
+  constexpr int R = 32 / NB;
+  constexpr int NB2 = NB * NB;
+  __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int r = lane / NB, i = lane % NB;
+  const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
+  const long long row = first + r;
+  const bool active = r < R && row < a.row_end;
+  if (ASYNC && first < a.row_end) {
+    const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
+    async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
+  }
+  const float* __restrict__ dq = a.dq;
+  float acc[NB];
+#pragma unroll
+  for (int m = 0; m < NB; ++m) acc[m] = 0.f;
+  if (active) {
+    offset_t k = __ldg(a.ia + row);
+    const offset_t kend = __ldg(a.ia + row + 1);
+    for (; k + 1 < kend; k += 2) {
+      const long long c0 = __ldg(a.ja + k), c1 = __ldg(a.ja + k + 1);
+      const float x0 = __ldg(dq + c0 * NB + i), x1 = __ldg(dq + c1 * NB + i);
+      const float* o0 = a.O + k * NB2 + i * NB;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + m) * x0 + __ldg(o0 + NB2 + m) * x1;
+    }
+    if (k < kend) {
+      const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
+      const float* o = a.O + k * NB2 + i * NB;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
+    }
+  }
+  // Lane (r, i) needs row i's sum over the NB lanes of its block row.
+  float mine = 0.f;
+#pragma unroll
+  for (int m = 0; m < NB; ++m) {
+    float sum = 0.f;
+#pragma unroll
+    for (int q = 0; q < NB; ++q) sum += __shfl_sync(kFull, acc[m], r * NB + q);
+    if (m == i) mine = sum;
+  }
+  const double rv = active ? __ldg(a.R + row * NB + i) - static_cast<double>(mine) : 0.0;
+  if (ASYNC) {
+    __pipeline_wait_prior(0);
+    __syncwarp();
+  }
+  auto Dij = [&](int ii, int jj) {
+    return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
+  };
+  const double x = substitute<NB>(rv, i, r * NB, active, Dij);
+  if (active) a.dq[row * NB + i] = static_cast<float>(x);
+}
+
+// Which rows_per_warp mapping runs: PPSPARSE_MCPI_CUDA_ROWS_MAP=rowwise|colwise (measurement knob).
+bool colwise_rows() {
+  static const bool c = [] {
+    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_ROWS_MAP");
+    return e && std::string(e) == "colwise";
+  }();
+  return c;
+}
+
 // 11_x: a warp owns one block row; lanes on the entries of S = 32 / NB^2 blocks (NB <= 5) or,
 // for larger blocks, M = ceil(NB^2 / 32) entries of each block; partial sums reduced per row i
 // through shared memory, then the first NB lanes substitute.
@@ -170,10 +240,16 @@ void launch(Variant v, const ColourArgs& a) {
   if (base_variant(v) == Variant::rows_per_warp) {
     constexpr int R = 32 / NB;
     const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-    if (async)
+    if (colwise_rows()) {
+      if (async)
+        rows_per_warp_colwise_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
+      else
+        rows_per_warp_colwise_kernel<NB, false><<<grid, kWarps * 32, 0, stream()>>>(a);
+    } else if (async) {
       rows_per_warp_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
-    else
+    } else {
       rows_per_warp_kernel<NB, false><<<grid, kWarps * 32, 0, stream()>>>(a);
+    }
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
     if (async)
