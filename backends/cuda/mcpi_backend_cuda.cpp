@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
 // (NB contiguous floats) by the single dQ value it needs, accumulating partial sums for all NB
 // rows of the block; the NB partial vectors of a block row are summed with shuffles once per
 // row. One dQ gather per block instead of NB.
-template <int NB, bool ASYNC>
+template <int NB, bool ASYNC, int UNROLL>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_colwise_kernel(const ColourArgs a) {
   constexpr int R = 32 / NB;
   constexpr int NB2 = NB * NB;
@@ -126,14 +126,17 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_colwise_kernel(cons
   if (active) {
     offset_t k = __ldg(a.ia + row);
     const offset_t kend = __ldg(a.ia + row + 1);
-    for (; k + 1 < kend; k += 2) {
-      const long long c0 = __ldg(a.ja + k), c1 = __ldg(a.ja + k + 1);
-      const float x0 = __ldg(dq + c0 * NB + i), x1 = __ldg(dq + c1 * NB + i);
+    for (; k + UNROLL - 1 < kend; k += UNROLL) {
+      float x[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u)) * NB + i);
       const float* o0 = a.O + k * NB2 + i * NB;
 #pragma unroll
-      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + m) * x0 + __ldg(o0 + NB2 + m) * x1;
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + u * NB2 + m) * x[u];
     }
-    if (k < kend) {
+    for (; k < kend; ++k) {
       const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
       const float* o = a.O + k * NB2 + i * NB;
 #pragma unroll
@@ -159,6 +162,75 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_colwise_kernel(cons
   };
   const double x = substitute<NB>(rv, i, r * NB, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
+}
+
+// Small colours (too few rows to fill the GPU) are latency chains: a warp walks a block row's
+// ~17 blocks one step after another. Here one warp owns one block row and its S = 32 / NB
+// slots take every S-th block (column-wise, one dQ gather per block), so a row takes about
+// 17 / S steps; partial sums are reduced through shared memory.
+template <int NB, bool ASYNC>
+__global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColourArgs a) {
+  constexpr int NB2 = NB * NB;
+  constexpr int S = 32 / NB;
+  __shared__ float sAcc[kWarps][32 * NB];
+  __shared__ double sD[kWarps][ASYNC ? NB2 : 1];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
+  if (row >= a.row_end) return;  // whole warp leaves together
+  if (ASYNC) async_copy_doubles(sD[warp], a.D + row * NB2, NB2, lane);
+  const int s = lane / NB, i = lane % NB;
+  float acc[NB];
+#pragma unroll
+  for (int m = 0; m < NB; ++m) acc[m] = 0.f;
+  if (s < S) {
+    const offset_t kend = __ldg(a.ia + row + 1);
+    for (offset_t k = __ldg(a.ia + row) + s; k < kend; k += S) {
+      const float x = __ldg(a.dq + static_cast<long long>(__ldg(a.ja + k)) * NB + i);
+      const float* o = a.O + k * NB2 + i * NB;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < NB; ++m) sAcc[warp][lane * NB + m] = acc[m];
+  __syncwarp();
+  const bool active = lane < NB;
+  double rv = 0.0;
+  if (active) {
+    double sum = 0.0;
+    for (int l = 0; l < S * NB; ++l) sum += sAcc[warp][l * NB + lane];
+    rv = __ldg(a.R + row * NB + lane) - sum;
+  }
+  if (ASYNC) {
+    __pipeline_wait_prior(0);
+    __syncwarp();
+  }
+  auto Dij = [&](int ii, int jj) { return ASYNC ? sD[warp][jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii); };
+  const double x = substitute<NB>(rv, lane, 0, active, Dij);
+  if (active) a.dq[row * NB + lane] = static_cast<float>(x);
+}
+
+int env_int(const char* name, int fallback) {
+  const char* e = std::getenv(name);
+  return e ? std::atoi(e) : fallback;
+}
+// Measurement knobs (defaults are the measured winners; see docs/perf/mcpi_cuda_h200.md).
+int unroll_blocks() {
+  static const int u = env_int("PPSPARSE_MCPI_CUDA_UNROLL", 2) == 4 ? 4 : 2;
+  return u;
+}
+bool small_colour_kernel() {
+  static const bool b = env_int("PPSPARSE_MCPI_CUDA_SMALL", 0) != 0;
+  return b;
+}
+int sm_count() {
+  static const int n = [] {
+    int dev = 0, sms = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    return sms > 0 ? sms : 1;
+  }();
+  return n;
 }
 
 // Which rows_per_warp mapping runs. Column-wise is the default: on an H200 (default problem,
@@ -242,11 +314,22 @@ void launch(Variant v, const ColourArgs& a) {
   if (base_variant(v) == Variant::rows_per_warp) {
     constexpr int R = 32 / NB;
     const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-    if (colwise_rows()) {
+    if (small_colour_kernel() && rows / R < 2LL * sm_count()) {
+      const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
       if (async)
-        rows_per_warp_colwise_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
+        row_slots_colwise_kernel<NB, true><<<g1, kWarps * 32, 0, stream()>>>(a);
       else
-        rows_per_warp_colwise_kernel<NB, false><<<grid, kWarps * 32, 0, stream()>>>(a);
+        row_slots_colwise_kernel<NB, false><<<g1, kWarps * 32, 0, stream()>>>(a);
+    } else if (colwise_rows()) {
+      const bool u4 = unroll_blocks() == 4;
+      if (async && u4)
+        rows_per_warp_colwise_kernel<NB, true, 4><<<grid, kWarps * 32, 0, stream()>>>(a);
+      else if (async)
+        rows_per_warp_colwise_kernel<NB, true, 2><<<grid, kWarps * 32, 0, stream()>>>(a);
+      else if (u4)
+        rows_per_warp_colwise_kernel<NB, false, 4><<<grid, kWarps * 32, 0, stream()>>>(a);
+      else
+        rows_per_warp_colwise_kernel<NB, false, 2><<<grid, kWarps * 32, 0, stream()>>>(a);
     } else if (async) {
       rows_per_warp_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
     } else {
