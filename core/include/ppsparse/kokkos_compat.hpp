@@ -9,6 +9,10 @@
 
 #define PPSPARSE_KOKKOS_4 (KOKKOS_VERSION >= 40000)
 
+// Kokkos::Experimental::Graph (include <Kokkos_Graph.hpp>) is used from Kokkos 4 on; on
+// Kokkos 3.4 code that would capture a graph issues its kernels one by one instead.
+#define PPSPARSE_HAVE_KOKKOS_GRAPH PPSPARSE_KOKKOS_4
+
 namespace ppsparse::compat {
 
 #if PPSPARSE_KOKKOS_4
@@ -19,6 +23,17 @@ inline constexpr bool is_view_v = Kokkos::is_view_v<T>;
 template <class T>
 inline constexpr bool is_view_v = Kokkos::is_view<T>::value;
 #endif
+
+// Relaxed atomic load (a polled counter): Kokkos 4 has Kokkos::atomic_load (relaxed);
+// Kokkos 3.4 only Kokkos::Impl::atomic_load with an explicit order.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T atomic_load_relaxed(T* ptr) {
+#if PPSPARSE_KOKKOS_4
+  return Kokkos::atomic_load(ptr);
+#else
+  return Kokkos::Impl::atomic_load(ptr, Kokkos::Impl::memory_order_relaxed);
+#endif
+}
 
 // Device-callable math: Kokkos 3.4 has these in Kokkos::Experimental only.
 #if PPSPARSE_KOKKOS_4

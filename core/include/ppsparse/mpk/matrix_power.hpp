@@ -1,0 +1,230 @@
+#pragma once
+// Matrix power kernel: y_k = A^k x for k = 1..p into p+1 vectors (column 0 holds x).
+//
+//   mpk::MpkOptions o;
+//   o.powers = 6;
+//   mpk::MatrixPowerKernel<Kokkos::DefaultExecutionSpace, double> mpk(A_host, o);
+//   mpk.apply(mpk::MpkVariant::automatic, x, Y);   // Y: n x (p+1), LayoutLeft
+//
+// Setup (LevelOrderedMatrix, independent of p): BFS levels of A's symmetrised pattern
+// (reorder/bfs_levels.hpp), the symmetric permutation P A P^T into level order, the device
+// copies of that matrix (CSR, and SELL-C-1 for the blocked kernels on GPUs), and the
+// baseline SpMV (the fastest of the spmv module's kernels on the level-ordered matrix,
+// timed at setup unless named).
+// Per p (MatrixPowerKernel): levels merged into groups that fit the cache budget
+// (schedule.hpp), the wavefront schedule, its checked legality, and the block lists the
+// kernels walk.
+//
+// Variants (variant.hpp):
+//  * back_to_back: p SpMVs with the baseline kernel.
+//  * blocked: one launch per schedule launch; a launch is a TeamPolicy over blocks of
+//    rows_per_block rows of its tiles; a team computes its block's rows of y_k = A y_{k-1}
+//    (a row-range SpMV on CSR or SELL-C; groups start on multiples of C).
+//  * graph: the blocked launches captured once as a Kokkos::Experimental::Graph (a chain,
+//    submitted with one call) on Kokkos >= 4; on Kokkos 3.4 plain launches, as blocked
+//    (graph_is_native() says which).
+//  * persistent: one launch (see "Persistent kernel" below).
+//  * automatic: the cost model's choice (cost_model.hpp), timed once against back_to_back
+//    on first use and replaced by back_to_back if slower (MpkOptions::verify_automatic).
+//
+// Persistent kernel. The blocks of all tiles, in schedule order (a topological order of
+// the wavefront dependencies: check_schedule enforces that every dependency of a tile lies
+// in an earlier launch, hence earlier in the order), are numbered 0..B-1: the tickets.
+// Each team loops: its leader takes the next ticket with an atomic fetch-add on a global
+// counter, waits until the per-(group, power) completion counters of the tile's
+// dependencies ((g-1, k-1), (g, k-1), (g+1, k-1)) reach their block counts (relaxed
+// atomic loads, then a memory fence: the acquire half), the team computes the block, and
+// after a team barrier the leader fences and increments the tile's counter (the release
+// half: the same barrier-fence-atomic pattern as a grid barrier). y_{k-1} is read with
+// ordinary loads (never the non-coherent read-only path), so after the acquire the team
+// sees the values other teams wrote.
+// Why it cannot deadlock:
+//  1. Tickets are handed out in a topological order, one at a time, only to a team that is
+//     running (it is executing the fetch-add), and a team works on its ticket until done.
+//     A team holding ticket t waits only for blocks with tickets < t, and those were all
+//     handed out before t, hence to teams that are already running.
+//  2. By induction on t: the smallest unfinished ticket has all its dependencies finished,
+//     so its team does not wait and finishes. Hence every ticket finishes, provided a
+//     running team is never starved by the spinning of others. A resident GPU team is not
+//     (it keeps its SM slot until it exits), and the number of teams never exceeds what can
+//     be co-resident: concurrency() / (team threads), the device's resident-thread capacity
+//     divided by the threads of a team (fewer if the register budget allows fewer; then
+//     the extra teams start when earlier ones exit, and by 1. they hold no ticket while
+//     waiting to start, so nothing waits on them).
+//  3. On backends where co-residency cannot be guaranteed (Serial, and any host backend
+//     without a concurrency figure) the kernel runs with one team, which takes the tickets
+//     in order: every dependency is then already done, and nothing ever waits.
+// Counters are never reset: run e (1, 2, ...) waits for e x (blocks of the group), and its
+// tickets start at (e-1) x (B + teams), because every team ends with one failed fetch-add.
+// As a last defence against a broken invariant, a wait gives up after spin_limit polls and
+// flags the run: apply() then throws ppsparse::Error (check_persistent) instead of hanging.
+//
+// Numbering: apply() takes x and Y in the user's numbering and permutes in and out (two
+// extra passes over the vectors). A solver that works in the level numbering calls
+// apply_internal() on work() instead (column 0: x in level numbering, permutation()).
+//
+// Instantiated for (DefaultExecSpace, float|double, DefaultMemSpace).
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <ppsparse/formats/csr.hpp>
+#include <ppsparse/formats/sell.hpp>
+#include <ppsparse/mpk/cost_model.hpp>
+#include <ppsparse/mpk/schedule.hpp>
+#include <ppsparse/mpk/variant.hpp>
+#include <ppsparse/reorder/permutation.hpp>
+#include <ppsparse/spmv/spmv.hpp>
+
+namespace ppsparse::mpk {
+
+// Options of the p-independent part.
+struct LevelMatrixOptions {
+  MpkFormat format = MpkFormat::automatic;     // storage of the blocked/persistent kernels
+  int sell_chunk = 8;                          // C of SELL-C-1 (a power of two on GPUs)
+  std::optional<spmv::SpmvAlgorithm> baseline; // back_to_back's kernel; none: the fastest, timed at setup
+};
+
+struct MpkOptions {
+  int powers = 4;                  // p >= 1
+  LevelMatrixOptions matrix;       // when MatrixPowerKernel builds its own LevelOrderedMatrix
+  std::size_t cache_bytes = 0;     // cache budget; 0: cache_fraction * last_level_cache_bytes()
+  double cache_fraction = 0.5;     // in (0, 16]
+  int skew = 2;                    // wavefront skew, 1 (RACE, launch per tile) or 2 (launch per step)
+  ordinal_t align_rows = 0;        // group cuts on multiples of this; 0: max(32, C)
+  ordinal_t rows_per_block = 0;    // rows of one team's block; 0: 256 on GPUs, 1024 on CPUs
+  int vector_length = 0;           // lanes per row; 0: W/C for SELL, ~sqrt(row length) for CSR (1 on CPUs)
+  int team_threads = 0;            // threads of a team (team size x vector length); 0: 128 on GPUs, 1 on CPUs
+  int persistent_teams = 0;        // 0: the co-resident bound (see above); capped by it and by the blocks
+  bool verify_automatic = true;    // automatic: time the model's choice against back_to_back once
+  bool check_persistent = true;    // persistent: read the stall flag after every run (a 4-byte copy)
+  long long spin_limit = 1LL << 26;  // polls before a waiting team gives up and flags the run
+  std::optional<MpkDeviceModel> model;  // cost model parameters; none: default_device_model
+};
+
+// Bytes models of one run (p powers), for GB/s figures.
+struct MpkTraffic {
+  double spmv_bytes = 0;          // one SpMV by the CSR model (spmv::csr_min_bytes): matrix + x + y
+  double back_to_back_bytes = 0;  // p * spmv_bytes: the matrix streamed once per power
+  double blocked_bytes = 0;       // the matrix once, x once, p vectors written: the least any variant moves
+  double flops = 0;               // 2 nnz p
+};
+
+// The level-ordered matrix and everything about it that does not depend on p.
+template <class ExecSpace, class Scalar, class MemSpace = typename ExecSpace::memory_space>
+class LevelOrderedMatrix {
+ public:
+  // InvalidArgument, naming the defect, if `a` is not square or not a valid CSR matrix
+  // (formats/csr.hpp validate: sorted, in-range columns), or sell_chunk is not >= 1 (and a
+  // power of two on GPUs).
+  LevelOrderedMatrix(const CsrMatrix<Scalar, HostSpace>& a, const LevelMatrixOptions& options = {},
+                     const ExecSpace& space = ExecSpace());
+
+  ordinal_t nrows() const { return host_.nrows; }
+  offset_t nnz() const { return host_.nnz(); }
+  const Permutation& permutation() const { return perm_; }
+  const std::vector<ordinal_t>& level_offsets() const { return level_offsets_; }
+  const CsrMatrix<Scalar, HostSpace>& host_matrix() const { return host_; }  // P A P^T
+  const CsrMatrix<Scalar, MemSpace>& device_matrix() const { return device_; }
+  const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return sell_ ? sell_.get() : nullptr; }
+  MpkFormat format() const { return format_; }  // csr or sell (resolved)
+  int sell_chunk() const { return chunk_; }
+  spmv::SpmvAlgorithm baseline_algorithm() const { return baseline_->algorithm(); }
+  std::string baseline_description() const { return baseline_->describe(); }
+  spmv::SpmvOperator<ExecSpace, Scalar, MemSpace>& baseline() const { return *baseline_; }
+  const Kokkos::View<ordinal_t*, MemSpace>& device_new_to_old() const { return new_to_old_; }
+  const ExecSpace& space() const { return space_; }
+  double setup_seconds() const { return setup_seconds_; }
+  // Bytes of one row in the blocked kernels' format, for group sizing.
+  double row_matrix_bytes(ordinal_t r) const;
+  // Bytes of the matrix in the blocked kernels' format.
+  double matrix_bytes() const;
+
+ private:
+  ExecSpace space_;
+  Permutation perm_;
+  std::vector<ordinal_t> level_offsets_;
+  CsrMatrix<Scalar, HostSpace> host_;
+  CsrMatrix<Scalar, MemSpace> device_;
+  std::shared_ptr<SellMatrix<Scalar, MemSpace>> sell_;
+  std::vector<ordinal_t> host_chunk_len_;
+  MpkFormat format_ = MpkFormat::csr;
+  int chunk_ = 8;
+  std::shared_ptr<spmv::SpmvOperator<ExecSpace, Scalar, MemSpace>> baseline_;
+  Kokkos::View<ordinal_t*, MemSpace> new_to_old_;
+  double setup_seconds_ = 0;
+};
+
+template <class ExecSpace, class Scalar, class MemSpace = typename ExecSpace::memory_space>
+class MatrixPowerKernel {
+ public:
+  using Matrix = LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>;
+  using MultiVector = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>;
+  using ConstVector = Kokkos::View<const Scalar*, MemSpace>;
+
+  // Builds the level-ordered matrix from `a` (options.matrix) and the schedule for options.powers.
+  MatrixPowerKernel(const CsrMatrix<Scalar, HostSpace>& a, const MpkOptions& options,
+                    const ExecSpace& space = ExecSpace());
+  // Shares an existing level-ordered matrix (cheap: one per p for the same matrix).
+  MatrixPowerKernel(std::shared_ptr<Matrix> matrix, const MpkOptions& options);
+  ~MatrixPowerKernel();
+  MatrixPowerKernel(const MatrixPowerKernel&) = delete;
+  MatrixPowerKernel& operator=(const MatrixPowerKernel&) = delete;
+
+  // Y(:, 0) = x and Y(:, k) = A^k x, k = 1..p, in the user's numbering. InvalidArgument
+  // unless x has n entries and Y is n x (p+1); ppsparse::Error if a persistent run stalled.
+  void apply(MpkVariant variant, const ConstVector& x, const MultiVector& y);
+  // The same on work() in the level numbering: reads column 0, writes columns 1..p.
+  void apply_internal(MpkVariant variant);
+  // n x (p+1) in the level numbering (row i is the user's row permutation().new_to_old[i]).
+  const MultiVector& work() const { return work_; }
+
+  int powers() const { return schedule_.powers; }
+  ordinal_t nrows() const { return matrix_->nrows(); }
+  const Matrix& matrix() const { return *matrix_; }
+  std::shared_ptr<Matrix> shared_matrix() const { return matrix_; }
+  const Permutation& permutation() const { return matrix_->permutation(); }
+  const MpkSchedule& schedule() const { return schedule_; }
+  std::size_t cache_budget_bytes() const { return cache_budget_; }
+  std::size_t last_level_cache() const { return llc_; }
+  ordinal_t rows_per_block() const { return rows_per_block_; }
+  long long blocks() const { return total_blocks_; }
+  int persistent_teams() const { return persistent_teams_; }
+  bool graph_is_native() const;
+  MpkTraffic traffic() const;
+  const MpkEstimate& estimate() const { return estimate_; }
+  // The variant `automatic` stands for (timing it against back_to_back on first call if
+  // verify_automatic); any other variant is returned unchanged.
+  MpkVariant resolve(MpkVariant variant);
+  // Throws ppsparse::Error if a persistent run since the last check gave up waiting.
+  void check_persistent_status() const;
+  double setup_seconds() const { return setup_seconds_; }
+  // One line: p, format, groups, launches, budget, teams, baseline.
+  std::string describe() const;
+
+ private:
+  struct Impl;
+  void run_back_to_back();
+  void run_blocked();
+  void run_graph();
+  void run_persistent();
+  double time_variant(MpkVariant v, int reps);
+
+  std::shared_ptr<Matrix> matrix_;
+  MpkOptions options_;
+  MpkSchedule schedule_;
+  std::size_t cache_budget_ = 0, llc_ = 0;
+  ordinal_t rows_per_block_ = 0;
+  long long total_blocks_ = 0;
+  int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1;
+  std::vector<long long> launch_block_offsets_;
+  MpkEstimate estimate_;
+  std::optional<MpkVariant> automatic_choice_;
+  unsigned long long epoch_ = 0;
+  MultiVector work_;
+  double setup_seconds_ = 0;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ppsparse::mpk

@@ -1,0 +1,34 @@
+#pragma once
+// The ways the matrix power kernel y_k = A^k x (k = 1..p) can run.
+#include <string>
+#include <vector>
+
+namespace ppsparse::mpk {
+
+enum class MpkVariant {
+  back_to_back,  // p whole-matrix SpMVs with the fastest SpMV kernel (the baseline)
+  blocked,       // level-blocked wavefront, one kernel launch per launch of the schedule
+  graph,         // the blocked launches captured once as a Kokkos graph (Kokkos >= 4; plain launches before)
+  persistent,    // one launch: teams take tiles by ticket and wait on per-group counters
+  automatic      // the cost model's choice (checked once against back_to_back by timing)
+};
+
+// "back_to_back", "blocked", "graph", "persistent", "automatic".
+const char* to_string(MpkVariant variant);
+// Every variant except automatic, in the order above.
+const std::vector<MpkVariant>& concrete_variants();
+// Inverse of to_string. InvalidArgument on any other name:
+//   "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, automatic)".
+MpkVariant parse_variant(const std::string& name);
+
+// Storage the blocked and persistent kernels read the level-ordered matrix from.
+enum class MpkFormat {
+  csr,        // compressed rows
+  sell,       // SELL-C-1 (chunks of C rows stored column-major, no sorting: the level order stays)
+  automatic   // sell on GPUs (seed 004: SELL-8 was fastest on every GPU it measured), csr on CPUs
+};
+const char* to_string(MpkFormat format);
+// InvalidArgument: "unknown MPK format 'ell' (valid: csr, sell, automatic)".
+MpkFormat parse_format(const std::string& name);
+
+}  // namespace ppsparse::mpk

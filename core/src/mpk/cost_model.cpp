@@ -1,0 +1,59 @@
+#include <ppsparse/mpk/cost_model.hpp>
+
+#include <cstdio>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::mpk {
+
+template <class ExecSpace>
+MpkDeviceModel default_device_model() {
+  if (compat::is_gpu_space<ExecSpace>()) return MpkDeviceModel{3000.0, 2.5, 4.0, 1.5, 0.5};
+  return MpkDeviceModel{20.0, 2.5, 1.0, 1.0, 0.05};
+}
+template MpkDeviceModel default_device_model<DefaultExecSpace>();
+
+double MpkEstimate::seconds(MpkVariant v) const {
+  switch (v) {
+    case MpkVariant::back_to_back: return back_to_back;
+    case MpkVariant::blocked: return blocked;
+    case MpkVariant::graph: return graph;
+    case MpkVariant::persistent: return persistent;
+    case MpkVariant::automatic: return seconds(best);
+  }
+  return 0;
+}
+
+MpkEstimate estimate_mpk(const MpkShape& s, const MpkDeviceModel& m) {
+  if (!(m.memory_gbs > 0) || !(m.cache_speedup > 0))
+    throw InvalidArgument("mpk cost model: memory_gbs and cache_speedup must be positive");
+  if (!(m.launch_us >= 0) || !(m.graph_launch_us >= 0) || !(m.tile_sync_us >= 0))
+    throw InvalidArgument("mpk cost model: launch, graph and tile costs must be nonnegative");
+  if (s.powers < 1 || !(s.spmv_bytes >= 0) || !(s.vector_bytes >= 0) || s.launches < 0 || s.tiles < 0 ||
+      !(s.cache_bytes >= 0))
+    throw InvalidArgument("mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
+  const int p = s.powers;
+  const double t_mem = s.spmv_bytes / (m.memory_gbs * 1e9);
+  const double t_cache = t_mem / m.cache_speedup;
+  const double t_blocked_data = t_mem + (p - 1) * t_cache;
+  MpkEstimate e;
+  // The whole problem in cache: the matrix once plus all p+1 vectors.
+  e.fits_in_cache = s.spmv_bytes + (p - 1) * s.vector_bytes <= s.cache_bytes;
+  const double launch = m.launch_us * 1e-6;
+  e.back_to_back = (e.fits_in_cache ? t_blocked_data : p * t_mem) + p * launch;
+  e.blocked = t_blocked_data + s.launches * launch;
+  e.graph = s.graph_native ? t_blocked_data + launch + s.launches * m.graph_launch_us * 1e-6 : e.blocked;
+  e.persistent = t_blocked_data + launch + static_cast<double>(s.tiles) * m.tile_sync_us * 1e-6;
+  e.best = MpkVariant::back_to_back;
+  for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent})
+    if (e.seconds(v) < e.seconds(e.best)) e.best = v;
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "model (us): back_to_back %.1f, blocked %.1f, graph %.1f, persistent %.1f%s -> %s", e.back_to_back * 1e6,
+                e.blocked * 1e6, e.graph * 1e6, e.persistent * 1e6, e.fits_in_cache ? " (fits in cache)" : "",
+                to_string(e.best));
+  e.reason = line;
+  return e;
+}
+
+}  // namespace ppsparse::mpk

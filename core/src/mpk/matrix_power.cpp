@@ -1,0 +1,486 @@
+#include <ppsparse/mpk/matrix_power.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/formats/convert.hpp>
+#include <ppsparse/formats/graph.hpp>
+#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/reorder/bfs_levels.hpp>
+
+#include "row_block_kernels.hpp"
+
+#if PPSPARSE_HAVE_KOKKOS_GRAPH
+#include <Kokkos_Graph.hpp>
+#endif
+
+namespace ppsparse::mpk {
+namespace {
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+template <class ExecSpace>
+constexpr bool is_serial_space() {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  return std::is_same_v<ExecSpace, Kokkos::Serial>;
+#else
+  return false;
+#endif
+}
+
+bool is_power_of_two(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+template <class Scalar, class MemSpace>
+Kokkos::View<const Scalar*, MemSpace> column(const Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>& y, int k) {
+  // A LayoutLeft column is contiguous; an unmanaged view of it converts to the SpMV vector type.
+  return Kokkos::View<const Scalar*, MemSpace, Kokkos::MemoryUnmanaged>(y.data() + static_cast<size_t>(k) * y.stride_1(),
+                                                                          y.extent(0));
+}
+template <class Scalar, class MemSpace>
+Kokkos::View<Scalar*, MemSpace> mutable_column(const Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>& y, int k) {
+  return Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryUnmanaged>(y.data() + static_cast<size_t>(k) * y.stride_1(),
+                                                                    y.extent(0));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// LevelOrderedMatrix
+
+template <class ExecSpace, class Scalar, class MemSpace>
+LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMatrix<Scalar, HostSpace>& a,
+                                                                     const LevelMatrixOptions& options,
+                                                                     const ExecSpace& space)
+    : space_(space) {
+  const double t0 = seconds_now();
+  constexpr bool gpu = compat::is_gpu_space<ExecSpace>();
+  if (a.nrows != a.ncols)
+    throw InvalidArgument("mpk: the matrix is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) +
+                          "; matrix powers need a square matrix");
+  validate(a, "mpk matrix");
+  if (options.sell_chunk < 1 || (gpu && !is_power_of_two(options.sell_chunk)))
+    throw InvalidArgument("mpk: sell_chunk " + std::to_string(options.sell_chunk) + " must be >= 1" +
+                          (gpu ? " and a power of two on GPUs" : ""));
+  format_ = options.format == MpkFormat::automatic ? (gpu ? MpkFormat::sell : MpkFormat::csr) : options.format;
+  chunk_ = options.sell_chunk;
+
+  const BfsLevels levels = bfs_levels(graph_of(a));
+  perm_ = levels.perm;
+  level_offsets_ = levels.level_offsets;
+  host_ = permute(a, perm_);
+  device_ = copy_to<MemSpace>(host_);
+  if (format_ == MpkFormat::sell) {
+    const auto sell_host = csr_to_sell(host_, chunk_, 1);
+    host_chunk_len_.assign(sell_host.chunk_len.data(), sell_host.chunk_len.data() + sell_host.nchunks);
+    sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(sell_host));
+  }
+  new_to_old_ = Kokkos::View<ordinal_t*, MemSpace>("mpk.new_to_old", static_cast<size_t>(a.nrows));
+  {
+    Kokkos::View<const ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged> h(perm_.new_to_old.data(),
+                                                                          perm_.new_to_old.size());
+    Kokkos::deep_copy(new_to_old_, h);
+  }
+
+  // The baseline: the named SpMV kernel, or the fastest on this matrix (median of 3 timed products).
+  using Op = spmv::SpmvOperator<ExecSpace, Scalar, MemSpace>;
+  auto make = [&](spmv::SpmvAlgorithm alg) {
+    spmv::SpmvOptions o;
+    o.check_structure = false;  // validated above
+    o.coop_autotune = gpu;      // on CPUs csr_coop has one candidate
+    return std::make_shared<Op>(alg, device_, o, space_);
+  };
+  if (options.baseline || a.nrows == 0) {
+    baseline_ = make(options.baseline.value_or(spmv::SpmvAlgorithm::csr_v1));
+  } else {
+    Kokkos::View<Scalar*, MemSpace> x("mpk.baseline_x", static_cast<size_t>(a.nrows));
+    Kokkos::View<Scalar*, MemSpace> y("mpk.baseline_y", static_cast<size_t>(a.nrows));
+    Kokkos::deep_copy(x, Scalar(1));
+    double best = 0;
+    for (spmv::SpmvAlgorithm alg : spmv::all_spmv_algorithms()) {
+      auto op = make(alg);
+      for (int i = 0; i < 400 && op->tuner() && !op->tuner()->done(); ++i) op->apply(1, x, 0, y);
+      op->apply(1, x, 0, y);  // warm-up
+      std::vector<double> t;
+      for (int r = 0; r < 3; ++r) {
+        space_.fence();
+        const double s = seconds_now();
+        op->apply(1, x, 0, y);
+        space_.fence();
+        t.push_back(seconds_now() - s);
+      }
+      const double m = median_of(t);
+      if (!baseline_ || m < best) {
+        best = m;
+        baseline_ = op;
+      }
+    }
+  }
+  space_.fence();
+  setup_seconds_ = seconds_now() - t0;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::row_matrix_bytes(ordinal_t r) const {
+  constexpr double entry = sizeof(Scalar) + sizeof(ordinal_t);
+  if (format_ == MpkFormat::sell)
+    return host_chunk_len_[r / chunk_] * entry + sizeof(ordinal_t) + static_cast<double>(sizeof(offset_t)) / chunk_;
+  return static_cast<double>(host_.row_ptr(r + 1) - host_.row_ptr(r)) * entry + sizeof(offset_t);
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::matrix_bytes() const {
+  constexpr double entry = sizeof(Scalar) + sizeof(ordinal_t);
+  if (format_ == MpkFormat::sell)
+    return static_cast<double>(sell_->stored()) * entry + static_cast<double>(sell_->nchunks + 1) * sizeof(offset_t) +
+           static_cast<double>(sell_->row_len.extent(0)) * sizeof(ordinal_t);
+  return static_cast<double>(host_.nnz()) * entry + static_cast<double>(host_.nrows + 1) * sizeof(offset_t);
+}
+
+// ---------------------------------------------------------------------------------------
+// MatrixPowerKernel
+
+template <class ExecSpace, class Scalar, class MemSpace>
+struct MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::Impl {
+  using counter_t = unsigned long long;
+  Kokkos::View<detail::Block*, MemSpace> blocks;
+  Kokkos::View<counter_t*, MemSpace> group_blocks;
+  Kokkos::View<counter_t*, MemSpace> done;
+  Kokkos::View<counter_t*, MemSpace> ticket;
+  Kokkos::View<int*, MemSpace> stalled;
+#if PPSPARSE_HAVE_KOKKOS_GRAPH
+  std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph;
+#endif
+};
+
+template <class ExecSpace, class Scalar, class MemSpace>
+MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(const CsrMatrix<Scalar, HostSpace>& a,
+                                                                   const MpkOptions& options, const ExecSpace& space)
+    : MatrixPowerKernel(std::make_shared<Matrix>(a, options.matrix, space), options) {}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::~MatrixPowerKernel() = default;
+
+template <class ExecSpace, class Scalar, class MemSpace>
+MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_ptr<Matrix> matrix,
+                                                                   const MpkOptions& options)
+    : matrix_(std::move(matrix)), options_(options), impl_(std::make_unique<Impl>()) {
+  const double t0 = seconds_now();
+  constexpr bool gpu = compat::is_gpu_space<ExecSpace>();
+  constexpr int W = compat::vector_width_for<ExecSpace>();
+  const std::string who = "mpk";
+  if (!matrix_) throw InvalidArgument(who + ": no level-ordered matrix given");
+  const MpkOptions& o = options_;
+  if (o.powers < 1 || o.powers > 4096)
+    throw InvalidArgument(who + ": powers must be in [1, 4096] (got " + std::to_string(o.powers) + ")");
+  if (!(o.cache_fraction > 0 && o.cache_fraction <= 16))
+    throw InvalidArgument(who + ": cache_fraction must be in (0, 16] (got " + std::to_string(o.cache_fraction) + ")");
+  live_groups(o.powers, o.skew);  // checks the skew
+  if (o.align_rows < 0) throw InvalidArgument(who + ": align_rows must be >= 0");
+  if (o.rows_per_block < 0) throw InvalidArgument(who + ": rows_per_block must be >= 0");
+  if (o.vector_length != 0 && (!is_power_of_two(o.vector_length) || o.vector_length > std::max(W, 1)))
+    throw InvalidArgument(who + ": vector_length " + std::to_string(o.vector_length) +
+                          " must be a power of two <= " + std::to_string(W) + " on this device");
+  if (o.team_threads < 0 || (!gpu && o.team_threads > 1))
+    throw InvalidArgument(who + ": team_threads must be >= 0 (and at most 1 on CPUs)");
+  if (o.persistent_teams < 0) throw InvalidArgument(who + ": persistent_teams must be >= 0");
+  if (o.spin_limit < 1) throw InvalidArgument(who + ": spin_limit must be >= 1");
+
+  const Matrix& m = *matrix_;
+  const ordinal_t n = m.nrows();
+  const int p = o.powers;
+  const bool sell = m.format() == MpkFormat::sell;
+
+  // Cache budget and groups.
+  llc_ = last_level_cache_bytes();
+  cache_budget_ = o.cache_bytes ? o.cache_bytes : static_cast<std::size_t>(o.cache_fraction * static_cast<double>(llc_));
+  std::vector<double> row_bytes(static_cast<size_t>(n));
+  for (ordinal_t r = 0; r < n; ++r) row_bytes[r] = m.row_matrix_bytes(r) + 2.0 * sizeof(Scalar);
+  const double group_bytes = static_cast<double>(cache_budget_) / live_groups(p, o.skew);
+  const ordinal_t align = o.align_rows ? o.align_rows : std::max<ordinal_t>(32, sell ? m.sell_chunk() : 1);
+  schedule_ = make_wavefront_schedule(merge_levels(m.host_matrix(), m.level_offsets(), row_bytes,
+                                                   std::max(group_bytes, 1.0), align),
+                                      p, o.skew);
+  check_schedule(schedule_, m.host_matrix());
+
+  // Kernel geometry.
+  if (gpu) {
+    if (o.vector_length) {
+      vector_length_ = o.vector_length;
+    } else if (sell) {
+      vector_length_ = std::max(1, W / m.sell_chunk());
+    } else {  // as csr_coop's fixed rule: the smallest power of two >= sqrt(average row length)
+      const double avg = n ? static_cast<double>(m.nnz()) / n : 1.0;
+      vector_length_ = 1;
+      while (vector_length_ < W && vector_length_ < std::sqrt(avg)) vector_length_ *= 2;
+    }
+    team_size_ = std::max(1, (o.team_threads ? o.team_threads : 128) / vector_length_);
+  } else {
+    vector_length_ = 1;
+    team_size_ = 1;
+  }
+  rows_per_block_ = o.rows_per_block ? o.rows_per_block : (gpu ? 256 : 1024);
+
+  // Blocks in schedule order, and where each launch starts.
+  const ordinal_t G = schedule_.ngroups();
+  std::vector<detail::Block> blocks;
+  std::vector<unsigned long long> group_blocks(static_cast<size_t>(G));
+  for (ordinal_t g = 0; g < G; ++g)
+    group_blocks[g] = (static_cast<unsigned long long>(schedule_.group_rows(g)) + rows_per_block_ - 1) / rows_per_block_;
+  launch_block_offsets_.assign(1, 0);
+  for (int l = 0; l < schedule_.nlaunches(); ++l) {
+    for (int t = schedule_.launch_offsets[l]; t < schedule_.launch_offsets[l + 1]; ++t) {
+      const Tile tile = schedule_.order[t];
+      const ordinal_t end = schedule_.group_offsets[tile.group + 1];
+      for (ordinal_t r = schedule_.group_offsets[tile.group]; r < end; r += rows_per_block_)
+        blocks.push_back(detail::Block{r, std::min<ordinal_t>(end, r + rows_per_block_), tile.group, tile.power});
+    }
+    launch_block_offsets_.push_back(static_cast<long long>(blocks.size()));
+  }
+  total_blocks_ = static_cast<long long>(blocks.size());
+  impl_->blocks = Kokkos::View<detail::Block*, MemSpace>("mpk.blocks", blocks.size());
+  impl_->group_blocks = Kokkos::View<unsigned long long*, MemSpace>("mpk.group_blocks", group_blocks.size());
+  Kokkos::deep_copy(impl_->blocks,
+                    Kokkos::View<const detail::Block*, HostSpace, Kokkos::MemoryUnmanaged>(blocks.data(), blocks.size()));
+  Kokkos::deep_copy(impl_->group_blocks, Kokkos::View<const unsigned long long*, HostSpace, Kokkos::MemoryUnmanaged>(
+                                             group_blocks.data(), group_blocks.size()));
+  impl_->done = Kokkos::View<unsigned long long*, MemSpace>("mpk.done", static_cast<size_t>(G) * p);
+  impl_->ticket = Kokkos::View<unsigned long long*, MemSpace>("mpk.ticket", 1);
+  impl_->stalled = Kokkos::View<int*, MemSpace>("mpk.stalled", 1);
+
+  // Persistent teams: the co-resident bound (see the header), or one team where it is unknown.
+  long long bound = 1;
+  if (gpu)
+    bound = std::max<long long>(1, m.space().concurrency() / (team_size_ * vector_length_));
+  else if (!is_serial_space<ExecSpace>())
+    bound = std::max<long long>(1, m.space().concurrency());
+  if (o.persistent_teams) bound = std::min<long long>(bound, o.persistent_teams);
+  persistent_teams_ = static_cast<int>(std::max<long long>(1, std::min<long long>(bound, total_blocks_)));
+
+  work_ = MultiVector("mpk.work", static_cast<size_t>(n), static_cast<size_t>(p) + 1);
+
+  // The model's estimate.
+  MpkShape shape;
+  shape.spmv_bytes = m.matrix_bytes() + 2.0 * n * sizeof(Scalar);
+  shape.vector_bytes = static_cast<double>(n) * sizeof(Scalar);
+  shape.powers = p;
+  shape.launches = schedule_.nlaunches();
+  shape.tiles = static_cast<long long>(G) * p;
+  shape.cache_bytes = static_cast<double>(cache_budget_);
+  shape.graph_native = graph_is_native();
+  estimate_ = estimate_mpk(shape, o.model.value_or(default_device_model<ExecSpace>()));
+  setup_seconds_ = seconds_now() - t0;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+bool MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::graph_is_native() const {
+  return PPSPARSE_HAVE_KOKKOS_GRAPH != 0;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+MpkTraffic MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::traffic() const {
+  const double n = matrix_->nrows(), nnz = static_cast<double>(matrix_->nnz());
+  const int p = powers();
+  MpkTraffic t;
+  t.spmv_bytes = spmv::csr_min_bytes<Scalar>(matrix_->nrows(), matrix_->nrows(), matrix_->nnz(), false);
+  t.back_to_back_bytes = p * t.spmv_bytes;
+  t.blocked_bytes = nnz * (sizeof(Scalar) + sizeof(ordinal_t)) + (n + 1) * sizeof(offset_t) + (p + 1) * n * sizeof(Scalar);
+  t.flops = 2.0 * nnz * p;
+  return t;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply(MpkVariant variant, const ConstVector& x,
+                                                            const MultiVector& y) {
+  const ordinal_t n = nrows();
+  if (static_cast<long long>(x.extent(0)) != n)
+    throw InvalidArgument("mpk apply: x has " + std::to_string(x.extent(0)) + " entries, the matrix has " +
+                          std::to_string(n) + " rows");
+  if (static_cast<long long>(y.extent(0)) != n || static_cast<long long>(y.extent(1)) != powers() + 1)
+    throw InvalidArgument("mpk apply: Y is " + std::to_string(y.extent(0)) + " x " + std::to_string(y.extent(1)) +
+                          ", expected n x (p+1) = " + std::to_string(n) + " x " + std::to_string(powers() + 1));
+  const ExecSpace& space = matrix_->space();
+  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>;
+  Kokkos::parallel_for("ppsparse::mpk_gather_x", Range(space, 0, n),
+                       detail::GatherX<Scalar, MemSpace>{work_, x, matrix_->device_new_to_old()});
+  apply_internal(variant);
+  Kokkos::parallel_for("ppsparse::mpk_scatter_y", Range(space, 0, n),
+                       detail::ScatterY<Scalar, MemSpace>{y, work_, matrix_->device_new_to_old(), powers() + 1});
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply_internal(MpkVariant variant) {
+  switch (resolve(variant)) {
+    case MpkVariant::back_to_back: run_back_to_back(); return;
+    case MpkVariant::blocked: run_blocked(); return;
+    case MpkVariant::graph: run_graph(); return;
+    case MpkVariant::persistent: run_persistent(); return;
+    case MpkVariant::automatic: break;
+  }
+  throw InvalidArgument("mpk: unknown variant");
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant variant) {
+  if (variant != MpkVariant::automatic) return variant;
+  if (!automatic_choice_) {
+    MpkVariant choice = estimate_.best;
+    if (options_.verify_automatic && choice != MpkVariant::back_to_back && nrows() > 0) {
+      const double t_choice = time_variant(choice, 3);
+      const double t_base = time_variant(MpkVariant::back_to_back, 3);
+      if (t_choice > t_base) choice = MpkVariant::back_to_back;
+    }
+    automatic_choice_ = choice;
+  }
+  return *automatic_choice_;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+double MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::time_variant(MpkVariant v, int reps) {
+  const ExecSpace& space = matrix_->space();
+  apply_internal(v);  // warm-up (graph capture, first launch)
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    space.fence();
+    const double s = seconds_now();
+    apply_internal(v);
+    space.fence();
+    t.push_back(seconds_now() - s);
+  }
+  return median_of(t);
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_back_to_back() {
+  auto& op = matrix_->baseline();
+  for (int k = 1; k <= powers(); ++k) op.apply(Scalar(1), column(work_, k - 1), Scalar(0), mutable_column(work_, k));
+}
+
+namespace {
+
+// Calls f(rows) with the device row source of the matrix's format.
+template <class Matrix, class F>
+void with_rows(const Matrix& m, F&& f) {
+  using Scalar = typename std::decay_t<decltype(m.device_matrix())>::scalar_type;
+  using MemSpace = typename std::decay_t<decltype(m.device_matrix())>::memory_space;
+  if (m.format() == MpkFormat::sell) {
+    const auto& s = *m.sell_matrix();
+    f(detail::SellRows<Scalar, MemSpace>{s.chunk_ptr, s.row_len, s.col_idx, s.values, s.C});
+  } else {
+    const auto& a = m.device_matrix();
+    f(detail::CsrRows<Scalar, MemSpace>{a.row_ptr, a.col_idx, a.values});
+  }
+}
+
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_blocked() {
+  const ExecSpace& space = matrix_->space();
+  with_rows(*matrix_, [&](const auto& rows) {
+    using Rows = std::decay_t<decltype(rows)>;
+    detail::LaunchFunctor<ExecSpace, Scalar, MemSpace, Rows> f{rows, work_, work_, impl_->blocks, 0};
+    for (size_t l = 0; l + 1 < launch_block_offsets_.size(); ++l) {
+      f.first_block = launch_block_offsets_[l];
+      const int nblocks = static_cast<int>(launch_block_offsets_[l + 1] - launch_block_offsets_[l]);
+      Kokkos::parallel_for("ppsparse::mpk_blocked_launch",
+                           Kokkos::TeamPolicy<ExecSpace>(space, nblocks, team_size_, vector_length_), f);
+    }
+  });
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_graph() {
+#if PPSPARSE_HAVE_KOKKOS_GRAPH
+  const ExecSpace& space = matrix_->space();
+  if (!impl_->graph) {
+    with_rows(*matrix_, [&](const auto& rows) {
+      using Rows = std::decay_t<decltype(rows)>;
+      impl_->graph.emplace(Kokkos::Experimental::create_graph(space, [&](const auto& root) {
+        Kokkos::Experimental::GraphNodeRef<ExecSpace> node = root;
+        for (size_t l = 0; l + 1 < launch_block_offsets_.size(); ++l) {
+          detail::LaunchFunctor<ExecSpace, Scalar, MemSpace, Rows> f{rows, work_, work_, impl_->blocks,
+                                                                     launch_block_offsets_[l]};
+          const int nblocks = static_cast<int>(launch_block_offsets_[l + 1] - launch_block_offsets_[l]);
+          node = node.then_parallel_for("ppsparse::mpk_graph_launch",
+                                        Kokkos::TeamPolicy<ExecSpace>(space, nblocks, team_size_, vector_length_), f);
+        }
+      }));
+    });
+    impl_->graph->instantiate();
+  }
+  impl_->graph->submit(space);
+#else
+  run_blocked();  // Kokkos < 4: no graph, the same launches one by one
+#endif
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
+  if (total_blocks_ == 0) return;
+  const ExecSpace& space = matrix_->space();
+  ++epoch_;
+  with_rows(*matrix_, [&](const auto& rows) {
+    using Rows = std::decay_t<decltype(rows)>;
+    detail::PersistentFunctor<ExecSpace, Scalar, MemSpace, Rows> f;
+    f.rows = rows;
+    f.y_in = work_;
+    f.y_out = work_;
+    f.blocks = impl_->blocks;
+    f.group_blocks = impl_->group_blocks;
+    f.done = impl_->done;
+    f.ticket = impl_->ticket;
+    f.stalled = impl_->stalled;
+    f.ngroups = schedule_.ngroups();
+    f.total_blocks = total_blocks_;
+    f.ticket_base = (epoch_ - 1) * static_cast<unsigned long long>(total_blocks_ + persistent_teams_);
+    f.epoch = epoch_;
+    f.spin_limit = options_.spin_limit;
+    Kokkos::parallel_for("ppsparse::mpk_persistent",
+                         Kokkos::TeamPolicy<ExecSpace>(space, persistent_teams_, team_size_, vector_length_), f);
+  });
+  if (options_.check_persistent) check_persistent_status();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::check_persistent_status() const {
+  int flag = 0;
+  Kokkos::deep_copy(flag, Kokkos::subview(impl_->stalled, 0));  // fences
+  if (flag == 0) return;
+  const ordinal_t G = schedule_.ngroups();
+  const int tile = flag - 1;
+  throw Error("mpk persistent: a team gave up after " + std::to_string(options_.spin_limit) +
+              " polls waiting for the dependencies of tile (group " + std::to_string(tile % G) + ", power " +
+              std::to_string(tile / G + 1) + "); the results of that run are invalid");
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
+  char line[512];
+  const Matrix& m = *matrix_;
+  std::snprintf(line, sizeof line,
+                "p=%d format=%s%s groups=%d launches=%d skew=%d budget=%.3gMB (LLC %.3gMB) blocks=%lld rows/block=%d "
+                "team=%dx%d persistent_teams=%d graph=%s baseline=%s",
+                powers(), to_string(m.format()),
+                m.format() == MpkFormat::sell ? ("-" + std::to_string(m.sell_chunk())).c_str() : "",
+                schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6,
+                total_blocks_, rows_per_block_, team_size_, vector_length_, persistent_teams_,
+                graph_is_native() ? "kokkos" : "plain-launches", m.baseline_description().c_str());
+  return line;
+}
+
+template class LevelOrderedMatrix<DefaultExecSpace, float, DefaultMemSpace>;
+template class LevelOrderedMatrix<DefaultExecSpace, double, DefaultMemSpace>;
+template class MatrixPowerKernel<DefaultExecSpace, float, DefaultMemSpace>;
+template class MatrixPowerKernel<DefaultExecSpace, double, DefaultMemSpace>;
+
+}  // namespace ppsparse::mpk

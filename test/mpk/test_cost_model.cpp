@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mpk/cost_model.hpp>
+#include <ppsparse/mpk/last_level_cache.hpp>
+
+namespace ppsparse {
+namespace {
+
+using mpk::MpkVariant;
+
+mpk::MpkDeviceModel gpu_like() { return mpk::MpkDeviceModel{3000, 2.5, 4, 1.5, 0.5}; }
+
+TEST(MpkCostModel, SmallMatricesStayBackToBack) {
+  mpk::MpkShape s;
+  s.spmv_bytes = 10e6;
+  s.vector_bytes = 0.5e6;
+  s.powers = 6;
+  s.launches = 12;
+  s.tiles = 6;
+  s.cache_bytes = 30e6;
+  auto e = mpk::estimate_mpk(s, gpu_like());
+  EXPECT_TRUE(e.fits_in_cache);
+  EXPECT_NE(e.reason.find("fits in cache"), std::string::npos);
+  // In cache every variant moves the same data; only the overheads differ.
+  EXPECT_NEAR(e.back_to_back - 6 * 4e-6, e.blocked - 12 * 4e-6, 1e-12);
+  EXPECT_NEAR(e.persistent - 4e-6 - 6 * 0.5e-6, e.blocked - 12 * 4e-6, 1e-12);
+  // One launch beats six when the handoffs are cheap; expensive handoffs keep back_to_back.
+  EXPECT_EQ(e.best, MpkVariant::persistent);
+  auto slow_sync = gpu_like();
+  slow_sync.tile_sync_us = 10;
+  slow_sync.graph_launch_us = 10;
+  e = mpk::estimate_mpk(s, slow_sync);
+  EXPECT_EQ(e.best, MpkVariant::back_to_back);
+}
+
+TEST(MpkCostModel, LargeMatricesBlockAndLaunchCostDecidesHow) {
+  mpk::MpkShape s;
+  s.spmv_bytes = 1.5e9;
+  s.vector_bytes = 1e8;
+  s.powers = 5;
+  s.cache_bytes = 25e6;
+  s.launches = 100;
+  s.tiles = 200;
+  s.graph_native = true;
+  auto e = mpk::estimate_mpk(s, gpu_like());
+  EXPECT_FALSE(e.fits_in_cache);
+  EXPECT_LT(e.blocked, e.back_to_back);
+  EXPECT_EQ(e.best, MpkVariant::persistent);  // 200 x 0.5 us < 100 x 1.5 us < 100 x 4 us
+  s.tiles = 2000;
+  EXPECT_EQ(mpk::estimate_mpk(s, gpu_like()).best, MpkVariant::graph);
+  // Without graphs the graph estimate is the blocked one.
+  s.graph_native = false;
+  e = mpk::estimate_mpk(s, gpu_like());
+  EXPECT_DOUBLE_EQ(e.graph, e.blocked);
+  // Expensive launches everywhere: blocking loses to back-to-back (seed 004 on A100/GH200).
+  auto slow = gpu_like();
+  slow.launch_us = 500;
+  slow.tile_sync_us = 200;
+  e = mpk::estimate_mpk(s, slow);
+  EXPECT_EQ(e.best, MpkVariant::back_to_back);
+  EXPECT_DOUBLE_EQ(e.seconds(MpkVariant::automatic), e.back_to_back);
+}
+
+TEST(MpkCostModel, BadModelsAndShapesAreRefused) {
+  mpk::MpkShape s;
+  s.powers = 2;
+  EXPECT_THROW(mpk::estimate_mpk(s, mpk::MpkDeviceModel{0, 2, 1, 1, 1}), InvalidArgument);
+  EXPECT_THROW(mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 0, 1, 1, 1}), InvalidArgument);
+  EXPECT_THROW(mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 2, -1, 1, 1}), InvalidArgument);
+  s.powers = 0;
+  EXPECT_THROW(mpk::estimate_mpk(s, gpu_like()), InvalidArgument);
+  s.powers = 1;
+  s.launches = -1;
+  EXPECT_THROW(mpk::estimate_mpk(s, gpu_like()), InvalidArgument);
+  const auto d = mpk::default_device_model<DefaultExecSpace>();
+  EXPECT_GT(d.memory_gbs, 0);
+  EXPECT_GT(d.cache_speedup, 1);
+}
+
+TEST(MpkLastLevelCache, SizesArePlausible) {
+  const std::size_t host = mpk::host_last_level_cache_bytes();
+  EXPECT_GE(host, std::size_t{64} << 10);
+  EXPECT_LE(host, std::size_t{4} << 30);
+  const std::size_t device = mpk::last_level_cache_bytes();
+  EXPECT_GE(device, std::size_t{64} << 10);
+  if (!compat::is_gpu_space<DefaultExecSpace>()) EXPECT_EQ(device, host);
+}
+
+}  // namespace
+}  // namespace ppsparse

@@ -1,0 +1,241 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/gen/scalar_matrix.hpp>
+#include <ppsparse/mpk/matrix_power.hpp>
+
+#include "mpk_test_util.hpp"
+
+namespace ppsparse {
+namespace {
+
+using mpk::MpkVariant;
+using MpkD = mpk::MatrixPowerKernel<test::Exec, double, test::Mem>;
+using MpkF = mpk::MatrixPowerKernel<test::Exec, float, test::Mem>;
+
+// Components that share nothing, numbered so that they interleave: a stencil, a path, a
+// random block and isolated vertices, shuffled by a random permutation.
+CsrMatrix<double, HostSpace> disconnected_matrix(std::uint64_t seed) {
+  std::vector<CsrMatrix<double, HostSpace>> parts{gen::stencil_7pt(6, 5, 4, seed), gen::band_matrix(90, 1, seed),
+                                                  test::random_csr<double>(70, 70, 1, 4, seed),
+                                                  gen::band_matrix(25, 0, seed)};
+  std::vector<std::pair<ordinal_t, ordinal_t>> entries;
+  ordinal_t base = 0;
+  for (const auto& p : parts) {
+    for (ordinal_t i = 0; i < p.nrows; ++i)
+      for (offset_t e = p.row_ptr(i); e < p.row_ptr(i + 1); ++e) entries.emplace_back(base + i, base + p.col_idx(e));
+    base += p.nrows;
+  }
+  std::vector<ordinal_t> shuffle(static_cast<size_t>(base));
+  std::iota(shuffle.begin(), shuffle.end(), 0);
+  std::shuffle(shuffle.begin(), shuffle.end(), std::mt19937_64(seed));
+  for (auto& e : entries) e = {shuffle[e.first], shuffle[e.second]};
+  return test::csr_from_entries(base, entries, seed + 1);
+}
+
+TEST(MatrixPower, RandomMatricesAllVariantsAllPowers) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto a = test::random_csr<double>(300, 300, 1, 6, seed);
+  test::normalise_rows(a);
+  test::expect_all_variants_match(a, test::tiny_group_options(1), 8, seed);
+  // Wider groups, default alignment, the RACE order.
+  mpk::MpkOptions o = test::tiny_group_options(1, 1 << 16);
+  o.align_rows = 0;
+  o.skew = 1;
+  test::expect_all_variants_match(a, o, 8, seed + 100);
+}
+
+TEST(MatrixPower, StencilsInDoubleAndFloatWithCsrAndSell) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a7 = gen::stencil_7pt(10, 9, 8, seed);
+  const auto a27 = gen::stencil_27pt(7, 6, 6, seed);
+  for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell}) {
+    SCOPED_TRACE(mpk::to_string(f));
+    mpk::MpkOptions o = test::tiny_group_options(1, 24 * 1024);
+    o.matrix.format = f;
+    o.matrix.sell_chunk = 4;
+    o.align_rows = f == mpk::MpkFormat::sell ? 4 : 1;
+    test::expect_all_variants_match(a7, o, 8, seed);
+    test::expect_all_variants_match(convert_values<float>(a27), o, 8, seed);
+  }
+}
+
+TEST(MatrixPower, ManyTinyLevelsPathAndLongBand) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // A path: 3000 levels of one row; a long band-7: levels of 3 rows.
+  for (const auto& a : {gen::band_matrix(3000, 1, seed), gen::band_matrix(2000, 3, seed)}) {
+    mpk::MpkOptions o = test::tiny_group_options(1, 2048);
+    o.rows_per_block = 5;
+    test::expect_all_variants_match(a, o, 8, seed);
+  }
+}
+
+TEST(MatrixPower, DisconnectedComponents) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto a = disconnected_matrix(seed);
+  test::normalise_rows(a);
+  test::expect_all_variants_match(a, test::tiny_group_options(1, 3000), 8, seed);
+  test::expect_all_variants_match(convert_values<float>(a), test::tiny_group_options(1, 3000), 5, seed);
+}
+
+TEST(MatrixPower, DefaultOptionsAndRepeatedRuns) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a = gen::stencil_7pt(12, 11, 10, seed);
+  mpk::MpkOptions o;
+  o.powers = 5;
+  MpkD mpk(a, o);  // baseline timed, budget from the real cache
+  EXPECT_GE(mpk.schedule().ngroups(), 1);
+  EXPECT_GT(mpk.cache_budget_bytes(), 0u);
+  EXPECT_FALSE(mpk.describe().empty());
+  for (int run = 0; run < 3; ++run)
+    for (MpkVariant v : mpk::concrete_variants()) EXPECT_LE(test::run_against_reference(mpk, a, v, seed + run), 1.0);
+  // The counters of the persistent kernel carry over between runs (epochs): still right.
+  EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::persistent, seed + 7), 1.0);
+}
+
+TEST(MatrixPower, InternalNumberingMatchesApply) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a = gen::band_matrix(500, 4, seed);
+  MpkD mpk(a, test::tiny_group_options(4, 8192));
+  // x in user numbering -> column 0 of work() in level numbering.
+  std::vector<double> x(500);
+  std::mt19937_64 rng(seed);
+  for (auto& v : x) v = std::uniform_real_distribution<double>(-1, 1)(rng);
+  const auto xi = to_new(x, mpk.permutation());
+  auto w = Kokkos::create_mirror_view(mpk.work());
+  for (ordinal_t i = 0; i < 500; ++i) w(i, 0) = xi[i];
+  Kokkos::deep_copy(mpk.work(), w);
+  mpk.apply_internal(MpkVariant::persistent);
+  Kokkos::deep_copy(w, mpk.work());
+  const auto ref = mpk::reference_mpk(a, x, 4);
+  std::vector<double> flat(5 * 500);
+  for (int k = 0; k <= 4; ++k) {
+    std::vector<double> col(500);
+    for (ordinal_t i = 0; i < 500; ++i) col[i] = w(i, k);
+    const auto user = to_old(col, mpk.permutation());
+    std::copy(user.begin(), user.end(), flat.begin() + k * 500);
+  }
+  EXPECT_LE(mpk::max_error_ratio(flat, ref, mpk::default_tolerance<double>()), 1.0);
+}
+
+TEST(MatrixPower, PersistentKernelCompletesUnderWatchdog) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a = gen::stencil_27pt(14, 13, 12, seed);
+  mpk::MpkOptions o = test::tiny_group_options(8, 64 * 1024);
+  o.rows_per_block = 16;
+  MpkD mpk(a, o);
+  ASSERT_GT(mpk.schedule().ngroups(), 4);
+  double err = -1;
+  const bool finished = test::completes_within(std::chrono::seconds(60), [&]() {
+    for (int run = 0; run < 3; ++run) err = std::max(err, test::run_against_reference(mpk, a, MpkVariant::persistent, seed));
+  });
+  if (!finished) test::fail_and_exit_on_hang("the persistent MPK kernel");
+  EXPECT_LE(err, 1.0);
+}
+
+TEST(MatrixPower, AutomaticChoiceIsAConcreteVariantAndNeverSlowerThanChecked) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a = gen::stencil_7pt(10, 10, 10, seed);
+  MpkD mpk(a, test::tiny_group_options(4, 16 * 1024));
+  const MpkVariant chosen = mpk.resolve(MpkVariant::automatic);
+  EXPECT_NE(chosen, MpkVariant::automatic);
+  EXPECT_EQ(mpk.resolve(MpkVariant::automatic), chosen);  // decided once
+  EXPECT_EQ(mpk.resolve(MpkVariant::blocked), MpkVariant::blocked);
+  EXPECT_FALSE(mpk.estimate().reason.empty());
+}
+
+TEST(MatrixPower, TrafficModels) {
+  const auto a = gen::band_matrix(1000, 3, 1);
+  MpkD mpk(a, test::tiny_group_options(6));
+  const auto t = mpk.traffic();
+  const double nnz = static_cast<double>(a.nnz());
+  EXPECT_DOUBLE_EQ(t.spmv_bytes, nnz * 12 + 1001 * 8 + 1000 * 8 * 2);
+  EXPECT_DOUBLE_EQ(t.back_to_back_bytes, 6 * t.spmv_bytes);
+  EXPECT_DOUBLE_EQ(t.blocked_bytes, nnz * 12 + 1001 * 8 + 7 * 1000 * 8);
+  EXPECT_DOUBLE_EQ(t.flops, 2 * nnz * 6);
+}
+
+TEST(MatrixPower, EmptyMatrix) {
+  CsrMatrix<double, HostSpace> a(0, 0, 0);
+  MpkD mpk(a, test::tiny_group_options(3));
+  MpkD::MultiVector y("y", 0, 4);
+  Kokkos::View<double*, test::Mem> x("x", 0);
+  for (MpkVariant v : mpk::concrete_variants()) EXPECT_NO_THROW(mpk.apply(v, x, y));
+}
+
+TEST(MatrixPower, BadInputsAreRefused) {
+  const auto a = gen::band_matrix(20, 1, 2);
+  auto expect_message = [](auto&& f, const std::string& text) {
+    try {
+      f();
+      ADD_FAILURE() << "no exception; expected: " << text;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  expect_message([&] { MpkD m(test::random_csr<double>(5, 6, 1, 2, 1), test::tiny_group_options(2)); },
+                 "the matrix is 5 x 6; matrix powers need a square matrix");
+  {
+    auto bad = gen::band_matrix(5, 1, 1);
+    bad.col_idx(1) = 9;
+    expect_message([&] { MpkD m(bad, test::tiny_group_options(2)); }, "mpk matrix");
+  }
+  auto options = [](auto edit) {
+    mpk::MpkOptions o = test::tiny_group_options(2);
+    edit(o);
+    return o;
+  };
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.powers = 0; })); }, "powers must be in [1, 4096] (got 0)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.cache_fraction = 0; })); }, "cache_fraction");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.skew = 3; })); }, "skew must be 1 or 2");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.align_rows = -1; })); }, "align_rows");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.rows_per_block = -1; })); }, "rows_per_block");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.vector_length = 3; })); }, "vector_length 3");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "persistent_teams");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "spin_limit");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.sell_chunk = 0; })); }, "sell_chunk 0");
+  expect_message(
+      [&] {
+        mpk::MpkOptions o = test::tiny_group_options(2);
+        o.model = mpk::MpkDeviceModel{0, 2, 1, 1, 1};
+        MpkD m(a, o);
+      },
+      "memory_gbs");
+  expect_message([&] { MpkD m(std::shared_ptr<MpkD::Matrix>(), test::tiny_group_options(2)); }, "no level-ordered");
+
+  MpkD mpk(a, test::tiny_group_options(2));
+  Kokkos::View<double*, test::Mem> x("x", 20), short_x("x", 19);
+  MpkD::MultiVector y("y", 20, 3), narrow("y", 20, 2), tall("y", 21, 3);
+  expect_message([&] { mpk.apply(MpkVariant::blocked, short_x, y); }, "x has 19 entries, the matrix has 20 rows");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, x, narrow); }, "Y is 20 x 2, expected n x (p+1) = 20 x 3");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, x, tall); }, "Y is 21 x 3");
+}
+
+TEST(MatrixPower, VariantAndFormatNames) {
+  for (MpkVariant v : {MpkVariant::back_to_back, MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent,
+                       MpkVariant::automatic})
+    EXPECT_EQ(mpk::parse_variant(mpk::to_string(v)), v);
+  for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell, mpk::MpkFormat::automatic})
+    EXPECT_EQ(mpk::parse_format(mpk::to_string(f)), f);
+  try {
+    mpk::parse_variant("fast");
+    ADD_FAILURE();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, automatic)");
+  }
+  EXPECT_THROW(mpk::parse_format("ell"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace ppsparse
