@@ -1,5 +1,5 @@
 // SpMV benchmark: the ppsparse kernels (csr_v1, csr_v2, csr_coop with the fixed rule and
-// tuned, sell) against Kokkos Kernels (native and default) and the vendor library (CSR and
+// tuned, sell, sell_hyb = SELL + CSR tail of very long rows) against Kokkos Kernels (native and default) and the vendor library (CSR and
 // sliced ELL), in FP64 and FP32, on the shared real matrices and on generated large ones.
 //
 // Names: spmv/<matrix>/<fp64|fp32>/<algorithm>. Each product is y = A x (alpha 1, beta 0),
@@ -9,6 +9,11 @@
 // (plan / conversion / tuning-free setup), setup_spmvs (setup time in units of one product),
 // err (error ratio against the FP64 reference; results above 1 are refused).
 // See bench/common/bench_config.hpp for the flags; tools/spmv_report.py for the table.
+//
+// A GPU run (CUDA build; the defaults size each generated matrix to 512 MiB):
+//   ./bench/bench_spmv --benchmark_out=spmv.json --benchmark_out_format=json
+//   python3 bench/tools/spmv_report.py spmv.json --out spmv_report
+// A subset: --benchmark_filter='fp64/(csr_v2|csr_coop_tuned|sell|vendor_csr)/'.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -35,8 +40,9 @@ using Exec = DefaultExecSpace;
 using Mem = DefaultMemSpace;
 
 const std::vector<std::string>& algorithm_names() {
-  static const std::vector<std::string> names{"csr_v1",    "csr_v2",     "csr_coop",   "csr_coop_tuned", "sell",
-                                              "kk_native", "kk_default", "vendor_csr", "vendor_sell"};
+  static const std::vector<std::string> names{"csr_v1",    "csr_v2",     "csr_coop",   "csr_coop_tuned",
+                                              "sell",      "sell_hyb",   "kk_native",  "kk_default",
+                                              "vendor_csr", "vendor_sell"};
   return names;
 }
 
@@ -181,6 +187,10 @@ std::unique_ptr<Runner<S>> make_runner(const std::string& algo, const CsrMatrix<
   }
   if (algo == "csr_coop_tuned") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_coop, a, o);
   if (algo == "sell") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::sell, a, o);
+  if (algo == "sell_hyb") {
+    o.sell.hyb_row_max = -1;
+    return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::sell, a, o);
+  }
   if (algo == "kk_native") return std::make_unique<KokkosKernelsRunner<S>>(a, spmv::KkSpmvMode::native);
   if (algo == "kk_default") return std::make_unique<KokkosKernelsRunner<S>>(a, spmv::KkSpmvMode::default_algorithm);
   if (algo == "vendor_csr") return std::make_unique<VendorRunner<S>>(a, spmv::VendorFormat::csr);

@@ -21,7 +21,7 @@ import statistics
 import sys
 from collections import OrderedDict, defaultdict
 
-ALGORITHM_ORDER = ["csr_v1", "csr_v2", "csr_coop", "csr_coop_tuned", "sell",
+ALGORITHM_ORDER = ["csr_v1", "csr_v2", "csr_coop", "csr_coop_tuned", "sell", "sell_hyb",
                    "kk_native", "kk_default", "vendor_csr", "vendor_sell"]
 
 

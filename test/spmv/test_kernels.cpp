@@ -6,6 +6,7 @@
 #include <ppsparse/spmv/csr_coop.hpp>
 #include <ppsparse/spmv/csr_v1.hpp>
 #include <ppsparse/spmv/csr_v2.hpp>
+#include <ppsparse/spmv/hyb.hpp>
 #include <ppsparse/spmv/sell_spmv.hpp>
 
 #include "spmv_test_util.hpp"
@@ -138,6 +139,38 @@ TYPED_TEST(SpmvKernels, SellEveryChunkAndScope) {
             [&](S alpha, const auto& x, S beta, const auto& y) { spmv::sell_spmv(Exec(), alpha, sd, x, beta, y); },
             seed + 17);
       }
+  }
+}
+
+TYPED_TEST(SpmvKernels, HybEveryRowMax) {
+  using S = TypeParam;
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : matrix_families(seed)) {
+    const auto a = convert_values<S>(m.a);
+    for (ordinal_t row_max : {1, 3, 20, spmv::hyb_auto_row_max(a.nrows, a.nnz())})
+      for (int C : {1, 8})
+        for (ordinal_t sigma : {1, 256}) {
+          const auto h = spmv::make_hyb<Exec, S, Mem>(Exec(), a, C, sigma, row_max);
+          // The split keeps every entry once: row_max per row in SELL, the excess in the tail.
+          offset_t excess = 0;
+          ordinal_t cut_rows = 0;
+          for (ordinal_t i = 0; i < a.nrows; ++i) {
+            const offset_t len = a.row_ptr(i + 1) - a.row_ptr(i);
+            if (len > row_max) {
+              excess += len - row_max;
+              ++cut_rows;
+            }
+          }
+          ASSERT_EQ(h.tail.nnz(), excess);
+          ASSERT_EQ(h.tail.nrows, cut_rows);
+          ASSERT_EQ(h.nnz(), a.nnz());
+          expect_matches_reference<S>(
+              "hyb row_max=" + std::to_string(row_max) + " C=" + std::to_string(C) + " sigma=" + std::to_string(sigma) +
+                  " on " + m.name,
+              a, [&](S alpha, const auto& x, S beta, const auto& y) { spmv::hyb_spmv(Exec(), alpha, h, x, beta, y); },
+              seed + 19);
+        }
   }
 }
 

@@ -46,8 +46,13 @@ TYPED_TEST(SpmvOperatorTyped, EveryAlgorithmMatchesTheReferenceOverRepeatedCalls
   for (const auto& m : matrix_families(seed)) {
     const auto a = convert_values<S>(m.a);
     const auto ad = copy_to<Mem>(a);
-    for (SpmvAlgorithm alg : spmv::all_spmv_algorithms()) {
-      SpmvOperator<Exec, S> op(alg, ad);
+    spmv::SpmvOptions hyb;
+    hyb.sell.hyb_row_max = -1;
+    std::vector<std::pair<SpmvAlgorithm, spmv::SpmvOptions>> runs;
+    for (SpmvAlgorithm alg : spmv::all_spmv_algorithms()) runs.emplace_back(alg, spmv::SpmvOptions{});
+    runs.emplace_back(SpmvAlgorithm::sell, hyb);
+    for (const auto& [alg, options] : runs) {
+      SpmvOperator<Exec, S> op(alg, ad, options);
       EXPECT_EQ(op.nrows(), a.nrows);
       EXPECT_EQ(op.ncols(), a.ncols);
       EXPECT_EQ(op.nnz(), a.nnz());
@@ -79,6 +84,15 @@ TEST(SpmvOperator, TrafficModel) {
   EXPECT_GE(ts.kernel_bytes, static_cast<double>(sell.sell_matrix()->stored()) * 12.0);
   EXPECT_GT(ts.kernel_bytes, ts.model_bytes);
   EXPECT_EQ(csr.traffic(true).model_bytes - tc.model_bytes, 200.0 * 8);
+  // HYB: same model; its SELL part pads less than plain SELL on power-law rows.
+  spmv::SpmvOptions ho;
+  ho.sell.hyb_row_max = 16;
+  SpmvOperator<Exec, double> hyb(SpmvAlgorithm::sell, a, ho);
+  ASSERT_NE(hyb.hyb_matrix(), nullptr);
+  EXPECT_EQ(hyb.traffic(false).model_bytes, tc.model_bytes);
+  EXPECT_LT(hyb.sell_matrix()->stored(), sell.sell_matrix()->stored());
+  EXPECT_GT(hyb.hyb_matrix()->tail.nrows, 0);
+  EXPECT_NE(hyb.describe().find("hyb row_max=16"), std::string::npos);
 }
 
 TEST(SpmvOperator, TunesThroughAnInjectedClock) {
@@ -222,6 +236,12 @@ TEST(SpmvOperator, RejectsBadOptions) {
   o.sell.sigma = -4;
   EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
             "sell options: sigma = -4 must be >= 1");
+  o = {};
+  o.sell.hyb_row_max = -2;
+  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
+            "sell options: hyb_row_max = -2 must be >= 1, 0 (pure SELL) or -1 (automatic)");
+  EXPECT_EQ(error_of([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 0); }),
+            "hyb setup: row_max = 0 must be >= 1");
   // Direct kernel calls check their own parameters.
   Kokkos::View<double*, Mem> x("x", 20), y("y", 20);
   EXPECT_EQ(error_of([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 0}); }),

@@ -14,6 +14,9 @@ SellOptions sell_resolve_options(const SellOptions& in) {
     throw InvalidArgument("sell options: C = " + std::to_string(o.C) +
                           " must be a power of two on GPUs (C * threads per row = the vector width)");
   if (o.sigma < 1) throw InvalidArgument("sell options: sigma = " + std::to_string(o.sigma) + " must be >= 1");
+  if (o.hyb_row_max < -1)
+    throw InvalidArgument("sell options: hyb_row_max = " + std::to_string(o.hyb_row_max) +
+                          " must be >= 1, 0 (pure SELL) or -1 (automatic)");
   return o;
 }
 

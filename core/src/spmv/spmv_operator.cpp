@@ -69,7 +69,13 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
     case SpmvAlgorithm::sell: {
       const SellOptions o = sell_resolve_options<ExecSpace>(options.sell);
       const auto host = copy_to<HostSpace>(a);
-      sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(csr_to_sell(host, o.C, o.sigma)));
+      if (o.hyb_row_max != 0) {
+        const ordinal_t row_max = o.hyb_row_max > 0 ? o.hyb_row_max : hyb_auto_row_max(a.nrows, a.nnz());
+        hyb_ = std::make_shared<HybMatrix<Scalar, MemSpace>>(make_hyb<ExecSpace, Scalar, MemSpace>(
+            space, host, o.C, o.sigma, row_max));
+      } else {
+        sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(csr_to_sell(host, o.C, o.sigma)));
+      }
       break;
     }
     default: throw InvalidArgument("SpmvOperator: unknown algorithm");
@@ -86,7 +92,12 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
   switch (algorithm_) {
     case SpmvAlgorithm::csr_v1: csr_v1(space_, alpha, a_, x, beta, y); return;
     case SpmvAlgorithm::csr_v2: csr_v2(space_, alpha, a_, *v2_plan_, x, beta, y); return;
-    case SpmvAlgorithm::sell: sell_spmv(space_, alpha, *sell_, x, beta, y); return;
+    case SpmvAlgorithm::sell:
+      if (hyb_)
+        hyb_spmv(space_, alpha, *hyb_, x, beta, y);
+      else
+        sell_spmv(space_, alpha, *sell_, x, beta, y);
+      return;
     case SpmvAlgorithm::csr_coop:
       if (tuner_ && !tuner_->done() && alpha != Scalar(0)) {
         // Time this call for the tuner; the fences keep other work out of the measurement.
@@ -113,7 +124,8 @@ CoopParams SpmvOperator<ExecSpace, Scalar, MemSpace>::coop_params() const {
 template <class ExecSpace, class Scalar, class MemSpace>
 SpmvTraffic SpmvOperator<ExecSpace, Scalar, MemSpace>::traffic(bool reads_y) const {
   if (algorithm_ == SpmvAlgorithm::sell)
-    return sell_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), sell_->stored(), sell_->nchunks, reads_y);
+    return hyb_ ? hyb_traffic(*hyb_, reads_y)
+                : sell_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), sell_->stored(), sell_->nchunks, reads_y);
   return csr_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), reads_y);
 }
 
@@ -127,10 +139,14 @@ std::string SpmvOperator<ExecSpace, Scalar, MemSpace>::describe() const {
       d += " " + coop_params().to_string();
       if (tuner_) d += tuner_->done() ? " (tuned in " + std::to_string(tuner_->calls()) + " calls)" : " (tuning)";
       break;
-    case SpmvAlgorithm::sell:
-      d += " C=" + std::to_string(sell_->C) + " sigma=" + std::to_string(sell_->sigma) +
-           " fill=" + std::to_string(sell_->fill_ratio());
+    case SpmvAlgorithm::sell: {
+      const SellMatrix<Scalar, MemSpace>& s = *sell_matrix();
+      d += " C=" + std::to_string(s.C) + " sigma=" + std::to_string(s.sigma) + " fill=" + std::to_string(s.fill_ratio());
+      if (hyb_)
+        d += " hyb row_max=" + std::to_string(hyb_->row_max) + " tail_rows=" + std::to_string(hyb_->tail.nrows) +
+             " tail_nnz=" + std::to_string(hyb_->tail.nnz());
       break;
+    }
   }
   return d;
 }

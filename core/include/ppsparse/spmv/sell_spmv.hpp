@@ -25,10 +25,13 @@ namespace ppsparse::spmv {
 struct SellOptions {
   int C = 0;            // 0: default (8)
   ordinal_t sigma = 0;  // 0: default (256)
+  // SpmvOperator only: 0 = pure SELL-C-sigma; > 0 = HYB (spmv/hyb.hpp): rows keep at most
+  // this many entries in SELL, the rest go to a CSR tail; -1 = HYB with hyb_auto_row_max.
+  ordinal_t hyb_row_max = 0;
 };
 
-// Defaults filled in and checked: InvalidArgument unless C >= 1 (a power of two on GPUs)
-// and sigma >= 1.
+// Defaults filled in and checked: InvalidArgument unless C >= 1 (a power of two on GPUs),
+// sigma >= 1 and hyb_row_max >= -1.
 template <class ExecSpace>
 SellOptions sell_resolve_options(const SellOptions& options);
 

@@ -17,6 +17,7 @@
 #include <ppsparse/spmv/csr_coop.hpp>
 #include <ppsparse/spmv/csr_v1.hpp>
 #include <ppsparse/spmv/csr_v2.hpp>
+#include <ppsparse/spmv/hyb.hpp>
 #include <ppsparse/spmv/sell_spmv.hpp>
 #include <ppsparse/spmv/traffic.hpp>
 #include <ppsparse/spmv/vectors.hpp>
@@ -37,7 +38,7 @@ struct SpmvOptions {
   std::optional<CoopParams> coop;     // csr_coop: these parameters instead of the fixed rule
   bool coop_autotune = true;          // csr_coop: tune over the first apply() calls
   CoopTunerOptions tuner;             // csr_coop: tuner options
-  SellOptions sell;                   // sell: C and sigma
+  SellOptions sell;                   // sell: C, sigma, and the HYB tail (hyb_row_max)
   bool check_structure = true;        // check the matrix once at setup (check_csr_structure)
 };
 
@@ -73,7 +74,9 @@ class SpmvOperator {
   CoopParams coop_params() const;
   const CoopTuner* tuner() const { return tuner_.get(); }
   const CsrV2Plan<Scalar, MemSpace>* csr_v2_plan() const { return v2_plan_.get(); }
-  const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return sell_.get(); }
+  // The SELL part (of the HYB split when sell.hyb_row_max != 0); null for other algorithms.
+  const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return hyb_ ? &hyb_->sell : sell_.get(); }
+  const HybMatrix<Scalar, MemSpace>* hyb_matrix() const { return hyb_.get(); }
   // One line: algorithm and its parameters, e.g. "csr_coop coop=4 repeat=8 block=128 (tuned)".
   std::string describe() const;
   // Replace the tuner's time source (tests inject a synthetic clock).
@@ -87,6 +90,7 @@ class SpmvOperator {
   double setup_seconds_ = 0;
   std::shared_ptr<CsrV2Plan<Scalar, MemSpace>> v2_plan_;
   std::shared_ptr<SellMatrix<Scalar, MemSpace>> sell_;
+  std::shared_ptr<HybMatrix<Scalar, MemSpace>> hyb_;
   CoopParams coop_;
   std::shared_ptr<CoopTuner> tuner_;
   clock_type clock_;

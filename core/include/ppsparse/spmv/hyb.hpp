@@ -1,0 +1,62 @@
+#pragma once
+// HYB: SELL-C-sigma for the bulk of the matrix plus a CSR "tail" holding the entries of very
+// long rows beyond row_max (Bell & Garland's ELL + COO hybrid, with SELL in place of ELL and
+// csr_v2's whole-team / split-row kernel in place of COO). A few very long rows (Reguly &
+// Giles' dc1 case) then neither pad their SELL chunk nor leave one vector group with a long
+// serial loop.
+//
+// y = alpha*A*x + beta*y is computed as: SELL part (writes every row, applying beta), then the
+// tail product into a workspace t = A_tail x, then y[tail_rows[i]] += alpha * t[i].
+#include <ppsparse/formats/csr.hpp>
+#include <ppsparse/formats/sell.hpp>
+#include <ppsparse/spmv/csr_v2.hpp>
+#include <ppsparse/spmv/traffic.hpp>
+#include <ppsparse/spmv/vectors.hpp>
+
+namespace ppsparse::spmv {
+
+template <class Scalar, class MemSpace>
+struct HybMatrix {
+  ordinal_t row_max = 0;                        // entries a row keeps in the SELL part
+  SellMatrix<Scalar, MemSpace> sell;            // every row, cut to row_max entries
+  CsrMatrix<Scalar, MemSpace> tail;             // one row per cut row: its entries past row_max
+  Kokkos::View<ordinal_t*, MemSpace> tail_rows; // original row of each tail row
+  CsrV2Plan<Scalar, MemSpace> tail_plan;        // csr_v2 plan of the tail
+  Kokkos::View<Scalar*, MemSpace> tail_y;       // workspace: tail * x
+
+  ordinal_t nrows() const { return sell.nrows; }
+  ordinal_t ncols() const { return sell.ncols; }
+  offset_t nnz() const { return sell.nnz + tail.nnz(); }
+};
+
+// The automatic row_max: rows longer than max(32, 4 * mean row length) are cut.
+ordinal_t hyb_auto_row_max(ordinal_t nrows, offset_t nnz);
+
+// Splits a host CSR into the HYB parts (C, sigma as csr_to_sell) and copies them to MemSpace.
+// row_max >= 1 (InvalidArgument otherwise). Instantiated for (DefaultExecSpace, float|double,
+// DefaultMemSpace).
+template <class ExecSpace, class Scalar, class MemSpace>
+HybMatrix<Scalar, MemSpace> make_hyb(const ExecSpace& space, const CsrMatrix<Scalar, HostSpace>& a, int C,
+                                     ordinal_t sigma, ordinal_t row_max);
+
+// y = alpha*A*x + beta*y (conventions as csr_v1). The tail workspace is shared: one product
+// at a time per HybMatrix.
+template <class ExecSpace, class Scalar, class MemSpace>
+void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatrix<Scalar, MemSpace>& a,
+              const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
+              const nondeduced_t<Vector<Scalar, MemSpace>>& y);
+
+// Model: the CSR minimum of the whole matrix. Kernel: the SELL part as sell_traffic, plus
+// the tail's CSR arrays, its row map, the workspace written and read once, and the second
+// read of y at the tail rows.
+template <class Scalar, class MemSpace>
+SpmvTraffic hyb_traffic(const HybMatrix<Scalar, MemSpace>& a, bool reads_y) {
+  SpmvTraffic t = sell_traffic<Scalar>(a.sell.nrows, a.sell.ncols, a.nnz(), a.sell.stored(), a.sell.nchunks, reads_y);
+  const double tail_rows = static_cast<double>(a.tail.nrows);
+  t.kernel_bytes += static_cast<double>(a.tail.nnz()) * (sizeof(Scalar) + sizeof(ordinal_t)) +
+                    (tail_rows + 1) * sizeof(offset_t) + tail_rows * (sizeof(ordinal_t) + 2.0 * sizeof(Scalar)) +
+                    (a.tail.nrows > 0 ? tail_rows * sizeof(Scalar) : 0.0);
+  return t;
+}
+
+}  // namespace ppsparse::spmv
