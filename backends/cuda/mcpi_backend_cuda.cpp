@@ -2,9 +2,11 @@
 // window, implementing core's mcpi/backend.hpp. Compiled by nvcc (nvcc_wrapper) only.
 //
 // Compared with the portable functors, a warp keeps its partial sums and the substitution in
-// registers (warp shuffles instead of scratch phases), unrolls four blocks per step so that
-// their ja -> dQ chains overlap, and, in the _async variants, copies its D blocks to shared
-// memory with cp.async (__pipeline_memcpy_async) while the SpMV loads are in flight.
+// registers (warp shuffles instead of scratch phases), unrolls blocks so that their ja -> dQ
+// chains overlap, gathers one dQ value per block (column-wise mapping), gives small colours a
+// kernel that spreads a row's blocks over the warp, and, in the _async variants, copies its D
+// blocks to shared memory with cp.async (__pipeline_memcpy_async) while the SpMV loads are in
+// flight.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -52,61 +54,17 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
   __pipeline_commit();
 }
 
-// 16_x: a warp owns R = 32 / NB block rows, NB consecutive lanes per row (seed 000, fig. 7).
-template <int NB, bool ASYNC>
-__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
-  constexpr int R = 32 / NB;
-  constexpr int NB2 = NB * NB;
-  __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int r = lane / NB, i = lane % NB;
-  const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
-  const long long row = first + r;
-  const bool active = r < R && row < a.row_end;
-  if (ASYNC && first < a.row_end) {
-    const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
-    async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
-  }
-  const float* __restrict__ dq = a.dq;
-  float acc0 = 0.f, acc1 = 0.f, acc2 = 0.f, acc3 = 0.f;
-  if (active) {
-    offset_t k = __ldg(a.ia + row);
-    const offset_t kend = __ldg(a.ia + row + 1);
-    for (; k + 3 < kend; k += 4) {
-      const long long c0 = __ldg(a.ja + k), c1 = __ldg(a.ja + k + 1), c2 = __ldg(a.ja + k + 2), c3 = __ldg(a.ja + k + 3);
-      const float* o = a.O + k * NB2 + i;
-#pragma unroll
-      for (int j = 0; j < NB; ++j) {
-        acc0 += __ldg(o + j * NB) * __ldg(dq + c0 * NB + j);
-        acc1 += __ldg(o + NB2 + j * NB) * __ldg(dq + c1 * NB + j);
-        acc2 += __ldg(o + 2 * NB2 + j * NB) * __ldg(dq + c2 * NB + j);
-        acc3 += __ldg(o + 3 * NB2 + j * NB) * __ldg(dq + c3 * NB + j);
-      }
-    }
-    for (; k < kend; ++k) {
-      const long long c = __ldg(a.ja + k);
-#pragma unroll
-      for (int j = 0; j < NB; ++j) acc0 += __ldg(a.O + k * NB2 + j * NB + i) * __ldg(dq + c * NB + j);
-    }
-  }
-  const double rv = active ? __ldg(a.R + row * NB + i) - static_cast<double>((acc0 + acc1) + (acc2 + acc3)) : 0.0;
-  if (ASYNC) {
-    __pipeline_wait_prior(0);
-    __syncwarp();
-  }
-  auto Dij = [&](int ii, int jj) {
-    return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
-  };
-  const double x = substitute<NB>(rv, i, r * NB, active, Dij);
-  if (active) a.dq[row * NB + i] = static_cast<float>(x);
-}
-
-// 16_x, column-wise: the same rows per warp, but lane (r, i) multiplies column i of each block
+// 16_x: a warp owns R = 32 / NB block rows, NB consecutive lanes per row (seed 000, fig. 6).
+// Unlike the seed's fig. 7 (lane i takes row i of each block and gathers NB dQ values), lane
+// (r, i) multiplies column i of each block
 // (NB contiguous floats) by the single dQ value it needs, accumulating partial sums for all NB
 // rows of the block; the NB partial vectors of a block row are summed with shuffles once per
 // row. One dQ gather per block instead of NB.
-template <int NB, bool ASYNC, int UNROLL>
-__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_colwise_kernel(const ColourArgs a) {
+// Measured on an H200 (default problem, nb = 5): 70.9 % of the copy bandwidth against 61.5 % for
+// the fig. 7 mapping; unrolling 4 blocks instead of 2 gained nothing (docs/perf/mcpi_cuda_h200.md).
+template <int NB, bool ASYNC>
+__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
+  constexpr int UNROLL = 2;
   constexpr int R = 32 / NB;
   constexpr int NB2 = NB * NB;
   __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
@@ -210,17 +168,13 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
   if (active) a.dq[row * NB + lane] = static_cast<float>(x);
 }
 
-int env_int(const char* name, int fallback) {
-  const char* e = std::getenv(name);
-  return e ? std::atoi(e) : fallback;
-}
-// Measurement knobs (defaults are the measured winners; see docs/perf/mcpi_cuda_h200.md).
-int unroll_blocks() {
-  static const int u = env_int("PPSPARSE_MCPI_CUDA_UNROLL", 2) == 4 ? 4 : 2;
-  return u;
-}
+// The small-colour kernel is on by default (measured: 0.766 -> 0.755 ms per sweep on the
+// default problem); PPSPARSE_MCPI_CUDA_SMALL=0 turns it off, for measurements.
 bool small_colour_kernel() {
-  static const bool b = env_int("PPSPARSE_MCPI_CUDA_SMALL", 0) != 0;
+  static const bool b = [] {
+    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_SMALL");
+    return !(e && std::string(e) == "0");
+  }();
   return b;
 }
 int sm_count() {
@@ -231,17 +185,6 @@ int sm_count() {
     return sms > 0 ? sms : 1;
   }();
   return n;
-}
-
-// Which rows_per_warp mapping runs. Column-wise is the default: on an H200 (default problem,
-// nb = 5) it reached 70.9 % of the copy bandwidth against 61.5 % row-wise (docs/perf).
-// PPSPARSE_MCPI_CUDA_ROWS_MAP=rowwise selects the row-wise kernel, for measurements.
-bool colwise_rows() {
-  static const bool c = [] {
-    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_ROWS_MAP");
-    return !(e && std::string(e) == "rowwise");
-  }();
-  return c;
 }
 
 // 11_x: a warp owns one block row; lanes on the entries of S = 32 / NB^2 blocks (NB <= 5) or,
@@ -320,16 +263,6 @@ void launch(Variant v, const ColourArgs& a) {
         row_slots_colwise_kernel<NB, true><<<g1, kWarps * 32, 0, stream()>>>(a);
       else
         row_slots_colwise_kernel<NB, false><<<g1, kWarps * 32, 0, stream()>>>(a);
-    } else if (colwise_rows()) {
-      const bool u4 = unroll_blocks() == 4;
-      if (async && u4)
-        rows_per_warp_colwise_kernel<NB, true, 4><<<grid, kWarps * 32, 0, stream()>>>(a);
-      else if (async)
-        rows_per_warp_colwise_kernel<NB, true, 2><<<grid, kWarps * 32, 0, stream()>>>(a);
-      else if (u4)
-        rows_per_warp_colwise_kernel<NB, false, 4><<<grid, kWarps * 32, 0, stream()>>>(a);
-      else
-        rows_per_warp_colwise_kernel<NB, false, 2><<<grid, kWarps * 32, 0, stream()>>>(a);
     } else if (async) {
       rows_per_warp_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
     } else {
