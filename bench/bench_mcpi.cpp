@@ -1,0 +1,589 @@
+// MCPI benchmark: every mcpi::Variant through mcpi::Solver, with the device backend's
+// specialised kernels ("backend", where it has one for the variant and nb) and with the
+// portable Kokkos kernels ("portable"), against two peers built on the same colour-ordered
+// system and colouring:
+//   peer_cusparse        seed 000's baseline (mcpi::VendorPeer): cusparseSbsrmv per colour,
+//                        then two cublasDtrsmBatched with D's LU factors (CUDA builds only)
+//   peer_kokkos_kernels  KokkosSparse BsrMatrix spmv (native) per colour, then KokkosBatched
+//                        LU solves per block row (bench/peers/mcpi_kokkos_kernels.hpp)
+// and the device-to-device copy measured in the same run (copy/<MiB>MiB, bench/common).
+//
+// Problems (sizes by flags or environment; GPU defaults in brackets, CPU defaults small):
+//   default_g<G>_nb<NB>   FUN3D-like mixed-element mesh graph G^3 [103^3 = 1.09 M vertices], nb [5]
+//   nbsweep_nb<NB>_g<G>   the same generator for each nb of --nb_list [1-10, 12, 16, 17, 24, 32, 48,
+//                         64], the grid G chosen so that one sweep's bytes are about --nb_sweep_mb
+//                         [512 MB], clamped to [--nb_sweep_min_grid, --nb_sweep_max_grid] [20, 128]
+//   mesh_<name>_r<K>_nb<NB>  a real SU2 mesh of --mesh_dir, refined K times [brick_tets, K = 3: about 5 M vertices]
+// Every problem: gen::make_block_system values (seeded), reorder::color_distance1 colouring.
+//
+// Timing: one benchmark repetition = one solve from dQ = 0 of --sweeps sweeps [10], each
+// sweep fenced and timed on its own (mcpi::Solver::solve does this for ppsparse, which also
+// sets and restores the L2 window of the _l2 variants; the peers are timed the same way);
+// each Google Benchmark iteration reports one sweep (manual time), so real_time is the mean
+// sweep of a repetition and the *_median aggregate the median over --reps repetitions.
+// One untimed solve first is the warm-up and the check below.
+//
+// Validation (before any time is reported): every case runs --check_sweeps sweeps [3] from
+// dQ = 0 and its dQ is compared with ppsparse's portable rows_per_warp on the same system,
+// colouring and sweeps: relative L2 difference < 1e-4 or the case reports an error instead
+// of numbers (counter check_err). On small problems (<= 2e7 block entries) that reference
+// is itself checked against the FP64 host reference (counter fp64_err).
+//
+// Counters: gbs = bytes model / time, with the model of mcpi::sweep_traffic (minimum traffic
+// of one sweep: O values (FP32) and block column indices once, 64-bit block row pointers once,
+// D (FP64) and R (FP64) once, dQ (FP32) read once and written once); pct_copy = gbs as % of
+// the run's copy bandwidth; gflops = mcpi::sweep_traffic flops (2 per O entry, 2 nb^2 per
+// block row) / time; model_bytes, n, nb, nnzb, colours, check_err, fp64_err, setup_s (peers).
+// The label says which kernel ran (and any fallback note). Speedups over the peers are
+// computed by tools/mcpi_report.py.
+//
+//   ./bench/bench_mcpi --benchmark_out=mcpi.json --benchmark_out_format=json
+//   python3 bench/tools/mcpi_report.py mcpi.json --out mcpi_report
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/gen/block_system.hpp>
+#include <ppsparse/gen/mesh_graph.hpp>
+#include <ppsparse/mcpi/reference.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+#include <ppsparse/mcpi/vendor_peer.hpp>
+#include <ppsparse/mesh/refine.hpp>
+#include <ppsparse/mesh/su2_reader.hpp>
+#include <ppsparse/mesh/vertex_graph.hpp>
+#include <ppsparse/reorder/coloring.hpp>
+
+#include "common/bench_config.hpp"
+#include "common/copy_bandwidth.hpp"
+#include "common/counters.hpp"
+#include "peers/mcpi_kokkos_kernels.hpp"
+
+namespace ppsparse::bench {
+namespace {
+
+using Exec = DefaultExecSpace;
+using Mem = DefaultMemSpace;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kMaxRelativeDifference = 1e-4;
+constexpr double kFp64ReferenceMaxEntries = 2e7;
+
+// ---- settings of this program (flag=value, or the environment variable; flag wins) ----
+
+struct McpiConfig {
+  bool gpu = false;
+  std::uint64_t seed = 2024;
+  int grid = 0;                  // --grid               PPSPARSE_BENCH_MCPI_GRID
+  int nb = 5;                    // --nb                 PPSPARSE_BENCH_MCPI_NB
+  std::vector<int> nb_list;      // --nb_list=1,2,...    PPSPARSE_BENCH_MCPI_NB_LIST
+  double nb_sweep_mb = 0;        // --nb_sweep_mb        PPSPARSE_BENCH_MCPI_NB_SWEEP_MB
+  int nb_sweep_min_grid = 0;     // --nb_sweep_min_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MIN_GRID
+  int nb_sweep_max_grid = 0;     // --nb_sweep_max_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MAX_GRID
+  std::vector<std::string> meshes;  // --meshes=a,b      PPSPARSE_BENCH_MCPI_MESHES
+  int refine = 0;                // --refine             PPSPARSE_BENCH_MCPI_REFINE
+  std::string mesh_dir;          // --mesh_dir           PPSPARSE_MESH_DIR
+  int sweeps = 10;               // --sweeps             PPSPARSE_BENCH_MCPI_SWEEPS
+  int check_sweeps = 3;          // --check_sweeps       PPSPARSE_BENCH_MCPI_CHECK_SWEEPS
+  std::vector<std::string> groups{"default", "nb_sweep", "mesh"};  // --problems PPSPARSE_BENCH_MCPI_PROBLEMS
+};
+
+long long parse_int(const std::string& flag, const std::string& text, long long lo, long long hi) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < lo || v > hi)
+    throw InvalidArgument("bench_mcpi flag " + flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) +
+                          ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+bool path_exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) {
+  McpiConfig c;
+  c.gpu = common.gpu;
+  c.seed = common.seed;
+  c.grid = c.gpu ? 103 : 16;
+  c.nb_list = c.gpu ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 17, 24, 32, 48, 64}
+                    : std::vector<int>{1, 2, 3, 5, 8, 17};
+  // About 10x a GPU's L2 per system; the smallest grid keeps enough block rows per colour to
+  // fill a GPU at large nb (20^3: 8000 rows, 2.5 GB at nb = 64).
+  c.nb_sweep_mb = c.gpu ? 512 : 4;
+  c.nb_sweep_min_grid = c.gpu ? 20 : 4;
+  c.nb_sweep_max_grid = c.gpu ? 128 : 16;
+  c.meshes = {"brick_tets"};
+  c.refine = c.gpu ? 3 : 1;
+  c.mesh_dir = common.shared_dir.empty() ? std::string() : common.shared_dir + "/meshes";
+  c.sweeps = c.gpu ? 10 : 3;
+  std::map<std::string, std::pair<const char*, std::string>> s{
+      {"--grid", {"PPSPARSE_BENCH_MCPI_GRID", ""}},
+      {"--nb", {"PPSPARSE_BENCH_MCPI_NB", ""}},
+      {"--nb_list", {"PPSPARSE_BENCH_MCPI_NB_LIST", ""}},
+      {"--nb_sweep_mb", {"PPSPARSE_BENCH_MCPI_NB_SWEEP_MB", ""}},
+      {"--nb_sweep_min_grid", {"PPSPARSE_BENCH_MCPI_NB_SWEEP_MIN_GRID", ""}},
+      {"--nb_sweep_max_grid", {"PPSPARSE_BENCH_MCPI_NB_SWEEP_MAX_GRID", ""}},
+      {"--meshes", {"PPSPARSE_BENCH_MCPI_MESHES", ""}},
+      {"--refine", {"PPSPARSE_BENCH_MCPI_REFINE", ""}},
+      {"--mesh_dir", {"PPSPARSE_MESH_DIR", ""}},
+      {"--sweeps", {"PPSPARSE_BENCH_MCPI_SWEEPS", ""}},
+      {"--check_sweeps", {"PPSPARSE_BENCH_MCPI_CHECK_SWEEPS", ""}},
+      {"--problems", {"PPSPARSE_BENCH_MCPI_PROBLEMS", ""}}};
+  std::map<std::string, bool> set;
+  for (auto& [flag, e] : s)
+    if (const char* v = std::getenv(e.first)) {
+      e.second = v;
+      set[flag] = true;
+    }
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto eq = a.find('=');
+    const std::string flag = a.substr(0, eq);
+    auto it = s.find(flag);
+    if (eq != std::string::npos && it != s.end()) {
+      it->second.second = a.substr(eq + 1);
+      set[flag] = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  auto value = [&](const char* flag) { return s.at(flag).second; };
+  if (set["--grid"]) c.grid = static_cast<int>(parse_int("--grid", value("--grid"), 2, 1290));
+  if (set["--nb"]) c.nb = static_cast<int>(parse_int("--nb", value("--nb"), 1, 64));
+  if (set["--nb_list"]) {
+    c.nb_list.clear();
+    for (const auto& t : split_list(value("--nb_list"))) c.nb_list.push_back(static_cast<int>(parse_int("--nb_list", t, 1, 64)));
+  }
+  if (set["--nb_sweep_mb"]) {
+    char* end = nullptr;
+    const std::string t = value("--nb_sweep_mb");
+    c.nb_sweep_mb = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end != '\0' || !(c.nb_sweep_mb > 0))
+      throw InvalidArgument("bench_mcpi flag --nb_sweep_mb: '" + t + "' is not a positive number");
+  }
+  if (set["--nb_sweep_max_grid"])
+    c.nb_sweep_max_grid = static_cast<int>(parse_int("--nb_sweep_max_grid", value("--nb_sweep_max_grid"), 2, 1290));
+  if (set["--nb_sweep_min_grid"])
+    c.nb_sweep_min_grid = static_cast<int>(parse_int("--nb_sweep_min_grid", value("--nb_sweep_min_grid"), 2, 1290));
+  if (c.nb_sweep_min_grid > c.nb_sweep_max_grid)
+    throw InvalidArgument("bench_mcpi: --nb_sweep_min_grid " + std::to_string(c.nb_sweep_min_grid) +
+                          " exceeds --nb_sweep_max_grid " + std::to_string(c.nb_sweep_max_grid));
+  if (set["--meshes"]) c.meshes = split_list(value("--meshes"));
+  if (set["--refine"]) c.refine = static_cast<int>(parse_int("--refine", value("--refine"), 0, 6));
+  if (set["--mesh_dir"]) c.mesh_dir = value("--mesh_dir");
+  if (set["--sweeps"]) c.sweeps = static_cast<int>(parse_int("--sweeps", value("--sweeps"), 1, 100000));
+  if (set["--check_sweeps"]) c.check_sweeps = static_cast<int>(parse_int("--check_sweeps", value("--check_sweeps"), 1, 1000));
+  if (set["--problems"]) {
+    c.groups = split_list(value("--problems"));
+    for (const auto& g : c.groups)
+      if (g != "default" && g != "nb_sweep" && g != "mesh")
+        throw InvalidArgument("bench_mcpi flag --problems: unknown group '" + g + "' (default, nb_sweep, mesh)");
+  }
+  return c;
+}
+
+// ---- problems ----
+
+struct BuiltProblem {
+  BlockSystem<HostSpace> system;
+  Coloring colouring;
+};
+
+struct ProblemSpec {
+  std::string name;   // benchmark-name component, no '/'
+  std::string group;  // default, nb_sweep, mesh
+  std::string description;
+  int nb = 0;
+  std::function<BuiltProblem(const std::function<void(const std::string&)>&)> make;
+};
+
+// Bytes of one sweep per vertex of a mixed_mesh_graph (about 17 neighbours), bytes model.
+double sweep_bytes_per_vertex(int nb) {
+  const double nb2 = static_cast<double>(nb) * nb;
+  return 17.0 * (nb2 * sizeof(float) + sizeof(ordinal_t)) + sizeof(offset_t) + nb2 * sizeof(double) +
+         nb * (sizeof(double) + 2 * sizeof(float));
+}
+
+ProblemSpec mesh_graph_problem(const std::string& name, const std::string& group, int g, int nb, std::uint64_t seed) {
+  ProblemSpec p;
+  p.name = name;
+  p.group = group;
+  p.nb = nb;
+  p.description = "mixed-element mesh graph " + std::to_string(g) + "^3, nb " + std::to_string(nb);
+  p.make = [g, nb, seed](const std::function<void(const std::string&)>& say) {
+    say("generating the mixed-element mesh graph " + std::to_string(g) + "^3");
+    const Graph graph = gen::mixed_mesh_graph(g, g, g, seed);
+    say("generating " + std::to_string(nb) + "x" + std::to_string(nb) + " blocks for " +
+        std::to_string(graph.num_edges_directed()) + " couplings");
+    BuiltProblem b;
+    b.system = gen::make_block_system(graph, nb, seed);
+    say("colouring " + std::to_string(graph.n) + " vertices");
+    b.colouring = color_distance1(graph);
+    return b;
+  };
+  return p;
+}
+
+std::string two_digits(int v) { return (v < 10 ? "0" : "") + std::to_string(v); }
+
+std::vector<ProblemSpec> problem_specs(const McpiConfig& c) {
+  std::vector<ProblemSpec> specs;
+  auto wanted = [&](const std::string& g) { return std::find(c.groups.begin(), c.groups.end(), g) != c.groups.end(); };
+  if (wanted("default"))
+    specs.push_back(mesh_graph_problem("default_g" + std::to_string(c.grid) + "_nb" + std::to_string(c.nb), "default",
+                                       c.grid, c.nb, c.seed));
+  if (wanted("nb_sweep"))
+    for (int nb : c.nb_list) {
+      const double vertices = c.nb_sweep_mb * 1e6 / sweep_bytes_per_vertex(nb);
+      const int g = std::max(c.nb_sweep_min_grid,
+                             std::min(c.nb_sweep_max_grid, static_cast<int>(std::lround(std::cbrt(vertices)))));
+      specs.push_back(mesh_graph_problem("nbsweep_nb" + two_digits(nb) + "_g" + std::to_string(g), "nb_sweep", g, nb,
+                                         c.seed));
+    }
+  if (wanted("mesh"))
+    for (const std::string& m : c.meshes) {
+      ProblemSpec p;
+      p.name = "mesh_" + m + "_r" + std::to_string(c.refine) + "_nb" + std::to_string(c.nb);
+      p.group = "mesh";
+      p.nb = c.nb;
+      const std::string path = c.mesh_dir + "/" + m + ".su2";
+      p.description = m + ".su2 refined " + std::to_string(c.refine) + "x, nb " + std::to_string(c.nb);
+      if (c.mesh_dir.empty() || !path_exists(path)) {
+        p.make = nullptr;  // reported as skipped
+        p.description = "mesh file " + path + " not found (set PPSPARSE_MESH_DIR or --mesh_dir)";
+      } else {
+        const int refine = c.refine, nb = c.nb;
+        const std::uint64_t seed = c.seed;
+        p.make = [path, refine, nb, seed](const std::function<void(const std::string&)>& say) {
+          say("reading " + path);
+          mesh::Mesh m = mesh::read_su2(path);
+          if (refine > 0) {
+            say("refining " + std::to_string(m.nelements()) + " elements " + std::to_string(refine) + " times");
+            m = mesh::refine_uniform(m, refine);
+          }
+          say("building the vertex graph of " + std::to_string(m.npoints()) + " points");
+          const Graph graph = mesh::vertex_graph(m);
+          m = mesh::Mesh();
+          say("generating " + std::to_string(nb) + "x" + std::to_string(nb) + " blocks for " +
+              std::to_string(graph.num_edges_directed()) + " couplings");
+          BuiltProblem b;
+          b.system = gen::make_block_system(graph, nb, seed);
+          say("colouring " + std::to_string(graph.n) + " vertices");
+          b.colouring = color_distance1(graph);
+          return b;
+        };
+      }
+      specs.push_back(std::move(p));
+    }
+  return specs;
+}
+
+double relative_difference(const std::vector<double>& a, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size() && i < ref.size(); ++i) {
+    num += (a[i] - ref[i]) * (a[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  if (a.size() != ref.size()) return INFINITY;
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// A problem ready to run: ppsparse's solver, the colour-ordered system the peers share,
+// and the reference dQ every case is checked against.
+struct Problem {
+  std::string name;
+  int nb = 0;
+  ordinal_t n = 0;
+  offset_t nnzb = 0;
+  int colours = 0;
+  mcpi::SweepTraffic traffic{};
+  Coloring colouring;
+  std::unique_ptr<mcpi::Solver<Exec>> solver;
+  BlockSystem<Mem> ordered;  // colour order, D factored: the peers' input
+  std::vector<double> reference;  // ppsparse portable rows_per_warp, check_sweeps sweeps, user numbering
+  double fp64_err = -1;           // reference vs the FP64 host reference (-1: problem too large)
+  std::map<std::string, double> checked;  // case -> relative difference (validated once)
+  std::unique_ptr<mcpi::VendorPeer> vendor;
+  std::unique_ptr<KokkosKernelsMcpiPeer<Exec>> kk;
+
+  std::vector<double> to_user(const Kokkos::View<const float*, Mem>& dq) const {
+    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq);
+    std::vector<double> x(h.extent(0));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = h(i);
+    return to_old(x, colouring.perm, nb);
+  }
+};
+
+class ProblemCache {
+ public:
+  explicit ProblemCache(const McpiConfig& c) : config_(c) {}
+  Problem& get(const ProblemSpec& spec) {
+    if (problem_ && problem_->name == spec.name) return *problem_;
+    problem_.reset();  // free the previous problem's device memory first
+    const auto t0 = Clock::now();
+    auto say = [&](const std::string& s) {
+      std::fprintf(stderr, "# [%s %6.1fs] %s\n", spec.name.c_str(),
+                   std::chrono::duration<double>(Clock::now() - t0).count(), s.c_str());
+      std::fflush(stderr);
+    };
+    auto p = std::make_unique<Problem>();
+    p->name = spec.name;
+    {
+      BuiltProblem b = spec.make(say);
+      p->nb = b.system.nb;
+      p->n = b.system.n;
+      p->nnzb = b.system.O.nnzb();
+      p->colours = b.colouring.ncolors;
+      p->colouring = std::move(b.colouring);
+      p->solver = std::make_unique<mcpi::Solver<Exec>>(b.system, p->colouring, say);
+      say("renumbering and copying the system for the peers");
+      BlockSystem<HostSpace> ordered = permute(b.system, p->colouring.perm);
+      b.system = BlockSystem<HostSpace>();
+      p->ordered = copy_to<Mem>(ordered);
+      const long long failure = mcpi::factor_diagonal_blocks<Exec>(p->ordered.D, p->nb, p->n);
+      if (failure >= 0) throw NumericalError("bench_mcpi: a diagonal block failed to factor for the peers");
+      p->ordered.d_factored = true;
+      say("reference: ppsparse portable rows_per_warp, " + std::to_string(config_.check_sweeps) + " sweeps");
+      p->reference = p->solver->solve({config_.check_sweeps, mcpi::Variant::rows_per_warp, false, false, false}).dq;
+      if (static_cast<double>(p->nnzb) * p->nb * p->nb <= kFp64ReferenceMaxEntries) {
+        say("checking the reference against the FP64 host reference");
+        const auto fp64 = to_old(mcpi::reference_sweeps(ordered, p->colouring.color_offsets, config_.check_sweeps),
+                                 p->colouring.perm, p->nb);
+        p->fp64_err = relative_difference(p->reference, fp64);
+        if (!(p->fp64_err < kMaxRelativeDifference))
+          throw Error("bench_mcpi: " + spec.name + ": ppsparse's reference differs from the FP64 host reference by " +
+                      std::to_string(p->fp64_err));
+      }
+    }
+    p->traffic = p->solver->traffic();
+    char line[256];
+    std::snprintf(line, sizeof line, "ready: n %d, nb %d, %lld blocks, %d colours, %.1f MB per sweep", p->n, p->nb,
+                  static_cast<long long>(p->nnzb), p->colours, p->traffic.total() * 1e-6);
+    say(line);
+    problem_ = std::move(p);
+    return *problem_;
+  }
+
+ private:
+  const McpiConfig& config_;
+  std::unique_ptr<Problem> problem_;
+};
+
+std::unique_ptr<ProblemCache> g_cache;
+
+void set_problem_counters(benchmark::State& state, const Problem& p, double check_err, double seconds_per_sweep) {
+  set_bandwidth_counters(state, p.traffic.total(), p.traffic.total(), p.traffic.flops, seconds_per_sweep);
+  state.counters["model_bytes"] = p.traffic.total();
+  state.counters["n"] = p.n;
+  state.counters["nb"] = p.nb;
+  state.counters["nnzb"] = static_cast<double>(p.nnzb);
+  state.counters["colours"] = p.colours;
+  state.counters["check_err"] = check_err;
+  state.counters["fp64_err"] = p.fp64_err;
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+// ---- the cases ----
+
+void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, mcpi::Variant v,
+                   bool backend) {
+  try {
+    Problem& p = g_cache->get(spec);
+    const std::string key = std::string(mcpi::name(v)) + (backend ? "/backend" : "/portable");
+    if (!p.checked.count(key)) {
+      const auto check = p.solver->solve({config.check_sweeps, v, false, false, backend});
+      p.checked[key] = relative_difference(check.dq, p.reference);
+    }
+    const double err = p.checked[key];
+    if (!(err < kMaxRelativeDifference)) {
+      state.SkipWithError(("dQ differs from the reference by " + std::to_string(err) + " (limit 1e-4)").c_str());
+      return;
+    }
+    const mcpi::Result res = p.solver->solve({config.sweeps, v, false, false, backend});
+    size_t i = 0;
+    for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
+    set_problem_counters(state, p, err, mean(res.sweep_seconds));
+    state.SetLabel(res.kernel + (res.note.empty() ? "" : " (" + res.note + ")"));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// A peer behind the three calls the benchmark makes.
+struct PeerCalls {
+  std::function<void()> reset, sweep;
+  std::function<Kokkos::View<const float*, Mem>()> dq;
+  std::string label;
+  double setup_seconds = 0;
+};
+
+PeerCalls peer_calls(Problem& p, const std::string& which) {
+  PeerCalls c;
+  if (which == "cusparse") {
+    if (!p.vendor) {
+      auto peer = std::make_unique<mcpi::VendorPeer>();
+      peer->setup(p.ordered, p.colouring.color_offsets);
+      p.vendor = std::move(peer);
+    }
+    mcpi::VendorPeer* v = p.vendor.get();
+    c.reset = [v] { v->reset(); };
+    c.sweep = [v] { v->sweep(); };
+    c.dq = [v] { return v->dq(); };
+    c.label = v->describe();
+    c.setup_seconds = v->setup_seconds();
+  } else {
+    if (!p.kk) p.kk = std::make_unique<KokkosKernelsMcpiPeer<Exec>>(p.ordered, p.colouring.color_offsets);
+    KokkosKernelsMcpiPeer<Exec>* k = p.kk.get();
+    c.reset = [k] { k->reset(); };
+    c.sweep = [k] { k->sweep(); };
+    c.dq = [k] { return k->dq(); };
+    c.label = KokkosKernelsMcpiPeer<Exec>::describe(p.nb);
+    c.setup_seconds = k->setup_seconds();
+  }
+  return c;
+}
+
+void bench_peer(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, const std::string& which) {
+  if (which == "cusparse" && !mcpi::VendorPeer::available()) {
+    state.SkipWithError(("no vendor library on this backend (" + std::string(Exec::name()) + ")").c_str());
+    return;
+  }
+  try {
+    Problem& p = g_cache->get(spec);
+    PeerCalls peer = peer_calls(p, which);
+    const std::string key = "peer_" + which;
+    if (!p.checked.count(key)) {
+      peer.reset();
+      for (int s = 0; s < config.check_sweeps; ++s) peer.sweep();
+      Kokkos::fence();
+      p.checked[key] = relative_difference(p.to_user(peer.dq()), p.reference);
+    }
+    const double err = p.checked[key];
+    if (!(err < kMaxRelativeDifference)) {
+      state.SkipWithError(("dQ differs from ppsparse's by " + std::to_string(err) + " (limit 1e-4)").c_str());
+      return;
+    }
+    Exec exec;
+    peer.reset();
+    std::vector<double> times;
+    for (auto _ : state) {
+      exec.fence();
+      const auto t0 = Clock::now();
+      peer.sweep();
+      exec.fence();
+      const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+      state.SetIterationTime(dt);
+      times.push_back(dt);
+    }
+    set_problem_counters(state, p, err, mean(times));
+    state.counters["setup_s"] = peer.setup_seconds;
+    state.SetLabel(peer.label);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& config) {
+  const bool gpu = compat::is_gpu_space<Exec>();
+  for (const ProblemSpec& spec : problem_specs(config)) {
+    const std::string prefix = "mcpi/" + spec.name + "/";
+    auto finish = [&](benchmark::internal::Benchmark* b) {
+      b->UseManualTime()
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(config.sweeps)
+          ->Repetitions(common.reps)
+          ->DisplayAggregatesOnly(true);
+    };
+    if (!spec.make) {
+      std::cerr << "# bench_mcpi: skipping " << spec.name << ": " << spec.description << "\n";
+      const std::string why = spec.description;
+      benchmark::RegisterBenchmark((prefix + "skipped").c_str(),
+                                   [why](benchmark::State& st) { st.SkipWithError(why.c_str()); })
+          ->Iterations(1);
+      continue;
+    }
+    for (mcpi::Variant v : mcpi::all_variants()) {
+      // With backend kernels: only where the backend has a kernel for (v, nb); elsewhere the
+      // solver would run the portable kernel measured below.
+      if (gpu && mcpi::backend::has_kernel(v, spec.nb))
+        finish(benchmark::RegisterBenchmark((prefix + mcpi::name(v) + "/backend").c_str(),
+                                            [spec, &config, v](benchmark::State& st) {
+                                              bench_variant(st, spec, config, v, true);
+                                            }));
+      // Portable: the _l2 / _l2_async variants are hardware features of a backend; without
+      // backend kernels they run exactly their base variant's portable kernel, so only the
+      // four base variants are measured.
+      if (mcpi::base_variant(v) == v)
+        finish(benchmark::RegisterBenchmark((prefix + mcpi::name(v) + "/portable").c_str(),
+                                            [spec, &config, v](benchmark::State& st) {
+                                              bench_variant(st, spec, config, v, false);
+                                            }));
+    }
+    for (const std::string which : {"cusparse", "kokkos_kernels"}) {
+      if (which == "cusparse" && !mcpi::VendorPeer::available()) continue;  // noted once in main
+      finish(benchmark::RegisterBenchmark((prefix + "peer_" + which).c_str(),
+                                          [spec, &config, which](benchmark::State& st) {
+                                            bench_peer(st, spec, config, which);
+                                          }));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ppsparse::bench
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  int status = 0;
+  try {
+    using namespace ppsparse::bench;
+    const auto common = parse_bench_config(argc, argv);
+    static McpiConfig config;  // referenced by the registered benchmarks
+    config = parse_mcpi_config(argc, argv, common);
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    g_cache = std::make_unique<ProblemCache>(config);
+    const double copy = register_copy_benchmark(common);
+    std::cerr << "# bench_mcpi: " << describe(common) << "; sweeps " << config.sweeps << ", check_sweeps "
+              << config.check_sweeps << ", mesh_dir '" << config.mesh_dir << "'; copy bandwidth " << copy << " GB/s\n";
+    if (!ppsparse::mcpi::VendorPeer::available())
+      std::cerr << "# bench_mcpi: no vendor peer (cuSPARSE + cuBLAS) on this backend: peer_cusparse not run\n";
+    register_mcpi_benchmarks(common, config);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+  } catch (const std::exception& e) {
+    std::cerr << "bench_mcpi: " << e.what() << "\n";
+    status = 1;
+  }
+  ppsparse::bench::g_cache.reset();  // device views go before Kokkos::finalize
+  return status;
+}
