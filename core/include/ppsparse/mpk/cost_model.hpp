@@ -18,8 +18,8 @@
 //  * persistent    one launch, then a wait/handoff per tile:
 //                                         t = t_data + launch + tiles tile_sync
 // The variant with the least t wins; ties go to the earlier in this list (back_to_back first).
-// The model only ranks; MatrixPowerKernel checks its choice against back_to_back by timing
-// before trusting it (MpkOptions::verify_automatic).
+// The model only ranks; MatrixPowerKernel times its two best blocked variants against
+// back_to_back before trusting it (MpkOptions::verify_automatic).
 #include <string>
 
 #include <ppsparse/mpk/variant.hpp>

@@ -24,8 +24,11 @@
 //    submitted with one call) on Kokkos >= 4; on Kokkos 3.4 plain launches, as blocked
 //    (graph_is_native() says which).
 //  * persistent: one launch (see "Persistent kernel" below).
-//  * automatic: the cost model's choice (cost_model.hpp), timed once against back_to_back
-//    on first use and replaced by back_to_back if slower (MpkOptions::verify_automatic).
+//  * automatic: the cost model's choice (cost_model.hpp). With verify_automatic (default)
+//    the first use times back_to_back and the model's two best blocked variants (medians
+//    of interleaved rounds, at least 5 and 20 ms) and keeps the fastest, a blocked variant
+//    only if it beats back_to_back by 2%, so automatic is never slower than back_to_back
+//    beyond timing noise; without it the model alone decides.
 //
 // Persistent kernel. The blocks of all tiles, in schedule order (a topological order of
 // the wavefront dependencies: check_schedule enforces that every dependency of a tile lies
@@ -68,6 +71,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/formats/sell.hpp>
@@ -97,7 +101,7 @@ struct MpkOptions {
   int vector_length = 0;           // lanes per row; 0: W/C for SELL, ~sqrt(row length) for CSR (1 on CPUs)
   int team_threads = 0;            // threads of a team (team size x vector length); 0: 128 on GPUs, 1 on CPUs
   int persistent_teams = 0;        // 0: the co-resident bound (see above); capped by it and by the blocks
-  bool verify_automatic = true;    // automatic: time the model's choice against back_to_back once
+  bool verify_automatic = true;    // automatic: time the model's two best against back_to_back once
   bool check_persistent = true;    // persistent: read the stall flag after every run (a 4-byte copy)
   long long spin_limit = 1LL << 26;  // polls before a waiting team gives up and flags the run
   std::optional<MpkDeviceModel> model;  // cost model parameters; none: default_device_model
@@ -194,8 +198,8 @@ class MatrixPowerKernel {
   bool graph_is_native() const;
   MpkTraffic traffic() const;
   const MpkEstimate& estimate() const { return estimate_; }
-  // The variant `automatic` stands for (timing it against back_to_back on first call if
-  // verify_automatic); any other variant is returned unchanged.
+  // The variant `automatic` stands for (decided on the first call, timing candidates if
+  // verify_automatic; this runs MPKs on work()); any other variant is returned unchanged.
   MpkVariant resolve(MpkVariant variant);
   // Throws ppsparse::Error if a persistent run since the last check gave up waiting.
   void check_persistent_status() const;
@@ -209,7 +213,7 @@ class MatrixPowerKernel {
   void run_blocked();
   void run_graph();
   void run_persistent();
-  double time_variant(MpkVariant v, int reps);
+  std::vector<double> time_variants(const std::vector<MpkVariant>& variants);
 
   std::shared_ptr<Matrix> matrix_;
   MpkOptions options_;
