@@ -47,6 +47,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/scalar_matrix.hpp>
+#include <ppsparse/io/matrix_market.hpp>
 #include <ppsparse/mpk/last_level_cache.hpp>
 #include <ppsparse/mpk/matrix_power.hpp>
 #include <ppsparse/mpk/reference.hpp>
@@ -346,7 +347,19 @@ void register_mpk_benchmarks(const BenchConfig& config) {
   std::sort(multiples.begin(), multiples.end(), [](double a, double b) { return a > b; });
   for (double m : multiples)
     for (auto& s : synthetic_suite(m, g_config.cache_mb, config.seed)) specs.push_back(std::move(s));
-  for (auto& s : shared_matrix_suite(config.shared_dir)) specs.push_back(std::move(s));
+  // Real matrices: the square ones (the header says; powers need a square matrix).
+  for (auto& s : shared_matrix_suite(config.shared_dir)) {
+    const std::string file = s.description.substr(s.description.rfind(' ') + 1);
+    try {
+      const auto h = io::read_matrix_market_header(config.shared_dir + "/matrices/" + file);
+      if (h.nrows != h.ncols) {
+        std::cerr << "# skipping " << file << ": " << h.nrows << " x " << h.ncols << " is not square\n";
+        continue;
+      }
+    } catch (const std::exception&) {  // unreadable: let the benchmark report it
+    }
+    specs.push_back(std::move(s));
+  }
   for (const MatrixSpec& spec : specs)
     for (int p : g_config.powers)
       for (const Variant& v : variants(g_config)) {

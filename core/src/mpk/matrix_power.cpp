@@ -228,7 +228,28 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     vector_length_ = 1;
     team_size_ = 1;
   }
-  rows_per_block_ = o.rows_per_block ? o.rows_per_block : (gpu ? 256 : 1024);
+  // Persistent teams: the co-resident bound (see the header), or one team where it is unknown.
+  long long team_bound = 1;
+  if (gpu)
+    team_bound = std::max<long long>(1, m.space().concurrency() / (team_size_ * vector_length_));
+  else if (!is_serial_space<ExecSpace>())
+    team_bound = std::max<long long>(1, m.space().concurrency());
+  if (o.persistent_teams) team_bound = std::min<long long>(team_bound, o.persistent_teams);
+  // Rows per block. CPUs: 1024 (a team is one thread). GPUs: the rows all persistent teams
+  // hold at once should stay within a quarter of the cache budget, or the wavefront they
+  // work on outgrows the cache: budget / 4 / (teams x bytes per row), as a power of two in
+  // [32, 256] (whole warps of rows, multiples of C).
+  if (o.rows_per_block) {
+    rows_per_block_ = o.rows_per_block;
+  } else if (gpu) {
+    const double row_bytes_avg = n ? m.matrix_bytes() / n + 2.0 * sizeof(Scalar) : 1.0;
+    const double fit = static_cast<double>(cache_budget_) / 4.0 / (static_cast<double>(team_bound) * row_bytes_avg);
+    rows_per_block_ = 32;
+    while (rows_per_block_ < 256 && 2.0 * rows_per_block_ <= fit) rows_per_block_ *= 2;
+    if (sell) rows_per_block_ = std::max<ordinal_t>(rows_per_block_, m.sell_chunk());
+  } else {
+    rows_per_block_ = 1024;
+  }
 
   // Blocks in schedule order, and where each launch starts.
   const ordinal_t G = schedule_.ngroups();
@@ -257,14 +278,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   impl_->ticket = Kokkos::View<unsigned long long*, MemSpace>("mpk.ticket", 1);
   impl_->stalled = Kokkos::View<int*, MemSpace>("mpk.stalled", 1);
 
-  // Persistent teams: the co-resident bound (see the header), or one team where it is unknown.
-  long long bound = 1;
-  if (gpu)
-    bound = std::max<long long>(1, m.space().concurrency() / (team_size_ * vector_length_));
-  else if (!is_serial_space<ExecSpace>())
-    bound = std::max<long long>(1, m.space().concurrency());
-  if (o.persistent_teams) bound = std::min<long long>(bound, o.persistent_teams);
-  persistent_teams_ = static_cast<int>(std::max<long long>(1, std::min<long long>(bound, total_blocks_)));
+  persistent_teams_ = static_cast<int>(std::max<long long>(1, std::min<long long>(team_bound, total_blocks_)));
 
   work_ = MultiVector("mpk.work", static_cast<size_t>(n), static_cast<size_t>(p) + 1);
 

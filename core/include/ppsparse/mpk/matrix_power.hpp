@@ -97,7 +97,8 @@ struct MpkOptions {
   double cache_fraction = 0.5;     // in (0, 16]
   int skew = 2;                    // wavefront skew, 1 (RACE, launch per tile) or 2 (launch per step)
   ordinal_t align_rows = 0;        // group cuts on multiples of this; 0: max(32, C)
-  ordinal_t rows_per_block = 0;    // rows of one team's block; 0: 256 on GPUs, 1024 on CPUs
+  ordinal_t rows_per_block = 0;    // rows of one team's block; 0: 1024 on CPUs; on GPUs a power of two
+                                   // in [32, 256] keeping teams x block rows within budget / 4
   int vector_length = 0;           // lanes per row; 0: W/C for SELL, ~sqrt(row length) for CSR (1 on CPUs)
   int team_threads = 0;            // threads of a team (team size x vector length); 0: 128 on GPUs, 1 on CPUs
   int persistent_teams = 0;        // 0: the co-resident bound (see above); capped by it and by the blocks
