@@ -63,7 +63,13 @@ inline const char* default_backend_name() {
 }
 
 // Vector-group width W for an execution space: a warp on NVIDIA (32), a wavefront on
-// AMD (64); on CPUs 1, because there vector lanes are a loop the compiler vectorises.
+// AMD (64 on CDNA/GCN; 32 on the RDNA targets Kokkos builds in wave32, as Kokkos sizes its
+// own warps); on CPUs 1, because there vector lanes are a loop the compiler vectorises.
+#if defined(KOKKOS_ARCH_AMD_GFX1030) || defined(KOKKOS_ARCH_AMD_GFX1100) || defined(KOKKOS_ARCH_AMD_GFX1103)
+#define PPSPARSE_HIP_WAVEFRONT 32
+#else
+#define PPSPARSE_HIP_WAVEFRONT 64
+#endif
 template <class ExecSpace>
 constexpr int vector_width_for() {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -71,9 +77,9 @@ constexpr int vector_width_for() {
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
 #if PPSPARSE_KOKKOS_4
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::HIP>) return 64;
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::HIP>) return PPSPARSE_HIP_WAVEFRONT;
 #else
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Experimental::HIP>) return 64;
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Experimental::HIP>) return PPSPARSE_HIP_WAVEFRONT;
 #endif
 #endif
   return 1;

@@ -1,0 +1,55 @@
+// The MCPI backend hooks (core/include/ppsparse/mcpi/backend.hpp) on AMD GPUs.
+//
+// No specialised kernels: every variant runs core's portable Kokkos kernels, laid out for
+// 64-wide wavefronts by make_geometry (compat::vector_width_for<Kokkos::HIP>() == 64 on
+// CDNA). Neither of seed 000's hardware features exists in HIP (device_features.hpp), so the
+// _l2 and _l2_async variants fall back to their base kernels and the solver's note says why,
+// naming the device's architecture.
+#include <string>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/hip/device_features.hpp>
+#include <ppsparse/mcpi/backend.hpp>
+
+namespace ppsparse::mcpi::backend {
+namespace {
+
+// The device's feature lines, or why the device could not be asked.
+hip::FeatureSupport device_support() {
+  try {
+    return hip::feature_support(hip::kokkos_device().arch);
+  } catch (const Error& e) {
+    hip::FeatureSupport f;
+    f.l2_note = f.async_note = e.what();
+    return f;
+  }
+}
+
+}  // namespace
+
+Features features() {
+  const hip::FeatureSupport s = device_support();
+  Features f;
+  f.name = "hip";
+  f.l2_persistence = s.l2_persistence;
+  f.async_copy = s.async_copy;
+  f.why_not = s.l2_note == s.async_note ? s.l2_note : s.l2_note + "; " + s.async_note;
+  return f;
+}
+
+bool has_kernel(Variant, int) { return false; }
+
+void run_colour(Variant v, const ColourArgs&) {
+  throw InvalidArgument(std::string("mcpi hip backend: no specialised kernel for ") + name(v) +
+                        " (the portable kernels run on AMD GPUs)");
+}
+
+L2Window l2_window_begin(const void*, std::size_t) {
+  L2Window w;
+  w.note = device_support().l2_note + ": ran without the window";
+  return w;
+}
+
+void l2_window_end(L2Window& w) { w.active = false; }
+
+}  // namespace ppsparse::mcpi::backend
