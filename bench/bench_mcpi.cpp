@@ -103,7 +103,7 @@ long long parse_int(const std::string& flag, const std::string& text, long long 
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || v < lo || v > hi)
-    throw InvalidArgument("bench_mcpi flag " + flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) +
+    throw InvalidArgument("flag " + flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) +
                           ", " + std::to_string(hi) + "]");
   return v;
 }
@@ -183,14 +183,14 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
     const std::string t = value("--nb_sweep_mb");
     c.nb_sweep_mb = std::strtod(t.c_str(), &end);
     if (t.empty() || *end != '\0' || !(c.nb_sweep_mb > 0))
-      throw InvalidArgument("bench_mcpi flag --nb_sweep_mb: '" + t + "' is not a positive number");
+      throw InvalidArgument("flag --nb_sweep_mb: '" + t + "' is not a positive number");
   }
   if (set["--nb_sweep_max_grid"])
     c.nb_sweep_max_grid = static_cast<int>(parse_int("--nb_sweep_max_grid", value("--nb_sweep_max_grid"), 2, 1290));
   if (set["--nb_sweep_min_grid"])
     c.nb_sweep_min_grid = static_cast<int>(parse_int("--nb_sweep_min_grid", value("--nb_sweep_min_grid"), 2, 1290));
   if (c.nb_sweep_min_grid > c.nb_sweep_max_grid)
-    throw InvalidArgument("bench_mcpi: --nb_sweep_min_grid " + std::to_string(c.nb_sweep_min_grid) +
+    throw InvalidArgument("--nb_sweep_min_grid " + std::to_string(c.nb_sweep_min_grid) +
                           " exceeds --nb_sweep_max_grid " + std::to_string(c.nb_sweep_max_grid));
   if (set["--meshes"]) c.meshes = split_list(value("--meshes"));
   if (set["--refine"]) c.refine = static_cast<int>(parse_int("--refine", value("--refine"), 0, 6));
@@ -201,7 +201,7 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
     c.groups = split_list(value("--problems"));
     for (const auto& g : c.groups)
       if (g != "default" && g != "nb_sweep" && g != "mesh")
-        throw InvalidArgument("bench_mcpi flag --problems: unknown group '" + g + "' (default, nb_sweep, mesh)");
+        throw InvalidArgument("flag --problems: unknown group '" + g + "' (default, nb_sweep, mesh)");
   }
   return c;
 }
