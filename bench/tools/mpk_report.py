@@ -29,14 +29,28 @@ def variant_key(name):
     return (order, fraction, name)
 
 
+def read_json(path):
+    """Google Benchmark writes its JSON as it goes: a run that was killed leaves a file cut
+    short, which is repaired by closing it after the last complete benchmark."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        cut = text.rfind("\n    }")
+        if cut < 0:
+            raise
+        print(f"note: {path} is incomplete (killed run?); using the benchmarks before the cut", file=sys.stderr)
+        return json.loads(text[:cut + 6] + "\n  ]\n}\n")
+
+
 def load(paths):
     """Returns (rows, context): rows[(matrix, p, variant)] = metrics of the median aggregate."""
     samples = defaultdict(list)
     errors = {}
     context = {}
     for path in paths:
-        with open(path) as f:
-            data = json.load(f)
+        data = read_json(path)
         context = data.get("context", context) or context
         for b in data.get("benchmarks", []):
             name = b.get("run_name") or b.get("name", "")

@@ -3,6 +3,8 @@
 // A block is rows [row_begin, row_end) of one tile (group, power); a team computes
 //   y_power(r) = sum_j a_rj y_{power-1}(j)   for its rows,
 // a thread (team rank) per row and the row's entries split over the vector lanes.
+#include <type_traits>
+
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/formats/sell.hpp>
 
@@ -98,8 +100,13 @@ struct PersistentFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using counter_t = unsigned long long;
   Rows rows;
-  // y_{k-1} is written by other teams during this launch: ordinary (coherent) loads only.
-  Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace> y_in;
+  // y_{k-1} is written by other teams during this launch: on GPUs ordinary (coherent) loads
+  // only, never the non-coherent read-only path that RandomAccess selects there. On CPUs
+  // caches are coherent and RandomAccess only tells the compiler that y_in and y_out do not
+  // overlap (they are different columns), which it needs to keep the row loop tight.
+  std::conditional_t<compat::is_gpu_space<ExecSpace>(), Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace>,
+                     Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>
+      y_in;
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace> y_out;
   Kokkos::View<const Block*, MemSpace> blocks;           // tickets in schedule order
   Kokkos::View<const counter_t*, MemSpace> group_blocks; // blocks of each group (the same at every power)
