@@ -3,6 +3,9 @@
 
 usage: mcpi_report.py RESULT.json [MORE.json ...] [--out DIR] [--no-plot]
 
+Several files (e.g. one bench_mcpi run per problem group) are merged; a file cut short by a
+timeout contributes its complete entries.
+
 Per problem, one row per case: every ppsparse variant with the backend's kernels ("backend")
 and with the portable Kokkos kernels ("portable"), and the peers (cuSPARSE + cuBLAS baseline,
 Kokkos Kernels). Columns: ms per sweep, GB/s against mcpi::sweep_traffic's bytes model,
@@ -48,6 +51,28 @@ def to_ms(value, unit):
     return value * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(unit, 1.0)
 
 
+def read_json(path):
+    """The JSON of a run; a run cut short (timeout) leaves an unterminated file, whose complete
+    benchmark entries are recovered. None (with a note) when nothing can be read."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    end = text.rfind("\n    }")
+    if "\"benchmarks\": [" in text and end > 0:
+        try:
+            data = json.loads(text[:end + 6] + "\n  ]\n}\n")
+            print(f"mcpi_report: {path} was cut short; recovered {len(data.get('benchmarks', []))} entries",
+                  file=sys.stderr)
+            return data
+        except json.JSONDecodeError:
+            pass
+    print(f"mcpi_report: {path}: not readable JSON, skipped", file=sys.stderr)
+    return None
+
+
 def load(paths):
     samples = defaultdict(list)
     errors = OrderedDict()
@@ -55,8 +80,9 @@ def load(paths):
     context = {}
     order = []
     for path in paths:
-        with open(path) as f:
-            data = json.load(f)
+        data = read_json(path)
+        if data is None:
+            continue
         context = data.get("context", context)
         for b in data.get("benchmarks", []):
             name = b.get("run_name") or b.get("name", "")
