@@ -54,8 +54,12 @@ def to_ms(value, unit):
 def read_json(path):
     """The JSON of a run; a run cut short (timeout) leaves an unterminated file, whose complete
     benchmark entries are recovered. None (with a note) when nothing can be read."""
-    with open(path) as f:
-        text = f.read()
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        print(f"mcpi_report: {path}: {e.strerror}, skipped", file=sys.stderr)
+        return None
     try:
         return json.loads(text)
     except json.JSONDecodeError:
