@@ -11,6 +11,9 @@
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/util/copy_bandwidth.hpp>
 
+#include <ppsparse/io/matrix_market.hpp>
+
+#include "mpk_mode.hpp"
 #include "options.hpp"
 #include "problem.hpp"
 
@@ -151,6 +154,15 @@ int main(int argc, char** argv) {
     if (opt.help) {
       std::cout << mcpi_app::help_text();
       return 0;
+    }
+    if (opt.mpk > 0) {
+      // A user's matrix is used as it is (no block size needed); otherwise the problem's
+      // scalar matrix.
+      if (opt.source == mcpi_app::Options::Source::matrix && !opt.pattern_only)
+        return mcpi_app::run_mpk_mode(ppsparse::io::read_matrix_market<double>(opt.path), opt.path, opt, opt.mpk);
+      const auto problem = mcpi_app::build_problem(opt, ppsparse::compat::is_gpu_space<ppsparse::DefaultExecSpace>(),
+                                                   [](const std::string& s) { std::printf("[setup] %s\n", s.c_str()); });
+      return mcpi_app::run_mpk_mode(problem, opt, opt.mpk);
     }
     return run(opt);
   } catch (const ppsparse::Error& e) {

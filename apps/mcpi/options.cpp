@@ -53,6 +53,11 @@ options:
                          for nb <= 16; elsewhere the _l2/_async variants fall back to the
                          portable kernel and the output says so
   --portable             run only the portable Kokkos kernels (no backend specialisations)
+  --mpk P                matrix power kernel mode: y_k = A^k x for k = 1..P on the scalar
+                         matrix of the problem (or the --matrix file itself, FP64): every
+                         MPK variant (back-to-back, level-blocked, graph, persistent,
+                         automatic) with time, GB/s, speedup over back-to-back, and a
+                         round-off check against back-to-back; --sweeps sets repetitions
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the
                          portable form of an asynchronous copy; off by default)
@@ -101,6 +106,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.json = value();
     } else if (a == "--pattern-only") {
       o.pattern_only = true;
+    } else if (a == "--mpk") {
+      o.mpk = static_cast<int>(parse_int(a, value(), 1, 64));
     } else if (a == "--portable") {
       o.portable = true;
     } else if (a == "--stage-diagonal") {

@@ -23,6 +23,7 @@ struct Options {
   bool pattern_only = false;       // --matrix: synthetic FUN3D-like values on the file's pattern
   bool stage_diagonal = false;     // --stage-diagonal
   bool portable = false;           // --portable: no backend-specialised kernels
+  int mpk = 0;                     // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
   int verify = -1;                 // -1 auto (small problems), 0 off, 1 on
   bool help = false;
 };

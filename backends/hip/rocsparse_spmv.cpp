@@ -10,6 +10,13 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/spmv/vendor_spmv.hpp>
 
+// rocSPARSE 3 (ROCm 6.0) added the stage argument of rocsparse_spmv; rocSPARSE 2 sizes the
+// buffer when it is null and computes otherwise (its preprocess call is then a plain SpMV).
+#if ROCSPARSE_VERSION_MAJOR >= 3
+#define PPS_STAGE(s) s,
+#else
+#define PPS_STAGE(s)
+#endif
 namespace ppsparse::spmv {
 namespace {
 
@@ -61,7 +68,7 @@ struct VendorSpmv<Scalar>::Impl {
 };
 
 template <class Scalar>
-VendorSpmv<Scalar>::VendorSpmv() = default;
+VendorSpmv<Scalar>::VendorSpmv() {}
 template <class Scalar>
 VendorSpmv<Scalar>::~VendorSpmv() = default;
 template <class Scalar>
@@ -126,12 +133,12 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
     const Scalar one = 1, zero = 0;
     size_t bytes = 0;
     check(rocsparse_spmv(impl->handle, rocsparse_operation_none, &one, impl->mat, impl->vec_x, &zero, impl->vec_y,
-                         data_type<Scalar>(), rocsparse_spmv_alg_default, rocsparse_spmv_stage_buffer_size, &bytes,
+                         data_type<Scalar>(), rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_buffer_size) &bytes,
                          nullptr),
           "rocsparse_spmv (buffer size)");
     impl->buffer = Kokkos::View<char*, DefaultMemSpace>("rocsparse.buffer", bytes > 0 ? bytes : 1);
     check(rocsparse_spmv(impl->handle, rocsparse_operation_none, &one, impl->mat, impl->vec_x, &zero, impl->vec_y,
-                         data_type<Scalar>(), rocsparse_spmv_alg_default, rocsparse_spmv_stage_preprocess, &bytes,
+                         data_type<Scalar>(), rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_preprocess) &bytes,
                          impl->buffer.data()),
           "rocsparse_spmv (preprocess)");
   }
@@ -164,7 +171,7 @@ void VendorSpmv<Scalar>::apply(Scalar alpha, const ConstVector<Scalar, memory_sp
   }
   size_t bytes = m.buffer.extent(0);
   check(rocsparse_spmv(m.handle, rocsparse_operation_none, &alpha, m.mat, m.vec_x, &beta, m.vec_y, data_type<Scalar>(),
-                       rocsparse_spmv_alg_default, rocsparse_spmv_stage_compute, &bytes, m.buffer.data()),
+                       rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_compute) &bytes, m.buffer.data()),
         "rocsparse_spmv");
 }
 

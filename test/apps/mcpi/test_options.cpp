@@ -61,7 +61,7 @@ TEST(McpiOptions, BadInputsGiveOneLineErrors) {
 TEST(McpiOptions, HelpDocumentsEveryOption) {
   const std::string h = help_text();
   for (const char* opt : {"--matrix", "--mesh", "--refine", "--block", "--grid", "--sweeps", "--variant", "--seed",
-                          "--verify", "--json", "--pattern-only", "--stage-diagonal", "--portable", "--help"})
+                          "--verify", "--json", "--pattern-only", "--stage-diagonal", "--portable", "--mpk", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
 }
 
