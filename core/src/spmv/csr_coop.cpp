@@ -72,15 +72,8 @@ struct CsrCoopFunctor {
       const long long row = first + r * groups;
       if (row >= nrows) return;  // rows only grow with r; no team barrier follows
       const ordinal_t i = static_cast<ordinal_t>(row);
-      const offset_t begin = row_ptr(i);
-      Scalar sum = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(member, row_ptr(i + 1) - begin),
-          [&](const offset_t j, Scalar& s) {
-            const offset_t k = begin + j;
-            s += values(k) * x(col_idx(k));
-          },
-          sum);
+      const Scalar sum = detail::row_dot_vector<Scalar>(
+          member, row_ptr, col_idx, values, [&](const ordinal_t c) { return x(c); }, i);
       Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, i, alpha, beta, sum); });
     }
   }

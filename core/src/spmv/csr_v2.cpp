@@ -119,15 +119,7 @@ struct CsrV2Functor {
       });
     } else {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(member, b.row_begin, b.row_end), [&](const ordinal_t i) {
-        const offset_t begin = row_ptr(i);
-        Scalar sum = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(member, row_ptr(i + 1) - begin),
-            [&](const offset_t j, Scalar& s) {
-              const offset_t k = begin + j;
-              s += values(k) * x_at(col_idx(k));
-            },
-            sum);
+        const Scalar sum = detail::row_dot_vector<Scalar>(member, row_ptr, col_idx, values, x_at, i);
         Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, i, alpha, beta, sum); });
       });
     }

@@ -19,6 +19,23 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(const YView& y, const ordinal_t i, co
     y(i) = alpha * sum + beta * y(i);
 }
 
+// Row i of A times x, reduced over the vector lanes of the calling team thread; x_at(c)
+// reads x[c] (a view, or a scratch window of it). Every lane gets the sum.
+template <class Scalar, class Member, class RowPtr, class ColIdx, class Values, class XAt>
+KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot_vector(const Member& member, const RowPtr& row_ptr, const ColIdx& col_idx,
+                                                  const Values& values, const XAt& x_at, const ordinal_t i) {
+  const offset_t begin = row_ptr(i);
+  Scalar sum = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(member, row_ptr(i + 1) - begin),
+      [&](const offset_t j, Scalar& s) {
+        const offset_t k = begin + j;
+        s += values(k) * x_at(col_idx(k));
+      },
+      sum);
+  return sum;
+}
+
 template <class Scalar, class MemSpace>
 struct ScaleFunctor {
   Kokkos::View<Scalar*, MemSpace> y;
