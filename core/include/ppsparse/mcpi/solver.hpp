@@ -105,7 +105,7 @@ class Solver {
     Result res;
     res.sweeps = opt.sweeps;
     res.variant = opt.variant;
-    Kokkos::deep_copy(dq_, 0.0f);  // the MCPI iteration starts from dQ = 0
+    reset();  // the MCPI iteration starts from dQ = 0
     // Poison the split variant's temporary so an unwritten entry shows up as NaN.
     Kokkos::deep_copy(r_tmp_, std::numeric_limits<double>::quiet_NaN());
     if (opt.residual_history) res.initial_residual_norm = residual_norm();
@@ -166,7 +166,7 @@ class Solver {
         continue;
       }
       switch (base_variant(variant)) {
-        case Variant::warp_per_row: launch(exec, geometry(variant), impl::Stage::fused, false, b, e); break;
+        case Variant::warp_per_row:
         case Variant::rows_per_warp: launch(exec, geometry(variant), impl::Stage::fused, false, b, e); break;
         case Variant::rows_per_warp_prefetch:
           launch(exec, geometry(variant), impl::Stage::fused, geometry(variant).map == LaneMap::rows, b, e);
@@ -181,6 +181,7 @@ class Solver {
     }
   }
 
+  // dQ = 0, the iteration's start (solve() does this itself; callers of sweep() need it).
   void reset() { Kokkos::deep_copy(dq_, 0.0f); }
 
   // ||R - (D + O) dQ||_2 in FP64 for the current dQ (D applied through its LU factors).
