@@ -47,7 +47,8 @@ using Kokkos::Experimental::isfinite;
 #endif
 
 // Unroll a loop with a compile-time trip count (register arrays stay in registers).
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+// nvcc and hipcc take "#pragma unroll" in both their host and device passes.
+#if defined(__CUDACC__) || defined(__HIPCC__)
 #define PPSPARSE_UNROLL _Pragma("unroll")
 #elif defined(__clang__)
 #define PPSPARSE_UNROLL _Pragma("clang loop unroll(full)")
