@@ -6,7 +6,9 @@
 // chains overlap, gathers one dQ value per block (column-wise mapping), gives small colours a
 // kernel that spreads a row's blocks over the warp, and, in the _async variants, copies its D
 // blocks to shared memory with cp.async (__pipeline_memcpy_async) while the SpMV loads are in
-// flight.
+// flight. Those kernels cover nb <= 16 (a row's NB partial sums or NB^2 / 32 entries per
+// lane); nb 17..64 run wide_block_kernel, one warp per block row with one or two rows per
+// lane. Every nb of the solver (1..64) thus has a kernel for rows_per_warp and warp_per_row.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -22,7 +24,9 @@
 namespace ppsparse::mcpi::backend {
 namespace {
 
-constexpr int kWarps = 4;  // warps per thread block
+constexpr int kWarps = 4;         // warps per thread block
+constexpr int kMaxNarrowNb = 16;  // largest nb of the 11_x / 16_x kernels
+constexpr int kMaxNb = 64;        // largest nb of the solver (mcpi/geometry.hpp)
 constexpr unsigned kFull = 0xffffffffu;
 
 void check(cudaError_t e, const char* what) {
@@ -177,6 +181,15 @@ bool small_colour_kernel() {
   }();
   return b;
 }
+// The L2 prefetch of wide_block_kernel is on by default; PPSPARSE_MCPI_CUDA_PREFETCH=0 turns
+// it off, for measurements.
+bool wide_prefetch() {
+  static const bool b = [] {
+    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_PREFETCH");
+    return !(e && std::string(e) == "0");
+  }();
+  return b;
+}
 int sm_count() {
   static const int n = [] {
     int dev = 0, sms = 0;
@@ -250,6 +263,197 @@ __global__ void __launch_bounds__(kWarps * 32) warp_per_row_kernel(const ColourA
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
 }
 
+// Prefetches the 128-byte lines of [p, p + bytes) into L2, spread over the warp. A prefetch
+// holds no register and is never waited for, so it keeps bytes in flight beyond what the
+// registers of a load batch can.
+__device__ __forceinline__ void prefetch_l2(const char* p, const long long bytes, const int lane) {
+  if (bytes <= 0) return;
+  const unsigned long long first = reinterpret_cast<unsigned long long>(p) >> 7;
+  const unsigned long long last = (reinterpret_cast<unsigned long long>(p) + bytes - 1) >> 7;
+  for (unsigned long long l = first + lane; l <= last; l += 32) asm volatile("prefetch.global.L2 [%0];" ::"l"(l << 7));
+}
+
+// nb 17..64, every variant: one warp per block row; lane l owns rows l and, for NB > 32,
+// l + 32, so partial sums and the substitution stay in registers with no reduction. The
+// row's O blocks are contiguous, so the row is one stream of columns (NB contiguous floats
+// across the lanes, column g at g * NB), multiplied by x[g], the concatenated dQ vectors of
+// the row's blocks: these are gathered once per block (one coalesced load) into shared
+// memory, chunks of kChunk blocks at a time. Columns are loaded in batches of about
+// kWideBatchBytes per warp (CB loads per lane before their FMAs), and the L2 prefetch runs
+// kWidePrefetchBatches batches ahead, then fetches D, so that a warp keeps several KB in
+// flight: a colour of a few thousand rows puts only ~15 warps on an SM, one row each.
+// The substitution reads D through a ring of register look-ahead loads (kRing columns), and
+// multiplies by the reciprocals of U's diagonal (computed off the shuffle chain) instead of
+// dividing: the same operations as `substitute` and the portable kernel up to FP64
+// round-off. The _async variants run this kernel unchanged: a warp's NB x NB FP64 block in
+// shared memory (up to 32 KB) would cost more occupancy than the copy saves, and D is
+// prefetched anyway. PPSPARSE_MCPI_CUDA_PREFETCH=0 turns the L2 prefetch off, for measurements.
+constexpr int kWideBatchBytes = 2048;
+constexpr int kWidePrefetchBatches = 2;
+// Thread blocks per SM that the register budget must allow. One row per lane: 6 (24 warps,
+// <= 80 registers, no spills; unbounded, ptxas takes up to ~100). Two rows: no bound; ptxas
+// takes 92-126 registers (16 warps per SM), and a bound of 4 or 5 blocks makes it spill.
+template <int NB>
+constexpr int kWideMinBlocks = NB > 32 ? 1 : 6;
+template <int NB>
+__global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
+    wide_block_kernel(const ColourArgs a, const bool prefetch) {
+  static_assert(NB > 16 && NB <= 64, "one warp per block row, at most two rows per lane");
+  constexpr int NB2 = NB * NB;
+  constexpr bool TWO = NB > 32;  // lanes own a second row
+  // Columns per batch: ~kWideBatchBytes, a multiple of 4 (x is read as float4).
+  constexpr int CB = ((kWideBatchBytes / 4 + NB - 1) / NB + 3) / 4 * 4;
+  constexpr int kChunk = 32;  // blocks whose dQ vectors sit in shared memory at a time
+  constexpr int kRing = 8;
+  static_assert(kRing <= NB - 1, "the substitution's look-ahead ring is filled from whole columns");
+  constexpr long long kColBytes = NB * static_cast<long long>(sizeof(float));
+  // + CB: the last batch of a chunk reads (and ignores) up to CB - 1 entries past its end.
+  __shared__ __align__(16) float sX[kWarps][kChunk * NB + CB];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
+  if (row >= a.row_end) return;  // whole warp leaves together
+  const int i0 = lane, i1 = lane + 32;
+  const bool own0 = i0 < NB, own1 = TWO && i1 < NB;
+  float* x = sX[warp];
+  // Independent of the SpMV: issued first so that their latency hides behind it.
+  const double* Drow = a.D + row * NB2;
+  const double rhs0 = own0 ? __ldg(a.R + row * NB + i0) : 0.0;
+  const double rhs1 = own1 ? __ldg(a.R + row * NB + i1) : 0.0;
+  const double inv0 = own0 ? 1.0 / __ldg(Drow + i0 * NB + i0) : 0.0;  // 1 / U(i, i)
+  const double inv1 = own1 ? 1.0 / __ldg(Drow + i1 * NB + i1) : 0.0;
+  const offset_t kbeg = __ldg(a.ia + row), kend = __ldg(a.ia + row + 1);
+
+  // L2 prefetch of the row's O bytes [0, o_bytes) up to `upto`, then of D.
+  const char* o_row = reinterpret_cast<const char*>(a.O + kbeg * NB2);
+  const long long o_bytes = (kend - kbeg) * NB2 * static_cast<long long>(sizeof(float));
+  long long prefetched = 0;
+  bool d_prefetched = !prefetch;
+  auto prefetch_to = [&](long long upto) {
+    if (d_prefetched) return;
+    upto = min(upto, o_bytes);
+    prefetch_l2(o_row + prefetched, upto - prefetched, lane);
+    prefetched = max(prefetched, upto);
+    if (prefetched == o_bytes) {
+      prefetch_l2(reinterpret_cast<const char*>(Drow), NB2 * static_cast<long long>(sizeof(double)), lane);
+      d_prefetched = true;
+    }
+  };
+  prefetch_to(kWidePrefetchBatches * CB * kColBytes);
+
+  const float* __restrict__ dq = a.dq;               // other colours' rows: read-only here
+  float acc0[2] = {0.f, 0.f}, acc1[2] = {0.f, 0.f};  // rows i0, i1; even and odd columns
+  for (offset_t k0 = kbeg; k0 < kend; k0 += kChunk) {
+    const int n = static_cast<int>(min(kend - k0, static_cast<offset_t>(kChunk)));
+    const int T = n * NB;  // columns of the chunk
+    const float* oc = a.O + k0 * NB2;
+    float v0[CB], v1[TWO ? CB : 1];
+    auto load_batch = [&](const int g0) {
+#pragma unroll
+      for (int q = 0; q < CB; ++q) {
+        const int g = g0 + q;
+        v0[q] = own0 && g < T ? __ldg(oc + g * NB + i0) : 0.f;
+        if constexpr (TWO) v1[q] = own1 && g < T ? __ldg(oc + g * NB + i1) : 0.f;
+      }
+    };
+    // x of the chunk: x[u * NB + c] = dQ(ja[k0 + u])_c, eight blocks' gathers in flight.
+    const ordinal_t my_ja = lane < n ? __ldg(a.ja + k0 + lane) : 0;
+    __syncwarp();  // the previous chunk's reads of x are done
+    for (int u0 = 0; u0 < n; u0 += 8) {
+      float g0v[8], g1v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        const float* xb = dq + static_cast<long long>(__shfl_sync(kFull, my_ja, (u0 + u) & 31)) * NB;
+        g0v[u] = own0 && u0 + u < n ? __ldg(xb + i0) : 0.f;
+        g1v[u] = own1 && u0 + u < n ? __ldg(xb + i1) : 0.f;
+      }
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        if (u0 + u < n) {
+          if (own0) x[(u0 + u) * NB + i0] = g0v[u];
+          if (own1) x[(u0 + u) * NB + i1] = g1v[u];
+        }
+      }
+    }
+    __syncwarp();
+    for (int g0 = 0; g0 < T; g0 += CB) {
+      load_batch(g0);
+      prefetch_to((k0 - kbeg) * NB2 * static_cast<long long>(sizeof(float)) +
+                  (g0 + (1 + kWidePrefetchBatches) * CB) * kColBytes);
+#pragma unroll
+      for (int q4 = 0; q4 < CB; q4 += 4) {
+        const float4 x4 = *reinterpret_cast<const float4*>(x + g0 + q4);
+        const float xs[4] = {x4.x, x4.y, x4.z, x4.w};
+#pragma unroll
+        for (int q = q4; q < q4 + 4; ++q) {
+          if (g0 + q < T) {
+            acc0[q & 1] += v0[q] * xs[q - q4];
+            if constexpr (TWO) acc1[q & 1] += v1[q] * xs[q - q4];
+          }
+        }
+      }
+    }
+  }
+  double rv0 = rhs0 - static_cast<double>(acc0[0] + acc0[1]);
+  double rv1 = rhs1 - static_cast<double>(acc1[0] + acc1[1]);
+
+  // D(i, j) for the lanes that need it, else 0 (no load).
+  auto dcol = [&](const bool need, const int i, const int j) { return need ? __ldg(Drow + j * NB + i) : 0.0; };
+  // The substitution steps run in groups of kRing, unrolled inside a group only: ring slot t
+  // holds the D entries of the group's step t, reloaded for the next group's step t once
+  // used. (Unrolled over all steps, ptxas hoists the D loads as far as registers allow.)
+  double ring0[kRing], ring1[kRing];
+  // Forward, unit L: step j, rows i > j: r_i -= L(i, j) r_j.
+#pragma unroll
+  for (int t = 0; t < kRing; ++t) {
+    ring0[t] = dcol(own0 && i0 > t, i0, t);
+    ring1[t] = dcol(own1 && i1 > t, i1, t);
+  }
+  for (int jg = 0; jg < NB - 1; jg += kRing) {
+#pragma unroll
+    for (int t = 0; t < kRing; ++t) {
+      const int j = jg + t;
+      if (j < NB - 1) {
+        const double l0 = ring0[t], l1 = ring1[t];
+        const int ahead = j + kRing;
+        if (ahead < NB - 1) {
+          ring0[t] = dcol(own0 && i0 > ahead, i0, ahead);
+          ring1[t] = dcol(own1 && i1 > ahead, i1, ahead);
+        }
+        const double rj = __shfl_sync(kFull, j < 32 ? rv0 : rv1, j & 31);
+        if (own0 && i0 > j) rv0 -= l0 * rj;
+        if (own1 && i1 > j) rv1 -= l1 * rj;
+      }
+    }
+  }
+  // Backward, U: step s, column j = NB-1-s, rows i < j: r_i -= U(i, j) x_j, where
+  // x_j = r_j / U(j, j) is final (rows > j are done); its owner lane computes it.
+#pragma unroll
+  for (int t = 0; t < kRing; ++t) {
+    const int j = NB - 1 - t;
+    ring0[t] = dcol(own0 && i0 < j, i0, j);
+    ring1[t] = dcol(own1 && i1 < j, i1, j);
+  }
+  for (int sg = 0; sg < NB - 1; sg += kRing) {
+#pragma unroll
+    for (int t = 0; t < kRing; ++t) {
+      const int j = NB - 1 - (sg + t);
+      if (j > 0) {
+        const double u0 = ring0[t], u1 = ring1[t];
+        const int ahead = j - kRing;
+        if (ahead > 0) {
+          ring0[t] = dcol(own0 && i0 < ahead, i0, ahead);
+          ring1[t] = dcol(own1 && i1 < ahead, i1, ahead);
+        }
+        const double xj = __shfl_sync(kFull, j < 32 ? rv0 * inv0 : rv1 * inv1, j & 31);
+        if (own0 && i0 < j) rv0 -= u0 * xj;
+        if (own1 && i1 < j) rv1 -= u1 * xj;
+      }
+    }
+  }
+  if (own0) a.dq[row * NB + i0] = static_cast<float>(rv0 * inv0);
+  if (own1) a.dq[row * NB + i1] = static_cast<float>(rv1 * inv1);
+}
+
 template <int NB>
 void launch(Variant v, const ColourArgs& a) {
   const long long rows = a.row_end - a.row_begin;
@@ -278,9 +482,26 @@ void launch(Variant v, const ColourArgs& a) {
   check(cudaGetLastError(), "kernel launch");
 }
 
+// nb 17..64: one kernel for every variant (see wide_block_kernel).
+template <int NB>
+void launch_wide(const ColourArgs& a) {
+  const long long rows = a.row_end - a.row_begin;
+  const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
+  wide_block_kernel<NB><<<grid, kWarps * 32, 0, stream()>>>(a, wide_prefetch());
+  check(cudaGetLastError(), "kernel launch");
+}
+
+template <int NB>
+void launch_for_nb(Variant v, const ColourArgs& a) {
+  if constexpr (NB <= kMaxNarrowNb)
+    launch<NB>(v, a);
+  else
+    launch_wide<NB>(a);
+}
+
 template <int... NBs>
 void dispatch(Variant v, const ColourArgs& a, std::integer_sequence<int, NBs...>) {
-  ((a.nb == NBs + 1 ? (launch<NBs + 1>(v, a), 0) : 0), ...);
+  ((a.nb == NBs + 1 ? (launch_for_nb<NBs + 1>(v, a), 0) : 0), ...);
 }
 
 }  // namespace
@@ -300,14 +521,15 @@ Features features() {
 
 bool has_kernel(Variant v, int nb) {
   const Variant b = base_variant(v);
-  // Specialised for nb <= 16 (register-resident rows); larger blocks use the portable kernels.
-  return (b == Variant::rows_per_warp || b == Variant::warp_per_row) && nb >= 1 && nb <= 16;
+  // Every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 16, wide_block_kernel
+  // above; rows_per_warp_prefetch and split run the portable kernels.
+  return (b == Variant::rows_per_warp || b == Variant::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
 
 void run_colour(Variant v, const ColourArgs& a) {
   if (!has_kernel(v, a.nb)) throw InvalidArgument(std::string("mcpi cuda backend: no kernel for ") + name(v));
   if (a.row_end <= a.row_begin) return;
-  dispatch(v, a, std::make_integer_sequence<int, 16>{});
+  dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
 }
 
 L2Window l2_window_begin(const void* base, std::size_t bytes) {
