@@ -44,12 +44,4 @@ void run_colour(Variant v, const ColourArgs&) {
                         " (the portable kernels run on AMD GPUs)");
 }
 
-L2Window l2_window_begin(const void*, std::size_t) {
-  L2Window w;
-  w.note = device_support().l2_note + ": ran without the window";
-  return w;
-}
-
-void l2_window_end(L2Window& w) { w.active = false; }
-
 }  // namespace ppsparse::mcpi::backend

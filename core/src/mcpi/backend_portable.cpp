@@ -19,13 +19,5 @@ void run_colour(Variant v, const ColourArgs&) {
   throw InvalidArgument(std::string("mcpi backend: no specialised kernel for ") + name(v));
 }
 
-L2Window l2_window_begin(const void*, std::size_t) {
-  L2Window w;
-  w.note = features().why_not;
-  return w;
-}
-
-void l2_window_end(L2Window& w) { w.active = false; }
-
 }  // namespace ppsparse::mcpi::backend
 #endif

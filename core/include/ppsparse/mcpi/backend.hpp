@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
@@ -37,14 +38,9 @@ bool has_kernel(Variant v, int nb);
 // Launches it (asynchronously). Precondition: has_kernel(v, a.nb).
 void run_colour(Variant v, const ColourArgs& a);
 
-// A persisting-L2 access-policy window over [base, base + bytes) on the device stream.
-struct L2Window {
-  bool active = false;
-  std::string note;              // what was set, or why not
-  std::size_t saved_limit = 0;   // previous persisting-L2 set-aside
-  unsigned char saved_attr[64];  // previous stream attribute (opaque)
-};
-L2Window l2_window_begin(const void* base, std::size_t bytes);
-void l2_window_end(L2Window& w);  // restores the previous state
+// The persisting-L2 window (backend/l2_window.hpp), for dQ.
+using ppsparse::backend::L2Window;
+using ppsparse::backend::l2_window_begin;
+using ppsparse::backend::l2_window_end;
 
 }  // namespace ppsparse::mcpi::backend
