@@ -16,6 +16,7 @@
 // A subset: --benchmark_filter='fp64/(csr_v2|csr_coop_tuned|sell|vendor_csr)/'.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -40,9 +41,9 @@ using Exec = DefaultExecSpace;
 using Mem = DefaultMemSpace;
 
 const std::vector<std::string>& algorithm_names() {
-  static const std::vector<std::string> names{"csr_v1",    "csr_v2",     "csr_coop",   "csr_coop_tuned",
-                                              "sell",      "sell_hyb",   "kk_native",  "kk_default",
-                                              "vendor_csr", "vendor_sell"};
+  static const std::vector<std::string> names{"auto",     "csr_v1",    "csr_v2",     "csr_coop",
+                                              "csr_coop_tuned", "sell", "sell_hyb",   "kk_native",
+                                              "kk_default", "vendor_csr", "vendor_sell"};
   return names;
 }
 
@@ -176,9 +177,17 @@ struct VendorRunner : Runner<S> {
   std::string describe() const override { return v.name(); }
 };
 
+// A --variants entry "alg{options}": the algorithm and its options text.
+std::pair<std::string, std::string> split_variant(const std::string& algo) {
+  const size_t brace = algo.find('{');
+  if (brace == std::string::npos || algo.back() != '}') return {algo, ""};
+  return {algo.substr(0, brace), algo.substr(brace + 1, algo.size() - brace - 2)};
+}
+
 template <class S>
-std::unique_ptr<Runner<S>> make_runner(const std::string& algo, const CsrMatrix<S, Mem>& a) {
-  spmv::SpmvOptions o;
+std::unique_ptr<Runner<S>> make_runner(const std::string& variant, const CsrMatrix<S, Mem>& a) {
+  const auto [algo, text] = split_variant(variant);
+  spmv::SpmvOptions o = spmv::parse_spmv_options(text);
   if (algo == "csr_v1") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_v1, a, o);
   if (algo == "csr_v2") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_v2, a, o);
   if (algo == "csr_coop") {
@@ -186,9 +195,10 @@ std::unique_ptr<Runner<S>> make_runner(const std::string& algo, const CsrMatrix<
     return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_coop, a, o);
   }
   if (algo == "csr_coop_tuned") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::csr_coop, a, o);
+  if (algo == "auto") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::automatic, a, o);
   if (algo == "sell") return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::sell, a, o);
   if (algo == "sell_hyb") {
-    o.sell.hyb_row_max = -1;
+    if (o.sell.hyb_row_max == 0) o.sell.hyb_row_max = -1;
     return std::make_unique<OperatorRunner<S>>(spmv::SpmvAlgorithm::sell, a, o);
   }
   if (algo == "kk_native") return std::make_unique<KokkosKernelsRunner<S>>(a, spmv::KkSpmvMode::native);
@@ -217,7 +227,7 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
       cache().runner_.reset();
       std::shared_ptr<Runner<S>> fresh = make_runner<S>(algo, p.a);
       // The tuned variant settles its parameters first (the calls a solver's first iterations make).
-      if (algo == "csr_coop_tuned") {
+      if (split_variant(algo).first == "csr_coop_tuned") {
         auto* op = &static_cast<OperatorRunner<S>*>(fresh.get())->op;
         for (int i = 0; i < 500 && op->tuner() && !op->tuner()->done(); ++i) fresh->apply(p.x, p.y);
       }
@@ -265,9 +275,26 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
 void register_spmv_benchmarks(const BenchConfig& config) {
   std::vector<MatrixSpec> specs = shared_matrix_suite(config.shared_dir);
   for (auto& s : large_matrix_suite(config.matrix_mb, config.seed)) specs.push_back(std::move(s));
+  // The defaults, then the --variants entries, each checked before anything runs.
+  std::vector<std::string> names = algorithm_names();
+  for (size_t start = 0; start < config.variants.size();) {
+    const size_t semi = std::min(config.variants.find(';', start), config.variants.size());
+    const std::string entry = config.variants.substr(start, semi - start);
+    start = semi + 1;
+    if (entry.empty()) continue;
+    const size_t colon = entry.find(':');
+    const std::string algo = entry.substr(0, colon);
+    const std::string text = colon == std::string::npos ? "" : entry.substr(colon + 1);
+    if (std::find(names.begin(), names.end(), algo) == names.end() || algo.rfind("kk_", 0) == 0 ||
+        algo.rfind("vendor_", 0) == 0)
+      throw InvalidArgument("benchmark flag --variants: '" + entry + "': '" + algo +
+                            "' is not a ppsparse algorithm of this benchmark");
+    spmv::parse_spmv_options(text);  // throws on a bad option text
+    names.push_back(algo + "{" + text + "}");
+  }
   for (const MatrixSpec& spec : specs) {
     for (const char* prec : {"fp64", "fp32"}) {
-      for (const std::string& algo : algorithm_names()) {
+      for (const std::string& algo : names) {
         const std::string name = "spmv/" + spec.name + "/" + prec + "/" + algo;
         auto* b = std::string(prec) == "fp64"
                       ? benchmark::RegisterBenchmark(name.c_str(),

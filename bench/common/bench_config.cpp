@@ -37,7 +37,8 @@ BenchConfig parse_bench_config(int& argc, char** argv) {
                          {"--reps", "PPSPARSE_BENCH_REPS", "", false},
                          {"--min_time", "PPSPARSE_BENCH_MIN_TIME", "", false},
                          {"--shared_dir", "PPSPARSE_SHARED_DIR", "", false},
-                         {"--seed", "PPSPARSE_BENCH_SEED", "", false}};
+                         {"--seed", "PPSPARSE_BENCH_SEED", "", false},
+                         {"--variants", "PPSPARSE_BENCH_VARIANTS", "", false}};
   for (auto& e : s)
     if (const char* v = std::getenv(e.env)) {
       e.value = v;
@@ -63,6 +64,7 @@ BenchConfig parse_bench_config(int& argc, char** argv) {
   if (s[3].set) c.min_time = parse_number(s[3].flag, s[3].value);
   if (s[4].set) c.shared_dir = s[4].value;
   if (s[5].set) c.seed = static_cast<std::uint64_t>(parse_number(s[5].flag, s[5].value));
+  if (s[6].set) c.variants = s[6].value;
   if (c.reps < 1) throw InvalidArgument("benchmark flag --reps: must be >= 1");
   if (c.matrix_mb <= 0) throw InvalidArgument("benchmark flag --matrix_mb: must be > 0");
   if (c.copy_mb <= 0) throw InvalidArgument("benchmark flag --copy_mb: must be > 0");

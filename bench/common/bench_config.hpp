@@ -9,6 +9,10 @@
 //   --min_time=S    PPSPARSE_BENCH_MIN_TIME   minimum seconds per repetition; 0.1
 //   --shared_dir=P  PPSPARSE_SHARED_DIR       directory holding matrices/*.mtx ("" disables)
 //   --seed=N        PPSPARSE_BENCH_SEED       seed of the generated matrices; 2024
+//   --variants=L    PPSPARSE_BENCH_VARIANTS   bench_spmv: extra algorithm variants, a list
+//                   "alg:options;alg:options" (options as spmv::parse_spmv_options), each
+//                   benchmarked as "alg{options}" next to the defaults, e.g.
+//                   --variants='csr_v2:v2.tile_nnz=2048;sell:sell.C=32'
 // Google Benchmark's own flags (--benchmark_filter, --benchmark_out, ...) pass through.
 #include <cstdint>
 #include <string>
@@ -22,6 +26,7 @@ struct BenchConfig {
   double min_time = 0.1;
   std::string shared_dir;
   std::uint64_t seed = 2024;
+  std::string variants;
   bool gpu = false;
 };
 

@@ -2,6 +2,9 @@
 // driven through it with an injected clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include <ppsparse/error.hpp>
 #include <ppsparse/spmv/spmv.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
@@ -26,11 +29,11 @@ std::string error_of(F&& f) {
 
 TEST(SpmvOperator, AlgorithmNamesRoundTrip) {
   for (SpmvAlgorithm a : spmv::all_spmv_algorithms()) EXPECT_EQ(spmv::parse_spmv_algorithm(spmv::to_string(a)), a);
-  EXPECT_EQ(spmv::all_spmv_algorithms().size(), 4u);
+  EXPECT_EQ(spmv::all_spmv_algorithms().size(), 5u);
   EXPECT_EQ(error_of([] { spmv::parse_spmv_algorithm("csr_v3"); }),
-            "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell)");
+            "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
   EXPECT_EQ(error_of([] { spmv::parse_spmv_algorithm(""); }),
-            "unknown SpMV algorithm '' (valid: csr_v1, csr_v2, csr_coop, sell)");
+            "unknown SpMV algorithm '' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
   EXPECT_THROW(spmv::parse_spmv_algorithm("CSR_V1"), InvalidArgument);
 }
 
@@ -148,7 +151,7 @@ TEST(SpmvOperator, RejectsWrongVectors) {
   const auto a = copy_to<Mem>(random_csr<double>(5, 4, 1, 3, 1));
   for (SpmvAlgorithm alg : spmv::all_spmv_algorithms()) {
     SpmvOperator<Exec, double> op(alg, a);
-    const std::string who = alg == SpmvAlgorithm::sell ? "sell_spmv" : spmv::to_string(alg);
+    const std::string who = op.algorithm() == SpmvAlgorithm::sell ? "sell_spmv" : spmv::to_string(op.algorithm());
     Kokkos::View<double*, Mem> x("x", 4), y("y", 5), x_short("x", 3), y_long("y", 6), both("both", 9);
     EXPECT_EQ(error_of([&] { op.apply(1.0, x_short, 0.0, y); }), who + ": x has 3 entries, the matrix has 4 columns");
     EXPECT_EQ(error_of([&] { op.apply(1.0, x, 0.0, y_long); }), who + ": y has 6 entries, the matrix has 5 rows");
@@ -255,6 +258,171 @@ TEST(SpmvOperator, RejectsBadOptions) {
   if (other.nnz() != a.nnz())
     EXPECT_NE(error_of([&] { spmv::csr_v2(Exec(), 1.0, other, plan, x, 0.0, y); }).find("csr_v2: the plan was built for"),
               std::string::npos);
+}
+
+TEST(SpmvOperator, AutomaticPicksByRowLengthsAndDevice) {
+  const spmv::RowLengthStats regular{100000, 700000, 7, 0};
+  const spmv::RowLengthStats few_long{100000, 900000, 50000, 100};
+  const spmv::RowLengthStats power_law{100000, 900000, 5000, 101};
+  const auto pick = [](const spmv::RowLengthStats& s, bool gpu) { return spmv::choose_spmv_algorithm(s, gpu); };
+  EXPECT_EQ(pick(regular, true).algorithm, SpmvAlgorithm::sell);
+  EXPECT_FALSE(pick(regular, true).hyb);
+  EXPECT_EQ(pick(few_long, true).algorithm, SpmvAlgorithm::sell);
+  EXPECT_TRUE(pick(few_long, true).hyb);
+  EXPECT_EQ(pick(power_law, true).algorithm, SpmvAlgorithm::csr_v2);
+  EXPECT_EQ(pick(regular, false).algorithm, SpmvAlgorithm::csr_v2);
+  EXPECT_EQ(pick(few_long, false).algorithm, SpmvAlgorithm::csr_v2);
+  EXPECT_EQ(pick(spmv::RowLengthStats{}, true).algorithm, SpmvAlgorithm::sell);
+
+  const auto a = copy_to<Mem>(random_csr<double>(50, 40, 0, 9, 3));
+  const auto stats = spmv::row_length_stats(a);
+  EXPECT_EQ(stats.nrows, 50);
+  EXPECT_EQ(stats.nnz, a.nnz());
+  const auto h = copy_to<HostSpace>(a);
+  offset_t max_len = 0;
+  for (ordinal_t i = 0; i < h.nrows; ++i) max_len = std::max(max_len, h.row_ptr(i + 1) - h.row_ptr(i));
+  EXPECT_EQ(stats.max_len, max_len);
+  long long long_rows = 0;
+  for (ordinal_t i = 0; i < h.nrows; ++i)
+    long_rows += h.row_ptr(i + 1) - h.row_ptr(i) > spmv::hyb_auto_row_max(h.nrows, h.nnz());
+  EXPECT_EQ(stats.long_rows, long_rows);
+  SpmvOperator<Exec, double> op(SpmvAlgorithm::automatic, a);
+  EXPECT_TRUE(op.automatic());
+  const auto choice = spmv::choose_spmv_algorithm(stats, compat::is_gpu_space<Exec>());
+  EXPECT_EQ(op.algorithm(), choice.algorithm);
+  EXPECT_EQ(op.hyb_matrix() != nullptr, choice.hyb);
+  EXPECT_EQ(op.describe().rfind("auto: ", 0), 0u) << op.describe();
+}
+
+TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
+  const auto o = spmv::parse_spmv_options(
+      "v2.team_threads=64,v2.vector_length=4,v2.tile_nnz=2048,v2.max_rows_per_block=100,v2.short_row_max=9,"
+      "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,coop.repeat=4,"
+      "coop.block_size=8,coop.autotune=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
+      "check_structure=0");
+  EXPECT_EQ(o.csr_v2.team_threads, 64);
+  EXPECT_EQ(o.csr_v2.vector_length, 4);
+  EXPECT_EQ(o.csr_v2.tile_nnz, 2048);
+  EXPECT_EQ(o.csr_v2.max_rows_per_block, 100);
+  EXPECT_EQ(o.csr_v2.short_row_max, 9);
+  EXPECT_EQ(o.csr_v2.flat_row_max, 5);
+  EXPECT_EQ(o.csr_v2.split_row_min, 9000);
+  EXPECT_EQ(o.csr_v2.split_tile_nnz, 3000);
+  EXPECT_TRUE(o.csr_v2.x_in_scratch);
+  EXPECT_EQ(o.csr_v2.x_window, 512);
+  ASSERT_TRUE(o.coop.has_value());
+  EXPECT_EQ(*o.coop, (spmv::CoopParams{2, 4, 8}));
+  EXPECT_FALSE(o.coop_autotune);
+  EXPECT_EQ(o.sell.C, 16);
+  EXPECT_EQ(o.sell.sigma, 1);
+  EXPECT_EQ(o.sell.hyb_row_max, -1);
+  EXPECT_EQ(o.sell.index_bits, 32);
+  EXPECT_FALSE(o.check_structure);
+
+  const auto empty = spmv::parse_spmv_options("");
+  EXPECT_FALSE(empty.coop.has_value());
+  EXPECT_EQ(empty.csr_v2.tile_nnz, 0);
+  EXPECT_EQ(spmv::parse_spmv_options("sell.C=4,").sell.C, 4);
+
+  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("v2.tile=8"); }).rfind(
+                "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ", 0),
+            0u);
+  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("sell.C"); }), "spmv options: 'sell.C': expected key=value");
+  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("sell.C=8x"); }),
+            "spmv options: 'sell.C=8x': '8x' is not an integer");
+  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("sell.C="); }), "spmv options: 'sell.C=': '' is not an integer");
+  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("v2.tile_nnz=99999999999"); }),
+            "spmv options: 'v2.tile_nnz=99999999999': 99999999999 is outside the 32-bit range");
+  // Out-of-range values are caught where they are used, naming the field.
+  const auto a = copy_to<Mem>(random_csr<double>(5, 4, 1, 3, 1));
+  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.C=0,sell.sigma=-3")); }),
+            "sell options: sigma = -3 must be >= 1");
+  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.index_bits=8")); }),
+            "sell options: index_bits = 8 must be 0 (16 where the columns fit, else 32), 16 or 32");
+  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, spmv::parse_spmv_options("v2.flat_row_max=-2")); }),
+            "csr_v2 options: flat_row_max = -2 must be >= 0 (or -1 for the default)");
+}
+
+// 16-bit column offsets: chosen where every column is within 32767 of its row, refused
+// (index_bits = 16) or skipped (index_bits = 0) otherwise; results equal the reference.
+TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // Periodic band of half-width 40000: too wide; 30000: fits.
+  for (const ordinal_t half : {30000, 40000}) {
+    const ordinal_t n = 2 * half + 500;
+    CsrMatrix<double, HostSpace> h(n, n, 3 * static_cast<offset_t>(n), "band");
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (ordinal_t i = 0; i < n; ++i) {
+      // Distinct, sorted columns at distance 0, half and n - half (a periodic band).
+      ordinal_t cols[3] = {i, (i + half) % n, (i + n - half) % n};
+      std::sort(cols, cols + 3);
+      for (int j = 0; j < 3; ++j) {
+        h.col_idx(3 * static_cast<offset_t>(i) + j) = cols[j];
+        h.values(3 * static_cast<offset_t>(i) + j) = u(rng);
+      }
+      h.row_ptr(i + 1) = 3 * static_cast<offset_t>(i + 1);
+    }
+    const auto a = copy_to<Mem>(h);
+    std::vector<double> x(static_cast<size_t>(n));
+    for (auto& v : x) v = u(rng);
+    const auto ref = spmv::reference_spmv(1.0, h, x, 0.0, {});
+    for (const int bits : {0, 16, 32}) {
+      SCOPED_TRACE("half-width " + std::to_string(half) + ", index_bits " + std::to_string(bits));
+      spmv::SpmvOptions o;
+      o.sell.index_bits = bits;
+      if (bits == 16 && half > 32767) {
+        EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
+                  "sell setup: sell.index_bits = 16, but a column lies more than 32767 columns from its row");
+        continue;
+      }
+      SpmvOperator<Exec, double> op(SpmvAlgorithm::sell, a, o);
+      const bool expect_compressed = bits != 32 && half <= 32767;
+      EXPECT_EQ(op.sell_matrix()->compressed_columns(), expect_compressed);
+      EXPECT_EQ(op.traffic(false).kernel_bytes < op.traffic(false).model_bytes, expect_compressed);
+      Kokkos::View<double*, Mem> xd("x", x.size()), y("y", static_cast<size_t>(n));
+      auto xh = Kokkos::create_mirror_view(xd);
+      for (size_t i = 0; i < x.size(); ++i) xh(i) = x[i];
+      Kokkos::deep_copy(xd, xh);
+      Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
+      op.apply(1.0, xd, 0.0, y);
+      const auto yh = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
+      EXPECT_LE(spmv::max_error_ratio(std::vector<double>(yh.data(), yh.data() + yh.extent(0)), ref,
+                                      spmv::default_tolerance<double>()),
+                1.0);
+    }
+  }
+}
+
+// persist_x: products stay exact when x moves between calls; without a persisting L2 (CPUs)
+// describe() says the window is off.
+TEST(SpmvOperator, PersistXKeepsResultsAndSaysWhatItSet) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto h = random_csr<double>(300, 200, 0, 12, seed);
+  const auto a = copy_to<Mem>(h);
+  spmv::SpmvOptions o;
+  o.persist_x = true;
+  SpmvOperator<Exec, double> op(SpmvAlgorithm::automatic, a, o);
+  std::mt19937_64 rng(seed + 1);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int call = 0; call < 2; ++call) {  // a different x (address) each call
+    std::vector<double> x(200);
+    for (auto& v : x) v = u(rng);
+    Kokkos::View<double*, Mem> xd("x", x.size()), y("y", 300);
+    auto xh = Kokkos::create_mirror_view(xd);
+    for (size_t i = 0; i < x.size(); ++i) xh(i) = x[i];
+    Kokkos::deep_copy(xd, xh);
+    Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
+    op.apply(1.0, xd, 0.0, y);
+    const auto yh = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
+    EXPECT_LE(spmv::max_error_ratio(std::vector<double>(yh.data(), yh.data() + yh.extent(0)),
+                                    spmv::reference_spmv(1.0, h, x, 0.0, {}), spmv::default_tolerance<double>()),
+              1.0);
+  }
+  if (!compat::is_gpu_space<Exec>())
+    EXPECT_NE(op.describe().find("[no persisting-L2 window on "), std::string::npos) << op.describe();
 }
 
 }  // namespace

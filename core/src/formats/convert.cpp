@@ -265,13 +265,39 @@ BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>&
   return s;
 }
 
+template <class Scalar>
+bool sell_compress_columns(SellMatrix<Scalar, HostSpace>& s) {
+  Kokkos::View<std::int16_t*, HostSpace> off(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sell.col_offset"),
+                                             static_cast<size_t>(s.stored()));
+  for (ordinal_t k = 0; k < s.nchunks; ++k) {
+    for (int l = 0; l < s.C; ++l) {
+      const size_t p = static_cast<size_t>(k) * s.C + l;
+      const long long row = p < static_cast<size_t>(s.nrows) ? s.perm(p) : 0;
+      const ordinal_t rl = s.row_len(p);
+      for (ordinal_t j = 0; j < s.chunk_len(k); ++j) {
+        const size_t at = static_cast<size_t>(s.chunk_ptr(k)) + static_cast<size_t>(j) * s.C + l;
+        if (j >= rl) {
+          off(at) = 0;
+          continue;
+        }
+        const long long d = static_cast<long long>(s.col_idx(at)) - row;
+        if (d < -32767 || d > 32767) return false;
+        off(at) = static_cast<std::int16_t>(d);
+      }
+    }
+  }
+  s.col_offset = off;
+  return true;
+}
+
 #define PPSPARSE_INSTANTIATE_CONVERT(S)                                                                   \
   template void validate<S>(const CsrMatrix<S, HostSpace>&, const std::string&);                         \
   template void validate<S>(const BsrMatrix<S, HostSpace>&, const std::string&);                         \
   template BsrMatrix<S, HostSpace> csr_to_bsr<S>(const CsrMatrix<S, HostSpace>&, int);                   \
   template CsrMatrix<S, HostSpace> bsr_to_csr<S>(const BsrMatrix<S, HostSpace>&);                        \
   template SellMatrix<S, HostSpace> csr_to_sell<S>(const CsrMatrix<S, HostSpace>&, int, ordinal_t);      \
-  template CsrMatrix<S, HostSpace> sell_to_csr<S>(const SellMatrix<S, HostSpace>&);
+  template CsrMatrix<S, HostSpace> sell_to_csr<S>(const SellMatrix<S, HostSpace>&);                       \
+  template bool sell_compress_columns<S>(SellMatrix<S, HostSpace>&);
 
 PPSPARSE_INSTANTIATE_CONVERT(float)
 PPSPARSE_INSTANTIATE_CONVERT(double)

@@ -64,6 +64,7 @@ struct CsrCoopFunctor {
   Scalar alpha, beta;
   ordinal_t nrows;
   int repeat;
+  int lanes;  // coop: the vector length of the launch
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const long long groups = member.team_size();
@@ -73,7 +74,7 @@ struct CsrCoopFunctor {
       if (row >= nrows) return;  // rows only grow with r; no team barrier follows
       const ordinal_t i = static_cast<ordinal_t>(row);
       const Scalar sum = detail::row_dot_vector<Scalar>(
-          member, row_ptr, col_idx, values, [&](const ordinal_t c) { return x(c); }, i);
+          member, lanes, row_ptr, col_idx, values, [&](const ordinal_t c) { return x(c); }, i);
       Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, i, alpha, beta, sum); });
     }
   }
@@ -89,7 +90,7 @@ void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatri
   check_vectors("csr_coop", a.nrows, a.ncols, x, y);
   check_coop_params(params, compat::vector_width_for<ExecSpace>(), "csr_coop");
   using Functor = CsrCoopFunctor<ExecSpace, Scalar, MemSpace>;
-  const Functor f{a.row_ptr, a.col_idx, a.values, x, y, alpha, beta, a.nrows, params.repeat};
+  const Functor f{a.row_ptr, a.col_idx, a.values, x, y, alpha, beta, a.nrows, params.repeat, params.coop};
   const int team_size = params.block_size / params.coop;
   const int team_max = Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, params.coop).team_size_max(f, Kokkos::ParallelForTag());
   if (team_size > team_max)

@@ -15,11 +15,17 @@ CsrV2Options csr_v2_resolve_options(const CsrV2Options& in) {
   const bool gpu = compat::is_gpu_space<ExecSpace>();
   CsrV2Options o = in;
   if (o.team_threads == 0) o.team_threads = gpu ? 4 * W : 1;
-  // 32 entries per thread: a block of rows of a few hundred entries still gives every vector
-  // group of the team a row (scratch is sized by the stream blocks, which are short rows).
-  if (o.tile_nnz == 0) o.tile_nnz = gpu ? 32 * static_cast<offset_t>(o.team_threads) : 4096;
-  if (o.max_rows_per_block == 0) o.max_rows_per_block = gpu ? o.team_threads : 512;
-  if (o.short_row_max == -1) o.short_row_max = gpu ? 8 : 0;
+  // GPUs: 8 entries per thread, so that a stream block's products (8 KiB of doubles for 128
+  // threads) leave room for 16+ resident teams per SM; rows longer than that go to whole
+  // teams. Every block of rows streams (short_row_max = tile_nnz): a coalesced pass with
+  // several loads in flight per thread beats a vector group per row reading its own row.
+  if (o.tile_nnz == 0) o.tile_nnz = gpu ? 8 * static_cast<offset_t>(o.team_threads) : 4096;
+  if (o.max_rows_per_block == 0) o.max_rows_per_block = gpu ? static_cast<ordinal_t>(o.tile_nnz) : 512;
+  if (o.short_row_max == -1) o.short_row_max = gpu ? static_cast<ordinal_t>(o.tile_nnz) : 0;
+  // A thread summing a row of up to 8 products from scratch beats a vector group's shuffles
+  // (H100: 72 % against 52 % of copy on a 7-point stencil); longer or uneven rows
+  // (power-law blocks) balance better over the vector lanes.
+  if (o.flat_row_max == -1) o.flat_row_max = 8;
   if (o.split_row_min == 0) o.split_row_min = 8 * o.tile_nnz;
   if (o.split_tile_nnz == 0) o.split_tile_nnz = 4 * o.tile_nnz;
   if (o.x_window == 0) o.x_window = gpu ? 2048 : static_cast<ordinal_t>(std::min<offset_t>(2 * o.tile_nnz, max_ordinal));
@@ -36,6 +42,7 @@ CsrV2Options csr_v2_resolve_options(const CsrV2Options& in) {
   if (o.tile_nnz < 1) fail("tile_nnz", o.tile_nnz, "must be >= 1");
   if (o.max_rows_per_block < 1) fail("max_rows_per_block", o.max_rows_per_block, "must be >= 1");
   if (o.short_row_max < 0) fail("short_row_max", o.short_row_max, "must be >= 0 (or -1 for the default)");
+  if (o.flat_row_max < 0) fail("flat_row_max", o.flat_row_max, "must be >= 0 (or -1 for the default)");
   if (o.split_tile_nnz < 1) fail("split_tile_nnz", o.split_tile_nnz, "must be >= 1");
   if (o.split_row_min < o.tile_nnz)
     fail("split_row_min", o.split_row_min, "must be >= tile_nnz = " + std::to_string(o.tile_nnz));
@@ -71,6 +78,8 @@ struct CsrV2Functor {
   Scalar alpha, beta;
   offset_t stream_capacity;  // scratch entries for rows_stream products (0: none)
   ordinal_t x_capacity;      // scratch entries for x windows (0: none)
+  int lanes;                 // the vector length of the launch
+  ordinal_t flat_row_max;    // stream blocks of mean row length <= this: one thread per row
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const CsrV2RowBlock b = blocks(member.league_rank());
@@ -78,13 +87,14 @@ struct CsrV2Functor {
     const ScratchVector<ExecSpace, Scalar> products(member.team_scratch(0), stream_capacity);
     const ScratchVector<ExecSpace, Scalar> x_window(member.team_scratch(0), x_capacity);
 
+    // Every hardware thread of the team takes one index of a TeamVectorRange of this size.
+    const int threads = member.team_size() * lanes;
     if (b.kind == csr_v2_long_row || b.kind == csr_v2_row_tile) {
       Scalar sum = 0;
       Kokkos::parallel_reduce(
-          Kokkos::TeamVectorRange(member, b.entry_end - b.entry_begin),
-          [&](const offset_t j, Scalar& s) {
-            const offset_t k = b.entry_begin + j;
-            s += values(k) * x(col_idx(k));
+          Kokkos::TeamVectorRange(member, threads),
+          [&](const int t, Scalar& s) {
+            s += detail::strided_dot<Scalar>(b.entry_begin + t, b.entry_end, threads, col_idx, values, x);
           },
           sum);
       Kokkos::single(Kokkos::PerTeam(member), [&]() {
@@ -105,21 +115,49 @@ struct CsrV2Functor {
     auto x_at = [&](const ordinal_t c) -> Scalar { return staged ? x_window(c - b.x_begin) : x(c); };
 
     if (b.kind == csr_v2_rows_stream) {
-      // Coalesced pass over all the block's entries, then one lane per row sums from scratch.
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, b.entry_end - b.entry_begin), [&](const offset_t j) {
-        const offset_t k = b.entry_begin + j;
-        products(j) = values(k) * x_at(col_idx(k));
+      // Coalesced pass over all the block's entries (kUnroll per thread in flight) into
+      // scratch, then a vector group per row sums its products from scratch.
+      const offset_t n = b.entry_end - b.entry_begin;
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, threads), [&](const int t) {
+        offset_t j = t;
+        for (; j + (detail::kUnroll - 1) * threads < n; j += detail::kUnroll * threads) {
+          ordinal_t c[detail::kUnroll];
+          Scalar v[detail::kUnroll];
+          PPSPARSE_UNROLL
+          for (int u = 0; u < detail::kUnroll; ++u) {
+            c[u] = col_idx(b.entry_begin + j + u * threads);
+            v[u] = values(b.entry_begin + j + u * threads);
+          }
+          PPSPARSE_UNROLL
+          for (int u = 0; u < detail::kUnroll; ++u) products(j + u * threads) = v[u] * x_at(c[u]);
+        }
+        for (; j < n; j += threads) products(j) = values(b.entry_begin + j) * x_at(col_idx(b.entry_begin + j));
       });
       member.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, b.row_begin, b.row_end), [&](const ordinal_t i) {
-        Scalar sum = 0;
-        const offset_t end = row_ptr(i + 1) - b.entry_begin;
-        for (offset_t j = row_ptr(i) - b.entry_begin; j < end; ++j) sum += products(j);
-        detail::store_row(y, i, alpha, beta, sum);
-      });
+      if (n <= static_cast<offset_t>(flat_row_max) * (b.row_end - b.row_begin)) {
+        // Short rows: every thread of the team sums whole rows (no shuffles).
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(member, b.row_begin, b.row_end), [&](const ordinal_t i) {
+          Scalar sum = 0;
+          const offset_t end = row_ptr(i + 1) - b.entry_begin;
+          for (offset_t j = row_ptr(i) - b.entry_begin; j < end; ++j) sum += products(j);
+          detail::store_row(y, i, alpha, beta, sum);
+        });
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, b.row_begin, b.row_end), [&](const ordinal_t i) {
+          const offset_t begin = row_ptr(i) - b.entry_begin, end = row_ptr(i + 1) - b.entry_begin;
+          Scalar sum = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(member, lanes),
+              [&](const int lane, Scalar& s) {
+                for (offset_t j = begin + lane; j < end; j += lanes) s += products(j);
+              },
+              sum);
+          Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, i, alpha, beta, sum); });
+        });
+      }
     } else {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(member, b.row_begin, b.row_end), [&](const ordinal_t i) {
-        const Scalar sum = detail::row_dot_vector<Scalar>(member, row_ptr, col_idx, values, x_at, i);
+        const Scalar sum = detail::row_dot_vector<Scalar>(member, lanes, row_ptr, col_idx, values, x_at, i);
         Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, i, alpha, beta, sum); });
       });
     }
@@ -176,8 +214,8 @@ CsrV2Plan<Scalar, MemSpace> make_csr_v2_plan(const ExecSpace& space, const CsrMa
   std::vector<CsrV2RowBlock> blocks;
   std::vector<ordinal_t> split_rows;
   std::vector<int> tile_ptr{0};
-  long long vector_rows = 0;
-  offset_t vector_entries = 0;
+  long long block_rows = 0;  // rows and entries of the row blocks (not long or split rows)
+  offset_t block_entries = 0;
   for (ordinal_t r = 0; r < a.nrows;) {
     const offset_t len = rp(r + 1) - rp(r);
     if (len > o.split_row_min) {
@@ -223,18 +261,19 @@ CsrV2Plan<Scalar, MemSpace> make_csr_v2_plan(const ExecSpace& space, const CsrMa
     } else {
       b.kind = csr_v2_rows_vector;
       ++plan.vector_blocks;
-      vector_rows += r - r0;
-      vector_entries += b.entry_end - b.entry_begin;
     }
+    block_rows += r - r0;
+    block_entries += b.entry_end - b.entry_begin;
     blocks.push_back(b);
   }
   plan.num_blocks = static_cast<long long>(blocks.size());
   plan.num_split_rows = static_cast<long long>(split_rows.size());
 
   if (o.vector_length == 0) {
-    // Reguly & Giles' rule for the lanes per row: the power of two >= sqrt(mean length),
+    // Reguly & Giles' rule for the lanes per row (of a vector block, or summing a stream
+    // block's row from scratch): the power of two >= sqrt(mean length of the row blocks),
     // capped by W and by the largest power of two dividing team_threads.
-    const double mean = vector_rows ? static_cast<double>(vector_entries) / static_cast<double>(vector_rows) : 0.0;
+    const double mean = block_rows ? static_cast<double>(block_entries) / static_cast<double>(block_rows) : 0.0;
     int v = std::min(detail::next_power_of_two(std::sqrt(mean)), compat::vector_width_for<ExecSpace>());
     while (o.team_threads % v != 0) v /= 2;
     o.vector_length = v;
@@ -311,7 +350,9 @@ void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
                   alpha,
                   beta,
                   plan.stream_capacity,
-                  plan.window_capacity};
+                  plan.window_capacity,
+                  o.vector_length,
+                  o.flat_row_max};
   const int v = o.vector_length;
   const int team_size = o.team_threads / v;
   Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(plan.num_blocks), team_size, v);

@@ -19,19 +19,48 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(const YView& y, const ordinal_t i, co
     y(i) = alpha * sum + beta * y(i);
 }
 
-// Row i of A times x, reduced over the vector lanes of the calling team thread; x_at(c)
-// reads x[c] (a view, or a scratch window of it). Every lane gets the sum.
+// Entries a thread keeps in flight: the loads of kUnroll entries (index and value) are
+// issued before any of their x gathers, so that each thread has several independent memory
+// requests outstanding. A GPU needs tens of kilobytes in flight per SM to reach its DRAM
+// bandwidth; one 12-byte entry per thread at a time is not enough. H100, SELL C = 32 on
+// stencils, bands and meshes: 84-89 % of copy with 4, 92-98 % with 8.
+constexpr int kUnroll = 8;
+
+// sum over k = first, first + stride, ... < end of values(k) * x_at(col_idx(k)), kUnroll
+// entries at a time, then the rest one by one. (Predicating the last partial group instead
+// of the scalar tail was measured on an H100: 26 % against 23 % of copy on a random 8-per-row
+// matrix, but 55 % against 98 % on a 7-point stencil, so the tail stays scalar.)
+template <class Scalar, class ColIdx, class Values, class XAt>
+KOKKOS_FORCEINLINE_FUNCTION Scalar strided_dot(offset_t k, const offset_t end, const offset_t stride,
+                                               const ColIdx& col_idx, const Values& values, const XAt& x_at) {
+  Scalar sum = 0;
+  for (; k + (kUnroll - 1) * stride < end; k += kUnroll * stride) {
+    ordinal_t c[kUnroll];
+    Scalar v[kUnroll];
+    PPSPARSE_UNROLL
+    for (int u = 0; u < kUnroll; ++u) {
+      c[u] = col_idx(k + u * stride);
+      v[u] = values(k + u * stride);
+    }
+    PPSPARSE_UNROLL
+    for (int u = 0; u < kUnroll; ++u) sum += v[u] * x_at(c[u]);
+  }
+  for (; k < end; k += stride) sum += values(k) * x_at(col_idx(k));
+  return sum;
+}
+
+// Row i of A times x, reduced over the `lanes` vector lanes of the calling team thread
+// (lanes = the vector length of the launch); x_at(c) reads x[c] (a view, or a scratch
+// window of it). Every lane gets the sum.
 template <class Scalar, class Member, class RowPtr, class ColIdx, class Values, class XAt>
-KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot_vector(const Member& member, const RowPtr& row_ptr, const ColIdx& col_idx,
-                                                  const Values& values, const XAt& x_at, const ordinal_t i) {
-  const offset_t begin = row_ptr(i);
+KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot_vector(const Member& member, const int lanes, const RowPtr& row_ptr,
+                                                  const ColIdx& col_idx, const Values& values, const XAt& x_at,
+                                                  const ordinal_t i) {
+  const offset_t begin = row_ptr(i), end = row_ptr(i + 1);
   Scalar sum = 0;
   Kokkos::parallel_reduce(
-      Kokkos::ThreadVectorRange(member, row_ptr(i + 1) - begin),
-      [&](const offset_t j, Scalar& s) {
-        const offset_t k = begin + j;
-        s += values(k) * x_at(col_idx(k));
-      },
+      Kokkos::ThreadVectorRange(member, lanes),
+      [&](const int lane, Scalar& s) { s += strided_dot<Scalar>(begin + lane, end, lanes, col_idx, values, x_at); },
       sum);
   return sum;
 }

@@ -5,9 +5,20 @@
 namespace ppsparse::spmv {
 
 template <class ExecSpace>
-SellOptions sell_resolve_options(const SellOptions& in) {
+SellOptions sell_resolve_options(const SellOptions& in, const double mean_row_length) {
   SellOptions o = in;
-  if (o.C == 0) o.C = 8;
+  if (o.C == 0) {
+    if (compat::is_gpu_space<ExecSpace>()) {
+      // One lane per row (C = W) up to 64 entries per row; longer rows get t lanes, so that
+      // each lane keeps 32-64 entries (kUnroll loads in flight, few loop trips) and
+      // long-row matrices still give enough warps to fill the device.
+      constexpr int W = compat::vector_width_for<ExecSpace>();
+      const int t = std::min(W, detail::next_power_of_two(mean_row_length / 64.0));
+      o.C = W / t;
+    } else {
+      o.C = 8;
+    }
+  }
   if (o.sigma == 0) o.sigma = 256;
   if (o.C < 1) throw InvalidArgument("sell options: C = " + std::to_string(o.C) + " must be >= 1");
   if (compat::is_gpu_space<ExecSpace>() && !detail::is_power_of_two(o.C))
@@ -17,18 +28,23 @@ SellOptions sell_resolve_options(const SellOptions& in) {
   if (o.hyb_row_max < -1)
     throw InvalidArgument("sell options: hyb_row_max = " + std::to_string(o.hyb_row_max) +
                           " must be >= 1, 0 (pure SELL) or -1 (automatic)");
+  if (o.index_bits != 0 && o.index_bits != 16 && o.index_bits != 32)
+    throw InvalidArgument("sell options: index_bits = " + std::to_string(o.index_bits) +
+                          " must be 0 (16 where the columns fit, else 32), 16 or 32");
   return o;
 }
 
 namespace {
 
-template <class ExecSpace, class Scalar, class MemSpace>
+// Compressed: columns are read as perm[p] + col_offset[k] (2 bytes per entry, not 4).
+template <class ExecSpace, class Scalar, class MemSpace, bool Compressed>
 struct SellGpuFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   Kokkos::View<const offset_t*, MemSpace> chunk_ptr;
   Kokkos::View<const ordinal_t*, MemSpace> row_len;
   Kokkos::View<const ordinal_t*, MemSpace> perm;
   Kokkos::View<const ordinal_t*, MemSpace> col_idx;
+  Kokkos::View<const std::int16_t*, MemSpace> col_offset;
   Kokkos::View<const Scalar*, MemSpace> values;
   detail::RandomAccessVector<Scalar, MemSpace> x;
   Kokkos::View<Scalar*, MemSpace> y;
@@ -36,10 +52,11 @@ struct SellGpuFunctor {
   ordinal_t nrows;
   int C;
   int chunks_per_team;
+  int lanes;  // t: the vector length of the launch
 
   // Team thread r works on lane r % C of chunk league * chunks_per_team + r / C; its t vector
   // lanes take the row's entries j = lane, lane + t, ...: the W lanes of a warp read C*t
-  // consecutive stored entries per step.
+  // consecutive stored entries per step, kUnroll steps in flight.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const int r = member.team_rank();
     const long long chunk = static_cast<long long>(member.league_rank()) * chunks_per_team + r / C;
@@ -47,24 +64,33 @@ struct SellGpuFunctor {
     if (p >= nrows) return;
     const ordinal_t len = row_len(p);
     const offset_t base = chunk_ptr(chunk) + r % C;
+    const offset_t end = base + static_cast<offset_t>(len) * C;
+    const ordinal_t row = perm(p);
+    const auto col = [&](const offset_t k) -> ordinal_t {
+      if constexpr (Compressed)
+        return row + col_offset(k);
+      else
+        return col_idx(k);
+    };
     Scalar sum = 0;
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(member, len),
-        [&](const ordinal_t j, Scalar& s) {
-          const offset_t k = base + static_cast<offset_t>(j) * C;
-          s += values(k) * x(col_idx(k));
+        Kokkos::ThreadVectorRange(member, lanes),
+        [&](const int lane, Scalar& s) {
+          s += detail::strided_dot<Scalar>(base + static_cast<offset_t>(lane) * C, end,
+                                           static_cast<offset_t>(lanes) * C, col, values, x);
         },
         sum);
-    Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, perm(p), alpha, beta, sum); });
+    Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, row, alpha, beta, sum); });
   }
 };
 
-template <class Scalar, class MemSpace>
+template <class Scalar, class MemSpace, bool Compressed>
 struct SellHostFunctor {
   Kokkos::View<const offset_t*, MemSpace> chunk_ptr;
   Kokkos::View<const ordinal_t*, MemSpace> row_len;
   Kokkos::View<const ordinal_t*, MemSpace> perm;
   Kokkos::View<const ordinal_t*, MemSpace> col_idx;
+  Kokkos::View<const std::int16_t*, MemSpace> col_offset;
   Kokkos::View<const Scalar*, MemSpace> values;
   Kokkos::View<const Scalar*, MemSpace> x;
   Kokkos::View<Scalar*, MemSpace> y;
@@ -74,12 +100,15 @@ struct SellHostFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t p) const {
     const offset_t base = chunk_ptr(p / C) + p % C;
     const ordinal_t len = row_len(p);
-    Scalar sum = 0;
-    for (ordinal_t j = 0; j < len; ++j) {
-      const offset_t k = base + static_cast<offset_t>(j) * C;
-      sum += values(k) * x(col_idx(k));
-    }
-    detail::store_row(y, perm(p), alpha, beta, sum);
+    const ordinal_t row = perm(p);
+    const auto col = [&](const offset_t k) -> ordinal_t {
+      if constexpr (Compressed)
+        return row + col_offset(k);
+      else
+        return col_idx(k);
+    };
+    const Scalar sum = detail::strided_dot<Scalar>(base, base + static_cast<offset_t>(len) * C, C, col, values, x);
+    detail::store_row(y, row, alpha, beta, sum);
   }
 };
 
@@ -94,8 +123,9 @@ void check_sell_extents(const Sell& a) {
                           std::to_string(chunks));
   if (a.chunk_ptr.extent(0) != static_cast<size_t>(a.nchunks) + 1 ||
       a.row_len.extent(0) != static_cast<size_t>(a.nchunks) * a.C || a.perm.extent(0) != static_cast<size_t>(a.nrows) ||
-      a.col_idx.extent(0) != a.values.extent(0))
-    throw InvalidArgument(who + ": SELL arrays have inconsistent extents (chunk_ptr, row_len, perm, col_idx, values)");
+      a.col_idx.extent(0) != a.values.extent(0) ||
+      (a.col_offset.extent(0) != 0 && a.col_offset.extent(0) != a.values.extent(0)))
+    throw InvalidArgument(who + ": SELL arrays have inconsistent extents (chunk_ptr, row_len, perm, col_idx, col_offset, values)");
 }
 
 }  // namespace
@@ -117,18 +147,32 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
     const int chunks_per_team = std::max(1, 128 / (a.C * t));
     const int team_size = a.C * chunks_per_team;
     const long long league = (static_cast<long long>(a.nchunks) + chunks_per_team - 1) / chunks_per_team;
-    const SellGpuFunctor<ExecSpace, Scalar, MemSpace> f{
-        a.chunk_ptr, a.row_len, a.perm, a.col_idx, a.values, x, y, alpha, beta, a.nrows, a.C, chunks_per_team};
-    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(league), team_size, t);
-    const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag());
-    if (team_size > team_max)
-      throw InvalidArgument("sell_spmv: C = " + std::to_string(a.C) + " needs " + std::to_string(team_size) +
-                            " threads per team; this execution space allows at most " + std::to_string(team_max));
-    Kokkos::parallel_for("ppsparse::sell_spmv", policy, f);
+    const auto launch = [&](const auto& f) {
+      Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(league), team_size, t);
+      const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag());
+      if (team_size > team_max)
+        throw InvalidArgument("sell_spmv: C = " + std::to_string(a.C) + " needs " + std::to_string(team_size) +
+                              " threads per team; this execution space allows at most " + std::to_string(team_max));
+      Kokkos::parallel_for("ppsparse::sell_spmv", policy, f);
+    };
+    if (a.compressed_columns())
+      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, true>{a.chunk_ptr, a.row_len, a.perm, a.col_idx, a.col_offset,
+                                                               a.values, x, y, alpha, beta, a.nrows, a.C,
+                                                               chunks_per_team, t});
+    else
+      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, false>{a.chunk_ptr, a.row_len, a.perm, a.col_idx,
+                                                                a.col_offset, a.values, x, y, alpha, beta, a.nrows,
+                                                                a.C, chunks_per_team, t});
   } else {
-    Kokkos::parallel_for("ppsparse::sell_spmv", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0, a.nrows),
-                         SellHostFunctor<Scalar, MemSpace>{a.chunk_ptr, a.row_len, a.perm, a.col_idx, a.values, x, y,
-                                                           alpha, beta, a.C});
+    const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>> policy(space, 0, a.nrows);
+    if (a.compressed_columns())
+      Kokkos::parallel_for("ppsparse::sell_spmv", policy,
+                           SellHostFunctor<Scalar, MemSpace, true>{a.chunk_ptr, a.row_len, a.perm, a.col_idx,
+                                                                   a.col_offset, a.values, x, y, alpha, beta, a.C});
+    else
+      Kokkos::parallel_for("ppsparse::sell_spmv", policy,
+                           SellHostFunctor<Scalar, MemSpace, false>{a.chunk_ptr, a.row_len, a.perm, a.col_idx,
+                                                                    a.col_offset, a.values, x, y, alpha, beta, a.C});
   }
 }
 
@@ -139,6 +183,6 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
 
 PPSPARSE_INSTANTIATE_SELL(float)
 PPSPARSE_INSTANTIATE_SELL(double)
-template SellOptions sell_resolve_options<DefaultExecSpace>(const SellOptions&);
+template SellOptions sell_resolve_options<DefaultExecSpace>(const SellOptions&, double);
 
 }  // namespace ppsparse::spmv

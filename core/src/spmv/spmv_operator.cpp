@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 
@@ -14,13 +15,14 @@ const char* to_string(SpmvAlgorithm algorithm) {
     case SpmvAlgorithm::csr_v2: return "csr_v2";
     case SpmvAlgorithm::csr_coop: return "csr_coop";
     case SpmvAlgorithm::sell: return "sell";
+    case SpmvAlgorithm::automatic: return "auto";
   }
   return "?";
 }
 
 const std::vector<SpmvAlgorithm>& all_spmv_algorithms() {
   static const std::vector<SpmvAlgorithm> all{SpmvAlgorithm::csr_v1, SpmvAlgorithm::csr_v2, SpmvAlgorithm::csr_coop,
-                                              SpmvAlgorithm::sell};
+                                              SpmvAlgorithm::sell, SpmvAlgorithm::automatic};
   return all;
 }
 
@@ -31,6 +33,29 @@ SpmvAlgorithm parse_spmv_algorithm(const std::string& name) {
     valid += (valid.empty() ? "" : ", ") + std::string(to_string(a));
   }
   throw InvalidArgument("unknown SpMV algorithm '" + name + "' (valid: " + valid + ")");
+}
+
+template <class Scalar, class MemSpace>
+RowLengthStats row_length_stats(const CsrMatrix<Scalar, MemSpace>& a) {
+  RowLengthStats s;
+  s.nrows = a.nrows;
+  s.nnz = a.nnz();
+  if (a.nrows == 0) return s;
+  const auto rp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_ptr);
+  const offset_t cut = hyb_auto_row_max(a.nrows, a.nnz());
+  for (ordinal_t i = 0; i < a.nrows; ++i) {
+    const offset_t len = rp(i + 1) - rp(i);
+    s.max_len = std::max(s.max_len, len);
+    s.long_rows += len > cut;
+  }
+  return s;
+}
+
+SpmvChoice choose_spmv_algorithm(const RowLengthStats& stats, bool gpu) {
+  if (!gpu) return {SpmvAlgorithm::csr_v2, false};
+  if (static_cast<double>(stats.max_len) <= 4.0 * stats.mean() + 16.0) return {SpmvAlgorithm::sell, false};
+  if (stats.long_rows * 1000 <= stats.nrows) return {SpmvAlgorithm::sell, true};
+  return {SpmvAlgorithm::csr_v2, false};
 }
 
 namespace {
@@ -47,7 +72,13 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
   check_csr_extents(who, a);
   if (options.check_structure) check_csr_structure(space, a, who);
   const double t0 = steady_seconds();
-  switch (algorithm) {
+  if (algorithm == SpmvAlgorithm::automatic) {
+    automatic_ = true;
+    const SpmvChoice choice = choose_spmv_algorithm(row_length_stats(a), compat::is_gpu_space<ExecSpace>());
+    algorithm_ = choice.algorithm;
+    if (choice.hyb && options_.sell.hyb_row_max == 0) options_.sell.hyb_row_max = -1;
+  }
+  switch (algorithm_) {
     case SpmvAlgorithm::csr_v1: break;
     case SpmvAlgorithm::csr_v2:
       v2_plan_ = std::make_shared<CsrV2Plan<Scalar, MemSpace>>(make_csr_v2_plan(space, a, options.csr_v2));
@@ -67,14 +98,18 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
       break;
     }
     case SpmvAlgorithm::sell: {
-      const SellOptions o = sell_resolve_options<ExecSpace>(options.sell);
+      const SellOptions o = sell_resolve_options<ExecSpace>(
+          options_.sell, a.nrows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.nrows) : 0.0);
       const auto host = copy_to<HostSpace>(a);
       if (o.hyb_row_max != 0) {
         const ordinal_t row_max = o.hyb_row_max > 0 ? o.hyb_row_max : hyb_auto_row_max(a.nrows, a.nnz());
         hyb_ = std::make_shared<HybMatrix<Scalar, MemSpace>>(make_hyb<ExecSpace, Scalar, MemSpace>(
             space, host, o.C, o.sigma, row_max));
       } else {
-        sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(csr_to_sell(host, o.C, o.sigma)));
+        auto sell = csr_to_sell(host, o.C, o.sigma);
+        if (o.index_bits != 32 && !sell_compress_columns(sell) && o.index_bits == 16)
+          throw InvalidArgument(who + ": sell.index_bits = 16, but a column lies more than 32767 columns from its row");
+        sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(sell));
       }
       break;
     }
@@ -85,11 +120,41 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
+struct SpmvOperator<ExecSpace, Scalar, MemSpace>::XWindow {
+  backend::L2Window window;
+  const void* base = nullptr;
+  XWindow() = default;
+  XWindow(const XWindow&) = delete;
+  XWindow& operator=(const XWindow&) = delete;
+  ~XWindow() {
+    try {
+      backend::l2_window_end(window);
+    } catch (...) {
+      // A destructor must not throw; the device state is the caller's to inspect.
+    }
+  }
+};
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void SpmvOperator<ExecSpace, Scalar, MemSpace>::keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x) {
+  const std::size_t bytes = x.span() * sizeof(Scalar);
+  if (!x_window_) {
+    x_window_ = std::make_shared<XWindow>();
+    x_window_->window = backend::l2_window_begin(x.data(), bytes);
+  } else if (x_window_->base != x.data()) {
+    backend::l2_window_move(x_window_->window, x.data(), bytes);
+  }
+  x_window_->base = x.data();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
 void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha,
                                                       const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
                                                       nondeduced_t<Scalar> beta,
                                                       const nondeduced_t<Vector<Scalar, MemSpace>>& y) {
+  if (options_.persist_x && alpha != Scalar(0) && x.extent(0) > 0) keep_x_in_l2(x);
   switch (algorithm_) {
+    case SpmvAlgorithm::automatic: break;  // resolved at setup
     case SpmvAlgorithm::csr_v1: csr_v1(space_, alpha, a_, x, beta, y); return;
     case SpmvAlgorithm::csr_v2: csr_v2(space_, alpha, a_, *v2_plan_, x, beta, y); return;
     case SpmvAlgorithm::sell:
@@ -125,14 +190,16 @@ template <class ExecSpace, class Scalar, class MemSpace>
 SpmvTraffic SpmvOperator<ExecSpace, Scalar, MemSpace>::traffic(bool reads_y) const {
   if (algorithm_ == SpmvAlgorithm::sell)
     return hyb_ ? hyb_traffic(*hyb_, reads_y)
-                : sell_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), sell_->stored(), sell_->nchunks, reads_y);
+                : sell_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), sell_->stored(), sell_->nchunks, reads_y,
+                                       sell_->column_bytes());
   return csr_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), reads_y);
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 std::string SpmvOperator<ExecSpace, Scalar, MemSpace>::describe() const {
-  std::string d = to_string(algorithm_);
+  std::string d = std::string(automatic_ ? "auto: " : "") + to_string(algorithm_);
   switch (algorithm_) {
+    case SpmvAlgorithm::automatic: break;  // resolved at setup
     case SpmvAlgorithm::csr_v1: break;
     case SpmvAlgorithm::csr_v2: d += " " + v2_plan_->summary(); break;
     case SpmvAlgorithm::csr_coop:
@@ -141,16 +208,20 @@ std::string SpmvOperator<ExecSpace, Scalar, MemSpace>::describe() const {
       break;
     case SpmvAlgorithm::sell: {
       const SellMatrix<Scalar, MemSpace>& s = *sell_matrix();
-      d += " C=" + std::to_string(s.C) + " sigma=" + std::to_string(s.sigma) + " fill=" + std::to_string(s.fill_ratio());
+      d += " C=" + std::to_string(s.C) + " sigma=" + std::to_string(s.sigma) + " fill=" + std::to_string(s.fill_ratio()) +
+           " columns=" + std::to_string(8 * s.column_bytes()) + "bit";
       if (hyb_)
         d += " hyb row_max=" + std::to_string(hyb_->row_max) + " tail_rows=" + std::to_string(hyb_->tail.nrows) +
              " tail_nnz=" + std::to_string(hyb_->tail.nnz());
       break;
     }
   }
+  if (x_window_) d += " [" + x_window_->window.note + "]";
   return d;
 }
 
+template RowLengthStats row_length_stats(const CsrMatrix<float, DefaultMemSpace>&);
+template RowLengthStats row_length_stats(const CsrMatrix<double, DefaultMemSpace>&);
 template class SpmvOperator<DefaultExecSpace, float, DefaultMemSpace>;
 template class SpmvOperator<DefaultExecSpace, double, DefaultMemSpace>;
 

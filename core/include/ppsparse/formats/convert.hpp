@@ -30,6 +30,12 @@ SellMatrix<Scalar, HostSpace> csr_to_sell(const CsrMatrix<Scalar, HostSpace>& a,
 template <class Scalar>
 CsrMatrix<Scalar, HostSpace> sell_to_csr(const SellMatrix<Scalar, HostSpace>& a);
 
+// Fills a.col_offset (SellMatrix's 16-bit column offsets, col - row) when every true entry
+// of every row lies within 32767 columns of its row (banded, stencil and mesh matrices in a
+// bandwidth-reducing order); returns false and leaves `a` unchanged otherwise.
+template <class Scalar>
+bool sell_compress_columns(SellMatrix<Scalar, HostSpace>& a);
+
 template <class Scalar>
 SellMatrix<Scalar, HostSpace> bsr_to_sell(const BsrMatrix<Scalar, HostSpace>& a, int C, ordinal_t sigma) {
   return csr_to_sell(bsr_to_csr(a), C, sigma);

@@ -2,6 +2,7 @@
 // SELL-C-sigma: rows are sorted by length inside windows of sigma rows, grouped into
 // chunks of C rows, and each chunk is stored column-major and padded to its longest row.
 // Entry j of sorted row r (chunk k = r / C, lane l = r % C) is at chunk_ptr[k] + j*C + l.
+#include <cstdint>
 #include <string>
 
 #include <ppsparse/types.hpp>
@@ -25,8 +26,14 @@ struct SellMatrix {
   Kokkos::View<ordinal_t*, MemorySpace> perm;       // nrows: perm[sorted position] = original row
   Kokkos::View<ordinal_t*, MemorySpace> col_idx;    // chunk_ptr[nchunks]; padding repeats a valid column
   Kokkos::View<Scalar*, MemorySpace> values;        // chunk_ptr[nchunks]; padding is 0
+  // Optional compressed columns (sell_compress_columns): col_offset[k] = col_idx[k] - perm[p]
+  // for the true entries of sorted row p, 0 for padding; empty when not compressed. A kernel
+  // that reads it moves 2 bytes per entry for the column instead of 4.
+  Kokkos::View<std::int16_t*, MemorySpace> col_offset;
 
   offset_t stored() const { return static_cast<offset_t>(values.extent(0)); }
+  bool compressed_columns() const { return col_offset.extent(0) > 0; }
+  int column_bytes() const { return col_offset.extent(0) > 0 ? 2 : static_cast<int>(sizeof(ordinal_t)); }
   // Stored entries over true nonzeros (>= 1): the padding overhead in bytes moved.
   double fill_ratio() const { return nnz ? static_cast<double>(stored()) / static_cast<double>(nnz) : 1.0; }
 };
@@ -51,6 +58,7 @@ SellMatrix<Scalar, ToSpace> copy_to(const SellMatrix<Scalar, FromSpace>& a) {
   cp(b.perm, a.perm);
   cp(b.col_idx, a.col_idx);
   cp(b.values, a.values);
+  if (a.col_offset.extent(0) > 0) cp(b.col_offset, a.col_offset);
   return b;
 }
 

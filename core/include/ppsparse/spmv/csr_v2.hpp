@@ -4,9 +4,10 @@
 //
 // A setup step (make_csr_v2_plan) cuts the rows, in their natural order, into row blocks of
 // at most tile_nnz entries and max_rows_per_block rows; one team processes one block:
-//   rows_stream  many short rows (mean length <= short_row_max): the team multiplies all the
-//                block's entries with fully coalesced loads into team scratch, then each lane
-//                sums one row from scratch ("short rows -> lanes");
+//   rows_stream  rows of mean length <= short_row_max: the team multiplies all the block's
+//                entries with fully coalesced loads (several per thread in flight) into team
+//                scratch, then a vector group sums each row from scratch ("short rows ->
+//                lanes"); on GPUs every row block streams;
 //   rows_vector  medium rows: each vector group (vector_length lanes) reduces one row with
 //                shuffles ("medium -> a vector group");
 //   long_row     a row of more than tile_nnz entries: the whole team reduces it;
@@ -26,11 +27,13 @@ namespace ppsparse::spmv {
 // Zero fields mean "the default for the execution space" (see csr_v2_resolve_options).
 struct CsrV2Options {
   int team_threads = 0;              // threads of a team (GPU: 4 * W; CPU: 1)
-  int vector_length = 0;             // lanes per row in rows_vector blocks (power of two <= W)
-  offset_t tile_nnz = 0;             // entry budget of a row block (GPU: 32 per thread; CPU: 4096)
-  ordinal_t max_rows_per_block = 0;  // row budget of a row block (GPU: team_threads; CPU: 512)
+  int vector_length = 0;             // lanes per row of a row block (power of two <= W)
+  offset_t tile_nnz = 0;             // entry budget of a row block (GPU: 8 per thread; CPU: 4096)
+  ordinal_t max_rows_per_block = 0;  // row budget of a row block (GPU: tile_nnz; CPU: 512)
   ordinal_t short_row_max = -1;      // rows_stream when the block's mean length <= this
-                                     // (GPU: 8; CPU: 0 = never); -1 = default
+                                     // (GPU: tile_nnz = always; CPU: 0 = never); -1 = default
+  ordinal_t flat_row_max = -1;       // a stream block of mean row length <= this sums each row
+                                     // with one thread, else with a vector group (8); -1 = default
   offset_t split_row_min = 0;        // rows longer than this are split (default 8 * tile_nnz)
   offset_t split_tile_nnz = 0;       // entries per tile of a split row (default 4 * tile_nnz)
   bool x_in_scratch = false;         // stage x windows in team scratch

@@ -9,10 +9,14 @@
 // results are exact for any x, including rows whose padding would meet Inf in x.
 // y is written at the original row, y[perm[p]] for sorted position p.
 //
-// Defaults: C = 8 and sigma = 256 on every space.
-//  * C = 8: seed 004 (Panzlaff) found C = 8 fastest on all GPUs it measured (L40, A100, GH200,
-//    RX 6900); with t = W/C = 4 lanes per row on NVIDIA (8 on AMD) short rows (7-27 entries)
-//    keep most lanes busy, and padding, which grows with C, stays small.
+// Defaults: C from the mean row length on GPUs, 8 on CPUs; sigma = 256 on every space.
+//  * GPUs: t = 1 lane per row (C = W) for rows of up to 64 entries on average, else t = the
+//    power of two >= mean / 64. Measured on an H100 (docs/perf/bench_spmv_h100.md): C = 32
+//    reaches 84-87 % of the copy bandwidth on 7-27-point stencils, bands and meshes, where
+//    seed 004's C = 8 (t = 4) reaches 52-79 %: one lane per row needs no reduction and its
+//    warp still reads 32 consecutive stored entries per step. Rows of hundreds of entries
+//    need t > 1 to give enough warps (band401: 62 % with C = 32, 80 % with C = 8).
+//  * 16-bit column offsets (index_bits) cut the bytes per FP64 entry from 12 to 10.
 //  * sigma = 256 = 32 chunks: sorting inside windows of 256 rows removes most padding of
 //    irregular matrices, while the rows of a window stay close in number, so the x entries
 //    they touch (banded and mesh matrices) and the y entries they write stay close in memory.
@@ -23,17 +27,22 @@
 namespace ppsparse::spmv {
 
 struct SellOptions {
-  int C = 0;            // 0: default (8)
+  int C = 0;            // 0: default (GPUs: W / t with t lanes per row from the mean row length; CPUs: 8)
   ordinal_t sigma = 0;  // 0: default (256)
   // SpmvOperator only: 0 = pure SELL-C-sigma; > 0 = HYB (spmv/hyb.hpp): rows keep at most
   // this many entries in SELL, the rest go to a CSR tail; -1 = HYB with hyb_auto_row_max.
   ordinal_t hyb_row_max = 0;
+  // Column indices: 0 = 16-bit offsets from the row (sell_compress_columns) when every entry
+  // is within 32767 columns of its row, else 32-bit; 16 = require the 16-bit offsets
+  // (InvalidArgument at setup if a column is too far); 32 = plain 32-bit columns.
+  int index_bits = 0;
 };
 
-// Defaults filled in and checked: InvalidArgument unless C >= 1 (a power of two on GPUs),
-// sigma >= 1 and hyb_row_max >= -1.
+// Defaults filled in (C from the matrix's mean row length) and checked: InvalidArgument
+// unless C >= 1 (a power of two on GPUs), sigma >= 1, hyb_row_max >= -1 and index_bits is
+// 0, 16 or 32.
 template <class ExecSpace>
-SellOptions sell_resolve_options(const SellOptions& options);
+SellOptions sell_resolve_options(const SellOptions& options, double mean_row_length);
 
 // y = alpha*A*x + beta*y (conventions as csr_v1). InvalidArgument also for inconsistent SELL
 // extents, or, on GPUs, a C that is not a power of two.

@@ -24,23 +24,71 @@
 
 namespace ppsparse::spmv {
 
-enum class SpmvAlgorithm { csr_v1, csr_v2, csr_coop, sell };
+// automatic: one of the others, chosen at setup from the row lengths and the device
+// (choose_spmv_algorithm); SpmvOperator::algorithm() then reports the choice.
+enum class SpmvAlgorithm { csr_v1, csr_v2, csr_coop, sell, automatic };
 
-// "csr_v1", "csr_v2", "csr_coop", "sell".
+// "csr_v1", "csr_v2", "csr_coop", "sell", "auto".
 const char* to_string(SpmvAlgorithm algorithm);
+// Every algorithm, automatic last.
 const std::vector<SpmvAlgorithm>& all_spmv_algorithms();
 // Inverse of to_string. InvalidArgument on any other name:
-//   "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell)".
+//   "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, auto)".
 SpmvAlgorithm parse_spmv_algorithm(const std::string& name);
+
+// What the automatic choice looks at.
+struct RowLengthStats {
+  ordinal_t nrows = 0;
+  offset_t nnz = 0;
+  offset_t max_len = 0;
+  long long long_rows = 0;  // rows longer than hyb_auto_row_max (HYB would cut them)
+  double mean() const { return nrows > 0 ? static_cast<double>(nnz) / static_cast<double>(nrows) : 0.0; }
+};
+template <class Scalar, class MemSpace>
+RowLengthStats row_length_stats(const CsrMatrix<Scalar, MemSpace>& a);
+
+struct SpmvChoice {
+  SpmvAlgorithm algorithm = SpmvAlgorithm::csr_v2;
+  bool hyb = false;  // sell with the HYB tail (SellOptions::hyb_row_max = -1)
+};
+
+// The automatic choice (measured on an H100, docs/perf/bench_spmv_h100.md):
+//  * GPUs:
+//    - sell (one lane per row for short rows, 16-bit columns where they fit) when the rows are
+//      regular, max_len <= 4 * mean + 16: 91-98 % of copy on stencils, bands and meshes;
+//    - sell with the HYB tail when only a few rows are long (long_rows <= nrows / 1000): the
+//      bulk stays regular SELL, the long rows go to csr_v2's split rows (74 % against 58 % for
+//      csr_v2 alone on a band matrix with 16 rows of n/16 entries);
+//    - csr_v2 otherwise (power-law rows: its row blocks and split rows balance any
+//      distribution);
+//  * CPUs: csr_v2 (blocks of rows of equal work per team).
+SpmvChoice choose_spmv_algorithm(const RowLengthStats& stats, bool gpu);
 
 struct SpmvOptions {
   CsrV2Options csr_v2;                // csr_v2 plan options
   std::optional<CoopParams> coop;     // csr_coop: these parameters instead of the fixed rule
   bool coop_autotune = true;          // csr_coop: tune over the first apply() calls
   CoopTunerOptions tuner;             // csr_coop: tuner options
-  SellOptions sell;                   // sell: C, sigma, and the HYB tail (hyb_row_max)
+  SellOptions sell;                   // sell: C, sigma, the HYB tail (hyb_row_max), column bits
   bool check_structure = true;        // check the matrix once at setup (check_csr_structure)
+  // Keep x in a persisting-L2 window (backend/l2_window.hpp) from the first product to the
+  // operator's end, so that the matrix streaming through the L2 does not evict x. Where the
+  // device has no such window, describe() says so and products run without it. Measured on
+  // an H100: no gain (0.9-1.07x), so off by default.
+  bool persist_x = false;
 };
+
+// Options from text, for command lines and benchmark variants: comma-separated key=value
+// pairs over the fields above, e.g. "v2.tile_nnz=2048,v2.vector_length=4" or
+// "sell.C=32,sell.sigma=1" or "coop.coop=8,coop.repeat=4,coop.block_size=256,coop.autotune=0".
+// Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
+// flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
+// autotune}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x. Values are integers (0/1 for the
+// flags); ranges are checked where the options are used. InvalidArgument, naming the pair,
+// for an unknown key, a missing '=' or a value that is not an integer:
+//   "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ...)".
+// A given coop.* key starts from coop=1 repeat=1 block_size=W for the others.
+SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base = {});
 
 // Owns everything an algorithm needs between products: the csr_v2 plan, the SELL copy of
 // the matrix, the csr_coop parameters and tuner. The matrix's views are shared (not copied):
@@ -62,7 +110,9 @@ class SpmvOperator {
   void apply(nondeduced_t<Scalar> alpha, const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
              nondeduced_t<Scalar> beta, const nondeduced_t<Vector<Scalar, MemSpace>>& y);
 
+  // The algorithm that runs (the choice, when constructed with automatic).
   SpmvAlgorithm algorithm() const { return algorithm_; }
+  bool automatic() const { return automatic_; }
   ordinal_t nrows() const { return a_.nrows; }
   ordinal_t ncols() const { return a_.ncols; }
   offset_t nnz() const { return a_.nnz(); }
@@ -84,6 +134,7 @@ class SpmvOperator {
 
  private:
   SpmvAlgorithm algorithm_;
+  bool automatic_ = false;
   ExecSpace space_;
   CsrMatrix<Scalar, MemSpace> a_;
   SpmvOptions options_;
@@ -94,6 +145,9 @@ class SpmvOperator {
   CoopParams coop_;
   std::shared_ptr<CoopTuner> tuner_;
   clock_type clock_;
+  struct XWindow;                      // persist_x: the window, restored when the last copy goes
+  std::shared_ptr<XWindow> x_window_;
+  void keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x);
 };
 
 }  // namespace ppsparse::spmv

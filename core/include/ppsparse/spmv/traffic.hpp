@@ -37,12 +37,13 @@ constexpr SpmvTraffic csr_traffic(long long nrows, long long ncols, long long nn
   return SpmvTraffic{b, b, 2.0 * static_cast<double>(nnz)};
 }
 
-// SELL-C-sigma as sell_spmv reads it: stored entries (values + columns, padding included),
-// chunk_ptr, row_len and perm for every row, x once, y (read if beta != 0) and written.
+// SELL-C-sigma as sell_spmv reads it: stored entries (values + columns of column_bytes,
+// padding included), chunk_ptr, row_len and perm for every row, x once, y (read if
+// beta != 0) and written.
 template <class Scalar>
 constexpr SpmvTraffic sell_traffic(long long nrows, long long ncols, long long nnz, long long stored,
-                                   long long nchunks, bool reads_y) {
-  const double kernel = static_cast<double>(stored) * (sizeof(Scalar) + sizeof(ordinal_t)) +
+                                   long long nchunks, bool reads_y, int column_bytes = sizeof(ordinal_t)) {
+  const double kernel = static_cast<double>(stored) * (sizeof(Scalar) + column_bytes) +
                         static_cast<double>(nchunks + 1) * sizeof(offset_t) +
                         static_cast<double>(nrows) * 2.0 * sizeof(ordinal_t) +
                         static_cast<double>(ncols) * sizeof(Scalar) +
