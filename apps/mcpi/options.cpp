@@ -50,8 +50,8 @@ options:
                          warp_per_row_l2, warp_per_row_l2_async, rows_per_warp_l2,
                          rows_per_warp_l2_async, or all (default all); may be repeated.
                          On CUDA, warp_per_row* and rows_per_warp* run specialised kernels
-                         for nb <= 16; elsewhere the _l2/_async variants fall back to the
-                         portable kernel and the output says so
+                         for every nb (1..64); elsewhere the _l2/_async variants fall back to
+                         the portable kernel and the output says so
   --portable             run only the portable Kokkos kernels (no backend specialisations)
   --mpk P                matrix power kernel mode: y_k = A^k x for k = 1..P on the scalar
                          matrix of the problem (or the --matrix file itself, FP64): every
