@@ -343,6 +343,21 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
             "csr_v2 options: flat_row_max = -2 must be >= 0 (or -1 for the default)");
 }
 
+// y = A x by `op` into a NaN-poisoned y, against the FP64 reference of host matrix h: the
+// error ratio (<= 1 passes).
+double product_error(SpmvOperator<Exec, double>& op, const CsrMatrix<double, HostSpace>& h,
+                     const std::vector<double>& x) {
+  Kokkos::View<double*, Mem> xd("x", x.size()), y("y", static_cast<size_t>(h.nrows));
+  auto xh = Kokkos::create_mirror_view(xd);
+  for (size_t i = 0; i < x.size(); ++i) xh(i) = x[i];
+  Kokkos::deep_copy(xd, xh);
+  Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
+  op.apply(1.0, xd, 0.0, y);
+  const auto yh = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
+  return spmv::max_error_ratio(std::vector<double>(yh.data(), yh.data() + yh.extent(0)),
+                               spmv::reference_spmv(1.0, h, x, 0.0, {}), spmv::default_tolerance<double>());
+}
+
 // 16-bit column offsets: chosen where every column is within 32767 of its row, refused
 // (index_bits = 16) or skipped (index_bits = 0) otherwise; results equal the reference.
 TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
@@ -367,7 +382,6 @@ TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
     const auto a = copy_to<Mem>(h);
     std::vector<double> x(static_cast<size_t>(n));
     for (auto& v : x) v = u(rng);
-    const auto ref = spmv::reference_spmv(1.0, h, x, 0.0, {});
     for (const int bits : {0, 16, 32}) {
       SCOPED_TRACE("half-width " + std::to_string(half) + ", index_bits " + std::to_string(bits));
       spmv::SpmvOptions o;
@@ -381,16 +395,7 @@ TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
       const bool expect_compressed = bits != 32 && half <= 32767;
       EXPECT_EQ(op.sell_matrix()->compressed_columns(), expect_compressed);
       EXPECT_EQ(op.traffic(false).kernel_bytes < op.traffic(false).model_bytes, expect_compressed);
-      Kokkos::View<double*, Mem> xd("x", x.size()), y("y", static_cast<size_t>(n));
-      auto xh = Kokkos::create_mirror_view(xd);
-      for (size_t i = 0; i < x.size(); ++i) xh(i) = x[i];
-      Kokkos::deep_copy(xd, xh);
-      Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
-      op.apply(1.0, xd, 0.0, y);
-      const auto yh = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
-      EXPECT_LE(spmv::max_error_ratio(std::vector<double>(yh.data(), yh.data() + yh.extent(0)), ref,
-                                      spmv::default_tolerance<double>()),
-                1.0);
+      EXPECT_LE(product_error(op, h, x), 1.0);
     }
   }
 }
@@ -410,16 +415,7 @@ TEST(SpmvOperator, PersistXKeepsResultsAndSaysWhatItSet) {
   for (int call = 0; call < 2; ++call) {  // a different x (address) each call
     std::vector<double> x(200);
     for (auto& v : x) v = u(rng);
-    Kokkos::View<double*, Mem> xd("x", x.size()), y("y", 300);
-    auto xh = Kokkos::create_mirror_view(xd);
-    for (size_t i = 0; i < x.size(); ++i) xh(i) = x[i];
-    Kokkos::deep_copy(xd, xh);
-    Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
-    op.apply(1.0, xd, 0.0, y);
-    const auto yh = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
-    EXPECT_LE(spmv::max_error_ratio(std::vector<double>(yh.data(), yh.data() + yh.extent(0)),
-                                    spmv::reference_spmv(1.0, h, x, 0.0, {}), spmv::default_tolerance<double>()),
-              1.0);
+    EXPECT_LE(product_error(op, h, x), 1.0);
   }
   if (!compat::is_gpu_space<Exec>())
     EXPECT_NE(op.describe().find("[no persisting-L2 window on "), std::string::npos) << op.describe();

@@ -34,6 +34,25 @@ SellOptions sell_resolve_options(const SellOptions& in, const double mean_row_le
   return o;
 }
 
+namespace detail {
+
+// The column of stored entry k of the row at original index `row`: from the 16-bit offsets
+// (Compressed) or the plain 32-bit indices.
+template <bool Compressed, class MemSpace>
+struct SellColumns {
+  const Kokkos::View<const ordinal_t*, MemSpace>& col_idx;  // references: no view copy per row
+  const Kokkos::View<const std::int16_t*, MemSpace>& col_offset;
+  ordinal_t row;
+  KOKKOS_FORCEINLINE_FUNCTION ordinal_t operator()(const offset_t k) const {
+    if constexpr (Compressed)
+      return row + col_offset(k);
+    else
+      return col_idx(k);
+  }
+};
+
+}  // namespace detail
+
 namespace {
 
 // Compressed: columns are read as perm[p] + col_offset[k] (2 bytes per entry, not 4).
@@ -66,12 +85,7 @@ struct SellGpuFunctor {
     const offset_t base = chunk_ptr(chunk) + r % C;
     const offset_t end = base + static_cast<offset_t>(len) * C;
     const ordinal_t row = perm(p);
-    const auto col = [&](const offset_t k) -> ordinal_t {
-      if constexpr (Compressed)
-        return row + col_offset(k);
-      else
-        return col_idx(k);
-    };
+    const auto col = detail::SellColumns<Compressed, MemSpace>{col_idx, col_offset, row};
     Scalar sum = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(member, lanes),
@@ -101,12 +115,7 @@ struct SellHostFunctor {
     const offset_t base = chunk_ptr(p / C) + p % C;
     const ordinal_t len = row_len(p);
     const ordinal_t row = perm(p);
-    const auto col = [&](const offset_t k) -> ordinal_t {
-      if constexpr (Compressed)
-        return row + col_offset(k);
-      else
-        return col_idx(k);
-    };
+    const auto col = detail::SellColumns<Compressed, MemSpace>{col_idx, col_offset, row};
     const Scalar sum = detail::strided_dot<Scalar>(base, base + static_cast<offset_t>(len) * C, C, col, values, x);
     detail::store_row(y, row, alpha, beta, sum);
   }
