@@ -7,7 +7,8 @@
 //                   (source + destination); default 2048 on GPUs, 256 on CPUs
 //   --reps=N        PPSPARSE_BENCH_REPS       Google Benchmark repetitions (median reported); 5
 //   --min_time=S    PPSPARSE_BENCH_MIN_TIME   minimum seconds per repetition; 0.1
-//   --shared_dir=P  PPSPARSE_SHARED_DIR       directory holding matrices/*.mtx ("" disables)
+//   --shared_dir=P  PPSPARSE_SHARED_DIR       directory holding matrices/*.mtx, or the folder of
+//                   the .mtx files itself ("" disables; none found: a "# no .mtx files" line)
 //   --seed=N        PPSPARSE_BENCH_SEED       seed of the generated matrices; 2024
 //   --variants=L    PPSPARSE_BENCH_VARIANTS   bench_spmv: extra algorithm variants, a list
 //                   "alg:options;alg:options" (options as spmv::parse_spmv_options), each

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <numeric>
 #include <random>
 
@@ -18,12 +19,21 @@ namespace ppsparse::bench {
 std::vector<MatrixSpec> shared_matrix_suite(const std::string& shared_dir) {
   std::vector<MatrixSpec> specs;
   if (shared_dir.empty()) return specs;
-  const std::filesystem::path dir = std::filesystem::path(shared_dir) / "matrices";
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) return specs;
+  // The shared folder (holding matrices/), or the folder of the .mtx files itself.
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().extension() == ".mtx") files.push_back(e.path());
+  for (const auto& dir : {std::filesystem::path(shared_dir) / "matrices", std::filesystem::path(shared_dir)}) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+      if (e.path().extension() == ".mtx") files.push_back(e.path());
+    if (!files.empty()) break;
+  }
+  if (files.empty()) {
+    // Not an error (the default folder may be absent on a benchmark machine), but never silent.
+    std::cerr << "# no .mtx files in '" << shared_dir << "/matrices' or '" << shared_dir
+              << "': the real matrices are skipped\n";
+    return specs;
+  }
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     const std::string path = f.string();

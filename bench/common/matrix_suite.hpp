@@ -23,7 +23,8 @@ struct MatrixSpec {
   std::function<CsrMatrix<double, HostSpace>()> make;
 };
 
-// Sorted by file name; empty if the directory does not exist.
+// The .mtx files of shared_dir/matrices (or of shared_dir itself), sorted by file name; empty,
+// with a "# no .mtx files" line on stderr, when there are none ("" disables without a line).
 std::vector<MatrixSpec> shared_matrix_suite(const std::string& shared_dir);
 
 // At least 12 matrices: 7-pt and 27-pt stencils, band matrices (7, 65, 401 per row), a
