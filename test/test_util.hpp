@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/error.hpp>
 #include <ppsparse/formats/csr.hpp>
 
 namespace ppsparse::test {
@@ -21,6 +22,18 @@ inline std::filesystem::path shared_dir() {
 }
 
 inline std::filesystem::path data_dir() { return PPSPARSE_TEST_DATA_DIR; }
+
+// The message of the InvalidArgument that f() throws; "" when it throws none (another
+// exception propagates and fails the test).
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // A seed that differs between runs (so tests see fresh inputs) but is printed on
 // failure through SCOPED_TRACE by the caller; PPSPARSE_TEST_SEED pins it.

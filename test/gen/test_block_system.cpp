@@ -12,16 +12,6 @@
 namespace ppsparse {
 namespace {
 
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // A random graph on 24 vertices whose last vertex is isolated (components vary with the seed).
 Graph test_graph(std::uint64_t seed) {
   const auto pattern = test::random_csr<double>(24, 24, 0, 4, seed);
@@ -207,10 +197,10 @@ TEST(BlockSystem, EmptyAndSingleVertexGraphs) {
 
 TEST(BlockSystem, BadInputsAreRefused) {
   const Graph g = gen::tet_mesh_graph(2, 2, 2);
-  EXPECT_EQ(invalid_argument_message([&] { gen::make_block_system(g, 0, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { gen::make_block_system(g, 0, 1); }),
             "make_block_system: block size 0 is outside [1, 64]");
   EXPECT_THROW(gen::make_block_system(g, 65, 1), InvalidArgument);
-  EXPECT_EQ(invalid_argument_message([&] { gen::make_block_system(g, 3, 1, {1.0}); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { gen::make_block_system(g, 3, 1, {1.0}); }),
             "make_block_system: dominance 1 must be finite and greater than 1 for the iteration to converge");
   EXPECT_THROW(gen::make_block_system(g, 3, 1, {std::numeric_limits<double>::quiet_NaN()}), InvalidArgument);
   EXPECT_THROW(gen::make_block_system(g, 3, 1, {std::numeric_limits<double>::infinity()}), InvalidArgument);
@@ -218,13 +208,13 @@ TEST(BlockSystem, BadInputsAreRefused) {
   // n * nb past 2^31-1 is refused before the graph is even read.
   Graph huge;
   huge.n = 40000000;
-  EXPECT_EQ(invalid_argument_message([&] { gen::make_block_system(huge, 64, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { gen::make_block_system(huge, 64, 1); }),
             "make_block_system: 40000000 vertices x block size 64 = 2560000000 unknowns, more than 2^31-1");
   Graph broken;
   broken.n = 3;
   broken.row_ptr = {0, 1, 1, 1};
   broken.adj = {0};
-  EXPECT_EQ(invalid_argument_message([&] { gen::make_block_system(broken, 2, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { gen::make_block_system(broken, 2, 1); }),
             "make_block_system: graph: self loop at vertex 0");
 }
 

@@ -15,17 +15,6 @@ bool has_edge(const Graph& g, ordinal_t u, ordinal_t v) {
   return std::binary_search(g.adj.begin() + g.row_ptr[u], g.adj.begin() + g.row_ptr[u + 1], v);
 }
 
-// Message of the InvalidArgument that f throws ("" if it throws nothing).
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(MeshGraph, TetInteriorVerticesHaveTheFourteenKuhnNeighbours) {
   const gen::Grid3 grid{6, 5, 7};
   const Graph g = gen::tet_mesh_graph(grid.nx, grid.ny, grid.nz);
@@ -145,9 +134,9 @@ TEST(MeshGraph, BadSizesAreRefused) {
   EXPECT_THROW(gen::tet_mesh_graph(0, 3, 3), InvalidArgument);
   EXPECT_THROW(gen::tet_mesh_graph(3, -1, 3), InvalidArgument);
   EXPECT_THROW(gen::mixed_mesh_graph(3, 3, 0, 1), InvalidArgument);
-  EXPECT_EQ(invalid_argument_message([] { gen::tet_mesh_graph(3, 0, 3); }),
+  EXPECT_EQ(test::invalid_argument_message([] { gen::tet_mesh_graph(3, 0, 3); }),
             "tet_mesh_graph: grid 3 x 0 x 3 has a nonpositive dimension");
-  EXPECT_EQ(invalid_argument_message([] { gen::mixed_mesh_graph(2000, 2000, 1000, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([] { gen::mixed_mesh_graph(2000, 2000, 1000, 1); }),
             "mixed_mesh_graph: grid 2000 x 2000 x 1000 has more than 2^31-1 (2147483647) points");
   // Products that overflow 64 bits are still refused cleanly.
   EXPECT_THROW(gen::tet_mesh_graph(max_ordinal, max_ordinal, max_ordinal), InvalidArgument);

@@ -14,16 +14,6 @@
 namespace ppsparse {
 namespace {
 
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // Checks the value properties every generated scalar matrix promises: square, well formed,
 // diagonal present, no zero entry, symmetric values, positive diagonal at least 1.25 times
 // the off-diagonal absolute sum, and row absolute sums at most 2.75.
@@ -182,18 +172,18 @@ TEST(ScalarMatrix, BadSizesAreRefused) {
   EXPECT_THROW(gen::stencil_7pt(0, 2, 2, 1), InvalidArgument);
   EXPECT_THROW(gen::stencil_27pt(2, 2, -3, 1), InvalidArgument);
   EXPECT_THROW(gen::band_matrix(0, 1, 1), InvalidArgument);
-  EXPECT_EQ(invalid_argument_message([] { gen::stencil_27pt(1 << 11, 1 << 10, 1 << 10, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([] { gen::stencil_27pt(1 << 11, 1 << 10, 1 << 10, 1); }),
             "stencil_27pt: grid 2048 x 1024 x 1024 has more than 2^31-1 (2147483647) points");
-  EXPECT_EQ(invalid_argument_message([] { gen::stencil_7pt(-4, 2, 2, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([] { gen::stencil_7pt(-4, 2, 2, 1); }),
             "stencil_7pt: grid -4 x 2 x 2 has a nonpositive dimension");
-  EXPECT_EQ(invalid_argument_message([] { gen::band_matrix(-5, 1, 1); }), "band_matrix: size -5 is not positive");
-  EXPECT_EQ(invalid_argument_message([] { gen::band_matrix(10, -1, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([] { gen::band_matrix(-5, 1, 1); }), "band_matrix: size -5 is not positive");
+  EXPECT_EQ(test::invalid_argument_message([] { gen::band_matrix(10, -1, 1); }),
             "band_matrix: half bandwidth -1 is negative");
   Graph asymmetric;
   asymmetric.n = 2;
   asymmetric.row_ptr = {0, 1, 1};
   asymmetric.adj = {1};
-  EXPECT_EQ(invalid_argument_message([&] { gen::matrix_of_graph(asymmetric, 1); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { gen::matrix_of_graph(asymmetric, 1); }),
             "matrix_of_graph: graph: edge 0-1 is not symmetric");
 }
 

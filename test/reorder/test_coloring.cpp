@@ -13,16 +13,6 @@
 namespace ppsparse {
 namespace {
 
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // Everything a Coloring promises about g.
 void expect_consistent(const Graph& g, const Coloring& c) {
   ASSERT_TRUE(is_valid_coloring(g, c.color));
@@ -123,15 +113,15 @@ TEST(Coloring, UserColorsAreCheckedAndCompacted) {
   std::vector<ordinal_t> conflict = checker;
   conflict[1] = conflict[0];
   EXPECT_FALSE(is_valid_coloring(g, conflict));
-  EXPECT_EQ(invalid_argument_message([&] { coloring_from_colors(g, conflict); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { coloring_from_colors(g, conflict); }),
             "coloring_from_colors: adjacent vertices 0 and 1 share colour 7");
   std::vector<ordinal_t> negative = checker;
   negative[3] = -1;
   EXPECT_FALSE(is_valid_coloring(g, negative));
-  EXPECT_EQ(invalid_argument_message([&] { coloring_from_colors(g, negative); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { coloring_from_colors(g, negative); }),
             "coloring_from_colors: vertex 3 has negative colour -1");
   EXPECT_FALSE(is_valid_coloring(g, std::vector<ordinal_t>(3, 0)));
-  EXPECT_EQ(invalid_argument_message([&] {
+  EXPECT_EQ(test::invalid_argument_message([&] {
               coloring_from_colors(g, {0, 1});
             }),
             "coloring_from_colors: 2 colours for 60 vertices");

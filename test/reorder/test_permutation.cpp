@@ -14,16 +14,6 @@
 namespace ppsparse {
 namespace {
 
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-
 Permutation random_permutation(ordinal_t n, std::uint64_t seed) {
   std::vector<ordinal_t> p(static_cast<size_t>(n));
   std::iota(p.begin(), p.end(), 0);
@@ -79,25 +69,25 @@ TEST(Permutation, ConstructionChecksBijection) {
 }
 
 TEST(Permutation, BadPermutationsAreRefused) {
-  EXPECT_EQ(invalid_argument_message([] {
+  EXPECT_EQ(test::invalid_argument_message([] {
               Permutation::from_new_to_old({2, 0, 2});
             }),
             "Permutation::from_new_to_old: value 2 appears at entries 0 and 2");
-  EXPECT_EQ(invalid_argument_message([] {
+  EXPECT_EQ(test::invalid_argument_message([] {
               Permutation::from_new_to_old({0, 3, 1});
             }),
             "Permutation::from_new_to_old: entry 1 is 3, outside [0, 3)");
-  EXPECT_EQ(invalid_argument_message([] {
+  EXPECT_EQ(test::invalid_argument_message([] {
               Permutation::from_old_to_new({-1, 0});
             }),
             "Permutation::from_old_to_new: entry 0 is -1, outside [0, 2)");
-  EXPECT_EQ(invalid_argument_message([] { Permutation::identity(-2); }), "Permutation::identity: size -2 is negative");
+  EXPECT_EQ(test::invalid_argument_message([] { Permutation::identity(-2); }), "Permutation::identity: size -2 is negative");
   // A hand-built Permutation whose two maps disagree is caught where it is used.
   Permutation broken = Permutation::identity(3);
   std::swap(broken.new_to_old[0], broken.new_to_old[1]);
-  EXPECT_EQ(invalid_argument_message([&] { permute(gen::tet_mesh_graph(3, 1, 1), broken); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { permute(gen::tet_mesh_graph(3, 1, 1), broken); }),
             "permute(graph): permutation maps are not inverse bijections at new index 0");
-  EXPECT_EQ(invalid_argument_message([] { permute(gen::tet_mesh_graph(2, 2, 1), Permutation::identity(3)); }),
+  EXPECT_EQ(test::invalid_argument_message([] { permute(gen::tet_mesh_graph(2, 2, 1), Permutation::identity(3)); }),
             "permute(graph): permutation has 3 new-to-old and 3 old-to-new entries, expected 4");
 }
 
@@ -118,9 +108,9 @@ TEST(Permutation, VectorsRoundTrip) {
   }
   const std::vector<int> empty;
   EXPECT_TRUE(to_new(empty, Permutation::identity(0)).empty());
-  EXPECT_EQ(invalid_argument_message([] { to_new(std::vector<float>(5), Permutation::identity(2), 2); }),
+  EXPECT_EQ(test::invalid_argument_message([] { to_new(std::vector<float>(5), Permutation::identity(2), 2); }),
             "to_new: vector has 5 entries, expected 2 x block 2");
-  EXPECT_EQ(invalid_argument_message([] { to_old(std::vector<float>(4), Permutation::identity(2), 0); }),
+  EXPECT_EQ(test::invalid_argument_message([] { to_old(std::vector<float>(4), Permutation::identity(2), 0); }),
             "to_old: block size 0 is not positive");
 }
 
@@ -145,7 +135,7 @@ TEST(Permutation, CsrEqualsExplicitPAPt) {
   check_csr_permutation<double>(seed);
   check_csr_permutation<float>(seed);
   const auto rect = test::random_csr<double>(3, 4, 1, 2, seed);
-  EXPECT_EQ(invalid_argument_message([&] { permute(rect, Permutation::identity(3)); }),
+  EXPECT_EQ(test::invalid_argument_message([&] { permute(rect, Permutation::identity(3)); }),
             "permute: matrix is 3 x 4, not square");
   const auto sq = test::random_csr<double>(4, 4, 1, 2, seed);
   EXPECT_THROW(permute(sq, Permutation::identity(5)), InvalidArgument);
