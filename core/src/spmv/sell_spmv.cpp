@@ -55,21 +55,31 @@ struct SellColumns {
 
 namespace {
 
-// Compressed: columns are read as perm[p] + col_offset[k] (2 bytes per entry, not 4).
-template <class ExecSpace, class Scalar, class MemSpace, bool Compressed>
-struct SellGpuFunctor {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+// The SELL matrix as both kernels read it.
+template <class Scalar, class MemSpace>
+struct SellArrays {
   Kokkos::View<const offset_t*, MemSpace> chunk_ptr;
   Kokkos::View<const ordinal_t*, MemSpace> row_len;
   Kokkos::View<const ordinal_t*, MemSpace> perm;
   Kokkos::View<const ordinal_t*, MemSpace> col_idx;
   Kokkos::View<const std::int16_t*, MemSpace> col_offset;
   Kokkos::View<const Scalar*, MemSpace> values;
+  int C;
+
+  explicit SellArrays(const SellMatrix<Scalar, MemSpace>& a)
+      : chunk_ptr(a.chunk_ptr), row_len(a.row_len), perm(a.perm), col_idx(a.col_idx), col_offset(a.col_offset),
+        values(a.values), C(a.C) {}
+};
+
+// Compressed: columns are read as perm[p] + col_offset[k] (2 bytes per entry, not 4).
+template <class ExecSpace, class Scalar, class MemSpace, bool Compressed>
+struct SellGpuFunctor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  SellArrays<Scalar, MemSpace> a;
   detail::RandomAccessVector<Scalar, MemSpace> x;
   Kokkos::View<Scalar*, MemSpace> y;
   Scalar alpha, beta;
   ordinal_t nrows;
-  int C;
   int chunks_per_team;
   int lanes;  // t: the vector length of the launch
 
@@ -77,21 +87,22 @@ struct SellGpuFunctor {
   // lanes take the row's entries j = lane, lane + t, ...: the W lanes of a warp read C*t
   // consecutive stored entries per step, kUnroll steps in flight.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int C = a.C;
     const int r = member.team_rank();
     const long long chunk = static_cast<long long>(member.league_rank()) * chunks_per_team + r / C;
     const long long p = chunk * C + r % C;
     if (p >= nrows) return;
-    const ordinal_t len = row_len(p);
-    const offset_t base = chunk_ptr(chunk) + r % C;
+    const ordinal_t len = a.row_len(p);
+    const offset_t base = a.chunk_ptr(chunk) + r % C;
     const offset_t end = base + static_cast<offset_t>(len) * C;
-    const ordinal_t row = perm(p);
-    const auto col = detail::SellColumns<Compressed, MemSpace>{col_idx, col_offset, row};
+    const ordinal_t row = a.perm(p);
+    const auto col = detail::SellColumns<Compressed, MemSpace>{a.col_idx, a.col_offset, row};
     Scalar sum = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(member, lanes),
         [&](const int lane, Scalar& s) {
           s += detail::strided_dot<Scalar>(base + static_cast<offset_t>(lane) * C, end,
-                                           static_cast<offset_t>(lanes) * C, col, values, x);
+                                           static_cast<offset_t>(lanes) * C, col, a.values, x);
         },
         sum);
     Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, row, alpha, beta, sum); });
@@ -100,23 +111,18 @@ struct SellGpuFunctor {
 
 template <class Scalar, class MemSpace, bool Compressed>
 struct SellHostFunctor {
-  Kokkos::View<const offset_t*, MemSpace> chunk_ptr;
-  Kokkos::View<const ordinal_t*, MemSpace> row_len;
-  Kokkos::View<const ordinal_t*, MemSpace> perm;
-  Kokkos::View<const ordinal_t*, MemSpace> col_idx;
-  Kokkos::View<const std::int16_t*, MemSpace> col_offset;
-  Kokkos::View<const Scalar*, MemSpace> values;
+  SellArrays<Scalar, MemSpace> a;
   Kokkos::View<const Scalar*, MemSpace> x;
   Kokkos::View<Scalar*, MemSpace> y;
   Scalar alpha, beta;
-  int C;
 
   KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t p) const {
-    const offset_t base = chunk_ptr(p / C) + p % C;
-    const ordinal_t len = row_len(p);
-    const ordinal_t row = perm(p);
-    const auto col = detail::SellColumns<Compressed, MemSpace>{col_idx, col_offset, row};
-    const Scalar sum = detail::strided_dot<Scalar>(base, base + static_cast<offset_t>(len) * C, C, col, values, x);
+    const offset_t base = a.chunk_ptr(p / a.C) + p % a.C;
+    const ordinal_t len = a.row_len(p);
+    const ordinal_t row = a.perm(p);
+    const auto col = detail::SellColumns<Compressed, MemSpace>{a.col_idx, a.col_offset, row};
+    const Scalar sum =
+        detail::strided_dot<Scalar>(base, base + static_cast<offset_t>(len) * a.C, a.C, col, a.values, x);
     detail::store_row(y, row, alpha, beta, sum);
   }
 };
@@ -164,24 +170,18 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
                               " threads per team; this execution space allows at most " + std::to_string(team_max));
       Kokkos::parallel_for("ppsparse::sell_spmv", policy, f);
     };
+    const SellArrays<Scalar, MemSpace> arrays(a);
     if (a.compressed_columns())
-      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, true>{a.chunk_ptr, a.row_len, a.perm, a.col_idx, a.col_offset,
-                                                               a.values, x, y, alpha, beta, a.nrows, a.C,
-                                                               chunks_per_team, t});
+      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, true>{arrays, x, y, alpha, beta, a.nrows, chunks_per_team, t});
     else
-      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, false>{a.chunk_ptr, a.row_len, a.perm, a.col_idx,
-                                                                a.col_offset, a.values, x, y, alpha, beta, a.nrows,
-                                                                a.C, chunks_per_team, t});
+      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, false>{arrays, x, y, alpha, beta, a.nrows, chunks_per_team, t});
   } else {
     const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>> policy(space, 0, a.nrows);
+    const SellArrays<Scalar, MemSpace> arrays(a);
     if (a.compressed_columns())
-      Kokkos::parallel_for("ppsparse::sell_spmv", policy,
-                           SellHostFunctor<Scalar, MemSpace, true>{a.chunk_ptr, a.row_len, a.perm, a.col_idx,
-                                                                   a.col_offset, a.values, x, y, alpha, beta, a.C});
+      Kokkos::parallel_for("ppsparse::sell_spmv", policy, SellHostFunctor<Scalar, MemSpace, true>{arrays, x, y, alpha, beta});
     else
-      Kokkos::parallel_for("ppsparse::sell_spmv", policy,
-                           SellHostFunctor<Scalar, MemSpace, false>{a.chunk_ptr, a.row_len, a.perm, a.col_idx,
-                                                                    a.col_offset, a.values, x, y, alpha, beta, a.C});
+      Kokkos::parallel_for("ppsparse::sell_spmv", policy, SellHostFunctor<Scalar, MemSpace, false>{arrays, x, y, alpha, beta});
   }
 }
 
