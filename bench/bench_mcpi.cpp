@@ -46,10 +46,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <stdexcept>
 #include <memory>
 #include <sstream>
 #include <sys/stat.h>
@@ -138,66 +138,52 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   c.refine = c.gpu ? 3 : 1;
   c.mesh_dir = common.shared_dir.empty() ? std::string() : common.shared_dir + "/meshes";
   c.sweeps = c.gpu ? 10 : 3;
-  std::map<std::string, std::pair<const char*, std::string>> s{
-      {"--grid", {"PPSPARSE_BENCH_MCPI_GRID", ""}},
-      {"--nb", {"PPSPARSE_BENCH_MCPI_NB", ""}},
-      {"--nb_list", {"PPSPARSE_BENCH_MCPI_NB_LIST", ""}},
-      {"--nb_sweep_mb", {"PPSPARSE_BENCH_MCPI_NB_SWEEP_MB", ""}},
-      {"--nb_sweep_min_grid", {"PPSPARSE_BENCH_MCPI_NB_SWEEP_MIN_GRID", ""}},
-      {"--nb_sweep_max_grid", {"PPSPARSE_BENCH_MCPI_NB_SWEEP_MAX_GRID", ""}},
-      {"--meshes", {"PPSPARSE_BENCH_MCPI_MESHES", ""}},
-      {"--refine", {"PPSPARSE_BENCH_MCPI_REFINE", ""}},
-      {"--mesh_dir", {"PPSPARSE_MESH_DIR", ""}},
-      {"--sweeps", {"PPSPARSE_BENCH_MCPI_SWEEPS", ""}},
-      {"--check_sweeps", {"PPSPARSE_BENCH_MCPI_CHECK_SWEEPS", ""}},
-      {"--problems", {"PPSPARSE_BENCH_MCPI_PROBLEMS", ""}}};
-  std::map<std::string, bool> set;
-  for (auto& [flag, e] : s)
-    if (const char* v = std::getenv(e.first)) {
-      e.second = v;
-      set[flag] = true;
-    }
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto eq = a.find('=');
-    const std::string flag = a.substr(0, eq);
-    auto it = s.find(flag);
-    if (eq != std::string::npos && it != s.end()) {
-      it->second.second = a.substr(eq + 1);
-      set[flag] = true;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-  auto value = [&](const char* flag) { return s.at(flag).second; };
-  if (set["--grid"]) c.grid = static_cast<int>(parse_int("--grid", value("--grid"), 2, 1290));
-  if (set["--nb"]) c.nb = static_cast<int>(parse_int("--nb", value("--nb"), 1, 64));
-  if (set["--nb_list"]) {
+  std::vector<BenchFlag> flags{{"--grid", "PPSPARSE_BENCH_MCPI_GRID", ""},
+                               {"--nb", "PPSPARSE_BENCH_MCPI_NB", ""},
+                               {"--nb_list", "PPSPARSE_BENCH_MCPI_NB_LIST", ""},
+                               {"--nb_sweep_mb", "PPSPARSE_BENCH_MCPI_NB_SWEEP_MB", ""},
+                               {"--nb_sweep_min_grid", "PPSPARSE_BENCH_MCPI_NB_SWEEP_MIN_GRID", ""},
+                               {"--nb_sweep_max_grid", "PPSPARSE_BENCH_MCPI_NB_SWEEP_MAX_GRID", ""},
+                               {"--meshes", "PPSPARSE_BENCH_MCPI_MESHES", ""},
+                               {"--refine", "PPSPARSE_BENCH_MCPI_REFINE", ""},
+                               {"--mesh_dir", "PPSPARSE_MESH_DIR", ""},
+                               {"--sweeps", "PPSPARSE_BENCH_MCPI_SWEEPS", ""},
+                               {"--check_sweeps", "PPSPARSE_BENCH_MCPI_CHECK_SWEEPS", ""},
+                               {"--problems", "PPSPARSE_BENCH_MCPI_PROBLEMS", ""}};
+  take_bench_flags(flags, argc, argv);
+  auto flag_of = [&](const std::string& name) -> const BenchFlag& {
+    for (const auto& f : flags)
+      if (name == f.flag) return f;
+    throw std::logic_error("bench_mcpi: no flag " + name);
+  };
+  auto set = [&](const char* name) { return flag_of(name).set; };
+  auto value = [&](const char* name) { return flag_of(name).value; };
+  if (set("--grid")) c.grid = static_cast<int>(parse_int("--grid", value("--grid"), 2, 1290));
+  if (set("--nb")) c.nb = static_cast<int>(parse_int("--nb", value("--nb"), 1, 64));
+  if (set("--nb_list")) {
     c.nb_list.clear();
     for (const auto& t : split_list(value("--nb_list"))) c.nb_list.push_back(static_cast<int>(parse_int("--nb_list", t, 1, 64)));
   }
-  if (set["--nb_sweep_mb"]) {
+  if (set("--nb_sweep_mb")) {
     char* end = nullptr;
     const std::string t = value("--nb_sweep_mb");
     c.nb_sweep_mb = std::strtod(t.c_str(), &end);
     if (t.empty() || *end != '\0' || !(c.nb_sweep_mb > 0))
       throw InvalidArgument("flag --nb_sweep_mb: '" + t + "' is not a positive number");
   }
-  if (set["--nb_sweep_max_grid"])
+  if (set("--nb_sweep_max_grid"))
     c.nb_sweep_max_grid = static_cast<int>(parse_int("--nb_sweep_max_grid", value("--nb_sweep_max_grid"), 2, 1290));
-  if (set["--nb_sweep_min_grid"])
+  if (set("--nb_sweep_min_grid"))
     c.nb_sweep_min_grid = static_cast<int>(parse_int("--nb_sweep_min_grid", value("--nb_sweep_min_grid"), 2, 1290));
   if (c.nb_sweep_min_grid > c.nb_sweep_max_grid)
     throw InvalidArgument("--nb_sweep_min_grid " + std::to_string(c.nb_sweep_min_grid) +
                           " exceeds --nb_sweep_max_grid " + std::to_string(c.nb_sweep_max_grid));
-  if (set["--meshes"]) c.meshes = split_list(value("--meshes"));
-  if (set["--refine"]) c.refine = static_cast<int>(parse_int("--refine", value("--refine"), 0, 6));
-  if (set["--mesh_dir"]) c.mesh_dir = value("--mesh_dir");
-  if (set["--sweeps"]) c.sweeps = static_cast<int>(parse_int("--sweeps", value("--sweeps"), 1, 100000));
-  if (set["--check_sweeps"]) c.check_sweeps = static_cast<int>(parse_int("--check_sweeps", value("--check_sweeps"), 1, 1000));
-  if (set["--problems"]) {
+  if (set("--meshes")) c.meshes = split_list(value("--meshes"));
+  if (set("--refine")) c.refine = static_cast<int>(parse_int("--refine", value("--refine"), 0, 6));
+  if (set("--mesh_dir")) c.mesh_dir = value("--mesh_dir");
+  if (set("--sweeps")) c.sweeps = static_cast<int>(parse_int("--sweeps", value("--sweeps"), 1, 100000));
+  if (set("--check_sweeps")) c.check_sweeps = static_cast<int>(parse_int("--check_sweeps", value("--check_sweeps"), 1, 1000));
+  if (set("--problems")) {
     c.groups = split_list(value("--problems"));
     for (const auto& g : c.groups)
       if (g != "default" && g != "nb_sweep" && g != "mesh")

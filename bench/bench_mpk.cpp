@@ -38,7 +38,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -94,31 +93,12 @@ std::vector<double> parse_list(const std::string& flag, const std::string& text)
 
 // Reads this program's flags (removing them from argv) and their environment variables.
 MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
-  struct Setting {
-    const char* flag;
-    const char* env;
-    std::string value;
-  };
-  std::vector<Setting> s{{"--mpk_cache_mb", "PPSPARSE_BENCH_MPK_CACHE_MB", ""},
-                         {"--mpk_multiples", "PPSPARSE_BENCH_MPK_MULTIPLES", gpu ? "1,2,4,8" : "1,4"},
-                         {"--mpk_powers", "PPSPARSE_BENCH_MPK_POWERS", gpu ? "2,3,4,5,6,7,8" : "2,4,8"},
-                         {"--mpk_fractions", "PPSPARSE_BENCH_MPK_FRACTIONS", "0.5"},
-                         {"--mpk_time_budget_s", "PPSPARSE_BENCH_MPK_TIME_BUDGET_S", "0"}};
-  for (auto& e : s)
-    if (const char* v = std::getenv(e.env)) e.value = v;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    bool consumed = false;
-    for (auto& e : s) {
-      const std::string prefix = std::string(e.flag) + "=";
-      if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
-        e.value = argv[i] + prefix.size();
-        consumed = true;
-      }
-    }
-    if (!consumed) argv[kept++] = argv[i];
-  }
-  argc = kept;
+  std::vector<BenchFlag> s{{"--mpk_cache_mb", "PPSPARSE_BENCH_MPK_CACHE_MB", ""},
+                           {"--mpk_multiples", "PPSPARSE_BENCH_MPK_MULTIPLES", gpu ? "1,2,4,8" : "1,4"},
+                           {"--mpk_powers", "PPSPARSE_BENCH_MPK_POWERS", gpu ? "2,3,4,5,6,7,8" : "2,4,8"},
+                           {"--mpk_fractions", "PPSPARSE_BENCH_MPK_FRACTIONS", "0.5"},
+                           {"--mpk_time_budget_s", "PPSPARSE_BENCH_MPK_TIME_BUDGET_S", "0"}};
+  take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
                                   : parse_list(s[0].flag, s[0].value).at(0);

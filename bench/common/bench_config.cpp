@@ -20,44 +20,42 @@ double parse_number(const std::string& flag, const std::string& text) {
 
 }  // namespace
 
-BenchConfig parse_bench_config(int& argc, char** argv) {
-  BenchConfig c;
-  c.gpu = compat::is_gpu_space<Kokkos::DefaultExecutionSpace>();
-  c.matrix_mb = c.gpu ? 512 : 24;
-  c.copy_mb = c.gpu ? 2048 : 256;
-  c.shared_dir = PPSPARSE_BENCH_SHARED_DIR;
-  struct Setting {
-    const char* flag;
-    const char* env;
-    std::string value;
-    bool set;
-  };
-  std::vector<Setting> s{{"--matrix_mb", "PPSPARSE_BENCH_MATRIX_MB", "", false},
-                         {"--copy_mb", "PPSPARSE_BENCH_COPY_MB", "", false},
-                         {"--reps", "PPSPARSE_BENCH_REPS", "", false},
-                         {"--min_time", "PPSPARSE_BENCH_MIN_TIME", "", false},
-                         {"--shared_dir", "PPSPARSE_SHARED_DIR", "", false},
-                         {"--seed", "PPSPARSE_BENCH_SEED", "", false},
-                         {"--variants", "PPSPARSE_BENCH_VARIANTS", "", false}};
-  for (auto& e : s)
-    if (const char* v = std::getenv(e.env)) {
-      e.value = v;
-      e.set = true;
+void take_bench_flags(std::vector<BenchFlag>& flags, int& argc, char** argv) {
+  for (auto& f : flags)
+    if (const char* v = std::getenv(f.env)) {
+      f.value = v;
+      f.set = true;
     }
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     bool consumed = false;
-    for (auto& e : s) {
-      const std::string prefix = std::string(e.flag) + "=";
+    for (auto& f : flags) {
+      const std::string prefix = std::string(f.flag) + "=";
       if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
-        e.value = argv[i] + prefix.size();
-        e.set = true;
+        f.value = argv[i] + prefix.size();
+        f.set = true;
         consumed = true;
       }
     }
     if (!consumed) argv[kept++] = argv[i];
   }
   argc = kept;
+}
+
+BenchConfig parse_bench_config(int& argc, char** argv) {
+  BenchConfig c;
+  c.gpu = compat::is_gpu_space<Kokkos::DefaultExecutionSpace>();
+  c.matrix_mb = c.gpu ? 512 : 24;
+  c.copy_mb = c.gpu ? 2048 : 256;
+  c.shared_dir = PPSPARSE_BENCH_SHARED_DIR;
+  std::vector<BenchFlag> s{{"--matrix_mb", "PPSPARSE_BENCH_MATRIX_MB", ""},
+                           {"--copy_mb", "PPSPARSE_BENCH_COPY_MB", ""},
+                           {"--reps", "PPSPARSE_BENCH_REPS", ""},
+                           {"--min_time", "PPSPARSE_BENCH_MIN_TIME", ""},
+                           {"--shared_dir", "PPSPARSE_SHARED_DIR", ""},
+                           {"--seed", "PPSPARSE_BENCH_SEED", ""},
+                           {"--variants", "PPSPARSE_BENCH_VARIANTS", ""}};
+  take_bench_flags(s, argc, argv);
   if (s[0].set) c.matrix_mb = parse_number(s[0].flag, s[0].value);
   if (s[1].set) c.copy_mb = parse_number(s[1].flag, s[1].value);
   if (s[2].set) c.reps = static_cast<int>(parse_number(s[2].flag, s[2].value));

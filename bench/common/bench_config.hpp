@@ -17,6 +17,7 @@
 // Google Benchmark's own flags (--benchmark_filter, --benchmark_out, ...) pass through.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ppsparse::bench {
 
@@ -30,6 +31,18 @@ struct BenchConfig {
   std::string variants;
   bool gpu = false;
 };
+
+// One "--flag=value" of a benchmark program, also settable by an environment variable.
+struct BenchFlag {
+  const char* flag;  // "--name"
+  const char* env;   // its environment variable
+  std::string value; // the default until set
+  bool set = false;  // given by the environment or the command line
+};
+
+// Sets each flag from its environment variable, then from argv ("--flag=value" wins), and
+// removes the consumed arguments from argv. The programs' own readers share this.
+void take_bench_flags(std::vector<BenchFlag>& flags, int& argc, char** argv);
 
 // Reads the flags above and removes them from argv (Kokkos' own flags must already have
 // been consumed by Kokkos::initialize). Throws ppsparse::InvalidArgument on a malformed value.
