@@ -32,6 +32,19 @@ void dense_solve(std::vector<double> a, std::vector<double>& b, int nb) {
   }
 }
 
+// r -= O(row, :) dq, in FP64 (O's FP32 values widened).
+void subtract_off_diagonal(const BlockSystem<HostSpace>& s, const ordinal_t row, const std::vector<double>& dq,
+                           std::vector<double>& r) {
+  const int nb = s.nb;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  for (offset_t k = s.O.ia(row); k < s.O.ia(row + 1); ++k) {
+    const size_t col = static_cast<size_t>(s.O.ja(k));
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < nb; ++i)
+        r[i] -= static_cast<double>(s.O.values(static_cast<size_t>(k) * nb2 + j * nb + i)) * dq[col * nb + j];
+  }
+}
+
 }  // namespace
 
 std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& colour_offsets,
@@ -45,12 +58,7 @@ std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std:
     for (size_t c = 0; c + 1 < colour_offsets.size(); ++c) {
       for (ordinal_t row = colour_offsets[c]; row < colour_offsets[c + 1]; ++row) {
         for (int i = 0; i < nb; ++i) r[i] = s.R(static_cast<size_t>(row) * nb + i);
-        for (offset_t k = s.O.ia(row); k < s.O.ia(row + 1); ++k) {
-          const size_t col = static_cast<size_t>(s.O.ja(k));
-          for (int j = 0; j < nb; ++j)
-            for (int i = 0; i < nb; ++i)
-              r[i] -= static_cast<double>(s.O.values(static_cast<size_t>(k) * nb2 + j * nb + i)) * dq[col * nb + j];
-        }
+        subtract_off_diagonal(s, row, dq, r);
         for (size_t e = 0; e < nb2; ++e) a[e] = s.D(static_cast<size_t>(row) * nb2 + e);
         dense_solve(a, r, nb);
         for (int i = 0; i < nb; ++i) dq[static_cast<size_t>(row) * nb + i] = r[i];
@@ -68,12 +76,7 @@ double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vecto
   std::vector<double> r(nb);
   for (ordinal_t row = 0; row < s.n; ++row) {
     for (int i = 0; i < nb; ++i) r[i] = s.R(static_cast<size_t>(row) * nb + i);
-    for (offset_t k = s.O.ia(row); k < s.O.ia(row + 1); ++k) {
-      const size_t col = static_cast<size_t>(s.O.ja(k));
-      for (int j = 0; j < nb; ++j)
-        for (int i = 0; i < nb; ++i)
-          r[i] -= static_cast<double>(s.O.values(static_cast<size_t>(k) * nb2 + j * nb + i)) * dq[col * nb + j];
-    }
+    subtract_off_diagonal(s, row, dq, r);
     for (int j = 0; j < nb; ++j)
       for (int i = 0; i < nb; ++i) r[i] -= s.D(static_cast<size_t>(row) * nb2 + j * nb + i) * dq[static_cast<size_t>(row) * nb + j];
     for (int i = 0; i < nb; ++i) sum += r[i] * r[i];
