@@ -95,15 +95,19 @@ void CoopTuner::record(double seconds) {
     improved_in_sweep_ = true;
   } else {
     // Not better: the step in this direction failed.
-    if (!moved_on_axis_ && !tried_reverse_) {
-      direction_ = -direction_;
-      tried_reverse_ = true;
-    } else {
-      ++axis_pos_;
-      direction_ = 0;
-    }
+    step_failed();
   }
   choose_next();
+}
+
+void CoopTuner::step_failed() {
+  if (!moved_on_axis_ && !tried_reverse_) {
+    direction_ = -direction_;
+    tried_reverse_ = true;
+  } else {
+    ++axis_pos_;
+    direction_ = 0;
+  }
 }
 
 void CoopTuner::choose_next() {
@@ -143,13 +147,7 @@ void CoopTuner::choose_next() {
       return;
     }
     // Out of range, or measured already (hence not better than the best): a failed step.
-    if (!moved_on_axis_ && !tried_reverse_) {
-      direction_ = -direction_;
-      tried_reverse_ = true;
-    } else {
-      ++axis_pos_;
-      direction_ = 0;
-    }
+    step_failed();
   }
   done_ = true;
   current_ = best_;

@@ -59,6 +59,7 @@ class CoopTuner {
   bool valid(const Point& p) const;
   const double* lookup(const CoopParams& p) const;
   void choose_next();  // sets current_ to the next candidate to measure, or done_
+  void step_failed();  // reverse once on this axis (if nothing moved yet), else the next axis
 
   CoopTunerOptions options_;
   std::vector<int> coops_, repeats_, blocks_;
