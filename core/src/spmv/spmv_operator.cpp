@@ -72,6 +72,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
   check_csr_extents(who, a);
   if (options.check_structure) check_csr_structure(space, a, who);
   const double t0 = steady_seconds();
+  // The setup reads options_ only: the automatic choice may adjust it (the HYB tail).
   if (algorithm == SpmvAlgorithm::automatic) {
     automatic_ = true;
     const SpmvChoice choice = choose_spmv_algorithm(row_length_stats(a), compat::is_gpu_space<ExecSpace>());
@@ -81,25 +82,24 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
   switch (algorithm_) {
     case SpmvAlgorithm::csr_v1: break;
     case SpmvAlgorithm::csr_v2:
-      v2_plan_ = std::make_shared<CsrV2Plan<Scalar, MemSpace>>(make_csr_v2_plan(space, a, options.csr_v2));
+      v2_plan_ = std::make_shared<CsrV2Plan<Scalar, MemSpace>>(make_csr_v2_plan(space, a, options_.csr_v2));
       break;
     case SpmvAlgorithm::csr_coop: {
-      coop_ = options.coop ? *options.coop : coop_fixed_rule(space, a);
+      coop_ = options_.coop ? *options_.coop : coop_fixed_rule(space, a);
       check_coop_params(coop_, compat::vector_width_for<ExecSpace>(), who);
-      if (options.coop_autotune && a.nrows > 0) {
+      if (options_.coop_autotune && a.nrows > 0) {
         CoopSearchSpace s = coop_search_space(space);
         // A user's block size outside the default grid is still a valid start.
         if (std::find(s.block_sizes.begin(), s.block_sizes.end(), coop_.block_size) == s.block_sizes.end()) {
           s.block_sizes.push_back(coop_.block_size);
           std::sort(s.block_sizes.begin(), s.block_sizes.end());
         }
-        tuner_ = std::make_shared<CoopTuner>(coop_, s, options.tuner);
+        tuner_ = std::make_shared<CoopTuner>(coop_, s, options_.tuner);
       }
       break;
     }
     case SpmvAlgorithm::sell: {
-      const SellOptions o = sell_resolve_options<ExecSpace>(
-          options_.sell, a.nrows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.nrows) : 0.0);
+      const SellOptions o = sell_resolve_options<ExecSpace>(options_.sell, RowLengthStats{a.nrows, a.nnz()}.mean());
       const auto host = copy_to<HostSpace>(a);
       if (o.hyb_row_max != 0) {
         const ordinal_t row_max = o.hyb_row_max > 0 ? o.hyb_row_max : hyb_auto_row_max(a.nrows, a.nnz());
