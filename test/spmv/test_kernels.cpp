@@ -35,6 +35,10 @@ TYPED_TEST(SpmvKernels, CsrV1) {
 // Option sets that reach every block kind: the defaults, then small budgets that force
 // stream blocks, vector blocks, whole-team long rows and split rows (tiles), with and
 // without x windows in scratch.
+std::string loads_name(const spmv::MatrixLoads loads) {
+  return loads == spmv::MatrixLoads::streaming ? " (streaming loads)" : " (cached loads)";
+}
+
 std::vector<std::pair<std::string, spmv::CsrV2Options>> csr_v2_settings() {
   std::vector<std::pair<std::string, spmv::CsrV2Options>> s;
   s.emplace_back("defaults", spmv::CsrV2Options{});
@@ -72,10 +76,13 @@ TYPED_TEST(SpmvKernels, CsrV2AllSettings) {
     for (const auto& [name, options] : csr_v2_settings()) {
       const auto plan = spmv::make_csr_v2_plan(Exec(), ad, options);
       EXPECT_EQ(plan.num_blocks, static_cast<long long>(plan.blocks.extent(0)));
-      expect_matches_reference<S>(
-          "csr_v2 " + name + " on " + m.name + " [" + plan.summary() + "]", a,
-          [&](S alpha, const auto& x, S beta, const auto& y) { spmv::csr_v2(Exec(), alpha, ad, plan, x, beta, y); },
-          seed + 11);
+      for (const auto loads : {spmv::MatrixLoads::streaming, spmv::MatrixLoads::cached})
+        expect_matches_reference<S>(
+            "csr_v2 " + name + " on " + m.name + " [" + plan.summary() + "]" + loads_name(loads), a,
+            [&](S alpha, const auto& x, S beta, const auto& y) {
+              spmv::csr_v2(Exec(), alpha, ad, plan, x, beta, y, loads);
+            },
+            seed + 11);
     }
   }
 }
@@ -134,10 +141,13 @@ TYPED_TEST(SpmvKernels, SellEveryChunkAndScope) {
     for (int C : {1, 2, 8, 32})
       for (ordinal_t sigma : {1, C, 256, 1 << 20}) {
         const auto sd = copy_to<Mem>(csr_to_sell(a, C, sigma));
-        expect_matches_reference<S>(
-            "sell C=" + std::to_string(C) + " sigma=" + std::to_string(sigma) + " on " + m.name, a,
-            [&](S alpha, const auto& x, S beta, const auto& y) { spmv::sell_spmv(Exec(), alpha, sd, x, beta, y); },
-            seed + 17);
+        for (const auto loads : {spmv::MatrixLoads::streaming, spmv::MatrixLoads::cached})
+          expect_matches_reference<S>(
+              "sell C=" + std::to_string(C) + " sigma=" + std::to_string(sigma) + " on " + m.name + loads_name(loads), a,
+              [&](S alpha, const auto& x, S beta, const auto& y) {
+                spmv::sell_spmv(Exec(), alpha, sd, x, beta, y, loads);
+              },
+              seed + 17);
       }
   }
 }
@@ -165,11 +175,15 @@ TYPED_TEST(SpmvKernels, HybEveryRowMax) {
           ASSERT_EQ(h.tail.nnz(), excess);
           ASSERT_EQ(h.tail.nrows, cut_rows);
           ASSERT_EQ(h.nnz(), a.nnz());
-          expect_matches_reference<S>(
-              "hyb row_max=" + std::to_string(row_max) + " C=" + std::to_string(C) + " sigma=" + std::to_string(sigma) +
-                  " on " + m.name,
-              a, [&](S alpha, const auto& x, S beta, const auto& y) { spmv::hyb_spmv(Exec(), alpha, h, x, beta, y); },
-              seed + 19);
+          for (const auto loads : {spmv::MatrixLoads::streaming, spmv::MatrixLoads::cached})
+            expect_matches_reference<S>(
+                "hyb row_max=" + std::to_string(row_max) + " C=" + std::to_string(C) +
+                    " sigma=" + std::to_string(sigma) + " on " + m.name + loads_name(loads),
+                a,
+                [&](S alpha, const auto& x, S beta, const auto& y) {
+                  spmv::hyb_spmv(Exec(), alpha, h, x, beta, y, loads);
+                },
+                seed + 19);
         }
   }
 }
@@ -204,11 +218,11 @@ TEST(SpmvKernels, FixedRuleFollowsThePaper) {
   EXPECT_EQ(spmv::coop_fixed_rule(1000, 0, 32, 1000, true).coop, 1);       // empty rows
   EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000, 32, 1000, true).block_size, 128);
   EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000, 1, 1, false).block_size, 1);
-  // Enough teams: 4 * concurrency / block_size of them, repeat as large as that allows.
+  // Enough teams: 16 * concurrency / block_size of them, repeat as large as that allows.
   const auto p = spmv::coop_fixed_rule(10'000'000, 70'000'000, 32, 270'336, true);  // H100-like
   const long long rows_per_team = static_cast<long long>(p.block_size / p.coop) * p.repeat;
-  EXPECT_GE((10'000'000 + rows_per_team - 1) / rows_per_team, 4LL * 270'336 / 128);
-  EXPECT_LT((10'000'000 + 2 * rows_per_team - 1) / (2 * rows_per_team), 4LL * 270'336 / 128);
+  EXPECT_GE((10'000'000 + rows_per_team - 1) / rows_per_team, 16LL * 270'336 / 128);
+  EXPECT_LT((10'000'000 + 2 * rows_per_team - 1) / (2 * rows_per_team), 16LL * 270'336 / 128);
   EXPECT_EQ(spmv::coop_fixed_rule(100, 700, 32, 270'336, true).repeat, 1);  // small: one row per group
   EXPECT_EQ(spmv::coop_fixed_rule(1'000'000, 7'000'000, 1, 1, false).repeat, 32);  // capped
 }

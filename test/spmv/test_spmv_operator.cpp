@@ -54,6 +54,10 @@ TYPED_TEST(SpmvOperatorTyped, EveryAlgorithmMatchesTheReferenceOverRepeatedCalls
     std::vector<std::pair<SpmvAlgorithm, spmv::SpmvOptions>> runs;
     for (SpmvAlgorithm alg : spmv::all_spmv_algorithms()) runs.emplace_back(alg, spmv::SpmvOptions{});
     runs.emplace_back(SpmvAlgorithm::sell, hyb);
+    spmv::SpmvOptions cached;
+    cached.matrix_loads = spmv::MatrixLoads::cached;
+    runs.emplace_back(SpmvAlgorithm::csr_v2, cached);
+    runs.emplace_back(SpmvAlgorithm::sell, cached);
     for (const auto& [alg, options] : runs) {
       SpmvOperator<Exec, S> op(alg, ad, options);
       EXPECT_EQ(op.nrows(), a.nrows);
@@ -299,7 +303,7 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
       "v2.team_threads=64,v2.vector_length=4,v2.tile_nnz=2048,v2.max_rows_per_block=100,v2.short_row_max=9,"
       "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,coop.repeat=4,"
       "coop.block_size=8,coop.autotune=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
-      "check_structure=0");
+      "check_structure=0,persist_x=1,streaming_loads=0");
   EXPECT_EQ(o.csr_v2.team_threads, 64);
   EXPECT_EQ(o.csr_v2.vector_length, 4);
   EXPECT_EQ(o.csr_v2.tile_nnz, 2048);
@@ -318,8 +322,12 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   EXPECT_EQ(o.sell.hyb_row_max, -1);
   EXPECT_EQ(o.sell.index_bits, 32);
   EXPECT_FALSE(o.check_structure);
+  EXPECT_TRUE(o.persist_x);
+  EXPECT_EQ(o.matrix_loads, spmv::MatrixLoads::cached);
 
   const auto empty = spmv::parse_spmv_options("");
+  EXPECT_EQ(empty.matrix_loads, spmv::MatrixLoads::streaming);
+  EXPECT_EQ(spmv::parse_spmv_options("streaming_loads=1", o).matrix_loads, spmv::MatrixLoads::streaming);
   EXPECT_FALSE(empty.coop.has_value());
   EXPECT_EQ(empty.csr_v2.tile_nnz, 0);
   EXPECT_EQ(spmv::parse_spmv_options("sell.C=4,").sell.C, 4);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
+#include "../backend/streaming_load.hpp"
 #include "kernel_common.hpp"
 
 namespace ppsparse::spmv {
@@ -65,12 +67,13 @@ template <class ExecSpace, class Scalar>
 using ScratchVector =
     Kokkos::View<Scalar*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-template <class ExecSpace, class Scalar, class MemSpace>
+// Streaming: col_idx and values are read with backend::streaming_load (spmv/matrix_loads.hpp).
+template <class ExecSpace, class Scalar, class MemSpace, bool Streaming>
 struct CsrV2Functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   Kokkos::View<const offset_t*, MemSpace> row_ptr;
-  Kokkos::View<const ordinal_t*, MemSpace> col_idx;
-  Kokkos::View<const Scalar*, MemSpace> values;
+  backend::ReadOnceArray<ordinal_t, Streaming> col_idx;
+  backend::ReadOnceArray<Scalar, Streaming> values;
   detail::RandomAccessVector<Scalar, MemSpace> x;
   Kokkos::View<Scalar*, MemSpace> y;
   Kokkos::View<const CsrV2RowBlock*, MemSpace> blocks;
@@ -327,7 +330,7 @@ CsrV2Plan<Scalar, MemSpace> make_csr_v2_plan(const ExecSpace& space, const CsrMa
 template <class ExecSpace, class Scalar, class MemSpace>
 void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<Scalar, MemSpace>& a,
             const CsrV2Plan<Scalar, MemSpace>& plan, const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
-            nondeduced_t<Scalar> beta, const nondeduced_t<Vector<Scalar, MemSpace>>& y) {
+            nondeduced_t<Scalar> beta, const nondeduced_t<Vector<Scalar, MemSpace>>& y, const MatrixLoads loads) {
   check_csr_extents("csr_v2", a);
   check_vectors("csr_v2", a.nrows, a.ncols, x, y);
   if (plan.nrows != a.nrows || plan.ncols != a.ncols || plan.nnz != a.nnz())
@@ -339,30 +342,38 @@ void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
   if (alpha == Scalar(0)) return detail::scale_vector(space, beta, y);
 
   const CsrV2Options& o = plan.options;
-  using Functor = CsrV2Functor<ExecSpace, Scalar, MemSpace>;
-  const Functor f{a.row_ptr,
-                  a.col_idx,
-                  a.values,
-                  x,
-                  y,
-                  plan.blocks,
-                  plan.tile_sums,
-                  alpha,
-                  beta,
-                  plan.stream_capacity,
-                  plan.window_capacity,
-                  o.vector_length,
-                  o.flat_row_max};
   const int v = o.vector_length;
   const int team_size = o.team_threads / v;
-  Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(plan.num_blocks), team_size, v);
-  if (plan.scratch_bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(plan.scratch_bytes));
-  const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag());
-  if (team_size > team_max)
-    throw InvalidArgument("csr_v2: team_threads = " + std::to_string(o.team_threads) + " with vector_length = " +
-                          std::to_string(v) + " asks for " + std::to_string(team_size) +
-                          " threads per team; this execution space allows at most " + std::to_string(team_max));
-  Kokkos::parallel_for("ppsparse::csr_v2", policy, f);
+  const auto launch = [&](const auto& f) {
+    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(plan.num_blocks), team_size, v);
+    if (plan.scratch_bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(plan.scratch_bytes));
+    const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag());
+    if (team_size > team_max)
+      throw InvalidArgument("csr_v2: team_threads = " + std::to_string(o.team_threads) + " with vector_length = " +
+                            std::to_string(v) + " asks for " + std::to_string(team_size) +
+                            " threads per team; this execution space allows at most " + std::to_string(team_max));
+    Kokkos::parallel_for("ppsparse::csr_v2", policy, f);
+  };
+  const auto functor = [&](auto streaming) {
+    constexpr bool S = decltype(streaming)::value;
+    return CsrV2Functor<ExecSpace, Scalar, MemSpace, S>{a.row_ptr,
+                                                        {a.col_idx.data()},
+                                                        {a.values.data()},
+                                                        x,
+                                                        y,
+                                                        plan.blocks,
+                                                        plan.tile_sums,
+                                                        alpha,
+                                                        beta,
+                                                        plan.stream_capacity,
+                                                        plan.window_capacity,
+                                                        v,
+                                                        o.flat_row_max};
+  };
+  if (loads == MatrixLoads::streaming)
+    launch(functor(std::true_type{}));
+  else
+    launch(functor(std::false_type{}));
   if (plan.num_split_rows > 0)
     Kokkos::parallel_for("ppsparse::csr_v2_split_rows",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(
@@ -377,7 +388,7 @@ void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
       const DefaultExecSpace&, const CsrMatrix<S, DefaultMemSpace>&, const CsrV2Options&);                      \
   template void csr_v2<DefaultExecSpace, S, DefaultMemSpace>(                                                   \
       const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const CsrV2Plan<S, DefaultMemSpace>&,   \
-      const ConstVector<S, DefaultMemSpace>&, S, const Vector<S, DefaultMemSpace>&);
+      const ConstVector<S, DefaultMemSpace>&, S, const Vector<S, DefaultMemSpace>&, MatrixLoads);
 
 PPSPARSE_INSTANTIATE_CSR_V2(float)
 PPSPARSE_INSTANTIATE_CSR_V2(double)

@@ -83,11 +83,11 @@ HybMatrix<Scalar, MemSpace> make_hyb(const ExecSpace& space, const CsrMatrix<Sca
 template <class ExecSpace, class Scalar, class MemSpace>
 void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatrix<Scalar, MemSpace>& a,
               const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
-              const nondeduced_t<Vector<Scalar, MemSpace>>& y) {
+              const nondeduced_t<Vector<Scalar, MemSpace>>& y, const MatrixLoads loads) {
   check_vectors("hyb_spmv", a.nrows(), a.ncols(), x, y);
-  sell_spmv(space, alpha, a.sell, x, beta, y);
+  sell_spmv(space, alpha, a.sell, x, beta, y, loads);
   if (a.tail.nrows == 0 || alpha == Scalar(0)) return;
-  csr_v2(space, Scalar(1), a.tail, a.tail_plan, x, Scalar(0), a.tail_y);
+  csr_v2(space, Scalar(1), a.tail, a.tail_plan, x, Scalar(0), a.tail_y, loads);
   Kokkos::parallel_for("ppsparse::hyb_add_tail",
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0, a.tail.nrows),
                        AddTail<Scalar, MemSpace>{a.tail_rows, a.tail_y, y, alpha});
@@ -98,7 +98,7 @@ void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatri
       const DefaultExecSpace&, const CsrMatrix<S, HostSpace>&, int, ordinal_t, ordinal_t);                      \
   template void hyb_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
       const DefaultExecSpace&, S, const HybMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
-      S, const Vector<S, DefaultMemSpace>&);
+      S, const Vector<S, DefaultMemSpace>&, MatrixLoads);
 
 PPSPARSE_INSTANTIATE_HYB(float)
 PPSPARSE_INSTANTIATE_HYB(double)

@@ -1,5 +1,8 @@
 #include <ppsparse/spmv/sell_spmv.hpp>
 
+#include <type_traits>
+
+#include "../backend/streaming_load.hpp"
 #include "kernel_common.hpp"
 
 namespace ppsparse::spmv {
@@ -37,11 +40,11 @@ SellOptions sell_resolve_options(const SellOptions& in, const double mean_row_le
 namespace detail {
 
 // The column of stored entry k of the row at original index `row`: from the 16-bit offsets
-// (Compressed) or the plain 32-bit indices.
-template <bool Compressed, class MemSpace>
+// (Compressed) or the plain 32-bit indices, read with streaming loads if Streaming.
+template <bool Compressed, bool Streaming>
 struct SellColumns {
-  const Kokkos::View<const ordinal_t*, MemSpace>& col_idx;  // references: no view copy per row
-  const Kokkos::View<const std::int16_t*, MemSpace>& col_offset;
+  backend::ReadOnceArray<ordinal_t, Streaming> col_idx;
+  backend::ReadOnceArray<std::int16_t, Streaming> col_offset;
   ordinal_t row;
   KOKKOS_FORCEINLINE_FUNCTION ordinal_t operator()(const offset_t k) const {
     if constexpr (Compressed)
@@ -72,7 +75,8 @@ struct SellArrays {
 };
 
 // Compressed: columns are read as perm[p] + col_offset[k] (2 bytes per entry, not 4).
-template <class ExecSpace, class Scalar, class MemSpace, bool Compressed>
+// Streaming: values and columns are read with backend::streaming_load (spmv/matrix_loads.hpp).
+template <class ExecSpace, class Scalar, class MemSpace, bool Compressed, bool Streaming>
 struct SellGpuFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   SellArrays<Scalar, MemSpace> a;
@@ -96,13 +100,14 @@ struct SellGpuFunctor {
     const offset_t base = a.chunk_ptr(chunk) + r % C;
     const offset_t end = base + static_cast<offset_t>(len) * C;
     const ordinal_t row = a.perm(p);
-    const auto col = detail::SellColumns<Compressed, MemSpace>{a.col_idx, a.col_offset, row};
+    const detail::SellColumns<Compressed, Streaming> col{{a.col_idx.data()}, {a.col_offset.data()}, row};
+    const backend::ReadOnceArray<Scalar, Streaming> values{a.values.data()};
     Scalar sum = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(member, lanes),
         [&](const int lane, Scalar& s) {
           s += detail::strided_dot<Scalar>(base + static_cast<offset_t>(lane) * C, end,
-                                           static_cast<offset_t>(lanes) * C, col, a.values, x);
+                                           static_cast<offset_t>(lanes) * C, col, values, x);
         },
         sum);
     Kokkos::single(Kokkos::PerThread(member), [&]() { detail::store_row(y, row, alpha, beta, sum); });
@@ -120,7 +125,7 @@ struct SellHostFunctor {
     const offset_t base = a.chunk_ptr(p / a.C) + p % a.C;
     const ordinal_t len = a.row_len(p);
     const ordinal_t row = a.perm(p);
-    const auto col = detail::SellColumns<Compressed, MemSpace>{a.col_idx, a.col_offset, row};
+    const detail::SellColumns<Compressed, false> col{{a.col_idx.data()}, {a.col_offset.data()}, row};
     const Scalar sum =
         detail::strided_dot<Scalar>(base, base + static_cast<offset_t>(len) * a.C, a.C, col, a.values, x);
     detail::store_row(y, row, alpha, beta, sum);
@@ -148,7 +153,7 @@ void check_sell_extents(const Sell& a) {
 template <class ExecSpace, class Scalar, class MemSpace>
 void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMatrix<Scalar, MemSpace>& a,
                const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
-               const nondeduced_t<Vector<Scalar, MemSpace>>& y) {
+               const nondeduced_t<Vector<Scalar, MemSpace>>& y, const MatrixLoads loads) {
   check_sell_extents(a);
   check_vectors("sell_spmv", a.nrows, a.ncols, x, y);
   if (a.nrows == 0) return;
@@ -171,11 +176,21 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
       Kokkos::parallel_for("ppsparse::sell_spmv", policy, f);
     };
     const SellArrays<Scalar, MemSpace> arrays(a);
+    const auto launch_loads = [&](auto compressed) {
+      constexpr bool Compressed = decltype(compressed)::value;
+      if (loads == MatrixLoads::streaming)
+        launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, Compressed, true>{arrays, x, y, alpha, beta, a.nrows,
+                                                                             chunks_per_team, t});
+      else
+        launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, Compressed, false>{arrays, x, y, alpha, beta, a.nrows,
+                                                                              chunks_per_team, t});
+    };
     if (a.compressed_columns())
-      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, true>{arrays, x, y, alpha, beta, a.nrows, chunks_per_team, t});
+      launch_loads(std::true_type{});
     else
-      launch(SellGpuFunctor<ExecSpace, Scalar, MemSpace, false>{arrays, x, y, alpha, beta, a.nrows, chunks_per_team, t});
+      launch_loads(std::false_type{});
   } else {
+    (void)loads;  // CPUs have no evict-first load
     const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>> policy(space, 0, a.nrows);
     const SellArrays<Scalar, MemSpace> arrays(a);
     if (a.compressed_columns())
@@ -188,7 +203,7 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
 #define PPSPARSE_INSTANTIATE_SELL(S)                                                                             \
   template void sell_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
       const DefaultExecSpace&, S, const SellMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
-      S, const Vector<S, DefaultMemSpace>&);
+      S, const Vector<S, DefaultMemSpace>&, MatrixLoads);
 
 PPSPARSE_INSTANTIATE_SELL(float)
 PPSPARSE_INSTANTIATE_SELL(double)

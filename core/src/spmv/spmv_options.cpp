@@ -36,6 +36,7 @@ SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base)
       {"sell.index_bits", [&](long long v) { o.sell.index_bits = static_cast<int>(v); }},
       {"check_structure", [&](long long v) { o.check_structure = v != 0; }},
       {"persist_x", [&](long long v) { o.persist_x = v != 0; }},
+      {"streaming_loads", [&](long long v) { o.matrix_loads = v != 0 ? MatrixLoads::streaming : MatrixLoads::cached; }},
   };
   size_t start = 0;
   while (start <= text.size()) {

@@ -20,6 +20,7 @@
 #include <string>
 
 #include <ppsparse/formats/csr.hpp>
+#include <ppsparse/spmv/matrix_loads.hpp>
 #include <ppsparse/spmv/vectors.hpp>
 
 namespace ppsparse::spmv {
@@ -86,10 +87,11 @@ CsrV2Plan<Scalar, MemSpace> make_csr_v2_plan(const ExecSpace& space, const CsrMa
 
 // y = alpha*A*x + beta*y (conventions as csr_v1). InvalidArgument if the plan was built for
 // a matrix of other dimensions or entry count. A plan's tile workspace is shared: do not
-// run two products with one plan concurrently.
+// run two products with one plan concurrently. `loads`: spmv/matrix_loads.hpp.
 template <class ExecSpace, class Scalar, class MemSpace>
 void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<Scalar, MemSpace>& a,
             const CsrV2Plan<Scalar, MemSpace>& plan, const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
-            nondeduced_t<Scalar> beta, const nondeduced_t<Vector<Scalar, MemSpace>>& y);
+            nondeduced_t<Scalar> beta, const nondeduced_t<Vector<Scalar, MemSpace>>& y,
+            MatrixLoads loads = MatrixLoads::streaming);
 
 }  // namespace ppsparse::spmv

@@ -40,11 +40,11 @@ HybMatrix<Scalar, MemSpace> make_hyb(const ExecSpace& space, const CsrMatrix<Sca
                                      ordinal_t sigma, ordinal_t row_max);
 
 // y = alpha*A*x + beta*y (conventions as csr_v1). The tail workspace is shared: one product
-// at a time per HybMatrix.
+// at a time per HybMatrix. `loads`: spmv/matrix_loads.hpp.
 template <class ExecSpace, class Scalar, class MemSpace>
 void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatrix<Scalar, MemSpace>& a,
               const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
-              const nondeduced_t<Vector<Scalar, MemSpace>>& y);
+              const nondeduced_t<Vector<Scalar, MemSpace>>& y, MatrixLoads loads = MatrixLoads::streaming);
 
 // Model: the CSR minimum of the whole matrix. Kernel: the SELL part as sell_traffic, plus
 // the tail's CSR arrays, its row map, the workspace written and read once, and the second

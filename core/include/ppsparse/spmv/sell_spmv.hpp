@@ -22,6 +22,7 @@
 //    they touch (banded and mesh matrices) and the y entries they write stay close in memory.
 //    Regular matrices (stencils) are unaffected: equal lengths keep their order (stable sort).
 #include <ppsparse/formats/sell.hpp>
+#include <ppsparse/spmv/matrix_loads.hpp>
 #include <ppsparse/spmv/vectors.hpp>
 
 namespace ppsparse::spmv {
@@ -45,11 +46,11 @@ template <class ExecSpace>
 SellOptions sell_resolve_options(const SellOptions& options, double mean_row_length);
 
 // y = alpha*A*x + beta*y (conventions as csr_v1). InvalidArgument also for inconsistent SELL
-// extents, or, on GPUs, a C that is not a power of two.
+// extents, or, on GPUs, a C that is not a power of two. `loads`: spmv/matrix_loads.hpp.
 // Instantiated for (DefaultExecSpace, float|double, DefaultMemSpace).
 template <class ExecSpace, class Scalar, class MemSpace>
 void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMatrix<Scalar, MemSpace>& a,
                const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
-               const nondeduced_t<Vector<Scalar, MemSpace>>& y);
+               const nondeduced_t<Vector<Scalar, MemSpace>>& y, MatrixLoads loads = MatrixLoads::streaming);
 
 }  // namespace ppsparse::spmv

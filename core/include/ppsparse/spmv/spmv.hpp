@@ -76,6 +76,8 @@ struct SpmvOptions {
   // device has no such window, describe() says so and products run without it. Measured on
   // an H100: no gain (0.9-1.07x), so off by default.
   bool persist_x = false;
+  // How csr_v2 and sell load the matrix (spmv/matrix_loads.hpp); text key streaming_loads=0|1.
+  MatrixLoads matrix_loads = MatrixLoads::streaming;
 };
 
 // Options from text, for command lines and benchmark variants: comma-separated key=value
@@ -83,7 +85,8 @@ struct SpmvOptions {
 // "sell.C=32,sell.sigma=1" or "coop.coop=8,coop.repeat=4,coop.block_size=256,coop.autotune=0".
 // Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
 // flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
-// autotune}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x. Values are integers (0/1 for the
+// autotune}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x,
+// streaming_loads. Values are integers (0/1 for the
 // flags); ranges are checked where the options are used. InvalidArgument, naming the pair,
 // for an unknown key, a missing '=' or a value that is not an integer:
 //   "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ...)".
