@@ -14,6 +14,12 @@
 //   ./bench/bench_spmv --benchmark_out=spmv.json --benchmark_out_format=json
 //   python3 bench/tools/spmv_report.py spmv.json --out spmv_report
 // A subset: --benchmark_filter='fp64/(csr_v2|csr_coop_tuned|sell|vendor_csr)/'.
+//
+// spmv_tuner/<matrix>/fp64/samples=<s> (large matrices only) checks csr_coop's run-time tuner
+// against an exhaustive search on this device: counters after8_over_best and
+// done_over_best are the tuner's choice after 8 products and when it stops, over the best
+// of the whole search space (each re-timed as the median of 21 products). stderr gets the
+// whole search space's times ("# coop_landscape <matrix> coop,repeat,block,us;...").
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -272,8 +278,86 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
   }
 }
 
+// Median seconds of n products y = A x with csr_coop and these parameters.
+double coop_median_seconds(const Prepared<double>& p, const spmv::CoopParams& params, int n) {
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
+    Kokkos::fence();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::nth_element(t.begin(), t.begin() + n / 2, t.end());
+  return t[n / 2];
+}
+
+// The tuner as a solver meets it (one product per call, on an operator set up with
+// `samples` runs per candidate), against every point of its search space.
+void bench_tuner(benchmark::State& state, const MatrixSpec& spec, int samples) {
+  try {
+    const Prepared<double>& p = cache().get<double>(spec);
+    cache().runner_.reset();
+    cache().runner_key_.clear();
+    const spmv::CoopParams start = spmv::coop_fixed_rule(Exec(), p.a);
+    coop_median_seconds(p, start, 3);  // module loading and first-touch costs out of the way
+    spmv::SpmvOptions o;
+    o.tuner.samples = samples;
+    spmv::SpmvOperator<Exec, double, Mem> op(spmv::SpmvAlgorithm::csr_coop, p.a, o);
+    const spmv::CoopTuner* tuner = op.tuner();
+    if (!tuner) throw InvalidArgument("bench_tuner: the csr_coop operator has no tuner");
+    for (int call = 0; call < 8 && !tuner->done(); ++call) op.apply(1.0, p.x, 0.0, p.y);
+    const spmv::CoopParams after8 = tuner->best();
+    int calls = 8;
+    for (; calls < 1000 && !tuner->done(); ++calls) op.apply(1.0, p.x, 0.0, p.y);
+    const spmv::CoopParams done = tuner->best();
+    const int done_calls = tuner->calls();
+
+    // Exhaustive: every point, median of 5; the three best re-timed with 21.
+    const spmv::CoopSearchSpace space = spmv::coop_search_space(Exec());
+    std::vector<std::pair<double, spmv::CoopParams>> all;
+    for (int c = 1; c <= space.max_coop; c *= 2)
+      for (int r = 1; r <= space.max_repeat; r *= 2)
+        for (int b : space.block_sizes) {
+          if (b % c != 0) continue;
+          const spmv::CoopParams q{c, r, b};
+          try {
+            all.emplace_back(coop_median_seconds(p, q, 5), q);
+          } catch (const InvalidArgument&) {
+            // more threads per team than this kernel may have: not a point of this device
+          }
+        }
+    if (all.empty()) throw InvalidArgument("bench_tuner: no point of the search space runs on this device");
+    // The landscape, one line (coop,repeat,block,microseconds;...), for studying search rules offline.
+    std::cerr << "# coop_landscape " << spec.name << " ";
+    for (const auto& [t, q] : all) std::cerr << q.coop << "," << q.repeat << "," << q.block_size << "," << 1e6 * t << ";";
+    std::cerr << "\n";
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    double best = 1e300;
+    spmv::CoopParams best_params;
+    for (size_t i = 0; i < std::min<size_t>(3, all.size()); ++i) {
+      const double t = coop_median_seconds(p, all[i].second, 21);
+      if (t < best) best = t, best_params = all[i].second;
+    }
+    const double t_start = coop_median_seconds(p, start, 21), t_after8 = coop_median_seconds(p, after8, 21),
+                 t_done = coop_median_seconds(p, done, 21);
+    for (auto _ : state) state.SetIterationTime(t_after8);
+    state.counters["after8_over_best"] = t_after8 / best;
+    state.counters["done_over_best"] = t_done / best;
+    state.counters["start_over_best"] = t_start / best;
+    state.counters["done_calls"] = done_calls;
+    state.counters["points"] = static_cast<double>(all.size());
+    state.SetLabel("start " + start.to_string() + "; after 8 calls " + after8.to_string() + "; done (" +
+                   std::to_string(done_calls) + " calls) " + done.to_string() + "; exhaustive best " +
+                   best_params.to_string());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 void register_spmv_benchmarks(const BenchConfig& config) {
   std::vector<MatrixSpec> specs = shared_matrix_suite(config.shared_dir);
+  const size_t first_large = specs.size();
   for (auto& s : large_matrix_suite(config.matrix_mb, config.seed)) specs.push_back(std::move(s));
   // The defaults, then the --variants entries, each checked before anything runs.
   std::vector<std::string> names = algorithm_names();
@@ -292,7 +376,8 @@ void register_spmv_benchmarks(const BenchConfig& config) {
     spmv::parse_spmv_options(text);  // throws on a bad option text
     names.push_back(algo + "{" + text + "}");
   }
-  for (const MatrixSpec& spec : specs) {
+  for (size_t m = 0; m < specs.size(); ++m) {
+    const MatrixSpec& spec = specs[m];
     for (const char* prec : {"fp64", "fp32"}) {
       for (const std::string& algo : names) {
         const std::string name = "spmv/" + spec.name + "/" + prec + "/" + algo;
@@ -308,6 +393,13 @@ void register_spmv_benchmarks(const BenchConfig& config) {
             ->DisplayAggregatesOnly(true);
       }
     }
+    if (m >= first_large)  // after the matrix's products, so that it is generated once
+      for (const int samples : {1, 3})
+        benchmark::RegisterBenchmark(("spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples)).c_str(),
+                                     [spec, samples](benchmark::State& st) { bench_tuner(st, spec, samples); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Iterations(1);
   }
 }
 

@@ -10,6 +10,8 @@ it; otherwise kk_default). Values are the median over repetitions (Google Benchm
 "median" aggregate; the median of the iterations when a run had one repetition).
 Geometric means are given per precision and matrix group: "shared" (mm_*, small real
 matrices that fit in a GPU's L2) and "large" (generated, 5-50x the L2).
+Runs of spmv_tuner/<matrix>/fp64/samples=<s> add a table of csr_coop's run-time tuner
+against the exhaustive search (each time over the exhaustive best).
 Writes PREFIX.md (tables), PREFIX.csv (one row per result) and PREFIX.png (bars of % copy,
 matplotlib with the Agg backend; skipped with a note if matplotlib is missing).
 """
@@ -26,11 +28,13 @@ ALGORITHM_ORDER = ["csr_v1", "csr_v2", "csr_coop", "csr_coop_tuned", "sell", "se
 
 
 def load(paths):
-    """Returns (results, copy, context): results[(matrix, prec, algo)] = dict of metrics."""
+    """Returns (results, copy, errors, context, tuner): results[(matrix, prec, algo)] = dict of
+    metrics; tuner[(matrix, samples)] = the spmv_tuner counters and label."""
     samples = defaultdict(list)  # key -> list of (is_median_aggregate, row)
     copy = []
     errors = {}
     context = {}
+    tuner = OrderedDict()
     for path in paths:
         with open(path) as f:
             data = json.load(f)
@@ -43,6 +47,10 @@ def load(paths):
                     continue
                 if "gbs" in b:
                     copy.append(b["gbs"])
+                continue
+            if parts[0] == "spmv_tuner" and len(parts) >= 4:
+                if not b.get("error_occurred"):
+                    tuner[(parts[1], parts[3].replace("samples=", ""))] = b
                 continue
             if parts[0] != "spmv" or len(parts) < 4:
                 continue
@@ -71,7 +79,30 @@ def load(paths):
             metrics["time_us"] = statistics.median([r.get("real_time", 0.0) for r in iters])
         metrics["label"] = rows[-1][1].get("label", "")
         results[key] = metrics
-    return results, copy, errors, context
+    return results, copy, errors, context, tuner
+
+
+def tuner_lines(tuner):
+    """The tuner table: times of the fixed rule, of the tuner's choice after 8 products and
+    when it stops, each over the best point of the exhaustive search."""
+    if not tuner:
+        return []
+    lines = ["## csr_coop run-time tuner against the exhaustive search, fp64", "",
+             "Times over the exhaustive best (1.00 = as fast); each point re-timed as the median of 21 products.", "",
+             "| matrix | samples per candidate | fixed rule | after 8 calls | calls to finish | when finished | "
+             "points searched | parameters |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (m, s), b in tuner.items():
+        lines.append(f"| {m} | {s} | {fmt(b.get('start_over_best'), 3)} | {fmt(b.get('after8_over_best'), 3)} | "
+                     f"{int(b.get('done_calls', 0))} | {fmt(b.get('done_over_best'), 3)} | {int(b.get('points', 0))} | "
+                     f"{b.get('label', '')} |")
+    for s in sorted({s for _, s in tuner}):
+        worst = max(b.get("after8_over_best", 0) for (m, ss), b in tuner.items() if ss == s)
+        lines.append("")
+        lines.append(f"- samples={s}: worst after 8 calls {fmt(worst, 3)}x the exhaustive best "
+                     f"({'within' if worst <= 1.02 else 'outside'} 2 %).")
+    lines.append("")
+    return lines
 
 
 def geomean(values):
@@ -97,8 +128,8 @@ def main(argv):
     ap.add_argument("--no-plot", action="store_true")
     args = ap.parse_args(argv)
 
-    results, copy, errors, context = load(args.json)
-    if not results:
+    results, copy, errors, context, tuner = load(args.json)
+    if not results and not tuner:
         print("spmv_report: no SpMV results in " + ", ".join(args.json), file=sys.stderr)
         return 1
     algos = [a for a in ALGORITHM_ORDER if any(k[2] == a for k in results)]
@@ -174,6 +205,7 @@ def main(argv):
                 lines.append(f"| {a} | {group} | {len(vals)} | {fmt(geomean([v['gbs'] for v in vals]))} | "
                              f"{fmt(geomean([v['pct_copy'] for v in vals]), 0)} | {fmt(geomean(speeds), 2)} |")
         lines.append("")
+    lines += tuner_lines(tuner)
     if errors:
         reasons = OrderedDict()
         for (m, p, a), msg in errors.items():

@@ -2,9 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <random>
+#include <sstream>
+
+#include <ppsparse/spmv/csr_coop.hpp>
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/spmv/coop_tuner.hpp>
@@ -88,6 +92,85 @@ TEST(CoopTuner, ReachesTwoPercentOfExhaustiveBestWithinEightCalls) {
     EXPECT_LE(cost(t.best()), 1.02 * exhaustive) << "best " << t.best().to_string();
     EXPECT_LE(cost(t.best()), cost(start));
   }
+}
+
+// csr_coop's times measured on an H100 over the whole GPU search space, per matrix, with the
+// fixed rule's start point (test/data/coop_landscape_h100.txt).
+struct MeasuredLandscape {
+  std::string matrix;
+  ordinal_t nrows = 0;
+  offset_t nnz = 0;
+  CoopParams start;  // the fixed rule on that device
+  std::map<std::tuple<int, int, int>, double> us;
+  double operator()(const CoopParams& p) const { return us.at({p.coop, p.repeat, p.block_size}); }
+  double best() const {
+    double b = 1e300;
+    for (const auto& [k, t] : us) b = std::min(b, t);
+    return b;
+  }
+};
+
+std::vector<MeasuredLandscape> measured_landscapes() {
+  std::ifstream in(data_dir() / "coop_landscape_h100.txt");
+  std::vector<MeasuredLandscape> all;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string points;
+    MeasuredLandscape l;
+    fields >> l.matrix >> l.nrows >> l.nnz >> points;
+    l.start = spmv::coop_fixed_rule(l.nrows, l.nnz, 32, 132 * 2048, true);
+    char comma;
+    std::istringstream ps(points);
+    std::string point;
+    while (std::getline(ps, point, ';')) {
+      int c, r, b;
+      double t;
+      std::istringstream(point) >> c >> comma >> r >> comma >> b >> comma >> t;
+      l.us[{c, r, b}] = t;
+    }
+    all.push_back(std::move(l));
+  }
+  return all;
+}
+
+// The tuner as bench_spmv's spmv_tuner runs it on a GPU (one sample per candidate, 8 calls),
+// started from the fixed rule, on the measured landscapes. Without noise: within 2 % of the
+// exhaustive best on 13 of the 14 (stencil7's best points, coop = 1 with blocks >= 192, sit in
+// a pocket no neighbour step finds: 1.05 there). With 1 % timing noise per call: the median
+// over trials within 3 % (2 % but for mixedmesh, at 2.0-2.6 %) except on stencil7, and never
+// worse than the start.
+TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
+  const auto landscapes = measured_landscapes();
+  ASSERT_EQ(landscapes.size(), 14u);
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  CoopTunerOptions o;
+  o.samples = 1;
+  int within = 0;
+  for (const auto& l : landscapes) {
+    SCOPED_TRACE(l.matrix + " from " + l.start.to_string());
+    ASSERT_EQ(l.us.size(), grid(gpu_like_space()).size());
+    CoopTuner exact(l.start, gpu_like_space(), o);
+    for (int call = 0; call < 8 && !exact.done(); ++call) exact.record(l(exact.candidate()));
+    EXPECT_LE(exact.calls(), 8);
+    const double ratio = l(exact.best()) / l.best();
+    within += ratio <= 1.02;
+    EXPECT_LE(ratio, 1.06) << exact.best().to_string();
+    std::vector<double> noisy;
+    for (int trial = 0; trial < 100; ++trial) {
+      CoopTuner t(l.start, gpu_like_space(), o);
+      for (int call = 0; call < 8 && !t.done(); ++call) t.record(l(t.candidate()) * (1.0 + noise(rng)));
+      noisy.push_back(l(t.best()) / l.best());
+      EXPECT_LE(l(t.best()), l(l.start) * 1.03) << "worse than the start: " << t.best().to_string();
+    }
+    std::nth_element(noisy.begin(), noisy.begin() + noisy.size() / 2, noisy.end());
+    if (l.matrix.rfind("stencil7_", 0) != 0) EXPECT_LE(noisy[noisy.size() / 2], 1.03);
+  }
+  EXPECT_GE(within, 13);
 }
 
 TEST(CoopTuner, NeverWorseThanStartOnArbitraryCosts) {

@@ -18,7 +18,7 @@ CoopParams coop_fixed_rule(ordinal_t nrows, offset_t nnz, int vector_width, int 
   p.coop = std::min(detail::next_power_of_two(std::sqrt(avg)), std::max(1, vector_width));
   p.block_size = gpu ? std::max(128, p.coop) : p.coop;
   const long long groups = p.block_size / p.coop;
-  const long long min_teams = std::max<long long>(1, 4LL * std::max(1, concurrency) / p.block_size);
+  const long long min_teams = std::max<long long>(1, 16LL * std::max(1, concurrency) / p.block_size);
   p.repeat = 1;
   while (p.repeat * 2 <= max_repeat) {
     const long long rows_per_team = groups * p.repeat * 2;
