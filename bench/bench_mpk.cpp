@@ -31,6 +31,9 @@
 //                                                        default 1,2,4,8 on GPUs, 1,4 on CPUs
 //   --mpk_powers=..      PPSPARSE_BENCH_MPK_POWERS       default 2,3,4,5,6,7,8 on GPUs, 2,4,8 on CPUs
 //   --mpk_fractions=..   PPSPARSE_BENCH_MPK_FRACTIONS    cache budgets as fractions of the LLC; default 0.5
+//   --mpk_persistent_teams=N PPSPARSE_BENCH_MPK_PERSISTENT_TEAMS  MpkOptions::persistent_teams; 0 (default):
+//                                                        the co-resident bound
+//   --mpk_rows_per_block=N PPSPARSE_BENCH_MPK_ROWS_PER_BLOCK  MpkOptions::rows_per_block; 0 (default): the rule
 //   --mpk_time_budget_s=S PPSPARSE_BENCH_MPK_TIME_BUDGET_S  after S seconds of wall time the remaining
 //                                                        benchmarks are skipped (the JSON stays whole); 0: none
 #include <benchmark/benchmark.h>
@@ -71,6 +74,8 @@ struct MpkBenchConfig {
   std::vector<int> powers;
   std::vector<double> fractions;
   double time_budget_s = 0;
+  int persistent_teams = 0;  // MpkOptions::persistent_teams (0: the co-resident bound)
+  int rows_per_block = 0;    // MpkOptions::rows_per_block (0: the operator's rule)
 };
 
 const Clock::time_point g_start = Clock::now();
@@ -97,7 +102,9 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
                            {"--mpk_multiples", "PPSPARSE_BENCH_MPK_MULTIPLES", gpu ? "1,2,4,8" : "1,4"},
                            {"--mpk_powers", "PPSPARSE_BENCH_MPK_POWERS", gpu ? "2,3,4,5,6,7,8" : "2,4,8"},
                            {"--mpk_fractions", "PPSPARSE_BENCH_MPK_FRACTIONS", "0.5"},
-                           {"--mpk_time_budget_s", "PPSPARSE_BENCH_MPK_TIME_BUDGET_S", "0"}};
+                           {"--mpk_time_budget_s", "PPSPARSE_BENCH_MPK_TIME_BUDGET_S", "0"},
+                           {"--mpk_persistent_teams", "PPSPARSE_BENCH_MPK_PERSISTENT_TEAMS", "0"},
+                           {"--mpk_rows_per_block", "PPSPARSE_BENCH_MPK_ROWS_PER_BLOCK", "0"}};
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
@@ -109,6 +116,14 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   }
   c.fractions = parse_list(s[3].flag, s[3].value);
   c.time_budget_s = s[4].value == "0" ? 0.0 : parse_list(s[4].flag, s[4].value).at(0);
+  auto whole = [](const BenchFlag& f) {
+    const double v = f.value == "0" ? 0.0 : parse_list(f.flag, f.value).at(0);
+    if (v != std::floor(v) || v > 1e9)
+      throw InvalidArgument("benchmark flag " + std::string(f.flag) + ": '" + f.value + "' is not a whole number");
+    return static_cast<int>(v);
+  };
+  c.persistent_teams = whole(s[5]);
+  c.rows_per_block = whole(s[6]);
   return c;
 }
 
@@ -190,6 +205,8 @@ class Cache {
     o.powers = p;
     o.cache_fraction = v.fraction;
     o.check_persistent = false;  // checked once after each benchmark's timed loop
+    o.persistent_teams = g_config.persistent_teams;
+    o.rows_per_block = g_config.rows_per_block;
     if (v.config == "rowkernel") o.cache_bytes = std::size_t{1} << 50;  // one group: p whole-matrix launches
     if (v.config.rfind("race", 0) == 0) o.skew = 1;
     mpk::MpkDeviceModel model = mpk::default_device_model<Exec>();
