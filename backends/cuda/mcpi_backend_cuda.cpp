@@ -6,8 +6,8 @@
 // chains overlap, gathers one dQ value per block (column-wise mapping), gives small colours a
 // kernel that spreads a row's blocks over the warp, and, in the _async variants, copies its D
 // blocks to shared memory with cp.async (__pipeline_memcpy_async) while the SpMV loads are in
-// flight. Those kernels cover nb <= 16 (a row's NB partial sums or NB^2 / 32 entries per
-// lane); nb 17..64 run wide_block_kernel, one warp per block row with one or two rows per
+// flight. Those kernels cover nb <= 15 (a row's NB partial sums or NB^2 / 32 entries per
+// lane); nb 16..64 run wide_block_kernel, one warp per block row with one or two rows per
 // lane. Every nb of the solver (1..64) thus has a kernel for rows_per_warp and warp_per_row.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
@@ -25,7 +25,10 @@ namespace ppsparse::mcpi::backend {
 namespace {
 
 constexpr int kWarps = 4;         // warps per thread block
-constexpr int kMaxNarrowNb = 16;  // largest nb of the 11_x / 16_x kernels
+// Largest nb of the 11_x / 16_x kernels. At nb = 16 their lanes hold 16 partial sums each and
+// reduce them with 256 shuffles per row: on an H100 (512 MB nb-sweep problem) rows_per_warp
+// reached 38.0 % of copy there, wide_block_kernel 50.5 %.
+constexpr int kMaxNarrowNb = 15;
 constexpr int kMaxNb = 64;        // largest nb of the solver (mcpi/geometry.hpp)
 constexpr unsigned kFull = 0xffffffffu;
 
@@ -273,7 +276,7 @@ __device__ __forceinline__ void prefetch_l2(const char* p, const long long bytes
   for (unsigned long long l = first + lane; l <= last; l += 32) asm volatile("prefetch.global.L2 [%0];" ::"l"(l << 7));
 }
 
-// nb 17..64, every variant: one warp per block row; lane l owns rows l and, for NB > 32,
+// nb 16..64, every variant: one warp per block row; lane l owns rows l and, for NB > 32,
 // l + 32, so partial sums and the substitution stay in registers with no reduction. The
 // row's O blocks are contiguous, so the row is one stream of columns (NB contiguous floats
 // across the lanes, column g at g * NB), multiplied by x[g], the concatenated dQ vectors of
@@ -298,7 +301,7 @@ constexpr int kWideMinBlocks = NB > 32 ? 1 : 6;
 template <int NB>
 __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     wide_block_kernel(const ColourArgs a, const bool prefetch) {
-  static_assert(NB > 16 && NB <= 64, "one warp per block row, at most two rows per lane");
+  static_assert(NB >= 16 && NB <= 64, "one warp per block row, at most two rows per lane");
   constexpr int NB2 = NB * NB;
   constexpr bool TWO = NB > 32;  // lanes own a second row
   // Columns per batch: ~kWideBatchBytes, a multiple of 4 (x is read as float4).
@@ -482,7 +485,7 @@ void launch(Variant v, const ColourArgs& a) {
   check(cudaGetLastError(), "kernel launch");
 }
 
-// nb 17..64: one kernel for every variant (see wide_block_kernel).
+// nb 16..64: one kernel for every variant (see wide_block_kernel).
 template <int NB>
 void launch_wide(const ColourArgs& a) {
   const long long rows = a.row_end - a.row_begin;
@@ -521,7 +524,7 @@ Features features() {
 
 bool has_kernel(Variant v, int nb) {
   const Variant b = base_variant(v);
-  // Every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 16, wide_block_kernel
+  // Every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 15, wide_block_kernel
   // above; rows_per_warp_prefetch and split run the portable kernels.
   return (b == Variant::rows_per_warp || b == Variant::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
