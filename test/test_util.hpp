@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ppsparse/error.hpp>
@@ -23,16 +24,21 @@ inline std::filesystem::path shared_dir() {
 
 inline std::filesystem::path data_dir() { return PPSPARSE_TEST_DATA_DIR; }
 
-// The message of the InvalidArgument that f() throws; "" when it throws none (another
+// The message of the exception of type E that f() throws; "" when it throws none (another
 // exception propagates and fails the test).
-template <class F>
-std::string invalid_argument_message(F&& f) {
+template <class E, class F>
+std::string message_of(F&& f) {
   try {
     f();
-  } catch (const InvalidArgument& e) {
+  } catch (const E& e) {
     return e.what();
   }
   return "";
+}
+
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  return message_of<InvalidArgument>(std::forward<F>(f));
 }
 
 // A seed that differs between runs (so tests see fresh inputs) but is printed on

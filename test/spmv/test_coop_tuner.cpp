@@ -277,31 +277,23 @@ TEST(CoopTuner, StartThatIsBestIsKept) {
 
 TEST(CoopTuner, RejectsBadInput) {
   const auto space = gpu_like_space();
-  auto msg = [](auto&& f) {
-    try {
-      f();
-    } catch (const InvalidArgument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no exception");
-  };
-  EXPECT_EQ(msg([&] { CoopTuner({3, 1, 128}, space); }),
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({3, 1, 128}, space); }),
             "CoopTuner start: coop = 3 must be a power of two in [1, 32] (the vector width of this execution space)");
-  EXPECT_EQ(msg([&] { CoopTuner({4, 0, 128}, space); }), "CoopTuner start: repeat = 0 must be >= 1");
-  EXPECT_EQ(msg([&] { CoopTuner({8, 1, 100}, space); }),
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 0, 128}, space); }), "CoopTuner start: repeat = 0 must be >= 1");
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({8, 1, 100}, space); }),
             "CoopTuner start: block_size = 100 must be a positive multiple of coop = 8");
-  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 160}, space); }),
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 160}, space); }),
             "CoopTuner: start block_size = 160 is not one of the search space's block sizes");
-  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{0, 16, 0.0}); }),
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{0, 16, 0.0}); }),
             "CoopTuner: samples = 0 must be >= 1");
-  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 0, 0.0}); }),
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 0, 0.0}); }),
             "CoopTuner: max_steps = 0 must be >= 1");
-  EXPECT_NE(msg([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, -0.5}); }).find("min_gain"),
+  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, -0.5}); }).find("min_gain"),
             std::string::npos);
-  EXPECT_EQ(msg([&] { CoopTuner({4, 1, 128}, CoopSearchSpace{32, {}, 64}); }), "CoopTuner: empty search space");
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, CoopSearchSpace{32, {}, 64}); }), "CoopTuner: empty search space");
   CoopTuner t({4, 1, 128}, space);
-  EXPECT_NE(msg([&] { t.record(-1.0); }).find("is not a finite nonnegative number"), std::string::npos);
-  EXPECT_NE(msg([&] { t.record(std::nan("")); }).find("is not a finite nonnegative number"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { t.record(-1.0); }).find("is not a finite nonnegative number"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { t.record(std::nan("")); }).find("is not a finite nonnegative number"), std::string::npos);
   EXPECT_EQ(t.calls(), 0);
 }
 

@@ -17,22 +17,12 @@ namespace {
 using spmv::SpmvAlgorithm;
 using spmv::SpmvOperator;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no exception";
-}
-
 TEST(SpmvOperator, AlgorithmNamesRoundTrip) {
   for (SpmvAlgorithm a : spmv::all_spmv_algorithms()) EXPECT_EQ(spmv::parse_spmv_algorithm(spmv::to_string(a)), a);
   EXPECT_EQ(spmv::all_spmv_algorithms().size(), 5u);
-  EXPECT_EQ(error_of([] { spmv::parse_spmv_algorithm("csr_v3"); }),
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_algorithm("csr_v3"); }),
             "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
-  EXPECT_EQ(error_of([] { spmv::parse_spmv_algorithm(""); }),
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_algorithm(""); }),
             "unknown SpMV algorithm '' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
   EXPECT_THROW(spmv::parse_spmv_algorithm("CSR_V1"), InvalidArgument);
 }
@@ -157,11 +147,11 @@ TEST(SpmvOperator, RejectsWrongVectors) {
     SpmvOperator<Exec, double> op(alg, a);
     const std::string who = op.algorithm() == SpmvAlgorithm::sell ? "sell_spmv" : spmv::to_string(op.algorithm());
     Kokkos::View<double*, Mem> x("x", 4), y("y", 5), x_short("x", 3), y_long("y", 6), both("both", 9);
-    EXPECT_EQ(error_of([&] { op.apply(1.0, x_short, 0.0, y); }), who + ": x has 3 entries, the matrix has 4 columns");
-    EXPECT_EQ(error_of([&] { op.apply(1.0, x, 0.0, y_long); }), who + ": y has 6 entries, the matrix has 5 rows");
+    EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, x_short, 0.0, y); }), who + ": x has 3 entries, the matrix has 4 columns");
+    EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, x, 0.0, y_long); }), who + ": y has 6 entries, the matrix has 5 rows");
     const auto xo = Kokkos::subview(both, std::make_pair(0, 4));
     const auto yo = Kokkos::subview(both, std::make_pair(3, 8));
-    EXPECT_EQ(error_of([&] { op.apply(1.0, xo, 0.0, yo); }),
+    EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, xo, 0.0, yo); }),
               who + ": x and y overlap in memory; y must be a separate vector");
   }
 }
@@ -171,34 +161,34 @@ TEST(SpmvOperator, RejectsMalformedMatrices) {
   {
     auto a = random_csr<double>(5, 5, 2, 2, 3);
     a.col_idx(6) = 7;  // row 3
-    EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, copy_to<Mem>(a)); }),
+    EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, copy_to<Mem>(a)); }),
               "csr_v2 setup: column index 7 out of range [0, 5) in row 3");
     a.col_idx(6) = -1;
-    EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, copy_to<Mem>(a)); }),
+    EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, copy_to<Mem>(a)); }),
               "csr_v1 setup: column index -1 out of range [0, 5) in row 3");
   }
   {
     auto a = random_csr<double>(5, 5, 2, 2, 3);
     a.row_ptr(2) = 1;  // row 1 ends before it starts
-    EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, copy_to<Mem>(a)); }),
+    EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, copy_to<Mem>(a)); }),
               "csr_coop setup: row_ptr decreases or leaves [0, nnz] at row 1");
     a = random_csr<double>(5, 5, 2, 2, 3);
     a.row_ptr(0) = 1;
-    EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, copy_to<Mem>(a)); }),
+    EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, copy_to<Mem>(a)); }),
               "sell setup: row_ptr[0] = 1, expected 0");
     a = random_csr<double>(5, 5, 2, 2, 3);
     a.row_ptr(5) = 9;
-    EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, copy_to<Mem>(a)); }),
+    EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, copy_to<Mem>(a)); }),
               "csr_v1 setup: row_ptr[nrows] = 9 but col_idx and values hold 10 entries");
   }
   {
     auto a = copy_to<Mem>(good);
     a.values = Kokkos::View<double*, Mem>("short", 3);
-    EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, a); }),
+    EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, a); }),
               "csr_v1 setup: col_idx has 10 entries but values has 3");
     auto b = copy_to<Mem>(good);
     b.row_ptr = Kokkos::View<offset_t*, Mem>("rp", 3);
-    EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, b); }),
+    EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v1, b); }),
               "csr_v1 setup: row_ptr has 3 entries, expected nrows+1 = 6");
   }
   // Without the check a valid matrix still works, and the kernels' own O(1) checks remain.
@@ -211,56 +201,56 @@ TEST(SpmvOperator, RejectsBadOptions) {
   const auto a = copy_to<Mem>(random_csr<double>(20, 20, 1, 5, 5));
   spmv::SpmvOptions o;
   o.csr_v2.team_threads = -2;
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); }),
             "csr_v2 options: team_threads = -2 must be >= 1");
   o = {};
   o.csr_v2.vector_length = 3;
-  EXPECT_NE(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); })
+  EXPECT_NE(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); })
                 .find("csr_v2 options: vector_length = 3 must be a power of two"),
             std::string::npos);
   o = {};
   o.csr_v2.tile_nnz = 100;
   o.csr_v2.split_row_min = 10;
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); }),
             "csr_v2 options: split_row_min = 10 must be >= tile_nnz = 100");
   o = {};
   o.csr_v2.short_row_max = -5;
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); }),
             "csr_v2 options: short_row_max = -5 must be >= 0 (or -1 for the default)");
   o = {};
   o.coop = spmv::CoopParams{1, 0, 1};
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, o); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, o); }),
             "csr_coop setup: repeat = 0 must be >= 1");
   o.coop = spmv::CoopParams{128, 1, 128};
-  EXPECT_NE(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, o); })
+  EXPECT_NE(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, o); })
                 .find("csr_coop setup: coop = 128 must be a power of two in [1, "),
             std::string::npos);
   o = {};
   o.sell.C = -1;
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
             "sell options: C = -1 must be >= 1");
   o = {};
   o.sell.sigma = -4;
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
             "sell options: sigma = -4 must be >= 1");
   o = {};
   o.sell.hyb_row_max = -2;
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
             "sell options: hyb_row_max = -2 must be >= 1, 0 (pure SELL) or -1 (automatic)");
-  EXPECT_EQ(error_of([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 0); }),
+  EXPECT_EQ(message_of<Error>([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 0); }),
             "hyb setup: row_max = 0 must be >= 1");
   // Direct kernel calls check their own parameters.
   Kokkos::View<double*, Mem> x("x", 20), y("y", 20);
-  EXPECT_EQ(error_of([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 0}); }),
+  EXPECT_EQ(message_of<Error>([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 0}); }),
             "csr_coop: block_size = 0 must be a positive multiple of coop = 1");
   if (spmv::coop_search_space(Exec()).max_coop == 1)
-    EXPECT_NE(error_of([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 4096}); })
+    EXPECT_NE(message_of<Error>([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 4096}); })
                   .find("threads per team; this execution space allows at most"),
               std::string::npos);
   const auto other = copy_to<Mem>(random_csr<double>(20, 20, 1, 5, 6));
   const auto plan = spmv::make_csr_v2_plan(Exec(), a);
   if (other.nnz() != a.nnz())
-    EXPECT_NE(error_of([&] { spmv::csr_v2(Exec(), 1.0, other, plan, x, 0.0, y); }).find("csr_v2: the plan was built for"),
+    EXPECT_NE(message_of<Error>([&] { spmv::csr_v2(Exec(), 1.0, other, plan, x, 0.0, y); }).find("csr_v2: the plan was built for"),
               std::string::npos);
 }
 
@@ -332,22 +322,22 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   EXPECT_EQ(empty.csr_v2.tile_nnz, 0);
   EXPECT_EQ(spmv::parse_spmv_options("sell.C=4,").sell.C, 4);
 
-  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("v2.tile=8"); }).rfind(
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("v2.tile=8"); }).rfind(
                 "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ", 0),
             0u);
-  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("sell.C"); }), "spmv options: 'sell.C': expected key=value");
-  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("sell.C=8x"); }),
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C"); }), "spmv options: 'sell.C': expected key=value");
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C=8x"); }),
             "spmv options: 'sell.C=8x': '8x' is not an integer");
-  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("sell.C="); }), "spmv options: 'sell.C=': '' is not an integer");
-  EXPECT_EQ(error_of([] { spmv::parse_spmv_options("v2.tile_nnz=99999999999"); }),
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C="); }), "spmv options: 'sell.C=': '' is not an integer");
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("v2.tile_nnz=99999999999"); }),
             "spmv options: 'v2.tile_nnz=99999999999': 99999999999 is outside the 32-bit range");
   // Out-of-range values are caught where they are used, naming the field.
   const auto a = copy_to<Mem>(random_csr<double>(5, 4, 1, 3, 1));
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.C=0,sell.sigma=-3")); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.C=0,sell.sigma=-3")); }),
             "sell options: sigma = -3 must be >= 1");
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.index_bits=8")); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.index_bits=8")); }),
             "sell options: index_bits = 8 must be 0 (16 where the columns fit, else 32), 16 or 32");
-  EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, spmv::parse_spmv_options("v2.flat_row_max=-2")); }),
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, spmv::parse_spmv_options("v2.flat_row_max=-2")); }),
             "csr_v2 options: flat_row_max = -2 must be >= 0 (or -1 for the default)");
 }
 
@@ -395,7 +385,7 @@ TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
       spmv::SpmvOptions o;
       o.sell.index_bits = bits;
       if (bits == 16 && half > 32767) {
-        EXPECT_EQ(error_of([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
+        EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
                   "sell setup: sell.index_bits = 16, but a column lies more than 32767 columns from its row");
         continue;
       }
