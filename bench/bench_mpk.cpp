@@ -34,6 +34,9 @@
 //   --mpk_persistent_teams=N PPSPARSE_BENCH_MPK_PERSISTENT_TEAMS  MpkOptions::persistent_teams; 0 (default):
 //                                                        the co-resident bound
 //   --mpk_rows_per_block=N PPSPARSE_BENCH_MPK_ROWS_PER_BLOCK  MpkOptions::rows_per_block; 0 (default): the rule
+//   --mpk_dependency_rows=N PPSPARSE_BENCH_MPK_DEPENDENCY_ROWS  MpkOptions::dependency_rows; 0 (default): the rule
+//   --mpk_sell_chunk=N   PPSPARSE_BENCH_MPK_SELL_CHUNK   LevelMatrixOptions::sell_chunk; 0 (default): SELL SpMV's rule
+//   --mpk_team_threads=N PPSPARSE_BENCH_MPK_TEAM_THREADS MpkOptions::team_threads; 0 (default): the rule
 //   --mpk_time_budget_s=S PPSPARSE_BENCH_MPK_TIME_BUDGET_S  after S seconds of wall time the remaining
 //                                                        benchmarks are skipped (the JSON stays whole); 0: none
 #include <benchmark/benchmark.h>
@@ -76,6 +79,9 @@ struct MpkBenchConfig {
   double time_budget_s = 0;
   int persistent_teams = 0;  // MpkOptions::persistent_teams (0: the co-resident bound)
   int rows_per_block = 0;    // MpkOptions::rows_per_block (0: the operator's rule)
+  int dependency_rows = 0;   // MpkOptions::dependency_rows (0: the operator's rule)
+  int sell_chunk = 0;        // LevelMatrixOptions::sell_chunk (0: its default)
+  int team_threads = 0;      // MpkOptions::team_threads (0: the operator's rule)
 };
 
 const Clock::time_point g_start = Clock::now();
@@ -104,7 +110,10 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
                            {"--mpk_fractions", "PPSPARSE_BENCH_MPK_FRACTIONS", "0.5"},
                            {"--mpk_time_budget_s", "PPSPARSE_BENCH_MPK_TIME_BUDGET_S", "0"},
                            {"--mpk_persistent_teams", "PPSPARSE_BENCH_MPK_PERSISTENT_TEAMS", "0"},
-                           {"--mpk_rows_per_block", "PPSPARSE_BENCH_MPK_ROWS_PER_BLOCK", "0"}};
+                           {"--mpk_rows_per_block", "PPSPARSE_BENCH_MPK_ROWS_PER_BLOCK", "0"},
+                           {"--mpk_dependency_rows", "PPSPARSE_BENCH_MPK_DEPENDENCY_ROWS", "0"},
+                           {"--mpk_sell_chunk", "PPSPARSE_BENCH_MPK_SELL_CHUNK", "0"},
+                           {"--mpk_team_threads", "PPSPARSE_BENCH_MPK_TEAM_THREADS", "0"}};
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
@@ -124,6 +133,9 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   };
   c.persistent_teams = whole(s[5]);
   c.rows_per_block = whole(s[6]);
+  c.dependency_rows = whole(s[7]);
+  c.sell_chunk = whole(s[8]);
+  c.team_threads = whole(s[9]);
   return c;
 }
 
@@ -175,6 +187,7 @@ class Cache {
       host_ = spec.make();
       if (host_.nrows != host_.ncols) throw InvalidArgument("not square: matrix powers need a square matrix");
       mpk::LevelMatrixOptions lo;
+      if (g_config.sell_chunk) lo.sell_chunk = g_config.sell_chunk;
       matrix_ = std::make_shared<LevelMatrix>(host_, lo);
       // x in the level numbering, and the reference of the level-ordered matrix up to the largest p.
       std::mt19937_64 rng(4321);
@@ -207,6 +220,8 @@ class Cache {
     o.check_persistent = false;  // checked once after each benchmark's timed loop
     o.persistent_teams = g_config.persistent_teams;
     o.rows_per_block = g_config.rows_per_block;
+    o.dependency_rows = g_config.dependency_rows;
+    o.team_threads = g_config.team_threads;
     if (v.config == "rowkernel") o.cache_bytes = std::size_t{1} << 50;  // one group: p whole-matrix launches
     if (v.config.rfind("race", 0) == 0) o.skew = 1;
     mpk::MpkDeviceModel model = mpk::default_device_model<Exec>();

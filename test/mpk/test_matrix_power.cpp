@@ -143,6 +143,37 @@ TEST(MatrixPower, PersistentKernelCompletesUnderWatchdog) {
   EXPECT_LE(err, 1.0);
 }
 
+// Dependency segments of every size give the same powers: one block per segment (the
+// finest waits), a few blocks, one segment per group (the tile-level waits). On a GPU many
+// teams wait on each other here; on one host thread the order alone keeps them legal.
+TEST(MatrixPower, PersistentKernelAnyDependencySegmentSize) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& a : {gen::stencil_27pt(14, 13, 12, seed), gen::band_matrix(3000, 1, seed)}) {
+    for (ordinal_t dependency_rows : {1, 40, 1 << 30}) {
+      SCOPED_TRACE("nrows " + std::to_string(a.nrows) + " dependency_rows " + std::to_string(dependency_rows));
+      mpk::MpkOptions o = test::tiny_group_options(6, 64 * 1024);
+      o.rows_per_block = 16;
+      o.dependency_rows = dependency_rows;
+      MpkD mpk(a, o);
+      const long long row_blocks = mpk.blocks() / mpk.powers();
+      if (dependency_rows == 1) EXPECT_EQ(mpk.dependency_segments(), row_blocks);
+      if (dependency_rows == 40) {  // rounded up to 3 blocks of 16 rows
+        EXPECT_GE(mpk.dependency_segments(), (row_blocks + 2) / 3);
+        EXPECT_LT(mpk.dependency_segments(), row_blocks);
+      }
+      if (dependency_rows == 1 << 30) EXPECT_EQ(mpk.dependency_segments(), mpk.schedule().ngroups());
+      double err = -1;
+      const bool finished = test::completes_within(std::chrono::seconds(60), [&]() {
+        for (int run = 0; run < 2; ++run)
+          err = std::max(err, test::run_against_reference(mpk, a, MpkVariant::persistent, seed + run));
+      });
+      if (!finished) test::fail_and_exit_on_hang("the persistent MPK kernel");
+      EXPECT_LE(err, 1.0);
+    }
+  }
+}
+
 TEST(MatrixPower, AutomaticChoiceIsAConcreteVariantDecidedOnce) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -207,10 +238,11 @@ TEST(MatrixPower, BadInputsAreRefused) {
   expect_message([&] { MpkD m(a, options([](auto& o) { o.skew = 3; })); }, "skew must be 1 or 2");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.align_rows = -1; })); }, "align_rows");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.rows_per_block = -1; })); }, "rows_per_block");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.dependency_rows = -1; })); }, "dependency_rows");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.vector_length = 3; })); }, "vector_length 3");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "persistent_teams");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "spin_limit");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.sell_chunk = 0; })); }, "sell_chunk 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.sell_chunk = -1; })); }, "sell_chunk -1");
   expect_message(
       [&] {
         mpk::MpkOptions o = test::tiny_group_options(2);

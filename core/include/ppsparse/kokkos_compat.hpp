@@ -24,12 +24,18 @@ template <class T>
 inline constexpr bool is_view_v = Kokkos::is_view<T>::value;
 #endif
 
-// Relaxed atomic load (a polled counter): Kokkos 4 has Kokkos::atomic_load (relaxed);
-// Kokkos 3.4 only Kokkos::Impl::atomic_load with an explicit order.
+// Relaxed atomic load (a polled counter). Kokkos 4's Kokkos::atomic_load is, on GPUs, a
+// compare-and-swap loop (desul's generic fetch_oper): a read-modify-write that the L2
+// serialises per address, so every team polling a counter delays the increment it waits
+// for (the persistent MPK ran one block at a time). On the device a volatile load is the
+// plain relaxed load (ld.volatile on CUDA, a coherent global load on HIP); the caller's
+// fence supplies the acquire. On the host Kokkos' atomic_load is a true load.
+// Kokkos 3.4 only has Kokkos::Impl::atomic_load with an explicit order (a plain load).
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T atomic_load_relaxed(T* ptr) {
 #if PPSPARSE_KOKKOS_4
-  return Kokkos::atomic_load(ptr);
+  KOKKOS_IF_ON_DEVICE((return *static_cast<const volatile T*>(ptr);))
+  KOKKOS_IF_ON_HOST((return Kokkos::atomic_load(ptr);))
 #else
   return Kokkos::Impl::atomic_load(ptr, Kokkos::Impl::memory_order_relaxed);
 #endif

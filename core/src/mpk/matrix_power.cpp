@@ -10,6 +10,7 @@
 #include <ppsparse/formats/graph.hpp>
 #include <ppsparse/mpk/last_level_cache.hpp>
 #include <ppsparse/reorder/bfs_levels.hpp>
+#include <ppsparse/spmv/sell_spmv.hpp>
 
 #include "row_block_kernels.hpp"
 
@@ -68,11 +69,16 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
     throw InvalidArgument("mpk: the matrix is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) +
                           "; matrix powers need a square matrix");
   validate(a, "mpk matrix");
-  if (options.sell_chunk < 1 || (gpu && !is_power_of_two(options.sell_chunk)))
+  if (options.sell_chunk < 0 || (gpu && options.sell_chunk > 0 && !is_power_of_two(options.sell_chunk)))
     throw InvalidArgument("mpk: sell_chunk " + std::to_string(options.sell_chunk) + " must be >= 1" +
-                          (gpu ? " and a power of two on GPUs" : ""));
+                          (gpu ? " and a power of two on GPUs" : "") + ", or 0 (SELL SpMV's rule)");
   format_ = options.format == MpkFormat::automatic ? (gpu ? MpkFormat::sell : MpkFormat::csr) : options.format;
-  chunk_ = options.sell_chunk;
+  // 0: the chunk SELL SpMV would choose (spmv::sell_resolve_options: one lane per row on GPUs
+  // up to 64 entries per row). On an H100 (stencil7/27 at 2x the L2, p = 4, 8) the persistent
+  // kernel ran at 0.71-0.79x back-to-back with C = 32, one lane per row, against 0.25-0.51x
+  // with C = 8 and four lanes (docs/perf/mpk_h100.md).
+  const double mean_row = a.nrows ? static_cast<double>(a.nnz()) / a.nrows : 1.0;
+  chunk_ = options.sell_chunk ? options.sell_chunk : spmv::sell_resolve_options<ExecSpace>({}, mean_row).C;
 
   const BfsLevels levels = bfs_levels(graph_of(a));
   perm_ = levels.perm;
@@ -151,9 +157,9 @@ double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::matrix_bytes() const {
 
 template <class ExecSpace, class Scalar, class MemSpace>
 struct MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::Impl {
-  using counter_t = unsigned long long;
+  using counter_t = detail::Counter;
   Kokkos::View<detail::Block*, MemSpace> blocks;
-  Kokkos::View<counter_t*, MemSpace> group_blocks;
+  Kokkos::View<counter_t*, MemSpace> segment_blocks;
   Kokkos::View<counter_t*, MemSpace> done;
   Kokkos::View<counter_t*, MemSpace> ticket;
   Kokkos::View<int*, MemSpace> stalled;
@@ -187,6 +193,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   live_groups(o.powers, o.skew);  // checks the skew
   if (o.align_rows < 0) throw InvalidArgument(who + ": align_rows must be >= 0");
   if (o.rows_per_block < 0) throw InvalidArgument(who + ": rows_per_block must be >= 0");
+  if (o.dependency_rows < 0) throw InvalidArgument(who + ": dependency_rows must be >= 0");
   if (o.vector_length != 0 && (!is_power_of_two(o.vector_length) || o.vector_length > std::max(W, 1)))
     throw InvalidArgument(who + ": vector_length " + std::to_string(o.vector_length) +
                           " must be a power of two <= " + std::to_string(W) + " on this device");
@@ -247,35 +254,87 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     rows_per_block_ = 32;
     while (rows_per_block_ < 256 && 2.0 * rows_per_block_ <= fit) rows_per_block_ *= 2;
     if (sell) rows_per_block_ = std::max<ordinal_t>(rows_per_block_, m.sell_chunk());
+    rows_per_block_ = std::max<ordinal_t>(rows_per_block_, team_size_);  // a row for every team thread
   } else {
     rows_per_block_ = 1024;
   }
 
-  // Blocks in schedule order, and where each launch starts.
+  // Row blocks: each group cut into blocks of rows_per_block rows (the same at every power),
+  // and runs of blocks into dependency segments of about dependency_rows rows. The persistent
+  // kernel counts finished blocks per (segment, power); a block at power k waits for the
+  // segments of y_{k-1} that hold the columns its rows read, not for whole neighbouring tiles,
+  // so the wavefront does not stall at every tile boundary.
   const ordinal_t G = schedule_.ngroups();
+  const long long seg_rows = o.dependency_rows ? o.dependency_rows : 1024;
+  const ordinal_t blocks_per_segment = static_cast<ordinal_t>(
+      std::min<long long>(n + 1LL, std::max<long long>(1, (seg_rows + rows_per_block_ - 1) / rows_per_block_)));
+  std::vector<ordinal_t> row_block_offsets{0}, segment_offsets{0};
+  std::vector<ordinal_t> row_block_segment;
+  std::vector<detail::Counter> segment_blocks;
+  std::vector<ordinal_t> group_first_row_block(static_cast<size_t>(G) + 1, 0);
+  for (ordinal_t g = 0; g < G; ++g) {
+    group_first_row_block[g] = static_cast<ordinal_t>(row_block_offsets.size()) - 1;
+    const ordinal_t end = schedule_.group_offsets[g + 1];
+    ordinal_t in_segment = 0;
+    for (ordinal_t r = schedule_.group_offsets[g]; r < end; r += rows_per_block_) {
+      if (in_segment == blocks_per_segment) {
+        segment_offsets.push_back(r);
+        segment_blocks.push_back(static_cast<detail::Counter>(in_segment));
+        in_segment = 0;
+      }
+      row_block_segment.push_back(static_cast<ordinal_t>(segment_blocks.size()));
+      row_block_offsets.push_back(std::min<ordinal_t>(end, r + rows_per_block_));
+      ++in_segment;
+    }
+    if (in_segment) {
+      segment_offsets.push_back(end);
+      segment_blocks.push_back(static_cast<detail::Counter>(in_segment));
+    }
+  }
+  group_first_row_block[G] = static_cast<ordinal_t>(row_block_offsets.size()) - 1;
+  const ordinal_t S = static_cast<ordinal_t>(segment_blocks.size());
+  nsegments_ = S;
+  // Dependencies of each row block: the segments from the one holding its smallest column to
+  // the one holding its largest. check_schedule has verified that every row reads only its own
+  // and the neighbouring groups, so these segments lie in tiles that come earlier in the order.
+  const auto& h = m.host_matrix();
+  auto segment_of = [&](ordinal_t row) {
+    return static_cast<ordinal_t>(std::upper_bound(segment_offsets.begin(), segment_offsets.end(), row) -
+                                  segment_offsets.begin()) - 1;
+  };
+  const ordinal_t nrow_blocks = static_cast<ordinal_t>(row_block_offsets.size()) - 1;
+  std::vector<ordinal_t> dep_lo(static_cast<size_t>(nrow_blocks)), dep_hi(static_cast<size_t>(nrow_blocks));
+  for (ordinal_t b = 0; b < nrow_blocks; ++b) {
+    ordinal_t cmin = row_block_offsets[b], cmax = row_block_offsets[b + 1] - 1;
+    for (offset_t e = h.row_ptr(row_block_offsets[b]); e < h.row_ptr(row_block_offsets[b + 1]); ++e) {
+      cmin = std::min(cmin, h.col_idx(e));
+      cmax = std::max(cmax, h.col_idx(e));
+    }
+    dep_lo[b] = segment_of(cmin);
+    dep_hi[b] = segment_of(cmax);
+  }
+
+  // Blocks in schedule order, and where each launch starts.
   std::vector<detail::Block> blocks;
-  std::vector<unsigned long long> group_blocks(static_cast<size_t>(G));
-  for (ordinal_t g = 0; g < G; ++g)
-    group_blocks[g] = (static_cast<unsigned long long>(schedule_.group_rows(g)) + rows_per_block_ - 1) / rows_per_block_;
   launch_block_offsets_.assign(1, 0);
   for (int l = 0; l < schedule_.nlaunches(); ++l) {
     for (int t = schedule_.launch_offsets[l]; t < schedule_.launch_offsets[l + 1]; ++t) {
       const Tile tile = schedule_.order[t];
-      const ordinal_t end = schedule_.group_offsets[tile.group + 1];
-      for (ordinal_t r = schedule_.group_offsets[tile.group]; r < end; r += rows_per_block_)
-        blocks.push_back(detail::Block{r, std::min<ordinal_t>(end, r + rows_per_block_), tile.group, tile.power});
+      for (ordinal_t b = group_first_row_block[tile.group]; b < group_first_row_block[tile.group + 1]; ++b)
+        blocks.push_back(detail::Block{row_block_offsets[b], row_block_offsets[b + 1], tile.group, tile.power,
+                                       row_block_segment[b], dep_lo[b], dep_hi[b]});
     }
     launch_block_offsets_.push_back(static_cast<long long>(blocks.size()));
   }
   total_blocks_ = static_cast<long long>(blocks.size());
   impl_->blocks = Kokkos::View<detail::Block*, MemSpace>("mpk.blocks", blocks.size());
-  impl_->group_blocks = Kokkos::View<unsigned long long*, MemSpace>("mpk.group_blocks", group_blocks.size());
+  impl_->segment_blocks = Kokkos::View<detail::Counter*, MemSpace>("mpk.segment_blocks", segment_blocks.size());
   Kokkos::deep_copy(impl_->blocks,
                     Kokkos::View<const detail::Block*, HostSpace, Kokkos::MemoryUnmanaged>(blocks.data(), blocks.size()));
-  Kokkos::deep_copy(impl_->group_blocks, Kokkos::View<const unsigned long long*, HostSpace, Kokkos::MemoryUnmanaged>(
-                                             group_blocks.data(), group_blocks.size()));
-  impl_->done = Kokkos::View<unsigned long long*, MemSpace>("mpk.done", static_cast<size_t>(G) * p);
-  impl_->ticket = Kokkos::View<unsigned long long*, MemSpace>("mpk.ticket", 1);
+  Kokkos::deep_copy(impl_->segment_blocks, Kokkos::View<const detail::Counter*, HostSpace, Kokkos::MemoryUnmanaged>(
+                                               segment_blocks.data(), segment_blocks.size()));
+  impl_->done = Kokkos::View<detail::Counter*, MemSpace>("mpk.done", static_cast<size_t>(S) * p);
+  impl_->ticket = Kokkos::View<detail::Counter*, MemSpace>("mpk.ticket", 1);
   impl_->stalled = Kokkos::View<int*, MemSpace>("mpk.stalled", 1);
 
   persistent_teams_ = static_cast<int>(std::max<long long>(1, std::min<long long>(team_bound, total_blocks_)));
@@ -401,17 +460,18 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_back_to_back() {
 
 namespace {
 
-// Calls f(rows) with the device row source of the matrix's format.
+// Calls f(rows) with the device row source of the matrix's format, for launches of `lanes`
+// vector lanes.
 template <class Matrix, class F>
-void with_rows(const Matrix& m, F&& f) {
+void with_rows(const Matrix& m, const int lanes, F&& f) {
   using Scalar = typename std::decay_t<decltype(m.device_matrix())>::scalar_type;
   using MemSpace = typename std::decay_t<decltype(m.device_matrix())>::memory_space;
   if (m.format() == MpkFormat::sell) {
     const auto& s = *m.sell_matrix();
-    f(detail::SellRows<Scalar, MemSpace>{s.chunk_ptr, s.row_len, s.col_idx, s.values, s.C});
+    f(detail::SellRows<Scalar, MemSpace>{s.chunk_ptr, s.row_len, s.col_idx, s.values, s.C, lanes});
   } else {
     const auto& a = m.device_matrix();
-    f(detail::CsrRows<Scalar, MemSpace>{a.row_ptr, a.col_idx, a.values});
+    f(detail::CsrRows<Scalar, MemSpace>{a.row_ptr, a.col_idx, a.values, lanes});
   }
 }
 
@@ -420,7 +480,7 @@ void with_rows(const Matrix& m, F&& f) {
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_blocked() {
   const ExecSpace& space = matrix_->space();
-  with_rows(*matrix_, [&](const auto& rows) {
+  with_rows(*matrix_, vector_length_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
     detail::LaunchFunctor<ExecSpace, Scalar, MemSpace, Rows> f{rows, work_, work_, impl_->blocks, 0};
     for (size_t l = 0; l + 1 < launch_block_offsets_.size(); ++l) {
@@ -437,7 +497,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_graph() {
 #if PPSPARSE_HAVE_KOKKOS_GRAPH
   const ExecSpace& space = matrix_->space();
   if (!impl_->graph) {
-    with_rows(*matrix_, [&](const auto& rows) {
+    with_rows(*matrix_, vector_length_, [&](const auto& rows) {
       using Rows = std::decay_t<decltype(rows)>;
       impl_->graph = Kokkos::Experimental::create_graph(space, [&](const auto& root) {
         Kokkos::Experimental::GraphNodeRef<ExecSpace> node = root;
@@ -463,20 +523,21 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
   if (total_blocks_ == 0) return;
   const ExecSpace& space = matrix_->space();
   ++epoch_;
-  with_rows(*matrix_, [&](const auto& rows) {
+  with_rows(*matrix_, vector_length_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
     detail::PersistentFunctor<ExecSpace, Scalar, MemSpace, Rows> f;
     f.rows = rows;
     f.y_in = work_;
     f.y_out = work_;
     f.blocks = impl_->blocks;
-    f.group_blocks = impl_->group_blocks;
+    f.segment_blocks = impl_->segment_blocks;
     f.done = impl_->done;
     f.ticket = impl_->ticket;
     f.stalled = impl_->stalled;
     f.ngroups = schedule_.ngroups();
+    f.nsegments = nsegments_;
     f.total_blocks = total_blocks_;
-    f.ticket_base = (epoch_ - 1) * static_cast<unsigned long long>(total_blocks_ + persistent_teams_);
+    f.ticket_base = (epoch_ - 1) * static_cast<detail::Counter>(total_blocks_ + persistent_teams_);
     f.epoch = epoch_;
     f.spin_limit = options_.spin_limit;
     Kokkos::parallel_for("ppsparse::mpk_persistent",
@@ -503,11 +564,11 @@ std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
   const Matrix& m = *matrix_;
   std::snprintf(line, sizeof line,
                 "p=%d format=%s%s groups=%d launches=%d skew=%d budget=%.3gMB (LLC %.3gMB) blocks=%lld rows/block=%d "
-                "team=%dx%d persistent_teams=%d graph=%s baseline=%s",
+                "segments=%d team=%dx%d persistent_teams=%d graph=%s baseline=%s",
                 powers(), to_string(m.format()),
                 m.format() == MpkFormat::sell ? ("-" + std::to_string(m.sell_chunk())).c_str() : "",
                 schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6,
-                total_blocks_, rows_per_block_, team_size_, vector_length_, persistent_teams_,
+                total_blocks_, rows_per_block_, nsegments_, team_size_, vector_length_, persistent_teams_,
                 graph_is_native() ? "kokkos" : "plain-launches", m.baseline_description().c_str());
   return line;
 }

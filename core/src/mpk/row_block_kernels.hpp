@@ -3,10 +3,13 @@
 // A block is rows [row_begin, row_end) of one tile (group, power); a team computes
 //   y_power(r) = sum_j a_rj y_{power-1}(j)   for its rows,
 // a thread (team rank) per row and the row's entries split over the vector lanes.
+#include <cstdint>
 #include <type_traits>
 
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/formats/sell.hpp>
+
+#include "../spmv/kernel_common.hpp"
 
 namespace ppsparse::mpk::detail {
 
@@ -14,27 +17,36 @@ struct Block {
   ordinal_t row_begin;
   ordinal_t row_end;
   ordinal_t group;
-  int power;  // 1..p
+  int power;          // 1..p
+  ordinal_t segment;  // the dependency segment holding the rows (persistent kernel)
+  ordinal_t dep_lo;   // segments [dep_lo, dep_hi] hold every row of y_{power-1} the rows read
+  ordinal_t dep_hi;
 };
 
 template <class T, class MemSpace>
 using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
 
-// Rows of a CSR matrix.
+// Rows of a CSR matrix: the `lanes` vector lanes of a team thread take entries lane,
+// lane + lanes, ... of the row, kUnroll at a time (spmv's strided_dot, shared with the SpMV
+// kernels, so both keep the same number of loads in flight).
 template <class Scalar, class MemSpace>
 struct CsrRows {
   RandomAccessView<offset_t, MemSpace> row_ptr;
   RandomAccessView<ordinal_t, MemSpace> col_idx;
   RandomAccessView<Scalar, MemSpace> values;
+  int lanes;  // the vector length of the launch
 
   template <class Member, class X>
   KOKKOS_INLINE_FUNCTION Scalar product(const Member& team, const ordinal_t r, const X& y, const int k_in) const {
-    const offset_t begin = row_ptr(r);
-    const ordinal_t len = static_cast<ordinal_t>(row_ptr(r + 1) - begin);
+    const offset_t begin = row_ptr(r), end = row_ptr(r + 1);
     Scalar sum = 0;
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, len),
-        [&](const ordinal_t j, Scalar& s) { s += values(begin + j) * y(col_idx(begin + j), k_in); }, sum);
+        Kokkos::ThreadVectorRange(team, lanes),
+        [&](const int lane, Scalar& s) {
+          s += spmv::detail::strided_dot<Scalar>(begin + lane, end, lanes, col_idx, values,
+                                                 [&](const ordinal_t c) { return y(c, k_in); });
+        },
+        sum);
     return sum;
   }
 };
@@ -49,18 +61,19 @@ struct SellRows {
   RandomAccessView<ordinal_t, MemSpace> col_idx;
   RandomAccessView<Scalar, MemSpace> values;
   int C;
+  int lanes;  // the vector length of the launch
 
   template <class Member, class X>
   KOKKOS_INLINE_FUNCTION Scalar product(const Member& team, const ordinal_t r, const X& y, const int k_in) const {
     const offset_t base = chunk_ptr(r / C) + r % C;
-    const ordinal_t len = row_len(r);
-    const offset_t stride = C;
+    const offset_t end = base + static_cast<offset_t>(row_len(r)) * C;
     Scalar sum = 0;
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, len),
-        [&](const ordinal_t j, Scalar& s) {
-          const offset_t e = base + j * stride;
-          s += values(e) * y(col_idx(e), k_in);
+        Kokkos::ThreadVectorRange(team, lanes),
+        [&](const int lane, Scalar& s) {
+          s += spmv::detail::strided_dot<Scalar>(base + static_cast<offset_t>(lane) * C, end,
+                                                 static_cast<offset_t>(lanes) * C, col_idx, values,
+                                                 [&](const ordinal_t c) { return y(c, k_in); });
         },
         sum);
     return sum;
@@ -94,11 +107,18 @@ struct LaunchFunctor {
   }
 };
 
+// Tickets and completion counts of the single-launch kernel. std::uint64_t, not unsigned
+// long long: Kokkos 4.6's CUDA atomics (desul) have native atom.add overloads for the
+// <cstdint> types only, and an unsigned long long fetch-add falls back to a compare-and-swap
+// loop, which under thousands of teams handing out tickets ran the persistent MPK one block
+// at a time (155 ms instead of microseconds on an H100).
+using Counter = std::uint64_t;
+
 // The single-launch kernel: see "Persistent kernel" in mpk/matrix_power.hpp.
 template <class ExecSpace, class Scalar, class MemSpace, class Rows>
 struct PersistentFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using counter_t = unsigned long long;
+  using counter_t = Counter;
   Rows rows;
   // y_{k-1} is written by other teams during this launch: on GPUs ordinary (coherent) loads
   // only, never the non-coherent read-only path that RandomAccess selects there. On CPUs
@@ -108,27 +128,38 @@ struct PersistentFunctor {
                      Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>
       y_in;
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace> y_out;
-  Kokkos::View<const Block*, MemSpace> blocks;           // tickets in schedule order
-  Kokkos::View<const counter_t*, MemSpace> group_blocks; // blocks of each group (the same at every power)
-  Kokkos::View<counter_t*, MemSpace> done;               // (power-1) * G + group: blocks finished, all runs
-  Kokkos::View<counter_t*, MemSpace> ticket;             // 1 entry: tickets handed out, all runs
-  Kokkos::View<int*, MemSpace> stalled;                  // 1 entry: 0, or 1 + (power-1) * G + group of a stall
+  Kokkos::View<const Block*, MemSpace> blocks;             // tickets in schedule order
+  RandomAccessView<Counter, MemSpace> segment_blocks;      // blocks of each segment (the same at every power)
+  Kokkos::View<Counter*, MemSpace> done;                   // (power-1) * S + segment: blocks finished, all runs
+  Kokkos::View<Counter*, MemSpace> ticket;                 // 1 entry: tickets handed out, all runs
+  Kokkos::View<int*, MemSpace> stalled;                    // 1 entry: 0, or 1 + (power-1) * G + group of a stall
   ordinal_t ngroups;
+  ordinal_t nsegments;
   long long total_blocks;
   counter_t ticket_base;  // (epoch - 1) * (total_blocks + teams)
   counter_t epoch;        // runs so far, this one included
   long long spin_limit;
 
-  // Leader only: waits until tile (h, k_in) has finished epoch * blocks; false on a stall.
-  KOKKOS_INLINE_FUNCTION bool wait_for(const ordinal_t h, const int k_in) const {
-    counter_t* counter = &done((k_in - 1) * static_cast<long long>(ngroups) + h);
-    const counter_t target = epoch * group_blocks(h);
+  // Leader only: waits until segments [lo, hi] of y_{k_in} have finished epoch x their blocks;
+  // false on a stall. Each round reads all the counters before testing any, so that their
+  // loads are in flight together.
+  KOKKOS_INLINE_FUNCTION bool wait_for(const ordinal_t lo, const ordinal_t hi, const int k_in) const {
+    const long long base = (k_in - 1) * static_cast<long long>(nsegments);
+    ordinal_t first = lo;  // segments below first are known done
     long long polls = 0;
-    while (compat::atomic_load_relaxed(counter) < target) {
+    while (true) {
+      bool ready = true;
+      ordinal_t next = hi + 1;
+      for (ordinal_t s = first; s <= hi; ++s)
+        if (compat::atomic_load_relaxed(&done(base + s)) < epoch * segment_blocks(s)) {
+          ready = false;
+          if (s < next) next = s;
+        }
+      if (ready) return true;
+      first = next;
       if (++polls > spin_limit) return false;
       if ((polls & 1023) == 0 && compat::atomic_load_relaxed(&stalled(0)) != 0) return false;  // another gave up
     }
-    return true;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -140,14 +171,8 @@ struct PersistentFunctor {
             mine = static_cast<long long>(Kokkos::atomic_fetch_add(&ticket(0), counter_t(1)) - ticket_base);
             if (mine < total_blocks) {
               const Block b = blocks(mine);
-              if (b.power > 1) {
-                const ordinal_t lo = b.group > 0 ? b.group - 1 : 0;
-                const ordinal_t hi = b.group + 1 < ngroups ? b.group + 1 : ngroups - 1;
-                for (ordinal_t h = lo; h <= hi; ++h)
-                  if (!wait_for(h, b.power - 1))
-                    Kokkos::atomic_compare_exchange(&stalled(0), 0,
-                                                    1 + (b.power - 1) * static_cast<int>(ngroups) + b.group);
-              }
+              if (b.power > 1 && !wait_for(b.dep_lo, b.dep_hi, b.power - 1))
+                Kokkos::atomic_compare_exchange(&stalled(0), 0, 1 + (b.power - 1) * static_cast<int>(ngroups) + b.group);
               Kokkos::memory_fence();  // acquire: the dependencies' values before our reads
             }
           },
@@ -159,7 +184,7 @@ struct PersistentFunctor {
       team.team_barrier();
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         Kokkos::memory_fence();  // release: our values before the count
-        Kokkos::atomic_fetch_add(&done((b.power - 1) * static_cast<long long>(ngroups) + b.group), counter_t(1));
+        Kokkos::atomic_fetch_add(&done((b.power - 1) * static_cast<long long>(nsegments) + b.segment), counter_t(1));
       });
     }
   }

@@ -33,19 +33,24 @@
 // Persistent kernel. The blocks of all tiles, in schedule order (a topological order of
 // the wavefront dependencies: check_schedule enforces that every dependency of a tile lies
 // in an earlier launch, hence earlier in the order), are numbered 0..B-1: the tickets.
-// Each team loops: its leader takes the next ticket with an atomic fetch-add on a global
-// counter, waits until the per-(group, power) completion counters of the tile's
-// dependencies ((g-1, k-1), (g, k-1), (g+1, k-1)) reach their block counts (relaxed
-// atomic loads, then a memory fence: the acquire half), the team computes the block, and
-// after a team barrier the leader fences and increments the tile's counter (the release
-// half: the same barrier-fence-atomic pattern as a grid barrier). y_{k-1} is read with
-// ordinary loads (never the non-coherent read-only path), so after the acquire the team
-// sees the values other teams wrote.
+// Completion is counted per (dependency segment, power): a segment is a run of about
+// dependency_rows rows of one group, in whole blocks. Setup records, for every block, the
+// segments [dep_lo, dep_hi] from the one holding its smallest column to the one holding its
+// largest (all within the neighbouring groups, by check_schedule). Each team loops: its leader
+// takes the next ticket with an atomic fetch-add on a global counter, waits until the counters
+// of those segments at power k-1 reach their block counts (relaxed loads, then a memory fence:
+// the acquire half), the team computes the block, and after a team barrier the leader fences
+// and increments its segment's counter (the release half: the same barrier-fence-atomic pattern
+// as a grid barrier). y_{k-1} is read with ordinary loads (never the non-coherent read-only
+// path), so after the acquire the team sees the values other teams wrote. Waiting for segments
+// instead of whole neighbouring tiles lets a tile start while its neighbours' far ends still
+// run, so the wavefront does not drain at every tile.
 // Why it cannot deadlock:
 //  1. Tickets are handed out in a topological order, one at a time, only to a team that is
 //     running (it is executing the fetch-add), and a team works on its ticket until done.
-//     A team holding ticket t waits only for blocks with tickets < t, and those were all
-//     handed out before t, hence to teams that are already running.
+//     A team holding ticket t waits only for blocks with tickets < t (its segments belong to
+//     tiles that precede its own in the order), and those were all handed out before t,
+//     hence to teams that are already running.
 //  2. By induction on t: the smallest unfinished ticket has all its dependencies finished,
 //     so its team does not wait and finishes. Hence every ticket finishes, provided a
 //     running team is never starved by the spinning of others. A resident GPU team is not
@@ -57,7 +62,7 @@
 //  3. On backends where co-residency cannot be guaranteed (Serial, and any host backend
 //     without a concurrency figure) the kernel runs with one team, which takes the tickets
 //     in order: every dependency is then already done, and nothing ever waits.
-// Counters are never reset: run e (1, 2, ...) waits for e x (blocks of the group), and its
+// Counters are never reset: run e (1, 2, ...) waits for e x (blocks of the segment), and its
 // tickets start at (e-1) x (B + teams), because every team ends with one failed fetch-add.
 // As a last defence against a broken invariant, a wait gives up after spin_limit polls and
 // flags the run: apply() then throws ppsparse::Error (check_persistent) instead of hanging.
@@ -68,6 +73,7 @@
 //
 // Instantiated for (DefaultExecSpace, float|double, DefaultMemSpace).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,7 +92,8 @@ namespace ppsparse::mpk {
 // Options of the p-independent part.
 struct LevelMatrixOptions {
   MpkFormat format = MpkFormat::automatic;     // storage of the blocked/persistent kernels
-  int sell_chunk = 8;                          // C of SELL-C-1 (a power of two on GPUs)
+  int sell_chunk = 0;                          // C of SELL-C-1 (a power of two on GPUs); 0: SELL SpMV's
+                                               // rule (spmv::sell_resolve_options)
   std::optional<spmv::SpmvAlgorithm> baseline; // back_to_back's kernel; none: the fastest, timed at setup
 };
 
@@ -98,7 +105,10 @@ struct MpkOptions {
   int skew = 2;                    // wavefront skew, 1 (RACE, launch per tile) or 2 (launch per step)
   ordinal_t align_rows = 0;        // group cuts on multiples of this; 0: max(32, C)
   ordinal_t rows_per_block = 0;    // rows of one team's block; 0: 1024 on CPUs; on GPUs a power of two
-                                   // in [32, 256] keeping teams x block rows within budget / 4
+                                   // in [32, 256] keeping teams x block rows within budget / 4, and at
+                                   // least a row per team thread
+  ordinal_t dependency_rows = 0;   // persistent: rows of a dependency segment, rounded up to whole
+                                   // blocks (see "Persistent kernel"); 0: 1024
   int vector_length = 0;           // lanes per row; 0: W/C for SELL, ~sqrt(row length) for CSR (1 on CPUs)
   int team_threads = 0;            // threads of a team (team size x vector length); 0: 128 on GPUs, 1 on CPUs
   int persistent_teams = 0;        // 0: the co-resident bound (see above); capped by it and by the blocks
@@ -121,8 +131,8 @@ template <class ExecSpace, class Scalar, class MemSpace = typename ExecSpace::me
 class LevelOrderedMatrix {
  public:
   // InvalidArgument, naming the defect, if `a` is not square or not a valid CSR matrix
-  // (formats/csr.hpp validate: sorted, in-range columns), or sell_chunk is not >= 1 (and a
-  // power of two on GPUs).
+  // (formats/csr.hpp validate: sorted, in-range columns), or sell_chunk is negative (or, on
+  // GPUs, positive but not a power of two).
   LevelOrderedMatrix(const CsrMatrix<Scalar, HostSpace>& a, const LevelMatrixOptions& options = {},
                      const ExecSpace& space = ExecSpace());
 
@@ -195,6 +205,7 @@ class MatrixPowerKernel {
   std::size_t last_level_cache() const { return llc_; }
   ordinal_t rows_per_block() const { return rows_per_block_; }
   long long blocks() const { return total_blocks_; }
+  ordinal_t dependency_segments() const { return nsegments_; }
   int persistent_teams() const { return persistent_teams_; }
   bool graph_is_native() const;
   MpkTraffic traffic() const;
@@ -221,12 +232,13 @@ class MatrixPowerKernel {
   MpkSchedule schedule_;
   std::size_t cache_budget_ = 0, llc_ = 0;
   ordinal_t rows_per_block_ = 0;
+  ordinal_t nsegments_ = 0;
   long long total_blocks_ = 0;
   int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1;
   std::vector<long long> launch_block_offsets_;
   MpkEstimate estimate_;
   std::optional<MpkVariant> automatic_choice_;
-  unsigned long long epoch_ = 0;
+  std::uint64_t epoch_ = 0;  // detail::Counter
   MultiVector work_;
   double setup_seconds_ = 0;
   std::unique_ptr<Impl> impl_;
