@@ -157,11 +157,10 @@ double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::matrix_bytes() const {
 
 template <class ExecSpace, class Scalar, class MemSpace>
 struct MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::Impl {
-  using counter_t = detail::Counter;
   Kokkos::View<detail::Block*, MemSpace> blocks;
-  Kokkos::View<counter_t*, MemSpace> segment_blocks;
-  Kokkos::View<counter_t*, MemSpace> done;
-  Kokkos::View<counter_t*, MemSpace> ticket;
+  Kokkos::View<detail::Counter*, MemSpace> segment_blocks;
+  Kokkos::View<detail::Counter*, MemSpace> done;
+  Kokkos::View<detail::Counter*, MemSpace> ticket;
   Kokkos::View<int*, MemSpace> stalled;
 #if PPSPARSE_HAVE_KOKKOS_GRAPH
   std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph;

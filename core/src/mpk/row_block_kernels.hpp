@@ -118,7 +118,6 @@ using Counter = std::uint64_t;
 template <class ExecSpace, class Scalar, class MemSpace, class Rows>
 struct PersistentFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using counter_t = Counter;
   Rows rows;
   // y_{k-1} is written by other teams during this launch: on GPUs ordinary (coherent) loads
   // only, never the non-coherent read-only path that RandomAccess selects there. On CPUs
@@ -136,8 +135,8 @@ struct PersistentFunctor {
   ordinal_t ngroups;
   ordinal_t nsegments;
   long long total_blocks;
-  counter_t ticket_base;  // (epoch - 1) * (total_blocks + teams)
-  counter_t epoch;        // runs so far, this one included
+  Counter ticket_base;  // (epoch - 1) * (total_blocks + teams)
+  Counter epoch;        // runs so far, this one included
   long long spin_limit;
 
   // Leader only: waits until segments [lo, hi] of y_{k_in} have finished epoch x their blocks;
@@ -168,7 +167,7 @@ struct PersistentFunctor {
       Kokkos::single(
           Kokkos::PerTeam(team),
           [&](long long& mine) {
-            mine = static_cast<long long>(Kokkos::atomic_fetch_add(&ticket(0), counter_t(1)) - ticket_base);
+            mine = static_cast<long long>(Kokkos::atomic_fetch_add(&ticket(0), Counter(1)) - ticket_base);
             if (mine < total_blocks) {
               const Block b = blocks(mine);
               if (b.power > 1 && !wait_for(b.dep_lo, b.dep_hi, b.power - 1))
@@ -184,7 +183,7 @@ struct PersistentFunctor {
       team.team_barrier();
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         Kokkos::memory_fence();  // release: our values before the count
-        Kokkos::atomic_fetch_add(&done((b.power - 1) * static_cast<long long>(nsegments) + b.segment), counter_t(1));
+        Kokkos::atomic_fetch_add(&done((b.power - 1) * static_cast<long long>(nsegments) + b.segment), Counter(1));
       });
     }
   }
