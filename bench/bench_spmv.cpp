@@ -18,7 +18,8 @@
 // spmv_tuner/<matrix>/fp64/samples=<s> (large matrices only) checks csr_coop's run-time tuner
 // against an exhaustive search on this device: counters after8_over_best and
 // done_over_best are the tuner's choice after 8 products and when it stops, over the best
-// of the whole search space (each re-timed as the median of 21 products). stderr gets the
+// of the whole search space (each re-timed as the median of 21 products, all of them in
+// interleaved rounds, so that a drift of the device affects them alike). stderr gets the
 // whole search space's times ("# coop_landscape <matrix> coop,repeat,block,us;...").
 #include <benchmark/benchmark.h>
 
@@ -285,17 +286,33 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
   }
 }
 
-// Median seconds of n products y = A x with csr_coop and these parameters.
+// Seconds of one product y = A x with csr_coop and these parameters.
+double coop_seconds(const Prepared<double>& p, const spmv::CoopParams& params) {
+  Kokkos::fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
+  Kokkos::fence();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Median seconds of n products with these parameters.
 double coop_median_seconds(const Prepared<double>& p, const spmv::CoopParams& params, int n) {
   std::vector<double> t;
-  for (int i = 0; i < n; ++i) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
-    Kokkos::fence();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  for (int i = 0; i < n; ++i) t.push_back(coop_seconds(p, params));
   return median(t);
+}
+
+// Median seconds of n products for each of `params`, timed in n interleaved rounds (one
+// product of each per round), so that a drift of the device's speed during the comparison
+// (clocks, temperature, neighbours) affects all of them alike.
+std::vector<double> coop_interleaved_medians(const Prepared<double>& p, const std::vector<spmv::CoopParams>& params,
+                                             int n) {
+  std::vector<std::vector<double>> t(params.size());
+  for (int i = 0; i < n; ++i)
+    for (size_t j = 0; j < params.size(); ++j) t[j].push_back(coop_seconds(p, params[j]));
+  std::vector<double> medians;
+  for (auto& v : t) medians.push_back(median(v));
+  return medians;
 }
 
 // The tuner as a solver meets it (one product per call, on an operator set up with
@@ -342,14 +359,16 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, int samples) {
       std::cerr << "\n";
       std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     }
+    // The exhaustive search's three best, the start, and the tuner's two choices, re-timed together.
+    std::vector<spmv::CoopParams> compared{start, after8, done};
+    const size_t top = std::min<size_t>(3, all.size());
+    for (size_t i = 0; i < top; ++i) compared.push_back(all[i].second);
+    const std::vector<double> t = coop_interleaved_medians(p, compared, 21);
+    const double t_start = t[0], t_after8 = t[1], t_done = t[2];
     double best = 1e300;
     spmv::CoopParams best_params;
-    for (size_t i = 0; i < std::min<size_t>(3, all.size()); ++i) {
-      const double t = coop_median_seconds(p, all[i].second, 21);
-      if (t < best) best = t, best_params = all[i].second;
-    }
-    const double t_start = coop_median_seconds(p, start, 21), t_after8 = coop_median_seconds(p, after8, 21),
-                 t_done = coop_median_seconds(p, done, 21);
+    for (size_t i = 0; i < top; ++i)
+      if (t[3 + i] < best) best = t[3 + i], best_params = all[i].second;
     for (auto _ : state) state.SetIterationTime(t_after8);
     state.counters["after8_over_best"] = t_after8 / best;
     state.counters["done_over_best"] = t_done / best;

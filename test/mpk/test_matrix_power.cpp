@@ -65,6 +65,59 @@ TEST(MatrixPower, StencilsInDoubleAndFloatWithCsrAndSell) {
   }
 }
 
+// A star: vertex 0 joined to `leaves` others. In any level order the centre's row reads
+// columns as far apart as the leaves are many.
+CsrMatrix<double, HostSpace> star_matrix(ordinal_t leaves, std::uint64_t seed) {
+  std::vector<std::pair<ordinal_t, ordinal_t>> entries;
+  for (ordinal_t i = 0; i <= leaves; ++i) entries.emplace_back(i, i);
+  for (ordinal_t i = 1; i <= leaves; ++i) {
+    entries.emplace_back(0, i);
+    entries.emplace_back(i, 0);
+  }
+  auto a = test::csr_from_entries(leaves + 1, entries, seed);
+  test::normalise_rows(a);
+  return a;
+}
+
+TEST(MatrixPower, SellColumnsOf16And32Bits) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  using Level = mpk::LevelOrderedMatrix<test::Exec, double, test::Mem>;
+  mpk::LevelMatrixOptions lo;
+  lo.format = mpk::MpkFormat::sell;
+  lo.sell_chunk = 4;
+  lo.baseline = spmv::SpmvAlgorithm::csr_v1;
+  // A stencil's columns lie near their rows: 16-bit offsets by default, 32 bits on request,
+  // the same results either way.
+  const auto a = gen::stencil_27pt(9, 8, 7, seed);
+  for (int bits : {0, 16, 32}) {
+    SCOPED_TRACE("index_bits " + std::to_string(bits));
+    lo.index_bits = bits;
+    EXPECT_EQ(Level(a, lo).column_bytes(), bits == 32 ? 4 : 2);
+    mpk::MpkOptions o = test::tiny_group_options(1, 24 * 1024);
+    o.matrix = lo;
+    o.align_rows = 4;
+    test::expect_all_variants_match(a, o, 5, seed + bits);
+  }
+  // The star's centre reads columns 40000 apart: 32 bits by default, and 16 is refused.
+  const auto star = star_matrix(40000, seed);
+  lo.index_bits = 0;
+  EXPECT_EQ(Level(star, lo).column_bytes(), 4);
+  mpk::MpkOptions o = test::tiny_group_options(1, 1 << 20);
+  o.matrix = lo;
+  o.align_rows = 4;
+  test::expect_all_variants_match(star, o, 3, seed);
+  lo.index_bits = 16;
+  try {
+    Level m(star, lo);
+    ADD_FAILURE() << "index_bits 16 accepted for a star of 40000 leaves";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("index_bits 16, but a column lies more than 32767 from its row"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(MatrixPower, ManyTinyLevelsPathAndLongBand) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -243,6 +296,7 @@ TEST(MatrixPower, BadInputsAreRefused) {
   expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "persistent_teams");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "spin_limit");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.sell_chunk = -1; })); }, "sell_chunk -1");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.index_bits = 8; })); }, "index_bits 8 must be 0, 16 or 32");
   expect_message(
       [&] {
         mpk::MpkOptions o = test::tiny_group_options(2);

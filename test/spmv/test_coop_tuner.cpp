@@ -137,10 +137,10 @@ std::vector<MeasuredLandscape> measured_landscapes() {
 
 // The tuner as bench_spmv's spmv_tuner runs it on a GPU (one sample per candidate, 8 calls),
 // started from the fixed rule, on the measured landscapes. Without noise: within 2 % of the
-// exhaustive best on 13 of the 14 (stencil7's best points, coop = 1 with blocks >= 192, sit in
-// a pocket no neighbour step finds: 1.05 there). With 1 % timing noise per call: the median
-// over trials within 3 % (2 % but for mixedmesh, at 2.0-2.6 %) except on stencil7, and never
-// worse than the start.
+// exhaustive best on all 14 (at most 1.2 %). With 1 % timing noise per call: the median over
+// trials within 2 %, and never worse than the start. (Measured before csr_coop's teams
+// interleaved their chunks, stencil7's landscape was rugged at coop = 1 and the tuner ended
+// 5 % from its best there.)
 TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
   const auto landscapes = measured_landscapes();
   ASSERT_EQ(landscapes.size(), 14u);
@@ -159,7 +159,7 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
     EXPECT_LE(exact.calls(), 8);
     const double ratio = l(exact.best()) / l.best();
     within += ratio <= 1.02;
-    EXPECT_LE(ratio, 1.06) << exact.best().to_string();
+    EXPECT_LE(ratio, 1.02) << exact.best().to_string();
     std::vector<double> noisy;
     for (int trial = 0; trial < 100; ++trial) {
       CoopTuner t(l.start, gpu_like_space(), o);
@@ -168,9 +168,9 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
       EXPECT_LE(l(t.best()), l(l.start) * 1.03) << "worse than the start: " << t.best().to_string();
     }
     std::nth_element(noisy.begin(), noisy.begin() + noisy.size() / 2, noisy.end());
-    if (l.matrix.rfind("stencil7_", 0) != 0) EXPECT_LE(noisy[noisy.size() / 2], 1.03);
+    EXPECT_LE(noisy[noisy.size() / 2], 1.02);
   }
-  EXPECT_GE(within, 13);
+  EXPECT_EQ(within, 14);
 }
 
 TEST(CoopTuner, NeverWorseThanStartOnArbitraryCosts) {

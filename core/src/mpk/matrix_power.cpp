@@ -72,6 +72,8 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
   if (options.sell_chunk < 0 || (gpu && options.sell_chunk > 0 && !is_power_of_two(options.sell_chunk)))
     throw InvalidArgument("mpk: sell_chunk " + std::to_string(options.sell_chunk) + " must be >= 1" +
                           (gpu ? " and a power of two on GPUs" : "") + ", or 0 (SELL SpMV's rule)");
+  if (options.index_bits != 0 && options.index_bits != 16 && options.index_bits != 32)
+    throw InvalidArgument("mpk: index_bits " + std::to_string(options.index_bits) + " must be 0, 16 or 32");
   format_ = options.format == MpkFormat::automatic ? (gpu ? MpkFormat::sell : MpkFormat::csr) : options.format;
   // 0: the chunk SELL SpMV would choose (spmv::sell_resolve_options: one lane per row on GPUs
   // up to 64 entries per row). On an H100 (stencil7/27 at 2x the L2, p = 4, 8) the persistent
@@ -86,7 +88,11 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
   host_ = permute(a, perm_);
   device_ = copy_to<MemSpace>(host_);
   if (format_ == MpkFormat::sell) {
-    const auto sell_host = csr_to_sell(host_, chunk_, 1);
+    auto sell_host = csr_to_sell(host_, chunk_, 1);
+    // 16-bit column offsets (10 bytes per FP64 entry, not 12), as SELL SpMV uses them: the
+    // level order keeps a stencil's or a mesh's columns near their rows.
+    if (options.index_bits != 32 && !sell_compress_columns(sell_host) && options.index_bits == 16)
+      throw InvalidArgument("mpk: index_bits 16, but a column lies more than 32767 from its row in the level order");
     host_chunk_len_.assign(sell_host.chunk_len.data(), sell_host.chunk_len.data() + sell_host.nchunks);
     sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(sell_host));
   }
@@ -137,7 +143,7 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
 
 template <class ExecSpace, class Scalar, class MemSpace>
 double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::row_matrix_bytes(ordinal_t r) const {
-  constexpr double entry = sizeof(Scalar) + sizeof(ordinal_t);
+  const double entry = static_cast<double>(sizeof(Scalar)) + column_bytes();
   if (format_ == MpkFormat::sell)
     return host_chunk_len_[r / chunk_] * entry + sizeof(ordinal_t) + static_cast<double>(sizeof(offset_t)) / chunk_;
   return static_cast<double>(host_.row_ptr(r + 1) - host_.row_ptr(r)) * entry + sizeof(offset_t);
@@ -145,7 +151,7 @@ double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::row_matrix_bytes(ordinal
 
 template <class ExecSpace, class Scalar, class MemSpace>
 double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::matrix_bytes() const {
-  constexpr double entry = sizeof(Scalar) + sizeof(ordinal_t);
+  const double entry = static_cast<double>(sizeof(Scalar)) + column_bytes();
   if (format_ == MpkFormat::sell)
     return static_cast<double>(sell_->stored()) * entry + static_cast<double>(sell_->nchunks + 1) * sizeof(offset_t) +
            static_cast<double>(sell_->row_len.extent(0)) * sizeof(ordinal_t);
@@ -467,7 +473,10 @@ void with_rows(const Matrix& m, const int lanes, F&& f) {
   using MemSpace = typename std::decay_t<decltype(m.device_matrix())>::memory_space;
   if (m.format() == MpkFormat::sell) {
     const auto& s = *m.sell_matrix();
-    f(detail::SellRows<Scalar, MemSpace>{s.chunk_ptr, s.row_len, s.col_idx, s.values, s.C, lanes});
+    if (s.compressed_columns())
+      f(detail::SellRows<Scalar, MemSpace, true>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C, lanes});
+    else
+      f(detail::SellRows<Scalar, MemSpace, false>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C, lanes});
   } else {
     const auto& a = m.device_matrix();
     f(detail::CsrRows<Scalar, MemSpace>{a.row_ptr, a.col_idx, a.values, lanes});

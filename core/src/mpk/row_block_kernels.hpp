@@ -53,18 +53,23 @@ struct CsrRows {
 
 // Rows of a SELL-C-1 matrix (sorted position = row): entry j of row r is at
 // chunk_ptr[r / C] + j C + r % C, so the C rows of a chunk, each read by W/C lanes, make one
-// coalesced access of W consecutive entries per step.
-template <class Scalar, class MemSpace>
+// coalesced access of W consecutive entries per step. Compressed: the column of entry k is
+// r + col_offset[k] (2 bytes per entry instead of 4; col_idx is not read).
+template <class Scalar, class MemSpace, bool Compressed>
 struct SellRows {
   RandomAccessView<offset_t, MemSpace> chunk_ptr;
   RandomAccessView<ordinal_t, MemSpace> row_len;
   RandomAccessView<ordinal_t, MemSpace> col_idx;
+  RandomAccessView<std::int16_t, MemSpace> col_offset;
   RandomAccessView<Scalar, MemSpace> values;
   int C;
   int lanes;  // the vector length of the launch
+  using Columns =
+      spmv::detail::SellColumns<Compressed, RandomAccessView<ordinal_t, MemSpace>, RandomAccessView<std::int16_t, MemSpace>>;
 
   template <class Member, class X>
   KOKKOS_INLINE_FUNCTION Scalar product(const Member& team, const ordinal_t r, const X& y, const int k_in) const {
+    const Columns columns{col_idx, col_offset, r};
     const offset_t base = chunk_ptr(r / C) + r % C;
     const offset_t end = base + static_cast<offset_t>(row_len(r)) * C;
     Scalar sum = 0;
@@ -72,7 +77,7 @@ struct SellRows {
         Kokkos::ThreadVectorRange(team, lanes),
         [&](const int lane, Scalar& s) {
           s += spmv::detail::strided_dot<Scalar>(base + static_cast<offset_t>(lane) * C, end,
-                                                 static_cast<offset_t>(lanes) * C, col_idx, values,
+                                                 static_cast<offset_t>(lanes) * C, columns, values,
                                                  [&](const ordinal_t c) { return y(c, k_in); });
         },
         sum);

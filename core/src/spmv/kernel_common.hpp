@@ -26,6 +26,22 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(const YView& y, const ordinal_t i, co
 // stencils, bands and meshes: 84-89 % of copy with 4, 92-98 % with 8.
 constexpr int kUnroll = 8;
 
+// The column of stored entry k of a SELL row at (original) index `row`: row + col_offset(k)
+// from 16-bit offsets when Compressed, else col_idx(k). ColIdx and ColOffset are arrays
+// indexed by k (views, or backend::ReadOnceArray for streaming loads).
+template <bool Compressed, class ColIdx, class ColOffset>
+struct SellColumns {
+  ColIdx col_idx;
+  ColOffset col_offset;
+  ordinal_t row;
+  KOKKOS_FORCEINLINE_FUNCTION ordinal_t operator()(const offset_t k) const {
+    if constexpr (Compressed)
+      return row + col_offset(k);
+    else
+      return col_idx(k);
+  }
+};
+
 // sum over k = first, first + stride, ... < end of values(k) * x_at(col_idx(k)), kUnroll
 // entries at a time, then the rest one by one. (Predicating the last partial group instead
 // of the scalar tail was measured on an H100: 26 % against 23 % of copy on a random 8-per-row

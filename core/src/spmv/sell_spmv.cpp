@@ -39,20 +39,11 @@ SellOptions sell_resolve_options(const SellOptions& in, const double mean_row_le
 
 namespace detail {
 
-// The column of stored entry k of the row at original index `row`: from the 16-bit offsets
-// (Compressed) or the plain 32-bit indices, read with streaming loads if Streaming.
+// SELL columns from the 16-bit offsets (Compressed) or the plain 32-bit indices, read with
+// streaming loads if Streaming.
 template <bool Compressed, bool Streaming>
-struct SellColumns {
-  backend::ReadOnceArray<ordinal_t, Streaming> col_idx;
-  backend::ReadOnceArray<std::int16_t, Streaming> col_offset;
-  ordinal_t row;
-  KOKKOS_FORCEINLINE_FUNCTION ordinal_t operator()(const offset_t k) const {
-    if constexpr (Compressed)
-      return row + col_offset(k);
-    else
-      return col_idx(k);
-  }
-};
+using SellReadOnceColumns = SellColumns<Compressed, backend::ReadOnceArray<ordinal_t, Streaming>,
+                                        backend::ReadOnceArray<std::int16_t, Streaming>>;
 
 }  // namespace detail
 
@@ -100,7 +91,7 @@ struct SellGpuFunctor {
     const offset_t base = a.chunk_ptr(chunk) + r % C;
     const offset_t end = base + static_cast<offset_t>(len) * C;
     const ordinal_t row = a.perm(p);
-    const detail::SellColumns<Compressed, Streaming> col{{a.col_idx.data()}, {a.col_offset.data()}, row};
+    const detail::SellReadOnceColumns<Compressed, Streaming> col{{a.col_idx.data()}, {a.col_offset.data()}, row};
     const backend::ReadOnceArray<Scalar, Streaming> values{a.values.data()};
     Scalar sum = 0;
     Kokkos::parallel_reduce(
@@ -125,7 +116,7 @@ struct SellHostFunctor {
     const offset_t base = a.chunk_ptr(p / a.C) + p % a.C;
     const ordinal_t len = a.row_len(p);
     const ordinal_t row = a.perm(p);
-    const detail::SellColumns<Compressed, false> col{{a.col_idx.data()}, {a.col_offset.data()}, row};
+    const detail::SellReadOnceColumns<Compressed, false> col{{a.col_idx.data()}, {a.col_offset.data()}, row};
     const Scalar sum =
         detail::strided_dot<Scalar>(base, base + static_cast<offset_t>(len) * a.C, a.C, col, a.values, x);
     detail::store_row(y, row, alpha, beta, sum);

@@ -94,6 +94,8 @@ struct LevelMatrixOptions {
   MpkFormat format = MpkFormat::automatic;     // storage of the blocked/persistent kernels
   int sell_chunk = 0;                          // C of SELL-C-1 (a power of two on GPUs); 0: SELL SpMV's
                                                // rule (spmv::sell_resolve_options)
+  int index_bits = 0;                          // SELL columns: 16 (offsets from the row), 32, or 0: 16
+                                               // where every column is within 32767 of its row, else 32
   std::optional<spmv::SpmvAlgorithm> baseline; // back_to_back's kernel; none: the fastest, timed at setup
 };
 
@@ -132,7 +134,8 @@ class LevelOrderedMatrix {
  public:
   // InvalidArgument, naming the defect, if `a` is not square or not a valid CSR matrix
   // (formats/csr.hpp validate: sorted, in-range columns), or sell_chunk is negative (or, on
-  // GPUs, positive but not a power of two).
+  // GPUs, positive but not a power of two), or index_bits is not 0, 16 or 32, or 16 where a
+  // column lies farther than 32767 from its row in the level order.
   LevelOrderedMatrix(const CsrMatrix<Scalar, HostSpace>& a, const LevelMatrixOptions& options = {},
                      const ExecSpace& space = ExecSpace());
 
@@ -145,6 +148,9 @@ class LevelOrderedMatrix {
   const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return sell_ ? sell_.get() : nullptr; }
   MpkFormat format() const { return format_; }  // csr or sell (resolved)
   int sell_chunk() const { return chunk_; }
+  // Bytes of a stored column index of the blocked kernels' format: 2 (SELL with 16-bit
+  // offsets from the row) or sizeof(ordinal_t).
+  int column_bytes() const { return sell_ ? sell_->column_bytes() : static_cast<int>(sizeof(ordinal_t)); }
   spmv::SpmvAlgorithm baseline_algorithm() const { return baseline_->algorithm(); }
   std::string baseline_description() const { return baseline_->describe(); }
   spmv::SpmvOperator<ExecSpace, Scalar, MemSpace>& baseline() const { return *baseline_; }

@@ -23,7 +23,7 @@ namespace ppsparse::spmv {
 
 struct CoopTunerOptions {
   // Runs per candidate; their median decides (>= 1). One run per candidate reaches 2 % of
-  // the exhaustive best within 8 calls on 13 of the 14 H100 landscapes of the tests
+  // the exhaustive best within 8 calls on all 14 H100 landscapes of the tests
   // (test/data/coop_landscape_h100.txt); 3 resist outliers on noisy machines at 3x the calls.
   int samples = 1;
   int max_steps = 16;      // candidates measured at most, the start included (>= 1)

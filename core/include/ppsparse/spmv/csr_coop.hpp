@@ -4,9 +4,12 @@
 //               32 on CUDA, 64 on HIP, 1 on CPUs); they reduce the row with shuffles;
 //   repeat      rows each cooperating group processes, one after another;
 //   block_size  threads of a team (a multiple of coop): block_size / coop groups.
-// A team covers block_size/coop * repeat consecutive rows; its groups take neighbouring
-// rows at the same time (row = team_first + r * groups + group, r < repeat), so that the
-// team's cache lines of values, columns and x are shared between its threads.
+// Rows come in chunks of block_size/coop consecutive rows; a team's groups take the rows of
+// one chunk at the same time (row = chunk * groups + group), so that the team's cache lines of
+// values, columns and x are shared between its threads, and a team takes `repeat` chunks, one
+// after another: on GPUs chunks t, t + L, t + 2L, ... of team t among L teams (the resident
+// teams then work on neighbouring chunks and share x in L2), on CPUs `repeat` consecutive
+// chunks (a thread streams through its rows).
 #include <string>
 #include <vector>
 
