@@ -112,7 +112,7 @@ TEST(MatrixPower, SellColumnsOf16And32Bits) {
     Level m(star, lo);
     ADD_FAILURE() << "index_bits 16 accepted for a star of 40000 leaves";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("index_bits 16, but a column lies more than 32767 from its row"),
+    EXPECT_NE(std::string(e.what()).find("mpk (level order): index_bits = 16, but a column lies more than 32767 columns from its row"),
               std::string::npos)
         << e.what();
   }

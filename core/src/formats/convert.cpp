@@ -290,6 +290,13 @@ bool sell_compress_columns(SellMatrix<Scalar, HostSpace>& s) {
   return true;
 }
 
+template <class Scalar>
+void sell_apply_index_bits(SellMatrix<Scalar, HostSpace>& s, const int index_bits, const std::string& who,
+                           const std::string& option) {
+  if (index_bits != 32 && !sell_compress_columns(s) && index_bits == 16)
+    throw InvalidArgument(who + ": " + option + " = 16, but a column lies more than 32767 columns from its row");
+}
+
 #define PPSPARSE_INSTANTIATE_CONVERT(S)                                                                   \
   template void validate<S>(const CsrMatrix<S, HostSpace>&, const std::string&);                         \
   template void validate<S>(const BsrMatrix<S, HostSpace>&, const std::string&);                         \
@@ -297,7 +304,8 @@ bool sell_compress_columns(SellMatrix<Scalar, HostSpace>& s) {
   template CsrMatrix<S, HostSpace> bsr_to_csr<S>(const BsrMatrix<S, HostSpace>&);                        \
   template SellMatrix<S, HostSpace> csr_to_sell<S>(const CsrMatrix<S, HostSpace>&, int, ordinal_t);      \
   template CsrMatrix<S, HostSpace> sell_to_csr<S>(const SellMatrix<S, HostSpace>&);                       \
-  template bool sell_compress_columns<S>(SellMatrix<S, HostSpace>&);
+  template bool sell_compress_columns<S>(SellMatrix<S, HostSpace>&);                                    \
+  template void sell_apply_index_bits<S>(SellMatrix<S, HostSpace>&, int, const std::string&, const std::string&);
 
 PPSPARSE_INSTANTIATE_CONVERT(float)
 PPSPARSE_INSTANTIATE_CONVERT(double)

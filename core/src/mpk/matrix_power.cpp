@@ -91,8 +91,7 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
     auto sell_host = csr_to_sell(host_, chunk_, 1);
     // 16-bit column offsets (10 bytes per FP64 entry, not 12), as SELL SpMV uses them: the
     // level order keeps a stencil's or a mesh's columns near their rows.
-    if (options.index_bits != 32 && !sell_compress_columns(sell_host) && options.index_bits == 16)
-      throw InvalidArgument("mpk: index_bits 16, but a column lies more than 32767 from its row in the level order");
+    sell_apply_index_bits(sell_host, options.index_bits, "mpk (level order)", "index_bits");
     host_chunk_len_.assign(sell_host.chunk_len.data(), sell_host.chunk_len.data() + sell_host.nchunks);
     sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(sell_host));
   }

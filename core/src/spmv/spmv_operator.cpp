@@ -114,8 +114,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
             space, host, o.C, o.sigma, row_max));
       } else {
         auto sell = csr_to_sell(host, o.C, o.sigma);
-        if (o.index_bits != 32 && !sell_compress_columns(sell) && o.index_bits == 16)
-          throw InvalidArgument(who + ": sell.index_bits = 16, but a column lies more than 32767 columns from its row");
+        sell_apply_index_bits(sell, o.index_bits, who, "sell.index_bits");
         sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(sell));
       }
       break;

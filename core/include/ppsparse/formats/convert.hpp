@@ -36,6 +36,15 @@ CsrMatrix<Scalar, HostSpace> sell_to_csr(const SellMatrix<Scalar, HostSpace>& a)
 template <class Scalar>
 bool sell_compress_columns(SellMatrix<Scalar, HostSpace>& a);
 
+// The column storage an index_bits option asks for (spmv's sell.index_bits, mpk's
+// LevelMatrixOptions::index_bits; already checked to be 0, 16 or 32): 32 keeps the 32-bit
+// indices, 0 adds 16-bit offsets where every column fits (sell_compress_columns), 16 requires
+// them: InvalidArgument(who + ": " + option + " = 16, but a column lies more than 32767 columns
+// from its row") otherwise.
+template <class Scalar>
+void sell_apply_index_bits(SellMatrix<Scalar, HostSpace>& a, int index_bits, const std::string& who,
+                           const std::string& option);
+
 template <class Scalar>
 SellMatrix<Scalar, HostSpace> bsr_to_sell(const BsrMatrix<Scalar, HostSpace>& a, int C, ordinal_t sigma) {
   return csr_to_sell(bsr_to_csr(a), C, sigma);
