@@ -69,99 +69,11 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // row. One dQ gather per block instead of NB.
 // Measured on an H200 (default problem, nb = 5): 70.9 % of the copy bandwidth against 61.5 % for
 // the fig. 7 mapping; unrolling 4 blocks instead of 2 gained nothing (docs/perf/mcpi_cuda_h200.md).
-// EXPERIMENT options (bit mask, PPSPARSE_MCPI_CUDA_RPW_OPT).
-constexpr int kOptLdcs = 1;       // O, ja, D, R loaded evict-first (ld.global.cs)
-constexpr int kOptPrefetchD = 2;  // L2 prefetch of the warp's D and R at the start
-constexpr int kOptBulkO = 4;      // one bulk L2 prefetch of the warp's whole O range at the start
-constexpr int kOptLook = 8;       // per-row L2 prefetch of O 2 iterations ahead
-constexpr int kOptLookFar = 16;   // ... 4 iterations ahead
-constexpr int kOptL2First = 32;   // O, ja, D, R with an L2 evict_first policy (L1 normal)
-constexpr int kOptL2Last = 64;    // dQ gathers with an L2 evict_last policy
-
-__device__ __forceinline__ unsigned long long l2_policy_first() {
-  unsigned long long p;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ __forceinline__ unsigned long long l2_policy_last() {
-  unsigned long long p;
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ __forceinline__ float ld_pol(const float* a, unsigned long long pol) {
-  float v;
-  asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(a), "l"(pol));
-  return v;
-}
-__device__ __forceinline__ int ld_pol(const int* a, unsigned long long pol) {
-  int v;
-  asm("ld.global.nc.L2::cache_hint.s32 %0, [%1], %2;" : "=r"(v) : "l"(a), "l"(pol));
-  return v;
-}
-__device__ __forceinline__ double ld_pol(const double* a, unsigned long long pol) {
-  double v;
-  asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(a), "l"(pol));
-  return v;
-}
-
-template <bool CS, class T>
-__device__ __forceinline__ T load_ro(const T* p) {
-  if constexpr (CS)
-    return __ldcs(p);
-  else
-    return __ldg(p);
-}
-
-// L2 prefetch of the 128-byte lines of [p, p + bytes), spread over `count` lanes (this is `slot`).
-__device__ __forceinline__ void prefetch_lines_l2(const char* p, const long long bytes, const int slot, const int count) {
-  if (bytes <= 0) return;
-  const unsigned long long first = reinterpret_cast<unsigned long long>(p) >> 7;
-  const unsigned long long last = (reinterpret_cast<unsigned long long>(p) + bytes - 1) >> 7;
-  for (unsigned long long l = first + slot; l <= last; l += count) asm volatile("prefetch.global.L2 [%0];" ::"l"(l << 7));
-}
-
-// One bulk L2 prefetch (sm_90) of the 16-byte-aligned part of [p, p + bytes).
-__device__ __forceinline__ void bulk_prefetch_l2(const char* p, const long long bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const unsigned long long b = (reinterpret_cast<unsigned long long>(p) + 15) & ~15ull;
-  const unsigned long long e = (reinterpret_cast<unsigned long long>(p) + bytes) & ~15ull;
-  if (e > b) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(b), "r"(static_cast<unsigned>(e - b)) : "memory");
-#else
-  prefetch_lines_l2(p, bytes, 0, 1);
-#endif
-}
-
-// 16_x: a warp owns R = 32 / NB block rows, NB consecutive lanes per row (seed 000, fig. 6).
-// Unlike the seed's fig. 7 (lane i takes row i of each block and gathers NB dQ values), lane
-// (r, i) multiplies column i of each block
-// (NB contiguous floats) by the single dQ value it needs, accumulating partial sums for all NB
-// rows of the block; the NB partial vectors of a block row are summed with shuffles once per
-// row. One dQ gather per block instead of NB.
-// Measured on an H200 (default problem, nb = 5): 70.9 % of the copy bandwidth against 61.5 % for
-// the fig. 7 mapping; unrolling 4 blocks instead of 2 gained nothing (docs/perf/mcpi_cuda_h200.md).
-template <int NB, bool ASYNC, int OPT = 0>
+template <int NB, bool ASYNC>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
   constexpr int UNROLL = 2;
   constexpr int R = 32 / NB;
   constexpr int NB2 = NB * NB;
-  constexpr bool CS = (OPT & kOptLdcs) != 0;
-  constexpr int LA = (OPT & kOptLookFar) ? 4 * UNROLL : 2 * UNROLL;  // look-ahead in blocks
-  constexpr bool LOOK = (OPT & (kOptLook | kOptLookFar)) != 0;
-  constexpr long long kBlockBytes = NB2 * static_cast<long long>(sizeof(float));
-  constexpr bool PF = (OPT & kOptL2First) != 0, PL = (OPT & kOptL2Last) != 0;
-  const unsigned long long pol_first = PF ? l2_policy_first() : 0, pol_last = PL ? l2_policy_last() : 0;
-  auto ld = [&](const auto* p) {
-    if constexpr (PF)
-      return ld_pol(p, pol_first);
-    else
-      return load_ro<CS>(p);
-  };
-  auto ldx = [&](const float* p) {
-    if constexpr (PL)
-      return ld_pol(p, pol_last);
-    else
-      return __ldg(p);
-  };
   __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int r = lane / NB, i = lane % NB;
@@ -172,21 +84,6 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
     const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
     async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
   }
-  if constexpr ((OPT & (kOptPrefetchD | kOptBulkO)) != 0) {
-    if (first < a.row_end) {
-      const long long last = min(first + R, static_cast<long long>(a.row_end));
-      if constexpr ((OPT & kOptBulkO) != 0) {
-        if (lane == 0) {
-          const offset_t kb = __ldg(a.ia + first), ke = __ldg(a.ia + last);
-          bulk_prefetch_l2(reinterpret_cast<const char*>(a.O + kb * NB2), (ke - kb) * kBlockBytes);
-        }
-      }
-      if constexpr ((OPT & kOptPrefetchD) != 0) {
-        prefetch_lines_l2(reinterpret_cast<const char*>(a.D + first * NB2), (last - first) * NB2 * 8ll, lane, 32);
-        prefetch_lines_l2(reinterpret_cast<const char*>(a.R + first * NB), (last - first) * NB * 8ll, lane, 32);
-      }
-    }
-  }
   const float* __restrict__ dq = a.dq;
   float acc[NB];
 #pragma unroll
@@ -194,30 +91,21 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   if (active) {
     offset_t k = __ldg(a.ia + row);
     const offset_t kend = __ldg(a.ia + row + 1);
-    if constexpr (LOOK) {
-      const offset_t upto = min(k + LA, kend);
-      prefetch_lines_l2(reinterpret_cast<const char*>(a.O + k * NB2), (upto - k) * kBlockBytes, i, NB);
-    }
     for (; k + UNROLL - 1 < kend; k += UNROLL) {
-      if constexpr (LOOK) {
-        const offset_t pf = k + LA;
-        if (pf < kend)
-          prefetch_lines_l2(reinterpret_cast<const char*>(a.O + pf * NB2), (min(pf + UNROLL, kend) - pf) * kBlockBytes, i, NB);
-      }
       float x[UNROLL];
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) x[u] = ldx(dq + static_cast<long long>(ld(a.ja + k + u)) * NB + i);
+      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u)) * NB + i);
       const float* o0 = a.O + k * NB2 + i * NB;
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-        for (int m = 0; m < NB; ++m) acc[m] += ld(o0 + u * NB2 + m) * x[u];
+        for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + u * NB2 + m) * x[u];
     }
     for (; k < kend; ++k) {
-      const float x = ldx(dq + static_cast<long long>(ld(a.ja + k)) * NB + i);
+      const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
       const float* o = a.O + k * NB2 + i * NB;
 #pragma unroll
-      for (int m = 0; m < NB; ++m) acc[m] += ld(o + m) * x;
+      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
     }
   }
   // Lane (r, i) needs row i's sum over the NB lanes of its block row.
@@ -229,13 +117,13 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
     for (int q = 0; q < NB; ++q) sum += __shfl_sync(kFull, acc[m], r * NB + q);
     if (m == i) mine = sum;
   }
-  const double rv = active ? ld(a.R + row * NB + i) - static_cast<double>(mine) : 0.0;
+  const double rv = active ? __ldg(a.R + row * NB + i) - static_cast<double>(mine) : 0.0;
   if (ASYNC) {
     __pipeline_wait_prior(0);
     __syncwarp();
   }
   auto Dij = [&](int ii, int jj) {
-    return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : ld(a.D + row * NB2 + jj * NB + ii);
+    return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
   };
   const double x = substitute<NB>(rv, i, r * NB, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
@@ -304,14 +192,6 @@ bool wide_prefetch() {
     return !(e && std::string(e) == "0");
   }();
   return b;
-}
-// EXPERIMENT: PPSPARSE_MCPI_CUDA_RPW_OPT selects rows_per_warp_kernel's options.
-int rpw_opt() {
-  static const int v = [] {
-    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_RPW_OPT");
-    return e ? std::atoi(e) : 0;
-  }();
-  return v;
 }
 int sm_count() {
   static const int n = [] {
@@ -593,16 +473,7 @@ void launch(Variant v, const ColourArgs& a) {
     } else if (async) {
       rows_per_warp_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
     } else {
-      switch (rpw_opt()) {
-#define PPS_RPW(O) \
-  case O:          \
-    rows_per_warp_kernel<NB, false, O><<<grid, kWarps * 32, 0, stream()>>>(a); \
-    break;
-        PPS_RPW(1) PPS_RPW(32) PPS_RPW(64) PPS_RPW(96)
-#undef PPS_RPW
-        default:
-          rows_per_warp_kernel<NB, false><<<grid, kWarps * 32, 0, stream()>>>(a);
-      }
+      rows_per_warp_kernel<NB, false><<<grid, kWarps * 32, 0, stream()>>>(a);
     }
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
