@@ -241,6 +241,8 @@ TEST(SpmvOperator, RejectsBadOptions) {
             "sell options: hyb_row_max = -2 must be >= 1, 0 (pure SELL) or -1 (automatic)");
   EXPECT_EQ(message_of<Error>([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 0); }),
             "hyb setup: row_max = 0 must be >= 1");
+  EXPECT_EQ(message_of<Error>([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 2, 8); }),
+            "hyb setup: index_bits = 8 must be 0, 16 or 32");
   // Direct kernel calls check their own parameters.
   Kokkos::View<double*, Mem> x("x", 20), y("y", 20);
   EXPECT_EQ(message_of<Error>([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 0}); }),
@@ -359,43 +361,60 @@ double product_error(SpmvOperator<Exec, double>& op, const CsrMatrix<double, Hos
 }
 
 // 16-bit column offsets: chosen where every column is within 32767 of its row, refused
-// (index_bits = 16) or skipped (index_bits = 0) otherwise; results equal the reference.
+// (index_bits = 16) or skipped (index_bits = 0) otherwise; results equal the reference. Pure
+// SELL and HYB (whose SELL part takes the same option; three long rows go to its tail).
 TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
   const auto seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  // Periodic band of half-width 40000: too wide; 30000: fits.
+  constexpr ordinal_t kLongRow = 1000, kLongRows = 3, kLongLength = 300;
+  // Periodic band of half-width 40000: too wide; 30000: fits. Rows kLongRow.. are long, with
+  // columns within kLongLength of the row.
   for (const ordinal_t half : {30000, 40000}) {
     const ordinal_t n = 2 * half + 500;
-    CsrMatrix<double, HostSpace> h(n, n, 3 * static_cast<offset_t>(n), "band");
+    const offset_t nnz = 3 * static_cast<offset_t>(n) + kLongRows * (kLongLength - 3);
+    CsrMatrix<double, HostSpace> h(n, n, nnz, "band");
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1, 1);
+    offset_t k = 0;
     for (ordinal_t i = 0; i < n; ++i) {
-      // Distinct, sorted columns at distance 0, half and n - half (a periodic band).
-      ordinal_t cols[3] = {i, (i + half) % n, (i + n - half) % n};
-      std::sort(cols, cols + 3);
-      for (int j = 0; j < 3; ++j) {
-        h.col_idx(3 * static_cast<offset_t>(i) + j) = cols[j];
-        h.values(3 * static_cast<offset_t>(i) + j) = u(rng);
+      std::vector<ordinal_t> cols;
+      if (i >= kLongRow && i < kLongRow + kLongRows) {
+        for (ordinal_t j = 0; j < kLongLength; ++j) cols.push_back(i - kLongLength / 2 + j);
+      } else {
+        // Distinct, sorted columns at distance 0, half and n - half (a periodic band).
+        cols = {i, (i + half) % n, (i + n - half) % n};
+        std::sort(cols.begin(), cols.end());
       }
-      h.row_ptr(i + 1) = 3 * static_cast<offset_t>(i + 1);
+      for (const ordinal_t c : cols) {
+        h.col_idx(k) = c;
+        h.values(k++) = u(rng);
+      }
+      h.row_ptr(i + 1) = k;
     }
+    ASSERT_EQ(k, nnz);
     const auto a = copy_to<Mem>(h);
     std::vector<double> x(static_cast<size_t>(n));
     for (auto& v : x) v = u(rng);
-    for (const int bits : {0, 16, 32}) {
-      SCOPED_TRACE("half-width " + std::to_string(half) + ", index_bits " + std::to_string(bits));
-      spmv::SpmvOptions o;
-      o.sell.index_bits = bits;
-      if (bits == 16 && half > 32767) {
-        EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
-                  "sell setup: sell.index_bits = 16, but a column lies more than 32767 columns from its row");
-        continue;
+    for (const bool hyb : {false, true}) {
+      for (const int bits : {0, 16, 32}) {
+        SCOPED_TRACE("half-width " + std::to_string(half) + ", index_bits " + std::to_string(bits) + (hyb ? ", hyb" : ""));
+        spmv::SpmvOptions o;
+        o.sell.index_bits = bits;
+        o.sell.hyb_row_max = hyb ? -1 : 0;
+        if (bits == 16 && half > 32767) {
+          EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
+                    hyb ? "hyb setup: index_bits = 16, but a column lies more than 32767 columns from its row"
+                        : "sell setup: sell.index_bits = 16, but a column lies more than 32767 columns from its row");
+          continue;
+        }
+        SpmvOperator<Exec, double> op(SpmvAlgorithm::sell, a, o);
+        ASSERT_EQ(op.hyb_matrix() != nullptr, hyb);
+        if (hyb) EXPECT_EQ(op.hyb_matrix()->tail.nrows, kLongRows);
+        const bool expect_compressed = bits != 32 && half <= 32767;
+        EXPECT_EQ(op.sell_matrix()->compressed_columns(), expect_compressed);
+        EXPECT_EQ(op.traffic(false).kernel_bytes < op.traffic(false).model_bytes, expect_compressed);
+        EXPECT_LE(product_error(op, h, x), 1.0);
       }
-      SpmvOperator<Exec, double> op(SpmvAlgorithm::sell, a, o);
-      const bool expect_compressed = bits != 32 && half <= 32767;
-      EXPECT_EQ(op.sell_matrix()->compressed_columns(), expect_compressed);
-      EXPECT_EQ(op.traffic(false).kernel_bytes < op.traffic(false).model_bytes, expect_compressed);
-      EXPECT_LE(product_error(op, h, x), 1.0);
     }
   }
 }

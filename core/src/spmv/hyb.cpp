@@ -32,8 +32,10 @@ struct AddTail {
 
 template <class ExecSpace, class Scalar, class MemSpace>
 HybMatrix<Scalar, MemSpace> make_hyb(const ExecSpace& space, const CsrMatrix<Scalar, HostSpace>& a, int C,
-                                     ordinal_t sigma, ordinal_t row_max) {
+                                     ordinal_t sigma, ordinal_t row_max, const int index_bits) {
   if (row_max < 1) throw InvalidArgument("hyb setup: row_max = " + std::to_string(row_max) + " must be >= 1");
+  if (index_bits != 0 && index_bits != 16 && index_bits != 32)
+    throw InvalidArgument("hyb setup: index_bits = " + std::to_string(index_bits) + " must be 0, 16 or 32");
   check_csr_extents("hyb setup", a);
   // Split: each row keeps its first row_max entries; the rest of a long row goes to the tail.
   offset_t head_nnz = 0, tail_nnz = 0;
@@ -68,7 +70,9 @@ HybMatrix<Scalar, MemSpace> make_hyb(const ExecSpace& space, const CsrMatrix<Sca
   }
   HybMatrix<Scalar, MemSpace> m;
   m.row_max = row_max;
-  m.sell = copy_to<MemSpace>(csr_to_sell(head, C, sigma));
+  auto sell = csr_to_sell(head, C, sigma);
+  sell_apply_index_bits(sell, index_bits, "hyb setup", "index_bits");
+  m.sell = copy_to<MemSpace>(sell);
   m.tail = copy_to<MemSpace>(tail);
   m.tail_rows = Kokkos::View<ordinal_t*, MemSpace>("hyb.tail_rows", tail_rows.size());
   auto hr = Kokkos::create_mirror_view(m.tail_rows);
@@ -95,7 +99,7 @@ void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatri
 
 #define PPSPARSE_INSTANTIATE_HYB(S)                                                                             \
   template HybMatrix<S, DefaultMemSpace> make_hyb<DefaultExecSpace, S, DefaultMemSpace>(                        \
-      const DefaultExecSpace&, const CsrMatrix<S, HostSpace>&, int, ordinal_t, ordinal_t);                      \
+      const DefaultExecSpace&, const CsrMatrix<S, HostSpace>&, int, ordinal_t, ordinal_t, int);                      \
   template void hyb_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
       const DefaultExecSpace&, S, const HybMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
       S, const Vector<S, DefaultMemSpace>&, MatrixLoads);

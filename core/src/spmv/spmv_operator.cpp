@@ -111,7 +111,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
       if (o.hyb_row_max != 0) {
         const ordinal_t row_max = o.hyb_row_max > 0 ? o.hyb_row_max : hyb_auto_row_max(a.nrows, a.nnz());
         hyb_ = std::make_shared<HybMatrix<Scalar, MemSpace>>(make_hyb<ExecSpace, Scalar, MemSpace>(
-            space, host, o.C, o.sigma, row_max));
+            space, host, o.C, o.sigma, row_max, o.index_bits));
       } else {
         auto sell = csr_to_sell(host, o.C, o.sigma);
         sell_apply_index_bits(sell, o.index_bits, who, "sell.index_bits");

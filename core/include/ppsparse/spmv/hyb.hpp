@@ -33,11 +33,13 @@ struct HybMatrix {
 ordinal_t hyb_auto_row_max(ordinal_t nrows, offset_t nnz);
 
 // Splits a host CSR into the HYB parts (C, sigma as csr_to_sell) and copies them to MemSpace.
-// row_max >= 1 (InvalidArgument otherwise). Instantiated for (DefaultExecSpace, float|double,
-// DefaultMemSpace).
+// index_bits: the SELL part's columns as sell_apply_index_bits (0: 16-bit offsets where they
+// fit, 16: required, 32: 32-bit indices). InvalidArgument unless row_max >= 1 and index_bits
+// is 0, 16 or 32, or for 16 where a column of the SELL part lies too far from its row.
+// Instantiated for (DefaultExecSpace, float|double, DefaultMemSpace).
 template <class ExecSpace, class Scalar, class MemSpace>
 HybMatrix<Scalar, MemSpace> make_hyb(const ExecSpace& space, const CsrMatrix<Scalar, HostSpace>& a, int C,
-                                     ordinal_t sigma, ordinal_t row_max);
+                                     ordinal_t sigma, ordinal_t row_max, int index_bits = 0);
 
 // y = alpha*A*x + beta*y (conventions as csr_v1). The tail workspace is shared: one product
 // at a time per HybMatrix. `loads`: spmv/matrix_loads.hpp.
@@ -51,7 +53,8 @@ void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatri
 // read of y at the tail rows.
 template <class Scalar, class MemSpace>
 SpmvTraffic hyb_traffic(const HybMatrix<Scalar, MemSpace>& a, bool reads_y) {
-  SpmvTraffic t = sell_traffic<Scalar>(a.sell.nrows, a.sell.ncols, a.nnz(), a.sell.stored(), a.sell.nchunks, reads_y);
+  SpmvTraffic t = sell_traffic<Scalar>(a.sell.nrows, a.sell.ncols, a.nnz(), a.sell.stored(), a.sell.nchunks, reads_y,
+                                       a.sell.column_bytes());
   const double tail_rows = static_cast<double>(a.tail.nrows);
   t.kernel_bytes += static_cast<double>(a.tail.nnz()) * (sizeof(Scalar) + sizeof(ordinal_t)) +
                     (tail_rows + 1) * sizeof(offset_t) + tail_rows * (sizeof(ordinal_t) + 2.0 * sizeof(Scalar)) +
