@@ -99,24 +99,6 @@ struct McpiConfig {
   std::vector<std::string> groups{"default", "nb_sweep", "mesh"};  // --problems PPSPARSE_BENCH_MCPI_PROBLEMS
 };
 
-long long parse_int(const std::string& flag, const std::string& text, long long lo, long long hi) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < lo || v > hi)
-    throw InvalidArgument("flag " + flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) +
-                          ", " + std::to_string(hi) + "]");
-  return v;
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 bool path_exists(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0;
@@ -158,36 +140,30 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   };
   auto set = [&](const char* name) { return flag_of(name).set; };
   auto value = [&](const char* name) { return flag_of(name).value; };
-  if (set("--grid")) c.grid = static_cast<int>(parse_int("--grid", value("--grid"), 2, 1290));
-  if (set("--nb")) c.nb = static_cast<int>(parse_int("--nb", value("--nb"), 1, 64));
+  if (set("--grid")) c.grid = static_cast<int>(flag_integer("--grid", value("--grid"), 2, 1290));
+  if (set("--nb")) c.nb = static_cast<int>(flag_integer("--nb", value("--nb"), 1, 64));
   if (set("--nb_list")) {
     c.nb_list.clear();
-    for (const auto& t : split_list(value("--nb_list"))) c.nb_list.push_back(static_cast<int>(parse_int("--nb_list", t, 1, 64)));
+    for (const auto& t : flag_list("--nb_list", value("--nb_list"))) c.nb_list.push_back(static_cast<int>(flag_integer("--nb_list", t, 1, 64)));
   }
-  if (set("--nb_sweep_mb")) {
-    char* end = nullptr;
-    const std::string t = value("--nb_sweep_mb");
-    c.nb_sweep_mb = std::strtod(t.c_str(), &end);
-    if (t.empty() || *end != '\0' || !(c.nb_sweep_mb > 0))
-      throw InvalidArgument("flag --nb_sweep_mb: '" + t + "' is not a positive number");
-  }
+  if (set("--nb_sweep_mb")) c.nb_sweep_mb = flag_number("--nb_sweep_mb", value("--nb_sweep_mb"), true);
   if (set("--nb_sweep_max_grid"))
-    c.nb_sweep_max_grid = static_cast<int>(parse_int("--nb_sweep_max_grid", value("--nb_sweep_max_grid"), 2, 1290));
+    c.nb_sweep_max_grid = static_cast<int>(flag_integer("--nb_sweep_max_grid", value("--nb_sweep_max_grid"), 2, 1290));
   if (set("--nb_sweep_min_grid"))
-    c.nb_sweep_min_grid = static_cast<int>(parse_int("--nb_sweep_min_grid", value("--nb_sweep_min_grid"), 2, 1290));
+    c.nb_sweep_min_grid = static_cast<int>(flag_integer("--nb_sweep_min_grid", value("--nb_sweep_min_grid"), 2, 1290));
   if (c.nb_sweep_min_grid > c.nb_sweep_max_grid)
     throw InvalidArgument("--nb_sweep_min_grid " + std::to_string(c.nb_sweep_min_grid) +
                           " exceeds --nb_sweep_max_grid " + std::to_string(c.nb_sweep_max_grid));
-  if (set("--meshes")) c.meshes = split_list(value("--meshes"));
-  if (set("--refine")) c.refine = static_cast<int>(parse_int("--refine", value("--refine"), 0, 6));
+  if (set("--meshes")) c.meshes = flag_list("--meshes", value("--meshes"));
+  if (set("--refine")) c.refine = static_cast<int>(flag_integer("--refine", value("--refine"), 0, 6));
   if (set("--mesh_dir")) c.mesh_dir = value("--mesh_dir");
-  if (set("--sweeps")) c.sweeps = static_cast<int>(parse_int("--sweeps", value("--sweeps"), 1, 100000));
-  if (set("--check_sweeps")) c.check_sweeps = static_cast<int>(parse_int("--check_sweeps", value("--check_sweeps"), 1, 1000));
+  if (set("--sweeps")) c.sweeps = static_cast<int>(flag_integer("--sweeps", value("--sweeps"), 1, 100000));
+  if (set("--check_sweeps")) c.check_sweeps = static_cast<int>(flag_integer("--check_sweeps", value("--check_sweeps"), 1, 1000));
   if (set("--problems")) {
-    c.groups = split_list(value("--problems"));
+    c.groups = flag_list("--problems", value("--problems"));
     for (const auto& g : c.groups)
       if (g != "default" && g != "nb_sweep" && g != "mesh")
-        throw InvalidArgument("flag --problems: unknown group '" + g + "' (default, nb_sweep, mesh)");
+        throw InvalidArgument("benchmark flag --problems: unknown group '" + g + "' (default, nb_sweep, mesh)");
   }
   return c;
 }

@@ -87,18 +87,10 @@ struct MpkBenchConfig {
 const Clock::time_point g_start = Clock::now();
 MpkBenchConfig g_config;
 
-std::vector<double> parse_list(const std::string& flag, const std::string& text) {
+// A list of positive numbers.
+std::vector<double> number_list(const BenchFlag& f) {
   std::vector<double> v;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    const double x = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(x > 0))
-      throw InvalidArgument("benchmark flag " + flag + ": '" + item + "' is not a positive number");
-    v.push_back(x);
-  }
-  if (v.empty()) throw InvalidArgument("benchmark flag " + flag + ": empty list");
+  for (const auto& item : flag_list(f.flag, f.value)) v.push_back(flag_number(f.flag, item, true));
   return v;
 }
 
@@ -117,20 +109,13 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
-                                  : parse_list(s[0].flag, s[0].value).at(0);
-  c.multiples = parse_list(s[1].flag, s[1].value);
-  for (double p : parse_list(s[2].flag, s[2].value)) {
-    if (p != std::floor(p) || p > 64) throw InvalidArgument("benchmark flag --mpk_powers: " + std::to_string(p) + " is not an integer in [1, 64]");
-    c.powers.push_back(static_cast<int>(p));
-  }
-  c.fractions = parse_list(s[3].flag, s[3].value);
-  c.time_budget_s = s[4].value == "0" ? 0.0 : parse_list(s[4].flag, s[4].value).at(0);
-  auto whole = [](const BenchFlag& f) {
-    const double v = f.value == "0" ? 0.0 : parse_list(f.flag, f.value).at(0);
-    if (v != std::floor(v) || v > 1e9)
-      throw InvalidArgument("benchmark flag " + std::string(f.flag) + ": '" + f.value + "' is not a whole number");
-    return static_cast<int>(v);
-  };
+                                  : flag_number(s[0].flag, s[0].value, true);
+  c.multiples = number_list(s[1]);
+  for (const auto& p : flag_list(s[2].flag, s[2].value)) c.powers.push_back(static_cast<int>(flag_integer(s[2].flag, p, 1, 64)));
+  c.fractions = number_list(s[3]);
+  c.time_budget_s = flag_number(s[4].flag, s[4].value, false);
+  // 0: the operator's default.
+  auto whole = [](const BenchFlag& f) { return static_cast<int>(flag_integer(f.flag, f.value, 0, 1000000000)); };
   c.persistent_teams = whole(s[5]);
   c.rows_per_block = whole(s[6]);
   c.dependency_rows = whole(s[7]);

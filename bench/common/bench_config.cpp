@@ -1,24 +1,46 @@
 #include "common/bench_config.hpp"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <sstream>
 #include <vector>
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/kokkos_compat.hpp>
 
 namespace ppsparse::bench {
-namespace {
 
-double parse_number(const std::string& flag, const std::string& text) {
+double flag_number(const std::string& flag, const std::string& text, const bool positive) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= 0))
-    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not a nonnegative number");
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || !(positive ? v > 0 : v >= 0))
+    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not a " + (positive ? "positive" : "nonnegative") +
+                          " number");
   return v;
 }
 
-}  // namespace
+long long flag_integer(const std::string& flag, const std::string& text, const long long lo, const long long hi) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "]");
+  return v;
+}
+
+std::vector<std::string> flag_list(const std::string& flag, const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) items.push_back(item);
+  if (items.empty()) throw InvalidArgument("benchmark flag " + flag + ": empty list");
+  return items;
+}
 
 void take_bench_flags(std::vector<BenchFlag>& flags, int& argc, char** argv) {
   for (auto& f : flags)
@@ -56,16 +78,14 @@ BenchConfig parse_bench_config(int& argc, char** argv) {
                            {"--seed", "PPSPARSE_BENCH_SEED", ""},
                            {"--variants", "PPSPARSE_BENCH_VARIANTS", ""}};
   take_bench_flags(s, argc, argv);
-  if (s[0].set) c.matrix_mb = parse_number(s[0].flag, s[0].value);
-  if (s[1].set) c.copy_mb = parse_number(s[1].flag, s[1].value);
-  if (s[2].set) c.reps = static_cast<int>(parse_number(s[2].flag, s[2].value));
-  if (s[3].set) c.min_time = parse_number(s[3].flag, s[3].value);
+  if (s[0].set) c.matrix_mb = flag_number(s[0].flag, s[0].value, true);
+  if (s[1].set) c.copy_mb = flag_number(s[1].flag, s[1].value, true);
+  if (s[2].set) c.reps = static_cast<int>(flag_integer(s[2].flag, s[2].value, 1, 1000000));
+  if (s[3].set) c.min_time = flag_number(s[3].flag, s[3].value, false);
   if (s[4].set) c.shared_dir = s[4].value;
-  if (s[5].set) c.seed = static_cast<std::uint64_t>(parse_number(s[5].flag, s[5].value));
+  if (s[5].set)
+    c.seed = static_cast<std::uint64_t>(flag_integer(s[5].flag, s[5].value, 0, std::numeric_limits<long long>::max()));
   if (s[6].set) c.variants = s[6].value;
-  if (c.reps < 1) throw InvalidArgument("benchmark flag --reps: must be >= 1");
-  if (c.matrix_mb <= 0) throw InvalidArgument("benchmark flag --matrix_mb: must be > 0");
-  if (c.copy_mb <= 0) throw InvalidArgument("benchmark flag --copy_mb: must be > 0");
   return c;
 }
 

@@ -44,6 +44,15 @@ struct BenchFlag {
 // removes the consumed arguments from argv. The programs' own readers share this.
 void take_bench_flags(std::vector<BenchFlag>& flags, int& argc, char** argv);
 
+// Readers of a flag's text, shared by the benchmark programs. Each throws InvalidArgument with
+// one line naming the flag and the text: "benchmark flag --x: '<text>' is not ...".
+// A number (the whole text), > 0 when `positive`, else >= 0.
+double flag_number(const std::string& flag, const std::string& text, bool positive);
+// An integer (the whole text) in [lo, hi].
+long long flag_integer(const std::string& flag, const std::string& text, long long lo, long long hi);
+// The items of a comma-separated list, empty items dropped; "...: empty list" if none is left.
+std::vector<std::string> flag_list(const std::string& flag, const std::string& text);
+
 // Reads the flags above and removes them from argv (Kokkos' own flags must already have
 // been consumed by Kokkos::initialize). Throws ppsparse::InvalidArgument on a malformed value.
 BenchConfig parse_bench_config(int& argc, char** argv);
