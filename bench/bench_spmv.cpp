@@ -19,7 +19,10 @@
 // against an exhaustive search on this device: counters after8_over_best and
 // done_over_best are the tuner's choice after 8 products and when it stops, over the best
 // of the whole search space (each re-timed as the median of 21 products, all of them in
-// interleaved rounds, so that a drift of the device affects them alike). stderr gets the
+// interleaved rounds, so that a drift of the device affects them alike; every product timed
+// by backend::DeviceTimer, as the tuner times it). start_spread_host_clock and
+// start_spread_device_timer are the (p90 - p10) / median of 21 single products of the start
+// point timed each way: the noise a single-product decision faces. stderr gets the
 // whole search space's times ("# coop_landscape <matrix> coop,repeat,block,us;...").
 #include <benchmark/benchmark.h>
 
@@ -32,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include <ppsparse/backend/device_timer.hpp>
 #include <ppsparse/error.hpp>
 #include <ppsparse/spmv/kokkos_kernels_spmv.hpp>
 #include <ppsparse/spmv/reference.hpp>
@@ -286,13 +290,27 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
   }
 }
 
-// Seconds of one product y = A x with csr_coop and these parameters.
-double coop_seconds(const Prepared<double>& p, const spmv::CoopParams& params) {
-  Kokkos::fence();
-  const auto t0 = std::chrono::steady_clock::now();
+// Seconds of one product y = A x with csr_coop and these parameters, measured as the tuner
+// measures it (backend::DeviceTimer) or, with host_clock, by fences around a steady clock.
+double coop_seconds(const Prepared<double>& p, const spmv::CoopParams& params, bool host_clock = false) {
+  if (host_clock) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
+    Kokkos::fence();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  backend::DeviceTimer timer;
+  timer.start();
   spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
-  Kokkos::fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return timer.stop();
+}
+
+// (90th - 10th percentile) / median: the spread of single-product timings.
+double relative_spread(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  const size_t tail = t.size() / 10;
+  return (t[t.size() - 1 - tail] - t[tail]) / median(t);
 }
 
 // Median seconds of n products with these parameters.
@@ -324,6 +342,12 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, int samples) {
     cache().runner_key_.clear();
     const spmv::CoopParams start = spmv::coop_fixed_rule(Exec(), p.a);
     coop_median_seconds(p, start, 3);  // module loading and first-touch costs out of the way
+    // The noise the tuner's single-product decisions face, with either clock (interleaved).
+    std::vector<double> host_t, device_t;
+    for (int i = 0; i < 21; ++i) {
+      host_t.push_back(coop_seconds(p, start, true));
+      device_t.push_back(coop_seconds(p, start));
+    }
     spmv::SpmvOptions o;
     o.tuner.samples = samples;
     spmv::SpmvOperator<Exec, double, Mem> op(spmv::SpmvAlgorithm::csr_coop, p.a, o);
@@ -374,6 +398,8 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, int samples) {
     state.counters["done_over_best"] = t_done / best;
     state.counters["start_over_best"] = t_start / best;
     state.counters["done_calls"] = done_calls;
+    state.counters["start_spread_host_clock"] = relative_spread(host_t);
+    state.counters["start_spread_device_timer"] = relative_spread(device_t);
     state.counters["points"] = static_cast<double>(all.size());
     state.SetLabel("start " + start.to_string() + "; after 8 calls " + after8.to_string() + "; done (" +
                    std::to_string(done_calls) + " calls) " + done.to_string() + "; exhaustive best " +

@@ -13,6 +13,7 @@
 
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/formats/sell.hpp>
+#include <ppsparse/backend/device_timer.hpp>
 #include <ppsparse/spmv/coop_tuner.hpp>
 #include <ppsparse/spmv/csr_coop.hpp>
 #include <ppsparse/spmv/csr_v1.hpp>
@@ -109,7 +110,9 @@ class SpmvOperator {
                const ExecSpace& space = ExecSpace());
 
   // y = alpha*A*x + beta*y (conventions as csr_v1). With csr_coop and autotuning, the calls
-  // while the tuner searches are fenced and timed (candidate parameters, correct results).
+  // while the tuner searches are timed (candidate parameters, correct results): by
+  // backend::DeviceTimer on the default execution space (device events where the backend has
+  // them), else by fences around a steady clock, or by the clock of set_clock().
   void apply(nondeduced_t<Scalar> alpha, const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
              nondeduced_t<Scalar> beta, const nondeduced_t<Vector<Scalar, MemSpace>>& y);
 
@@ -132,7 +135,8 @@ class SpmvOperator {
   const HybMatrix<Scalar, MemSpace>* hyb_matrix() const { return hyb_.get(); }
   // One line: algorithm and its parameters, e.g. "csr_coop coop=4 repeat=8 block=128 (tuned)".
   std::string describe() const;
-  // Replace the tuner's time source (tests inject a synthetic clock).
+  // Replace the tuner's time source (tests inject a synthetic clock), read after a fence
+  // before and after each timed product.
   void set_clock(clock_type clock) { clock_ = std::move(clock); }
 
  private:
@@ -147,7 +151,8 @@ class SpmvOperator {
   std::shared_ptr<HybMatrix<Scalar, MemSpace>> hyb_;
   CoopParams coop_;
   std::shared_ptr<CoopTuner> tuner_;
-  clock_type clock_;
+  clock_type clock_;                                // set_clock's; empty: timer_ or steady_clock
+  std::shared_ptr<backend::DeviceTimer> timer_;     // the tuner's, on the default execution space
   struct XWindow;                      // persist_x: the window, restored when the last copy goes
   std::shared_ptr<XWindow> x_window_;
   void keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x);

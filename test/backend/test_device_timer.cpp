@@ -1,0 +1,68 @@
+// backend::DeviceTimer: measures the work between its marks (never more than the host saw
+// around them), and refuses stop() without start().
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include <ppsparse/backend/device_timer.hpp>
+#include <ppsparse/error.hpp>
+#include <ppsparse/kokkos_compat.hpp>
+
+namespace {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+
+// Several dependent launches of streaming work, long enough (tens of ms) that the launch and
+// wake-up costs are a small part of it.
+void busy_work(Kokkos::View<double*> v, int launches) {
+  for (int l = 0; l < launches; ++l)
+    Kokkos::parallel_for("ppsparse::test_device_timer_work", Kokkos::RangePolicy<Exec>(0, v.extent(0)),
+                         KOKKOS_LAMBDA(const int i) { v(i) = 0.5 * v(i) + std::sqrt(static_cast<double>(i) + v(i)); });
+}
+
+TEST(DeviceTimer, MeasuresTheWorkBetweenItsMarks) {
+  const bool gpu = ppsparse::compat::is_gpu_space<Exec>();
+  Kokkos::View<double*> v("v", gpu ? (1 << 24) : (1 << 20));
+  Kokkos::deep_copy(v, 1.0);
+  ppsparse::backend::DeviceTimer timer;
+  busy_work(v, 1);  // first-launch costs out of the way
+  Kokkos::fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  timer.start();
+  busy_work(v, gpu ? 50 : 20);
+  const double measured = timer.stop();
+  const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(std::isfinite(measured));
+  EXPECT_GT(measured, 0.0);
+  // The device interval lies inside the host's; the work dominates both.
+  EXPECT_LE(measured, host * 1.001 + 1e-6) << ppsparse::backend::DeviceTimer::method();
+  EXPECT_GE(measured, 0.5 * host) << ppsparse::backend::DeviceTimer::method();
+  // A second interval with no work between the marks is far shorter.
+  timer.start();
+  EXPECT_LT(timer.stop(), 0.1 * measured);
+}
+
+TEST(DeviceTimer, StopWithoutStartIsAnError) {
+  ppsparse::backend::DeviceTimer timer;
+  try {
+    timer.stop();
+    ADD_FAILURE() << "stop() without start() returned";
+  } catch (const ppsparse::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "DeviceTimer::stop: start() was not called");
+  }
+  timer.start();
+  EXPECT_GE(timer.stop(), 0.0);
+  EXPECT_THROW(timer.stop(), ppsparse::Error);  // each stop() needs its own start()
+}
+
+TEST(DeviceTimer, SaysHowItMeasures) {
+  const std::string m = ppsparse::backend::DeviceTimer::method();
+  if (ppsparse::compat::is_gpu_space<Exec>())
+    EXPECT_TRUE(m == "cuda events" || m == "hip events") << m;
+  else
+    EXPECT_EQ(m, "fences and a steady clock");
+}
+
+}  // namespace
