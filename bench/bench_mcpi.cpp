@@ -12,7 +12,8 @@
 //   default_g<G>_nb<NB>   FUN3D-like mixed-element mesh graph G^3 [103^3 = 1.09 M vertices], nb [5]
 //   nbsweep_nb<NB>_g<G>   the same generator for each nb of --nb_list [1-10, 12, 16, 17, 24, 32, 48,
 //                         64], the grid G chosen so that one sweep's bytes are about --nb_sweep_mb
-//                         [512 MB], clamped to [--nb_sweep_min_grid, --nb_sweep_max_grid] [20, 128]
+//                         [4096 MB], clamped to [--nb_sweep_min_grid, --nb_sweep_max_grid] [20, 102]:
+//                         at most the default mesh's size, so small nb get less
 //   mesh_<name>_r<K>_nb<NB>  a real SU2 mesh of --mesh_dir, refined K times [brick_tets, K = 3: about 5 M vertices]
 // Every problem: gen::make_block_system values (seeded), reorder::color_distance1 colouring.
 //
@@ -111,11 +112,14 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   c.grid = c.gpu ? 103 : 16;
   c.nb_list = c.gpu ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 17, 24, 32, 48, 64}
                     : std::vector<int>{1, 2, 3, 5, 8, 17};
-  // About 10x a GPU's L2 per system; the smallest grid keeps enough block rows per colour to
-  // fill a GPU at large nb (20^3: 8000 rows, 2.5 GB at nb = 64).
-  c.nb_sweep_mb = c.gpu ? 512 : 4;
+  // Each colour's launch should stream several times a GPU's L2: a sweep runs 11-12 colour
+  // launches, and at 512 MB per sweep (40 MB per launch) the H100 spent a third of the time in
+  // launch ramp-up and tail (nb = 8: 60 % of copy at 512 MB, 84 % at 4 GB). The grid stays
+  // below the default mesh's 103^3 ("a smaller mesh"), so nb <= 4 cannot reach 4 GB; the
+  // smallest grid keeps enough block rows per colour at large nb (20^3: 8000 rows).
+  c.nb_sweep_mb = c.gpu ? 4096 : 4;
   c.nb_sweep_min_grid = c.gpu ? 20 : 4;
-  c.nb_sweep_max_grid = c.gpu ? 128 : 16;
+  c.nb_sweep_max_grid = c.gpu ? 102 : 16;
   c.meshes = {"brick_tets"};
   c.refine = c.gpu ? 3 : 1;
   c.mesh_dir = common.shared_dir.empty() ? std::string() : common.shared_dir + "/meshes";

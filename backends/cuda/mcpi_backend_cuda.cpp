@@ -8,7 +8,8 @@
 // blocks to shared memory with cp.async (__pipeline_memcpy_async) while the SpMV loads are in
 // flight. Those kernels cover nb <= 15 (a row's NB partial sums or NB^2 / 32 entries per
 // lane); nb 16..64 run wide_block_kernel, one warp per block row with one or two rows per
-// lane. Every nb of the solver (1..64) thus has a kernel for rows_per_warp and warp_per_row.
+// lane (in colours of few rows, four warps per block row). Every nb of the solver (1..64)
+// thus has a kernel for rows_per_warp and warp_per_row.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -298,10 +299,16 @@ constexpr int kWidePrefetchBatches = 2;
 // takes 92-126 registers (16 warps per SM), and a bound of 4 or 5 blocks makes it spill.
 template <int NB>
 constexpr int kWideMinBlocks = NB > 32 ? 1 : 6;
-template <int NB>
+//
+// SPLIT = kWarps: the thread block's warps share one block row, each taking a contiguous
+// quarter of its blocks; their partial sums meet in shared memory and warp 0 substitutes.
+// Small colours of large nb (a few thousand rows or fewer) then still put enough warps on
+// every SM.
+template <int NB, int SPLIT>
 __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     wide_block_kernel(const ColourArgs a, const bool prefetch) {
   static_assert(NB >= 16 && NB <= 64, "one warp per block row, at most two rows per lane");
+  static_assert(SPLIT == 1 || SPLIT == kWarps, "a row's warps are the whole thread block (__syncthreads)");
   constexpr int NB2 = NB * NB;
   constexpr bool TWO = NB > 32;  // lanes own a second row
   // Columns per batch: ~kWideBatchBytes, a multiple of 4 (x is read as float4).
@@ -312,19 +319,25 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
   constexpr long long kColBytes = NB * static_cast<long long>(sizeof(float));
   // + CB: the last batch of a chunk reads (and ignores) up to CB - 1 entries past its end.
   __shared__ __align__(16) float sX[kWarps][kChunk * NB + CB];
+  __shared__ float sPart[SPLIT > 1 ? kWarps : 1][SPLIT > 1 ? 64 : 1];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
-  if (row >= a.row_end) return;  // whole warp leaves together
+  const int part = SPLIT > 1 ? warp : 0;  // this warp's share of the row's blocks
+  const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * (kWarps / SPLIT) + (SPLIT > 1 ? 0 : warp);
+  if (row >= a.row_end) return;  // whole warp (SPLIT > 1: whole thread block) leaves together
   const int i0 = lane, i1 = lane + 32;
   const bool own0 = i0 < NB, own1 = TWO && i1 < NB;
   float* x = sX[warp];
-  // Independent of the SpMV: issued first so that their latency hides behind it.
+  // Independent of the SpMV: issued first so that their latency hides behind it (only the
+  // warp that substitutes needs them).
+  const bool substitutes = part == 0;
   const double* Drow = a.D + row * NB2;
-  const double rhs0 = own0 ? __ldg(a.R + row * NB + i0) : 0.0;
-  const double rhs1 = own1 ? __ldg(a.R + row * NB + i1) : 0.0;
-  const double inv0 = own0 ? 1.0 / __ldg(Drow + i0 * NB + i0) : 0.0;  // 1 / U(i, i)
-  const double inv1 = own1 ? 1.0 / __ldg(Drow + i1 * NB + i1) : 0.0;
-  const offset_t kbeg = __ldg(a.ia + row), kend = __ldg(a.ia + row + 1);
+  const double rhs0 = substitutes && own0 ? __ldg(a.R + row * NB + i0) : 0.0;
+  const double rhs1 = substitutes && own1 ? __ldg(a.R + row * NB + i1) : 0.0;
+  const double inv0 = substitutes && own0 ? 1.0 / __ldg(Drow + i0 * NB + i0) : 0.0;  // 1 / U(i, i)
+  const double inv1 = substitutes && own1 ? 1.0 / __ldg(Drow + i1 * NB + i1) : 0.0;
+  const offset_t row_kbeg = __ldg(a.ia + row), row_kend = __ldg(a.ia + row + 1);
+  const offset_t kbeg = row_kbeg + (row_kend - row_kbeg) * part / SPLIT;
+  const offset_t kend = row_kbeg + (row_kend - row_kbeg) * (part + 1) / SPLIT;
 
   // L2 prefetch of the row's O bytes [0, o_bytes) up to `upto`, then of D.
   const char* o_row = reinterpret_cast<const char*>(a.O + kbeg * NB2);
@@ -337,7 +350,7 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     prefetch_l2(o_row + prefetched, upto - prefetched, lane);
     prefetched = max(prefetched, upto);
     if (prefetched == o_bytes) {
-      prefetch_l2(reinterpret_cast<const char*>(Drow), NB2 * static_cast<long long>(sizeof(double)), lane);
+      if (substitutes) prefetch_l2(reinterpret_cast<const char*>(Drow), NB2 * static_cast<long long>(sizeof(double)), lane);
       d_prefetched = true;
     }
   };
@@ -396,8 +409,23 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
       }
     }
   }
-  double rv0 = rhs0 - static_cast<double>(acc0[0] + acc0[1]);
-  double rv1 = rhs1 - static_cast<double>(acc1[0] + acc1[1]);
+  float sum0 = acc0[0] + acc0[1], sum1 = acc1[0] + acc1[1];
+  if constexpr (SPLIT > 1) {
+    // The parts' partial sums, added in part order by the substituting warp.
+    sPart[part][i0] = sum0;
+    if constexpr (TWO) sPart[part][i1] = sum1;
+    __syncthreads();
+    if (!substitutes) return;
+    sum0 = sPart[0][i0];
+    if constexpr (TWO) sum1 = sPart[0][i1];
+#pragma unroll
+    for (int q = 1; q < SPLIT; ++q) {
+      sum0 += sPart[q][i0];
+      if constexpr (TWO) sum1 += sPart[q][i1];
+    }
+  }
+  double rv0 = rhs0 - static_cast<double>(sum0);
+  double rv1 = rhs1 - static_cast<double>(sum1);
 
   // D(i, j) for the lanes that need it, else 0 (no load).
   auto dcol = [&](const bool need, const int i, const int j) { return need ? __ldg(Drow + j * NB + i) : 0.0; };
@@ -485,12 +513,33 @@ void launch(Variant v, const ColourArgs& a) {
   check(cudaGetLastError(), "kernel launch");
 }
 
+// PPSPARSE_MCPI_CUDA_WIDE_SPLIT = 1 or 4 forces the warps per block row of wide_block_kernel,
+// for measurements; otherwise the rule of launch_wide decides.
+int wide_split_forced() {
+  static const int v = [] {
+    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_WIDE_SPLIT");
+    return e ? std::atoi(e) : 0;
+  }();
+  return v;
+}
+
 // nb 16..64: one kernel for every variant (see wide_block_kernel).
 template <int NB>
 void launch_wide(const ColourArgs& a) {
   const long long rows = a.row_end - a.row_begin;
-  const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-  wide_block_kernel<NB><<<grid, kWarps * 32, 0, stream()>>>(a, wide_prefetch());
+  // A row per warp while the colour has rows for about 96 warps per SM; fewer rows (small
+  // colours, large nb): the thread block's warps share a row. Measured on an H100 (4 GB
+  // nb-sweep problems, 11 colours, all colours split or none): split gained at nb = 24 (82.7 ->
+  // 92.5 % of copy; 8.3 k rows per colour), 32 (75.1 -> 78.7), 48 (67.8 -> 78.9) and 64
+  // (70.5 -> 74.8), and lost at nb = 16 (80.6 -> 75.0; 18.7 k rows per colour).
+  const int forced = wide_split_forced();
+  const bool split = forced == kWarps || (forced != 1 && rows < 96LL * sm_count());
+  if (split) {
+    wide_block_kernel<NB, kWarps><<<static_cast<unsigned>(rows), kWarps * 32, 0, stream()>>>(a, wide_prefetch());
+  } else {
+    const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
+    wide_block_kernel<NB, 1><<<grid, kWarps * 32, 0, stream()>>>(a, wide_prefetch());
+  }
   check(cudaGetLastError(), "kernel launch");
 }
 
