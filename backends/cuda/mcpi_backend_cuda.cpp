@@ -514,11 +514,16 @@ void launch(Variant v, const ColourArgs& a) {
 }
 
 // PPSPARSE_MCPI_CUDA_WIDE_SPLIT = 1 or 4 forces the warps per block row of wide_block_kernel,
-// for measurements; otherwise the rule of launch_wide decides.
+// for measurements; unset or empty, the rule of launch_wide decides (0 returned).
 int wide_split_forced() {
   static const int v = [] {
     const char* e = std::getenv("PPSPARSE_MCPI_CUDA_WIDE_SPLIT");
-    return e ? std::atoi(e) : 0;
+    if (!e || !*e) return 0;
+    const std::string s(e);
+    if (s != "1" && s != std::to_string(kWarps))
+      throw InvalidArgument("mcpi cuda backend: PPSPARSE_MCPI_CUDA_WIDE_SPLIT = '" + s + "' must be 1 or " +
+                            std::to_string(kWarps) + " (unset: automatic)");
+    return std::stoi(s);
   }();
   return v;
 }
