@@ -70,17 +70,25 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // row. One dQ gather per block instead of NB.
 // Measured on an H200 (default problem, nb = 5): 70.9 % of the copy bandwidth against 61.5 % for
 // the fig. 7 mapping; unrolling 4 blocks instead of 2 gained nothing (docs/perf/mcpi_cuda_h200.md).
-template <int NB, bool ASYNC>
+//
+// S > 1 slots: a block row gets S groups of NB lanes, slot s taking blocks s, s + S, ... of
+// the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
+// blocks of each row instead of one block of each of S times more rows; the slots' partial
+// sums are added by the same shuffles.
+template <int NB, bool ASYNC, int S = 1>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
+  static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
-  constexpr int R = 32 / NB;
+  constexpr int G = S * NB;  // lanes per block row
+  constexpr int R = 32 / G;
   constexpr int NB2 = NB * NB;
   __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int r = lane / NB, i = lane % NB;
+  const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
   const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
   const long long row = first + r;
-  const bool active = r < R && row < a.row_end;
+  const bool in_row = r < R && row < a.row_end;  // the lane takes part in the row's SpMV
+  const bool active = in_row && s == 0;           // ... and in its substitution
   if (ASYNC && first < a.row_end) {
     const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
     async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
@@ -89,33 +97,33 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   float acc[NB];
 #pragma unroll
   for (int m = 0; m < NB; ++m) acc[m] = 0.f;
-  if (active) {
-    offset_t k = __ldg(a.ia + row);
+  if (in_row) {
+    offset_t k = __ldg(a.ia + row) + s;
     const offset_t kend = __ldg(a.ia + row + 1);
-    for (; k + UNROLL - 1 < kend; k += UNROLL) {
+    for (; k + (UNROLL - 1) * S < kend; k += UNROLL * S) {
       float x[UNROLL];
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u)) * NB + i);
+      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u * S)) * NB + i);
       const float* o0 = a.O + k * NB2 + i * NB;
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-        for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + u * NB2 + m) * x[u];
+        for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + u * S * NB2 + m) * x[u];
     }
-    for (; k < kend; ++k) {
+    for (; k < kend; k += S) {
       const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
       const float* o = a.O + k * NB2 + i * NB;
 #pragma unroll
       for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
     }
   }
-  // Lane (r, i) needs row i's sum over the NB lanes of its block row.
+  // Lane (r, 0, i) needs row i's sum over the G lanes of its block row.
   float mine = 0.f;
 #pragma unroll
   for (int m = 0; m < NB; ++m) {
     float sum = 0.f;
 #pragma unroll
-    for (int q = 0; q < NB; ++q) sum += __shfl_sync(kFull, acc[m], r * NB + q);
+    for (int q = 0; q < G; ++q) sum += __shfl_sync(kFull, acc[m], r * G + q);
     if (m == i) mine = sum;
   }
   const double rv = active ? __ldg(a.R + row * NB + i) - static_cast<double>(mine) : 0.0;
@@ -126,7 +134,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   auto Dij = [&](int ii, int jj) {
     return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
   };
-  const double x = substitute<NB>(rv, i, r * NB, active, Dij);
+  const double x = substitute<NB>(rv, i, r * G, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
 }
 
@@ -177,13 +185,17 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
 }
 
 // The small-colour kernel is on by default (measured: 0.766 -> 0.755 ms per sweep on the
-// default problem); PPSPARSE_MCPI_CUDA_SMALL=0 turns it off, for measurements.
-bool small_colour_kernel() {
-  static const bool b = [] {
+// default problem); PPSPARSE_MCPI_CUDA_SMALL=0 turns it off and =all uses it for every colour,
+// for measurements. (All colours lost at every nb tried on an H100: nb = 1 36.3 -> 15.9 % of
+// copy, nb = 5 75.5 -> 65.2 %, nb = 8 83.8 -> 83.1 %; docs/perf/bench_mcpi_h100.md.)
+int small_colour_mode() {
+  static const int m = [] {
     const char* e = std::getenv("PPSPARSE_MCPI_CUDA_SMALL");
-    return !(e && std::string(e) == "0");
+    if (e && std::string(e) == "0") return 0;
+    if (e && std::string(e) == "all") return 2;
+    return 1;
   }();
-  return b;
+  return m;
 }
 // The L2 prefetch of wide_block_kernel is on by default; PPSPARSE_MCPI_CUDA_PREFETCH=0 turns
 // it off, for measurements.
@@ -485,23 +497,58 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
   if (own1) a.dq[row * NB + i1] = static_cast<float>(rv1 * inv1);
 }
 
+// Slots per block row of rows_per_warp_kernel. Measured on an H100 (4 GB nb-sweep problems,
+// mesh <= 102^3; % of copy for S = 1 / 2 / 4): nb = 1 35.8 / 36.1 / 39.8, nb = 2 41.3 / 50.7 /
+// 50.8, nb = 4 69.9 / 75.4 / 71.4, nb = 5 (default problem) 75.2 / 77.9 / 56.8, nb = 6 79.5 /
+// 83.5, nb = 8 83.2 / 85.7 / 65.9, nb = 9 83.6 / 74.3, nb = 12 83.4 / 80.4.
+template <int NB>
+constexpr int kRowSlots = NB == 1 ? 4 : NB <= 8 ? 2 : 1;
+
+// PPSPARSE_MCPI_CUDA_SLOTS = 1, 2 or 4 forces the slots (where S * nb <= 32), for measurements;
+// unset or empty: kRowSlots. Other values are a one-line error.
+int slots_forced() {
+  static const int v = [] {
+    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_SLOTS");
+    if (!e || !*e) return 0;
+    const std::string s(e);
+    if (s != "1" && s != "2" && s != "4")
+      throw InvalidArgument("mcpi cuda backend: PPSPARSE_MCPI_CUDA_SLOTS = '" + s + "' must be 1, 2 or 4 (unset: automatic)");
+    return std::stoi(s);
+  }();
+  return v;
+}
+
+template <int NB, int S>
+void launch_rows_per_warp(const bool async, const ColourArgs& a, const long long rows) {
+  constexpr int R = 32 / (S * NB);
+  const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
+  if (async)
+    rows_per_warp_kernel<NB, true, S><<<grid, kWarps * 32, 0, stream()>>>(a);
+  else
+    rows_per_warp_kernel<NB, false, S><<<grid, kWarps * 32, 0, stream()>>>(a);
+}
+
 template <int NB>
 void launch(Variant v, const ColourArgs& a) {
   const long long rows = a.row_end - a.row_begin;
   const bool async = uses_async_copy(v);
   if (base_variant(v) == Variant::rows_per_warp) {
     constexpr int R = 32 / NB;
-    const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-    if (small_colour_kernel() && rows / R < 2LL * sm_count()) {
+    if (small_colour_mode() == 2 || (small_colour_mode() == 1 && rows / R < 2LL * sm_count())) {
       const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
       if (async)
         row_slots_colwise_kernel<NB, true><<<g1, kWarps * 32, 0, stream()>>>(a);
       else
         row_slots_colwise_kernel<NB, false><<<g1, kWarps * 32, 0, stream()>>>(a);
-    } else if (async) {
-      rows_per_warp_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
     } else {
-      rows_per_warp_kernel<NB, false><<<grid, kWarps * 32, 0, stream()>>>(a);
+      const int slots = slots_forced() != 0 ? slots_forced() : kRowSlots<NB>;
+      if (slots == 4 && 4 * NB <= 32) {
+        if constexpr (4 * NB <= 32) launch_rows_per_warp<NB, 4>(async, a, rows);
+      } else if (slots == 2 && 2 * NB <= 32) {
+        if constexpr (2 * NB <= 32) launch_rows_per_warp<NB, 2>(async, a, rows);
+      } else {
+        launch_rows_per_warp<NB, 1>(async, a, rows);
+      }
     }
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
