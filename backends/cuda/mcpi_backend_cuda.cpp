@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include <ppsparse/error.hpp>
@@ -205,6 +206,23 @@ bool wide_prefetch() {
     return !(e && std::string(e) == "0");
   }();
   return b;
+}
+// A measurement switch that forces one of `allowed` (environment variable `name`): 0 when
+// unset or empty (the automatic rule decides), else the value; anything else is a one-line
+// error, "mcpi cuda backend: NAME = 'text' must be 1, 2 or 4 (unset: automatic)".
+int forced_choice(const char* name, std::initializer_list<int> allowed) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return 0;
+  const std::string text(e);
+  std::string list;
+  size_t i = 0;
+  for (const int a : allowed) {
+    if (text == std::to_string(a)) return a;
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::to_string(a);
+    ++i;
+  }
+  throw InvalidArgument(std::string("mcpi cuda backend: ") + name + " = '" + text + "' must be " + list +
+                        " (unset: automatic)");
 }
 int sm_count() {
   static const int n = [] {
@@ -507,14 +525,7 @@ constexpr int kRowSlots = NB == 1 ? 4 : NB <= 8 ? 2 : 1;
 // PPSPARSE_MCPI_CUDA_SLOTS = 1, 2 or 4 forces the slots (where S * nb <= 32), for measurements;
 // unset or empty: kRowSlots. Other values are a one-line error.
 int slots_forced() {
-  static const int v = [] {
-    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_SLOTS");
-    if (!e || !*e) return 0;
-    const std::string s(e);
-    if (s != "1" && s != "2" && s != "4")
-      throw InvalidArgument("mcpi cuda backend: PPSPARSE_MCPI_CUDA_SLOTS = '" + s + "' must be 1, 2 or 4 (unset: automatic)");
-    return std::stoi(s);
-  }();
+  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_SLOTS", {1, 2, 4});
   return v;
 }
 
@@ -563,15 +574,7 @@ void launch(Variant v, const ColourArgs& a) {
 // PPSPARSE_MCPI_CUDA_WIDE_SPLIT = 1 or 4 forces the warps per block row of wide_block_kernel,
 // for measurements; unset or empty, the rule of launch_wide decides (0 returned).
 int wide_split_forced() {
-  static const int v = [] {
-    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_WIDE_SPLIT");
-    if (!e || !*e) return 0;
-    const std::string s(e);
-    if (s != "1" && s != std::to_string(kWarps))
-      throw InvalidArgument("mcpi cuda backend: PPSPARSE_MCPI_CUDA_WIDE_SPLIT = '" + s + "' must be 1 or " +
-                            std::to_string(kWarps) + " (unset: automatic)");
-    return std::stoi(s);
-  }();
+  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_WIDE_SPLIT", {1, kWarps});
   return v;
 }
 
