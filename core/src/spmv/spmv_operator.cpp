@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <type_traits>
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
@@ -96,7 +95,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
           std::sort(s.block_sizes.begin(), s.block_sizes.end());
         }
         tuner_ = std::make_shared<CoopTuner>(coop_, s, options_.tuner);
-        if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultExecutionSpace>) timer_ = std::make_shared<backend::DeviceTimer>(space);
+        timer_ = std::make_shared<backend::DeviceTimer>(space);
         // One untimed product with the start point on scratch vectors, so that module loading
         // and first-touch costs do not inflate the tuner's first measurement (the start's),
         // which would make any next candidate look better.
@@ -174,22 +173,21 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
     case SpmvAlgorithm::csr_coop:
       if (tuner_ && !tuner_->done() && alpha != Scalar(0)) {
         // Time this call for the tuner (alpha == 0 only scales y: not a measurement of the
-        // candidate). The device timer's events bracket the product on the stream; a clock
-        // needs fences to keep other work out of the measurement.
+        // candidate). The device timer's events bracket the product on the stream; an injected
+        // clock needs fences to keep other work out of the measurement.
         const CoopParams p = tuner_->candidate();
         check_vectors("csr_coop", a_.nrows, a_.ncols, x, y);
-        if (timer_ && !clock_) {
+        if (clock_) {
+          space_.fence();
+          const double t0 = clock_();
+          csr_coop(space_, alpha, a_, x, beta, y, p);
+          space_.fence();
+          tuner_->record(clock_() - t0);
+        } else {
           timer_->start();
           csr_coop(space_, alpha, a_, x, beta, y, p);
           tuner_->record(timer_->stop());
-          return;
         }
-        const clock_type clock = clock_ ? clock_ : clock_type(steady_seconds);
-        space_.fence();
-        const double t0 = clock();
-        csr_coop(space_, alpha, a_, x, beta, y, p);
-        space_.fence();
-        tuner_->record(clock() - t0);
         return;
       }
       csr_coop(space_, alpha, a_, x, beta, y, coop_params());

@@ -111,8 +111,8 @@ class SpmvOperator {
 
   // y = alpha*A*x + beta*y (conventions as csr_v1). With csr_coop and autotuning, the calls
   // while the tuner searches are timed (candidate parameters, correct results): by
-  // backend::DeviceTimer on the default execution space (device events where the backend has
-  // them), else by fences around a steady clock, or by the clock of set_clock().
+  // backend::DeviceTimer on the operator's instance (device events where the backend has them,
+  // else fences around a steady clock), or by the clock of set_clock().
   void apply(nondeduced_t<Scalar> alpha, const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
              nondeduced_t<Scalar> beta, const nondeduced_t<Vector<Scalar, MemSpace>>& y);
 
@@ -151,8 +151,8 @@ class SpmvOperator {
   std::shared_ptr<HybMatrix<Scalar, MemSpace>> hyb_;
   CoopParams coop_;
   std::shared_ptr<CoopTuner> tuner_;
-  clock_type clock_;                                // set_clock's; empty: timer_ or steady_clock
-  std::shared_ptr<backend::DeviceTimer> timer_;     // the tuner's, on the default execution space
+  clock_type clock_;                                // set_clock's; empty: timer_
+  std::shared_ptr<backend::DeviceTimer> timer_;     // the tuner's, on space_
   struct XWindow;                      // persist_x: the window, restored when the last copy goes
   std::shared_ptr<XWindow> x_window_;
   void keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x);
