@@ -37,6 +37,7 @@
 //   --mpk_dependency_rows=N PPSPARSE_BENCH_MPK_DEPENDENCY_ROWS  MpkOptions::dependency_rows; 0 (default): the rule
 //   --mpk_sell_chunk=N   PPSPARSE_BENCH_MPK_SELL_CHUNK   LevelMatrixOptions::sell_chunk; 0 (default): SELL SpMV's rule
 //   --mpk_team_threads=N PPSPARSE_BENCH_MPK_TEAM_THREADS MpkOptions::team_threads; 0 (default): the rule
+//   --mpk_row_batch=N    PPSPARSE_BENCH_MPK_ROW_BATCH    MpkOptions::row_batch (1, 8, 16); 0 (default): the rule
 //   --mpk_time_budget_s=S PPSPARSE_BENCH_MPK_TIME_BUDGET_S  after S seconds of wall time the remaining
 //                                                        benchmarks are skipped (the JSON stays whole); 0: none
 #include <benchmark/benchmark.h>
@@ -82,6 +83,7 @@ struct MpkBenchConfig {
   int dependency_rows = 0;   // MpkOptions::dependency_rows (0: the operator's rule)
   int sell_chunk = 0;        // LevelMatrixOptions::sell_chunk (0: its default)
   int team_threads = 0;      // MpkOptions::team_threads (0: the operator's rule)
+  int row_batch = 0;         // MpkOptions::row_batch (0: the operator's rule)
 };
 
 const Clock::time_point g_start = Clock::now();
@@ -105,7 +107,8 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
                            {"--mpk_rows_per_block", "PPSPARSE_BENCH_MPK_ROWS_PER_BLOCK", "0"},
                            {"--mpk_dependency_rows", "PPSPARSE_BENCH_MPK_DEPENDENCY_ROWS", "0"},
                            {"--mpk_sell_chunk", "PPSPARSE_BENCH_MPK_SELL_CHUNK", "0"},
-                           {"--mpk_team_threads", "PPSPARSE_BENCH_MPK_TEAM_THREADS", "0"}};
+                           {"--mpk_team_threads", "PPSPARSE_BENCH_MPK_TEAM_THREADS", "0"},
+                           {"--mpk_row_batch", "PPSPARSE_BENCH_MPK_ROW_BATCH", "0"}};
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
@@ -121,6 +124,9 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   c.dependency_rows = whole(s[7]);
   c.sell_chunk = whole(s[8]);
   c.team_threads = whole(s[9]);
+  c.row_batch = static_cast<int>(flag_integer(s[10].flag, s[10].value, 0, 16));
+  if (c.row_batch != 0 && c.row_batch != 1 && c.row_batch != 8 && c.row_batch != 16)
+    throw InvalidArgument(std::string("benchmark flag ") + s[10].flag + ": '" + s[10].value + "' is not 0, 1, 8 or 16");
   return c;
 }
 
@@ -207,6 +213,7 @@ class Cache {
     o.rows_per_block = g_config.rows_per_block;
     o.dependency_rows = g_config.dependency_rows;
     o.team_threads = g_config.team_threads;
+    o.row_batch = g_config.row_batch;
     if (v.config == "rowkernel") o.cache_bytes = std::size_t{1} << 50;  // one group: p whole-matrix launches
     if (v.config.rfind("race", 0) == 0) o.skew = 1;
     mpk::MpkDeviceModel model = mpk::default_device_model<Exec>();

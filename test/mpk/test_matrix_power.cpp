@@ -65,6 +65,33 @@ TEST(MatrixPower, StencilsInDoubleAndFloatWithCsrAndSell) {
   }
 }
 
+// Every width of the rows' load batches (detail::row_dot) in every blocked variant: rows of
+// 1 to 40 entries, so that a row takes one batch, several, or ends inside one.
+TEST(MatrixPower, RowBatchesOfEveryWidth) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto a = test::random_csr<double>(400, 400, 1, 40, seed);
+  test::normalise_rows(a);
+  for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell}) {
+    for (int batch : {1, 8, 16}) {
+      SCOPED_TRACE(std::string(mpk::to_string(f)) + " row_batch " + std::to_string(batch));
+      mpk::MpkOptions o = test::tiny_group_options(1, 48 * 1024);
+      o.matrix.format = f;
+      o.row_batch = batch;
+      EXPECT_EQ(MpkD(a, o).row_batch(), batch);
+      test::expect_all_variants_match(a, o, 6, seed + batch);
+    }
+  }
+  // The rule: 1 on CPUs; on GPUs 16 for rows longer than 12 entries per lane, else 8.
+  mpk::MpkOptions o = test::tiny_group_options(1, 48 * 1024);
+  o.matrix.format = mpk::MpkFormat::sell;
+  o.matrix.sell_chunk = compat::is_gpu_space<test::Exec>() ? 32 : 0;
+  const int chosen = MpkD(gen::stencil_27pt(7, 6, 6, seed), o).row_batch();
+  const int chosen7 = MpkD(gen::stencil_7pt(7, 6, 6, seed), o).row_batch();
+  EXPECT_EQ(chosen, compat::is_gpu_space<test::Exec>() ? 16 : 1);
+  EXPECT_EQ(chosen7, compat::is_gpu_space<test::Exec>() ? 8 : 1);
+}
+
 // A star: vertex 0 joined to `leaves` others. In any level order the centre's row reads
 // columns as far apart as the leaves are many.
 CsrMatrix<double, HostSpace> star_matrix(ordinal_t leaves, std::uint64_t seed) {
@@ -295,6 +322,7 @@ TEST(MatrixPower, BadInputsAreRefused) {
   expect_message([&] { MpkD m(a, options([](auto& o) { o.vector_length = 3; })); }, "vector_length 3");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "persistent_teams");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "spin_limit");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.row_batch = 4; })); }, "row_batch must be 0 (the rule), 1, 8 or 16 (got 4)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.sell_chunk = -1; })); }, "sell_chunk -1");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.index_bits = 8; })); }, "index_bits 8 must be 0, 16 or 32");
   expect_message(

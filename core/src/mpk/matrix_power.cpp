@@ -205,6 +205,8 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     throw InvalidArgument(who + ": team_threads must be >= 0 (and at most 1 on CPUs)");
   if (o.persistent_teams < 0) throw InvalidArgument(who + ": persistent_teams must be >= 0");
   if (o.spin_limit < 1) throw InvalidArgument(who + ": spin_limit must be >= 1");
+  if (o.row_batch != 0 && o.row_batch != 1 && o.row_batch != 8 && o.row_batch != 16)
+    throw InvalidArgument(who + ": row_batch must be 0 (the rule), 1, 8 or 16 (got " + std::to_string(o.row_batch) + ")");
 
   const Matrix& m = *matrix_;
   const ordinal_t n = m.nrows();
@@ -239,6 +241,17 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     vector_length_ = 1;
     team_size_ = 1;
   }
+  // Entries a lane loads before its gathers (detail::row_dot). On an H100 (stencils at 2x and
+  // 8x the L2) batches of 8 took the persistent kernel from 0.56-0.83x to 0.68-1.02x
+  // back-to-back; 16 gained more on 27 entries per row and lost on 7 (more registers).
+  if (o.row_batch) {
+    row_batch_ = o.row_batch;
+  } else if (gpu) {
+    const double per_lane = n ? static_cast<double>(m.nnz()) / n / vector_length_ : 0.0;
+    row_batch_ = per_lane > 12 ? 16 : 8;
+  } else {
+    row_batch_ = 1;
+  }
   // Persistent teams: the co-resident bound (see the header), or one team where it is unknown.
   long long team_bound = 1;
   if (gpu)
@@ -258,7 +271,11 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     rows_per_block_ = 32;
     while (rows_per_block_ < 256 && 2.0 * rows_per_block_ <= fit) rows_per_block_ *= 2;
     if (sell) rows_per_block_ = std::max<ordinal_t>(rows_per_block_, m.sell_chunk());
-    rows_per_block_ = std::max<ordinal_t>(rows_per_block_, team_size_);  // a row for every team thread
+    // A row for every team thread, two where a row's share of a lane fits one batch of 8:
+    // on an H100 the 7-entry rows of stencil7 and band7 (2x and 8x the L2, p = 4, 8) ran at
+    // 0.83-1.18x back-to-back with 256-row blocks against 0.58-0.97x with 128, while band27
+    // lost with 256 (0.88-0.97x against 1.15-1.33x).
+    rows_per_block_ = std::max<ordinal_t>(rows_per_block_, team_size_ * (row_batch_ == 8 ? 2 : 1));
   } else {
     rows_per_block_ = 1024;
   }
@@ -464,22 +481,35 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_back_to_back() {
 
 namespace {
 
-// Calls f(rows) with the device row source of the matrix's format, for launches of `lanes`
-// vector lanes.
-template <class Matrix, class F>
-void with_rows(const Matrix& m, const int lanes, F&& f) {
+template <int Batch, class Matrix, class F>
+void with_rows_of_batch(const Matrix& m, const int lanes, F&& f) {
   using Scalar = typename std::decay_t<decltype(m.device_matrix())>::scalar_type;
   using MemSpace = typename std::decay_t<decltype(m.device_matrix())>::memory_space;
   if (m.format() == MpkFormat::sell) {
     const auto& s = *m.sell_matrix();
     if (s.compressed_columns())
-      f(detail::SellRows<Scalar, MemSpace, true>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C, lanes});
+      f(detail::SellRows<Scalar, MemSpace, true, Batch>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C,
+                                                       lanes});
     else
-      f(detail::SellRows<Scalar, MemSpace, false>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C, lanes});
+      f(detail::SellRows<Scalar, MemSpace, false, Batch>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C,
+                                                        lanes});
   } else {
     const auto& a = m.device_matrix();
-    f(detail::CsrRows<Scalar, MemSpace>{a.row_ptr, a.col_idx, a.values, lanes});
+    f(detail::CsrRows<Scalar, MemSpace, Batch>{a.row_ptr, a.col_idx, a.values, lanes});
   }
+}
+
+// Calls f(rows) with the device row source of the matrix's format, for launches of `lanes`
+// vector lanes, loading `batch` entries of a row at a time (detail::row_dot; 1: strided_dot).
+template <class Matrix, class F>
+void with_rows(const Matrix& m, const int lanes, const int batch, F&& f) {
+  if (batch == 8)
+    with_rows_of_batch<8>(m, lanes, f);
+  else if (batch == 16)
+    with_rows_of_batch<16>(m, lanes, f);
+
+  else
+    with_rows_of_batch<0>(m, lanes, f);
 }
 
 }  // namespace
@@ -487,7 +517,7 @@ void with_rows(const Matrix& m, const int lanes, F&& f) {
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_blocked() {
   const ExecSpace& space = matrix_->space();
-  with_rows(*matrix_, vector_length_, [&](const auto& rows) {
+  with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
     detail::LaunchFunctor<ExecSpace, Scalar, MemSpace, Rows> f{rows, work_, work_, impl_->blocks, 0};
     for (size_t l = 0; l + 1 < launch_block_offsets_.size(); ++l) {
@@ -504,7 +534,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_graph() {
 #if PPSPARSE_HAVE_KOKKOS_GRAPH
   const ExecSpace& space = matrix_->space();
   if (!impl_->graph) {
-    with_rows(*matrix_, vector_length_, [&](const auto& rows) {
+    with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
       using Rows = std::decay_t<decltype(rows)>;
       impl_->graph = Kokkos::Experimental::create_graph(space, [&](const auto& root) {
         Kokkos::Experimental::GraphNodeRef<ExecSpace> node = root;
@@ -530,7 +560,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
   if (total_blocks_ == 0) return;
   const ExecSpace& space = matrix_->space();
   ++epoch_;
-  with_rows(*matrix_, vector_length_, [&](const auto& rows) {
+  with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
     detail::PersistentFunctor<ExecSpace, Scalar, MemSpace, Rows> f;
     f.rows = rows;
@@ -571,11 +601,11 @@ std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
   const Matrix& m = *matrix_;
   std::snprintf(line, sizeof line,
                 "p=%d format=%s%s groups=%d launches=%d skew=%d budget=%.3gMB (LLC %.3gMB) blocks=%lld rows/block=%d "
-                "segments=%d team=%dx%d persistent_teams=%d graph=%s baseline=%s",
+                "segments=%d team=%dx%d row_batch=%d persistent_teams=%d graph=%s baseline=%s",
                 powers(), to_string(m.format()),
                 m.format() == MpkFormat::sell ? ("-" + std::to_string(m.sell_chunk())).c_str() : "",
                 schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6,
-                total_blocks_, rows_per_block_, nsegments_, team_size_, vector_length_, persistent_teams_,
+                total_blocks_, rows_per_block_, nsegments_, team_size_, vector_length_, row_batch_, persistent_teams_,
                 graph_is_native() ? "kokkos" : "plain-launches", m.baseline_description().c_str());
   return line;
 }

@@ -38,11 +38,12 @@
 // segments [dep_lo, dep_hi] from the one holding its smallest column to the one holding its
 // largest (all within the neighbouring groups, by check_schedule). Each team loops: its leader
 // takes the next ticket with an atomic fetch-add on a global counter, waits until the counters
-// of those segments at power k-1 reach their block counts (relaxed loads, then a memory fence:
-// the acquire half), the team computes the block, and after a team barrier the leader fences
-// and increments its segment's counter (the release half: the same barrier-fence-atomic pattern
-// as a grid barrier). y_{k-1} is read with ordinary loads (never the non-coherent read-only
-// path), so after the acquire the team sees the values other teams wrote. Waiting for segments
+// of those segments at power k-1 reach their block counts (relaxed loads, then an acquire
+// fence), the team computes the block, and after a team barrier the leader increments its
+// segment's counter with release semantics (the barrier-release-atomic pattern of a grid
+// barrier; backend::handoff_* in core/src/backend/team_handoff.hpp). y_{k-1} is read with
+// ordinary loads (never the non-coherent read-only path), so after the acquire the team sees
+// the values other teams wrote. Waiting for segments
 // instead of whole neighbouring tiles lets a tile start while its neighbours' far ends still
 // run, so the wavefront does not drain at every tile.
 // Why it cannot deadlock:
@@ -108,7 +109,7 @@ struct MpkOptions {
   ordinal_t align_rows = 0;        // group cuts on multiples of this; 0: max(32, C)
   ordinal_t rows_per_block = 0;    // rows of one team's block; 0: 1024 on CPUs; on GPUs a power of two
                                    // in [32, 256] keeping teams x block rows within budget / 4, and at
-                                   // least a row per team thread
+                                   // least a row per team thread (two where row_batch is 8)
   ordinal_t dependency_rows = 0;   // persistent: rows of a dependency segment, rounded up to whole
                                    // blocks (see "Persistent kernel"); 0: 1024
   int vector_length = 0;           // lanes per row; 0: W/C for SELL, ~sqrt(row length) for CSR (1 on CPUs)
@@ -117,6 +118,9 @@ struct MpkOptions {
   bool verify_automatic = true;    // automatic: time the model's two best against back_to_back once
   bool check_persistent = true;    // persistent: read the stall flag after every run (a 4-byte copy)
   long long spin_limit = 1LL << 26;  // polls before a waiting team gives up and flags the run
+  int row_batch = 0;               // blocked/persistent: entries of a row a lane loads before their gathers:
+                                   // 8 or 16, 1 for spmv's strided loop; 0: on GPUs 16 where a lane's
+                                   // average share of a row exceeds 12 entries, else 8; 1 on CPUs
   std::optional<MpkDeviceModel> model;  // cost model parameters; none: default_device_model
 };
 
@@ -213,6 +217,7 @@ class MatrixPowerKernel {
   long long blocks() const { return total_blocks_; }
   ordinal_t dependency_segments() const { return nsegments_; }
   int persistent_teams() const { return persistent_teams_; }
+  int row_batch() const { return row_batch_; }  // 1 (spmv's strided loop), 8 or 16
   bool graph_is_native() const;
   MpkTraffic traffic() const;
   const MpkEstimate& estimate() const { return estimate_; }
@@ -240,7 +245,7 @@ class MatrixPowerKernel {
   ordinal_t rows_per_block_ = 0;
   ordinal_t nsegments_ = 0;
   long long total_blocks_ = 0;
-  int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1;
+  int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1, row_batch_ = 1;
   std::vector<long long> launch_block_offsets_;
   MpkEstimate estimate_;
   std::optional<MpkVariant> automatic_choice_;
