@@ -241,9 +241,9 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     vector_length_ = 1;
     team_size_ = 1;
   }
-  // Entries a lane loads before its gathers (detail::row_dot). On an H100 (stencils at 2x and
-  // 8x the L2) batches of 8 took the persistent kernel from 0.56-0.83x to 0.68-1.02x
-  // back-to-back; 16 gained more on 27 entries per row and lost on 7 (more registers).
+  // Entries a lane loads before its gathers (detail::row_dot). On an H100 (stencils and bands
+  // at 2x and 8x the L2, p = 2..8) the rule took the persistent kernel from 0.51-0.89x to
+  // 0.72-1.34x back-to-back; 16 beats 8 on 27 entries per row and loses on 7 (registers).
   if (o.row_batch) {
     row_batch_ = o.row_batch;
   } else if (gpu) {
