@@ -507,7 +507,6 @@ void with_rows(const Matrix& m, const int lanes, const int batch, F&& f) {
     with_rows_of_batch<8>(m, lanes, f);
   else if (batch == 16)
     with_rows_of_batch<16>(m, lanes, f);
-
   else
     with_rows_of_batch<0>(m, lanes, f);
 }

@@ -43,9 +43,9 @@
 // segment's counter with release semantics (the barrier-release-atomic pattern of a grid
 // barrier; backend::handoff_* in core/src/backend/team_handoff.hpp). y_{k-1} is read with
 // ordinary loads (never the non-coherent read-only path), so after the acquire the team sees
-// the values other teams wrote. Waiting for segments
-// instead of whole neighbouring tiles lets a tile start while its neighbours' far ends still
-// run, so the wavefront does not drain at every tile.
+// the values other teams wrote. Waiting for segments instead of whole neighbouring tiles lets
+// a tile start while its neighbours' far ends still run, so the wavefront does not drain at
+// every tile.
 // Why it cannot deadlock:
 //  1. Tickets are handed out in a topological order, one at a time, only to a team that is
 //     running (it is executing the fetch-add), and a team works on its ticket until done.
