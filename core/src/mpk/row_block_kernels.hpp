@@ -65,6 +65,7 @@ using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<K
 // kernels, so both keep the same number of loads in flight).
 template <class Scalar, class MemSpace, int Batch>
 struct CsrRows {
+  static constexpr int batch = Batch;
   RandomAccessView<offset_t, MemSpace> row_ptr;
   RandomAccessView<ordinal_t, MemSpace> col_idx;
   RandomAccessView<Scalar, MemSpace> values;
@@ -91,6 +92,7 @@ struct CsrRows {
 // r + col_offset[k] (2 bytes per entry instead of 4; col_idx is not read).
 template <class Scalar, class MemSpace, bool Compressed, int Batch>
 struct SellRows {
+  static constexpr int batch = Batch;
   RandomAccessView<offset_t, MemSpace> chunk_ptr;
   RandomAccessView<ordinal_t, MemSpace> row_len;
   RandomAccessView<ordinal_t, MemSpace> col_idx;
@@ -151,6 +153,17 @@ struct LaunchFunctor {
 // loop, which under thousands of teams handing out tickets ran the persistent MPK one block
 // at a time (155 ms instead of microseconds on an H100).
 using Counter = std::uint64_t;
+
+// Register bounds of the single-launch kernel on GPUs (Kokkos::LaunchBounds): at least this
+// many teams of kPersistentBoundThreads threads per multiprocessor, for rows loaded in batches
+// of `batch` (0: no bound). On an H100 (stencils and bands at 2x and 8x the L2, p = 4, 8), with
+// batches of 16 the kernel took 96 registers (5 teams per SM); a bound of 6 teams (80
+// registers, no spills) took band27 from 1.15-1.34x to 1.21-1.42x back-to-back and stencil27_x2
+// from 1.01x to 1.04-1.05x, while 8 teams (64 registers) spilled and lost. With batches of 8,
+// a bound of 8 teams took stencil7 from 0.82-0.96x to 0.85-1.06x and band7 from 1.07-1.20x
+// to 1.13-1.27x.
+constexpr int kPersistentBoundThreads = 128;
+constexpr int persistent_min_teams_per_sm(const int batch) { return batch == 16 ? 6 : batch == 8 ? 8 : 0; }
 
 // The single-launch kernel: see "Persistent kernel" in mpk/matrix_power.hpp.
 template <class ExecSpace, class Scalar, class MemSpace, class Rows>
