@@ -243,7 +243,8 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   }
   // Entries a lane loads before its gathers (detail::row_dot). On an H100 (stencils and bands
   // at 2x and 8x the L2, p = 2..8) the rule took the persistent kernel from 0.51-0.89x to
-  // 0.72-1.34x back-to-back; 16 beats 8 on 27 entries per row and loses on 7 (registers).
+  // 0.72-1.34x back-to-back (0.74-1.42x with the register bounds of
+  // detail::persistent_min_teams_per_sm); 16 beats 8 on 27 entries per row and loses on 7.
   if (o.row_batch) {
     row_batch_ = o.row_batch;
   } else if (gpu) {
