@@ -578,14 +578,16 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
     f.epoch = epoch_;
     f.spin_limit = options_.spin_limit;
     constexpr int min_teams = detail::persistent_min_teams_per_sm(Rows::batch);
-    if (min_teams > 0 && team_size_ * vector_length_ == detail::kPersistentBoundThreads) {
-      using Bounds = Kokkos::LaunchBounds<detail::kPersistentBoundThreads, (min_teams > 0 ? min_teams : 1)>;
-      Kokkos::parallel_for("ppsparse::mpk_persistent",
-                           Kokkos::TeamPolicy<ExecSpace, Bounds>(space, persistent_teams_, team_size_, vector_length_), f);
-    } else {
-      Kokkos::parallel_for("ppsparse::mpk_persistent",
-                           Kokkos::TeamPolicy<ExecSpace>(space, persistent_teams_, team_size_, vector_length_), f);
+    if constexpr (min_teams > 0) {
+      if (team_size_ * vector_length_ == detail::kPersistentBoundThreads) {
+        using Bounds = Kokkos::LaunchBounds<detail::kPersistentBoundThreads, min_teams>;
+        Kokkos::parallel_for("ppsparse::mpk_persistent",
+                             Kokkos::TeamPolicy<ExecSpace, Bounds>(space, persistent_teams_, team_size_, vector_length_), f);
+        return;
+      }
     }
+    Kokkos::parallel_for("ppsparse::mpk_persistent",
+                         Kokkos::TeamPolicy<ExecSpace>(space, persistent_teams_, team_size_, vector_length_), f);
   });
   if (options_.check_persistent) check_persistent_status();
 }
