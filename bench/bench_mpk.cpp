@@ -21,6 +21,7 @@
 //   gbs_min    blocked model bytes / time: the matrix once + x + p vectors, "the matrix once in total"
 //   pct_copy   gbs_min as a percentage of this run's copy bandwidth
 //   speedup    b2b time (median of its repetitions) / this time
+//   speedup_interleaved  (auto only) back-to-back / auto, medians of 22 runs of each in turn
 //   budget_mb, llc_mb, groups, launches, teams, nrows, nnz, err, setup_ms
 //
 // Flags (and environment variables), besides bench/common's --reps, --min_time, --copy_mb,
@@ -291,6 +292,26 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
       const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
       state.SetIterationTime(dt);
       times.push_back(dt);
+    }
+    // auto against back-to-back on the same operator, one run of each in turn: the ratio of
+    // their medians is free of the drift between benchmarks, which on small L2-resident
+    // matrices (tens of microseconds, launch-bound) moved the same back-to-back runs by up to
+    // 35 % between b2b's benchmark and auto's on an H100.
+    if (v.variant == mpk::MpkVariant::automatic) {
+      std::vector<double> tb, ta;
+      auto timed = [&](mpk::MpkVariant w) {
+        Kokkos::fence();
+        const auto t0 = Clock::now();
+        mpk.apply_internal(w);
+        Kokkos::fence();
+        return std::chrono::duration<double>(Clock::now() - t0).count();
+      };
+      for (int i = 0; i < 22; ++i) {  // in turn, each first every other time (the second of a pair ran slower)
+        if (i % 2) ta.push_back(timed(variant));
+        tb.push_back(timed(mpk::MpkVariant::back_to_back));
+        if (i % 2 == 0) ta.push_back(timed(variant));
+      }
+      state.counters["speedup_interleaved"] = median(tb) / median(ta);
     }
     mpk.check_persistent_status();
     const double t = median(times);

@@ -117,6 +117,8 @@ def build_tables(rows):
                     entry["groups"] = int(r["groups"])
                 if v.startswith("auto") and r.get("label"):
                     entry["auto_choice_" + v] = r["label"].split(" ")[0].replace("auto->", "")
+                if v.startswith("auto") and isinstance(r.get("speedup_interleaved"), (int, float)):
+                    entry["auto_interleaved_" + v] = float(r["speedup_interleaved"])
             if entry["groups"] is None:
                 for v in variants:
                     r = runs.get(v, {})
@@ -154,7 +156,8 @@ def write_markdown(table, variants, context, out):
 
     lines += ["", "## Summary", "",
               "Best variant at p = 4..8 (target of issue 6: >= 1.4x on well-levelled matrices); "
-              "auto below 0.97x back-to-back is listed as a miss.", "",
+              "auto below 0.97x back-to-back is listed as a miss, judged by its interleaved speedup "
+              "(auto and back-to-back run in turn in auto's benchmark) where the run has it.", "",
               "| matrix | best speedup (variant, p) | min over p = 4..8 of the best speedup | auto misses (< 0.97x) |",
               "|---|---|---|---|"]
     by_matrix = defaultdict(list)
@@ -172,8 +175,9 @@ def write_markdown(table, variants, context, out):
                     best = (s, v, e["p"])
                 worst_best = min(worst_best, s)
             for v in variants:
-                if v.startswith("auto") and isinstance(e.get(v), float) and e[v] < 0.97:
-                    misses.append(f"p={e['p']} {v} {e[v]:.2f}")
+                s_auto = e.get("auto_interleaved_" + v, e.get(v))
+                if v.startswith("auto") and isinstance(s_auto, float) and s_auto < 0.97:
+                    misses.append(f"p={e['p']} {v} {s_auto:.2f}")
         lines.append(f"| {matrix} | {best[0]:.2f} ({best[1]}, p={best[2]}) | "
                      f"{'-' if worst_best == math.inf else f'{worst_best:.2f}'} | {', '.join(misses) or 'none'} |")
     with open(out + ".md", "w") as f:

@@ -460,15 +460,22 @@ std::vector<double> MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::time_variant
   for (MpkVariant v : variants) apply_internal(v);  // warm-up (graph capture, first launch)
   std::vector<std::vector<double>> t(variants.size());
   const double start = seconds_now();
-  // At least 5 rounds and 20 ms, at most 200 rounds.
-  for (int round = 0; round < 200 && (round < 5 || seconds_now() - start < 0.02); ++round)
-    for (size_t i = 0; i < variants.size(); ++i) {
-      space.fence();
-      const double s = seconds_now();
-      apply_internal(variants[i]);
-      space.fence();
-      t[i].push_back(seconds_now() - s);
-    }
+  // Rounds of kRuns consecutive runs of each variant, as a solver calls it, alternating so that
+  // drift hits all alike; at least 3 rounds and 30 ms, at most 50 rounds. On an H100, one run
+  // of each in turn chose graph for two small L2-resident matrices (qh1484, bcsstk09 at p = 8)
+  // that then ran at 0.80-0.90x back-to-back; these rounds chose back-to-back there. Runs of
+  // tens of microseconds are launch-bound, though, and the choice stays noisy there (cage8 at
+  // p = 8 went to graph, 0.68x, in one run of two; docs/perf/mpk_h100.md).
+  constexpr int kRuns = 8;
+  for (int round = 0; round < 50 && (round < 3 || seconds_now() - start < 0.03); ++round)
+    for (size_t i = 0; i < variants.size(); ++i)
+      for (int run = 0; run < kRuns; ++run) {
+        space.fence();
+        const double s = seconds_now();
+        apply_internal(variants[i]);
+        space.fence();
+        t[i].push_back(seconds_now() - s);
+      }
   std::vector<double> medians;
   for (auto& v : t) medians.push_back(median_of(v));
   return medians;
