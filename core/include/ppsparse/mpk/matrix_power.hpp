@@ -27,8 +27,8 @@
 //  * automatic: the cost model's choice (cost_model.hpp). With verify_automatic (default)
 //    the first use times back_to_back and the model's two best blocked variants (medians
 //    over alternating rounds of 8 consecutive runs each, at least 3 rounds and 30 ms) and
-//    keeps the fastest, a blocked variant
-//    only if it beats back_to_back by 2%, so automatic is never slower than back_to_back
+//    keeps the fastest, a blocked variant only if it beats back_to_back by 2% in that
+//    measurement and again in a second one, so automatic is never slower than back_to_back
 //    beyond timing noise; without it the model alone decides.
 //
 // Persistent kernel. The blocks of all tiles, in schedule order (a topological order of
