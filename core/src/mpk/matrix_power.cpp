@@ -464,18 +464,26 @@ template <class ExecSpace, class Scalar, class MemSpace>
 std::vector<double> MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::time_variants(const std::vector<MpkVariant>& variants) {
   const ExecSpace& space = matrix_->space();
   for (MpkVariant v : variants) apply_internal(v);  // warm-up (graph capture, first launch)
+  // One run of each, timed: runs of a few milliseconds or less are launch-sensitive.
+  space.fence();
+  const double probe_start = seconds_now();
+  for (MpkVariant v : variants) apply_internal(v);
+  space.fence();
+  const bool short_runs = seconds_now() - probe_start < 0.01;
   std::vector<std::vector<double>> t(variants.size());
   const double start = seconds_now();
-  // Rounds of kRuns consecutive runs of each variant, as a solver calls it, alternating so that
-  // drift hits all alike; at least 3 rounds and 30 ms, at most 50 rounds. On an H100, one run
-  // of each in turn chose graph for two small L2-resident matrices (qh1484, bcsstk09 at p = 8)
-  // that then ran at 0.80-0.90x back-to-back; these rounds chose back-to-back there. Runs of
-  // tens of microseconds are launch-bound, though, and the choice stays noisy there (cage8 at
-  // p = 8 went to graph, 0.68x, in one run of two), hence resolve()'s second measurement.
-  constexpr int kRuns = 8;
-  for (int round = 0; round < 50 && (round < 3 || seconds_now() - start < 0.03); ++round)
+  // Short runs: rounds of 8 consecutive runs of each variant, as a solver calls it, alternating
+  // so that drift hits all alike; at least 3 rounds and 30 ms. On an H100, one run of each in
+  // turn chose graph for two small L2-resident matrices (qh1484, bcsstk09 at p = 8) that then
+  // ran at 0.80-0.90x back-to-back; these rounds chose back-to-back there. Runs of tens of
+  // microseconds are launch-bound, though, and the choice stays noisy (cage8 at p = 8 went to
+  // graph, 0.68x, in one run of two), hence resolve()'s second measurement. Longer runs (CPUs,
+  // large matrices): one run of each in turn, at least 5 rounds and 30 ms.
+  const int runs = short_runs ? 8 : 1;
+  const int min_rounds = short_runs ? 3 : 5;
+  for (int round = 0; round < 50 && (round < min_rounds || seconds_now() - start < 0.03); ++round)
     for (size_t i = 0; i < variants.size(); ++i)
-      for (int run = 0; run < kRuns; ++run) {
+      for (int run = 0; run < runs; ++run) {
         space.fence();
         const double s = seconds_now();
         apply_internal(variants[i]);

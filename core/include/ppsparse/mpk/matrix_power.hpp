@@ -26,7 +26,8 @@
 //  * persistent: one launch (see "Persistent kernel" below).
 //  * automatic: the cost model's choice (cost_model.hpp). With verify_automatic (default)
 //    the first use times back_to_back and the model's two best blocked variants (medians
-//    over alternating rounds of 8 consecutive runs each, at least 3 rounds and 30 ms) and
+//    over alternating rounds of 8 consecutive runs each where a run takes milliseconds or
+//    less, at least 3 rounds and 30 ms; one run each in turn for longer runs) and
 //    keeps the fastest, a blocked variant only if it beats back_to_back by 2% in that
 //    measurement and again in a second one, so automatic is never slower than back_to_back
 //    beyond timing noise; without it the model alone decides.
