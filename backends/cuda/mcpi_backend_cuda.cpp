@@ -185,16 +185,31 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
   if (active) a.dq[row * NB + lane] = static_cast<float>(x);
 }
 
+// A measurement switch (environment variable `name`): nullptr when unset or empty (the
+// automatic rule decides), else the entry of `allowed` it equals; anything else is a one-line
+// error, "mcpi cuda backend: NAME = 'text' must be 1, 2 or 4 (unset: automatic)".
+const char* env_choice(const char* name, std::initializer_list<const char*> allowed) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return nullptr;
+  const std::string text(e);
+  std::string list;
+  size_t i = 0;
+  for (const char* a : allowed) {
+    if (text == a) return a;
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::string(a);
+    ++i;
+  }
+  throw InvalidArgument(std::string("mcpi cuda backend: ") + name + " = '" + text + "' must be " + list +
+                        " (unset: automatic)");
+}
 // The small-colour kernel is on by default (measured: 0.766 -> 0.755 ms per sweep on the
 // default problem); PPSPARSE_MCPI_CUDA_SMALL=0 turns it off and =all uses it for every colour,
 // for measurements. (All colours lost at every nb tried on an H100: nb = 1 36.3 -> 15.9 % of
 // copy, nb = 5 75.5 -> 65.2 %, nb = 8 83.8 -> 83.1 %; docs/perf/bench_mcpi_h100.md.)
 int small_colour_mode() {
   static const int m = [] {
-    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_SMALL");
-    if (e && std::string(e) == "0") return 0;
-    if (e && std::string(e) == "all") return 2;
-    return 1;
+    const char* v = env_choice("PPSPARSE_MCPI_CUDA_SMALL", {"0", "all"});
+    return !v ? 1 : std::string(v) == "0" ? 0 : 2;
   }();
   return m;
 }
@@ -202,27 +217,15 @@ int small_colour_mode() {
 // it off, for measurements.
 bool wide_prefetch() {
   static const bool b = [] {
-    const char* e = std::getenv("PPSPARSE_MCPI_CUDA_PREFETCH");
-    return !(e && std::string(e) == "0");
+    const char* v = env_choice("PPSPARSE_MCPI_CUDA_PREFETCH", {"0", "1"});
+    return !v || std::string(v) == "1";
   }();
   return b;
 }
-// A measurement switch that forces one of `allowed` (environment variable `name`): 0 when
-// unset or empty (the automatic rule decides), else the value; anything else is a one-line
-// error, "mcpi cuda backend: NAME = 'text' must be 1, 2 or 4 (unset: automatic)".
-int forced_choice(const char* name, std::initializer_list<int> allowed) {
-  const char* e = std::getenv(name);
-  if (!e || !*e) return 0;
-  const std::string text(e);
-  std::string list;
-  size_t i = 0;
-  for (const int a : allowed) {
-    if (text == std::to_string(a)) return a;
-    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::to_string(a);
-    ++i;
-  }
-  throw InvalidArgument(std::string("mcpi cuda backend: ") + name + " = '" + text + "' must be " + list +
-                        " (unset: automatic)");
+// env_choice of small integers: 0 when unset.
+int forced_choice(const char* name, std::initializer_list<const char*> allowed) {
+  const char* v = env_choice(name, allowed);
+  return v ? std::atoi(v) : 0;
 }
 int sm_count() {
   static const int n = [] {
@@ -525,7 +528,7 @@ constexpr int kRowSlots = NB == 1 ? 4 : NB <= 8 ? 2 : 1;
 // PPSPARSE_MCPI_CUDA_SLOTS = 1, 2 or 4 forces the slots (where S * nb <= 32), for measurements;
 // unset or empty: kRowSlots. Other values are a one-line error.
 int slots_forced() {
-  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_SLOTS", {1, 2, 4});
+  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_SLOTS", {"1", "2", "4"});
   return v;
 }
 
@@ -571,10 +574,11 @@ void launch(Variant v, const ColourArgs& a) {
   check(cudaGetLastError(), "kernel launch");
 }
 
-// PPSPARSE_MCPI_CUDA_WIDE_SPLIT = 1 or 4 forces the warps per block row of wide_block_kernel,
+// PPSPARSE_MCPI_CUDA_WIDE_SPLIT = 1 or 4 (kWarps) forces the warps per block row of wide_block_kernel,
 // for measurements; unset or empty, the rule of launch_wide decides (0 returned).
 int wide_split_forced() {
-  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_WIDE_SPLIT", {1, kWarps});
+  static_assert(kWarps == 4, "the switch's values are 1 and kWarps");
+  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_WIDE_SPLIT", {"1", "4"});
   return v;
 }
 
