@@ -283,13 +283,17 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
         return;
       }
     }
-    std::vector<double> times;
-    for (auto _ : state) {
+    // Seconds of one run of `w`, fenced on both sides.
+    auto timed = [&](mpk::MpkVariant w) {
       Kokkos::fence();
       const auto t0 = Clock::now();
-      mpk.apply_internal(variant);
+      mpk.apply_internal(w);
       Kokkos::fence();
-      const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+      return std::chrono::duration<double>(Clock::now() - t0).count();
+    };
+    std::vector<double> times;
+    for (auto _ : state) {
+      const double dt = timed(variant);
       state.SetIterationTime(dt);
       times.push_back(dt);
     }
@@ -299,13 +303,6 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
     // 35 % between b2b's benchmark and auto's on an H100.
     if (v.variant == mpk::MpkVariant::automatic) {
       std::vector<double> tb, ta;
-      auto timed = [&](mpk::MpkVariant w) {
-        Kokkos::fence();
-        const auto t0 = Clock::now();
-        mpk.apply_internal(w);
-        Kokkos::fence();
-        return std::chrono::duration<double>(Clock::now() - t0).count();
-      };
       for (int i = 0; i < 22; ++i) {  // in turn, each first every other time (the second of a pair ran slower)
         if (i % 2) ta.push_back(timed(variant));
         tb.push_back(timed(mpk::MpkVariant::back_to_back));
