@@ -37,6 +37,9 @@ CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, cons
     throw InvalidArgument(who + ": max_steps = " + std::to_string(options.max_steps) + " must be >= 1");
   if (!(options.min_gain >= 0.0 && options.min_gain < 1.0))
     throw InvalidArgument(who + ": min_gain = " + std::to_string(options.min_gain) + " must be in [0, 1)");
+  if (!(options.plateau_tolerance >= 0.0 && options.plateau_tolerance < 1.0))
+    throw InvalidArgument(who + ": plateau_tolerance = " + std::to_string(options.plateau_tolerance) +
+                          " must be in [0, 1)");
   if (space.max_coop < 1 || space.max_repeat < 1 || space.block_sizes.empty())
     throw InvalidArgument(who + ": empty search space");
   check_coop_params(start, space.max_coop, who + " start");
@@ -51,7 +54,7 @@ CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, cons
   // The start is a point of the grid even when its repeat is not a power of two.
   current_point_ = Point{insert_value(coops_, start.coop), insert_value(repeats_, start.repeat),
                          insert_value(blocks_, start.block_size)};
-  best_point_ = current_point_;
+  best_point_ = walk_point_ = current_point_;
   if (coops_.size() > 1) axes_.push_back(0);
   if (repeats_.size() > 1) axes_.push_back(1);
   if (blocks_.size() > 1) axes_.push_back(2);
@@ -86,21 +89,38 @@ void CoopTuner::record(double seconds) {
   samples_.clear();
   measured_.emplace_back(current_, t);
   if (measured_.size() == 1) {
-    best_seconds_ = start_seconds_ = t;
-  } else if (t < best_seconds_ * (1.0 - options_.min_gain)) {
-    best_ = current_;
-    best_point_ = current_point_;
-    best_seconds_ = t;
-    moved_on_axis_ = true;
-    improved_in_sweep_ = true;
-  } else {
-    // Not better: the step in this direction failed.
+    best_seconds_ = start_seconds_ = walk_seconds_ = t;
+  } else if (!judge(t)) {
     step_failed();
   }
   choose_next();
 }
 
+bool CoopTuner::judge(const double seconds) {
+  if (seconds < best_seconds_ * (1.0 - options_.min_gain)) {
+    best_ = params_of(current_point_);
+    best_point_ = walk_point_ = current_point_;
+    best_seconds_ = walk_seconds_ = seconds;
+    on_plateau_ = false;
+    moved_on_axis_ = true;
+    improved_in_sweep_ = true;
+    return true;
+  }
+  // Not better than the best: walk through once if it is level with where the step came from.
+  if (!on_plateau_ && options_.plateau_tolerance > 0.0 && seconds <= walk_seconds_ * (1.0 + options_.plateau_tolerance)) {
+    walk_point_ = current_point_;
+    walk_seconds_ = seconds;
+    on_plateau_ = true;
+    return true;
+  }
+  return false;
+}
+
 void CoopTuner::step_failed() {
+  // The next step starts from the best again.
+  walk_point_ = best_point_;
+  walk_seconds_ = best_seconds_;
+  on_plateau_ = false;
   if (!moved_on_axis_ && !tried_reverse_) {
     direction_ = -direction_;
     tried_reverse_ = true;
@@ -128,7 +148,7 @@ void CoopTuner::choose_next() {
       tried_reverse_ = false;
       moved_on_axis_ = false;
     }
-    Point next = best_point_;
+    Point next = walk_point_;
     if (axis == 0) next.coop_idx += direction_;
     if (axis == 1) next.repeat_idx += direction_;
     if (axis == 2) next.block_idx += direction_;
@@ -141,12 +161,18 @@ void CoopTuner::choose_next() {
           bi = b;
       if (bi >= 0) next.block_idx = bi;
     }
-    if (valid(next) && lookup(params_of(next)) == nullptr) {
+    if (valid(next)) {
+      const double* seconds = lookup(params_of(next));
+      if (seconds == nullptr) {
+        current_point_ = next;
+        current_ = params_of(next);
+        return;
+      }
+      // Measured already: judged on its time, without a call.
       current_point_ = next;
-      current_ = params_of(next);
-      return;
+      if (judge(*seconds)) continue;
     }
-    // Out of range, or measured already (hence not better than the best): a failed step.
+    // Out of range, or measured already and not a step: a failed step.
     step_failed();
   }
   done_ = true;
