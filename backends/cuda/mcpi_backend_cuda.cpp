@@ -639,6 +639,11 @@ bool has_kernel(Variant v, int nb) {
 
 void run_colour(Variant v, const ColourArgs& a) {
   if (!has_kernel(v, a.nb)) throw InvalidArgument(std::string("mcpi cuda backend: no kernel for ") + name(v));
+  // Every measurement switch is read on the first colour, so that a bad value is refused
+  // whether or not this problem reaches the kernel it steers (small problems never reach
+  // the slots: all their colours take the small-colour kernel).
+  static const bool switches_read = (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), true);
+  (void)switches_read;
   if (a.row_end <= a.row_begin) return;
   dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
 }
