@@ -3,10 +3,10 @@
 // ld.relaxed.gpu, the acquire is fence.acq_rel.gpu and the release increment
 // red.release.gpu (instead of fence.sc.gpu, which Kokkos::memory_fence emits, before a
 // relaxed atomic). These need sm_70; older GPUs and the host pass use Kokkos.
+// Included by core/src/backend/team_handoff.hpp, after its portable:: versions.
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
-#include <ppsparse/kokkos_compat.hpp>
 
 namespace ppsparse::backend {
 
@@ -16,7 +16,7 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint64_t handoff_load_relaxed(std::uint64_t* p)
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 #else
-  return compat::atomic_load_relaxed(p);
+  return portable::handoff_load_relaxed(p);
 #endif
 }
 
@@ -24,7 +24,7 @@ KOKKOS_FORCEINLINE_FUNCTION void handoff_acquire_fence() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
   asm volatile("fence.acq_rel.gpu;" ::: "memory");
 #else
-  Kokkos::memory_fence();
+  portable::handoff_acquire_fence();
 #endif
 }
 
@@ -32,8 +32,7 @@ KOKKOS_FORCEINLINE_FUNCTION void handoff_add_release(std::uint64_t* p, std::uint
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
   asm volatile("red.release.gpu.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 #else
-  Kokkos::memory_fence();
-  Kokkos::atomic_add(p, v);
+  portable::handoff_add_release(p, v);
 #endif
 }
 

@@ -9,21 +9,28 @@
 //   handoff_add_release(p, v)  the writes before it (the team's, by the barrier) before the increment
 // A backend provides them in team_handoff_device.hpp (backends/<device>/), with the GPU's
 // release increment and acquire fence, which are weaker than the sequentially consistent
-// fence Kokkos::memory_fence emits. Elsewhere they are Kokkos' fence and atomics.
+// fence Kokkos::memory_fence emits; where it has no instruction of its own (the host pass,
+// older GPUs) it calls portable::. Elsewhere they are portable::, Kokkos' fence and atomics.
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 #include <ppsparse/kokkos_compat.hpp>
 
-#if defined(PPSPARSE_HAVE_TEAM_HANDOFF_BACKEND)
-#include <team_handoff_device.hpp>
-#else
-namespace ppsparse::backend {
+namespace ppsparse::backend::portable {
 KOKKOS_FORCEINLINE_FUNCTION std::uint64_t handoff_load_relaxed(std::uint64_t* p) { return compat::atomic_load_relaxed(p); }
 KOKKOS_FORCEINLINE_FUNCTION void handoff_acquire_fence() { Kokkos::memory_fence(); }
 KOKKOS_FORCEINLINE_FUNCTION void handoff_add_release(std::uint64_t* p, std::uint64_t v) {
   Kokkos::memory_fence();
   Kokkos::atomic_add(p, v);
 }
+}  // namespace ppsparse::backend::portable
+
+#if defined(PPSPARSE_HAVE_TEAM_HANDOFF_BACKEND)
+#include <team_handoff_device.hpp>
+#else
+namespace ppsparse::backend {
+using portable::handoff_acquire_fence;
+using portable::handoff_add_release;
+using portable::handoff_load_relaxed;
 }  // namespace ppsparse::backend
 #endif
