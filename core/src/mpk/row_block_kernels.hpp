@@ -61,8 +61,8 @@ template <class T, class MemSpace>
 using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
 
 // Rows of a CSR matrix: the `lanes` vector lanes of a team thread take entries lane,
-// lane + lanes, ... of the row, kUnroll at a time (spmv's strided_dot, shared with the SpMV
-// kernels, so both keep the same number of loads in flight).
+// lane + lanes, ... of the row, Batch at a time (row_dot; Batch 0 is spmv's strided_dot,
+// shared with the SpMV kernels).
 template <class Scalar, class MemSpace, int Batch>
 struct CsrRows {
   static constexpr int batch = Batch;

@@ -89,7 +89,7 @@ void CoopTuner::record(double seconds) {
   samples_.clear();
   measured_.emplace_back(current_, t);
   if (measured_.size() == 1) {
-    best_seconds_ = start_seconds_ = walk_seconds_ = t;
+    best_seconds_ = start_seconds_ = t;
   } else if (!judge(t)) {
     step_failed();
   }
@@ -100,17 +100,16 @@ bool CoopTuner::judge(const double seconds) {
   if (seconds < best_seconds_ * (1.0 - options_.min_gain)) {
     best_ = params_of(current_point_);
     best_point_ = walk_point_ = current_point_;
-    best_seconds_ = walk_seconds_ = seconds;
-    on_plateau_ = false;
+    best_seconds_ = seconds;
     moved_on_axis_ = true;
     improved_in_sweep_ = true;
     return true;
   }
-  // Not better than the best: walk through once if it is level with where the step came from.
-  if (!on_plateau_ && options_.plateau_tolerance > 0.0 && seconds <= walk_seconds_ * (1.0 + options_.plateau_tolerance)) {
+  // Not better than the best: a step from the best (not from a plateau point) that is level
+  // with it is walked through once.
+  if (walk_point_ == best_point_ && options_.plateau_tolerance > 0.0 &&
+      seconds <= best_seconds_ * (1.0 + options_.plateau_tolerance)) {
     walk_point_ = current_point_;
-    walk_seconds_ = seconds;
-    on_plateau_ = true;
     return true;
   }
   return false;
@@ -119,8 +118,6 @@ bool CoopTuner::judge(const double seconds) {
 void CoopTuner::step_failed() {
   // The next step starts from the best again.
   walk_point_ = best_point_;
-  walk_seconds_ = best_seconds_;
-  on_plateau_ = false;
   if (!moved_on_axis_ && !tried_reverse_) {
     direction_ = -direction_;
     tried_reverse_ = true;

@@ -68,6 +68,9 @@ class CoopTuner {
  private:
   struct Point {
     int coop_idx, repeat_idx, block_idx;
+    bool operator==(const Point& o) const {
+      return coop_idx == o.coop_idx && repeat_idx == o.repeat_idx && block_idx == o.block_idx;
+    }
   };
   CoopParams params_of(const Point& p) const;
   bool valid(const Point& p) const;
@@ -92,8 +95,6 @@ class CoopTuner {
   bool tried_reverse_ = false, moved_on_axis_ = false, improved_in_sweep_ = false;
   // The point the next step starts from: the best, or a plateau point one step past it.
   Point walk_point_{};
-  double walk_seconds_ = 0;
-  bool on_plateau_ = false;
 };
 
 }  // namespace ppsparse::spmv
