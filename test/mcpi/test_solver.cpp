@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/formats/graph.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/reference.hpp>
@@ -79,6 +80,24 @@ TEST(McpiSolver, SeveralColouringsAgree) {
     ASSERT_TRUE(is_valid_coloring(graph, col.color));
     for (int nb : {3, 5}) check_against_reference(graph, col, nb, seed + nb, 2);
   }
+}
+
+// Three hub rows of about 195 blocks among mesh rows of 11 on average: kernels that lay out a
+// thread block's work from the colour's average row (the CUDA backend's staged kernel sizes
+// its shared memory so) meet slices far above it and must take their fallback path.
+TEST(McpiSolver, HubRowsAmongMeshRowsMatchReference) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Graph mesh = gen::tet_mesh_graph(9, 8, 8);
+  std::vector<std::pair<ordinal_t, ordinal_t>> edges;
+  for (ordinal_t v = 0; v < mesh.n; ++v)
+    for (offset_t k = mesh.row_ptr[v]; k < mesh.row_ptr[v + 1]; ++k) edges.emplace_back(v, mesh.adj[k]);
+  for (ordinal_t hub : {ordinal_t{0}, mesh.n / 2, mesh.n - 1})
+    for (ordinal_t v = 1; v < mesh.n; v += 3) edges.emplace_back(hub, v);
+  const Graph graph = graph_from_edges(mesh.n, edges);
+  ASSERT_GT(graph.degree(mesh.n / 2), 150);
+  const Coloring col = color_distance1(graph);
+  for (int nb : {1, 5, 8}) check_against_reference(graph, col, nb, seed + nb, 2);
 }
 
 TEST(McpiSolver, ResidualDecreasesOnDominantSystems) {
