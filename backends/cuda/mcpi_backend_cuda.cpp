@@ -14,8 +14,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,8 +22,6 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/backend.hpp>
-
-#include "bulk_copy_device.hpp"
 
 namespace ppsparse::mcpi::backend {
 namespace {
@@ -66,10 +62,6 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
   for (int e = lane; e < count; e += 32) __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
   __pipeline_commit();
 }
-
-// 4-byte words a staged range of `words` words needs in shared memory (bulk_copy_device.hpp's
-// stage_range: up to 3 words of alignment at either end), rounded to 16 bytes.
-__host__ __device__ constexpr int staged_words(int words) { return (words + 6 + 3) / 4 * 4; }
 
 // 16_x: a warp owns R = 32 / NB block rows, NB consecutive lanes per row (seed 000, fig. 6).
 // Unlike the seed's fig. 7 (lane i takes row i of each block and gathers NB dQ values), lane
@@ -145,157 +137,6 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   };
   const double x = substitute<NB>(rv, i, r * G, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
-}
-
-// rows_per_warp_kernel with its operands staged by bulk copies (Hopper). A slice of RB block
-// rows (the rows one thread block of rows_per_warp_kernel takes) has its O blocks, ja, D
-// blocks and R each in one contiguous range, which thread 0 copies to shared memory with one
-// bulk copy (TMA) apiece. Thread blocks are persistent and double-buffered: while the warps
-// gather dQ (ja from shared memory) and multiply O from one stage, the next slice's copies
-// are in flight into the other, without holding registers. A slice whose blocks exceed
-// cap_blocks is read from global memory instead. evict_first: O and ja (read once) leave the
-// L2 first, so that they push the gathered dQ out less.
-template <int NB, int S>
-__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_staged_kernel(const ColourArgs a, const int cap_blocks,
-                                                                           const bool evict_first) {
-  static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
-  namespace bc = ppsparse::backend::cuda;
-  constexpr int UNROLL = 4;
-  constexpr int G = S * NB, R = 32 / G, NB2 = NB * NB, RB = kWarps * R;
-  extern __shared__ __align__(16) unsigned smem_words[];
-  __shared__ __align__(8) std::uint64_t bar[2];
-  __shared__ long long s_k0[2];
-  __shared__ int s_staged[2];
-  __shared__ unsigned s_shift[2][4];
-  const int o_words = staged_words(cap_blocks * NB2), j_words = staged_words(cap_blocks);
-  const int d_words = staged_words(RB * NB2 * 2), r_words = staged_words(RB * NB * 2);
-  const int stage_words = o_words + j_words + d_words + r_words;
-  const long long slices = (static_cast<long long>(a.row_end) - a.row_begin + RB - 1) / RB;
-
-  // Thread 0: stage slice `slice` into buffer st (its barrier's next phase completes when the
-  // copies landed, at once for a slice read from global memory).
-  // k0, k1: ia at the slice's first row and one past its last (loaded ahead by the caller).
-  auto issue = [&](const long long slice, const int st, const long long k0, const long long k1) {
-    unsigned* sO = smem_words + st * stage_words;
-    unsigned* sJ = sO + o_words;
-    unsigned* sD = sJ + j_words;
-    unsigned* sR = sD + d_words;
-    const long long first_row = a.row_begin + slice * RB;
-    const long long last_row = min(first_row + RB, static_cast<long long>(a.row_end));
-    const bool staged = k1 - k0 <= cap_blocks;
-    s_k0[st] = k0;
-    s_staged[st] = staged;
-    unsigned tx = 0;
-    if (staged) {
-      const long long n = a.n;
-      // The buffer was last read by the generic proxy (and may hold plain stores of an
-      // array's end): order that before the copy engine writes it.
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      s_shift[st][0] = bc::stage_range(sO, reinterpret_cast<const unsigned*>(a.O), k0 * NB2, k1 * NB2, a.nnzb * NB2,
-                                       &bar[st], &tx, evict_first).shift;
-      s_shift[st][1] =
-          bc::stage_range(sJ, reinterpret_cast<const unsigned*>(a.ja), k0, k1, a.nnzb, &bar[st], &tx, evict_first).shift;
-      s_shift[st][2] = bc::stage_range(sD, reinterpret_cast<const unsigned*>(a.D), first_row * NB2 * 2,
-                                       last_row * NB2 * 2, n * NB2 * 2, &bar[st], &tx, false).shift;
-      s_shift[st][3] = bc::stage_range(sR, reinterpret_cast<const unsigned*>(a.R), first_row * NB * 2,
-                                       last_row * NB * 2, n * NB * 2, &bar[st], &tx, false).shift;
-    }
-    // Releases s_*[st] and any plain stores to the waiting threads (arrive is a release,
-    // their wait an acquire).
-    bc::mbarrier_arrive_expect(&bar[st], tx);
-  };
-  auto slice_ia = [&](const long long slice, long long& k0, long long& k1) {
-    const long long first_row = a.row_begin + slice * RB;
-    k0 = __ldg(a.ia + first_row);
-    k1 = __ldg(a.ia + min(first_row + RB, static_cast<long long>(a.row_end)));
-  };
-
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
-  if (threadIdx.x == 0) {
-    bc::mbarrier_init(&bar[0]);
-    bc::mbarrier_init(&bar[1]);
-    for (int st = 0; st < 2; ++st) {
-      const long long slice = blockIdx.x + st * static_cast<long long>(gridDim.x);
-      if (slice >= slices) break;
-      long long k0, k1;
-      slice_ia(slice, k0, k1);
-      issue(slice, st, k0, k1);
-    }
-  }
-  __syncthreads();  // the barriers' initialisation
-
-  const float* __restrict__ dq = a.dq;
-  int it = 0;
-  for (long long slice = blockIdx.x; slice < slices; slice += gridDim.x, ++it) {
-    const int st = it & 1;
-    const long long first_row = a.row_begin + slice * RB;
-    const long long row = first_row + warp * R + r;
-    const bool in_row = r < R && row < a.row_end;
-    const bool active = in_row && s == 0;
-    offset_t kb = 0, ke = 0;
-    if (in_row) {
-      kb = __ldg(a.ia + row);
-      ke = __ldg(a.ia + row + 1);
-    }
-    // Thread 0 loads the ia bounds of the slice it stages after this one, so that their
-    // latency passes while its warp computes.
-    const long long next = slice + 2LL * gridDim.x;
-    long long next_k0 = 0, next_k1 = 0;
-    if (threadIdx.x == 0 && next < slices) slice_ia(next, next_k0, next_k1);
-    bc::mbarrier_wait(&bar[st], (it >> 1) & 1);
-    const bool staged = s_staged[st];
-    const long long k0 = s_k0[st];
-    const unsigned* sO = smem_words + st * stage_words;
-    const unsigned* sJ = sO + o_words;
-    const unsigned* sD = sJ + j_words;
-    const unsigned* sR = sD + d_words;
-    // Block k's entries at Ob[(k - k0) * NB2], its column at Jb[k - k0]; row q's D and R at
-    // Db[(q - first_row) * NB2] and Rb[(q - first_row) * NB].
-    const float* Ob = staged ? reinterpret_cast<const float*>(sO + s_shift[st][0]) : a.O + k0 * NB2;
-    const ordinal_t* Jb = staged ? reinterpret_cast<const ordinal_t*>(sJ + s_shift[st][1]) : a.ja + k0;
-    const double* Db = staged ? reinterpret_cast<const double*>(sD + s_shift[st][2]) : a.D + first_row * NB2;
-    const double* Rb = staged ? reinterpret_cast<const double*>(sR + s_shift[st][3]) : a.R + first_row * NB;
-
-    float acc[NB];
-#pragma unroll
-    for (int m = 0; m < NB; ++m) acc[m] = 0.f;
-    if (in_row) {
-      long long k = kb + s - k0;
-      const long long kend = ke - k0;
-      for (; k + (UNROLL - 1) * S < kend; k += UNROLL * S) {
-        float x[UNROLL];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(Jb[k + u * S]) * NB + i);
-        const float* o0 = Ob + k * NB2 + i * NB;
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-          for (int m = 0; m < NB; ++m) acc[m] += o0[u * S * NB2 + m] * x[u];
-      }
-      for (; k < kend; k += S) {
-        const float x = __ldg(dq + static_cast<long long>(Jb[k]) * NB + i);
-        const float* o = Ob + k * NB2 + i * NB;
-#pragma unroll
-        for (int m = 0; m < NB; ++m) acc[m] += o[m] * x;
-      }
-    }
-    float mine = 0.f;
-#pragma unroll
-    for (int m = 0; m < NB; ++m) {
-      float sum = 0.f;
-#pragma unroll
-      for (int q = 0; q < G; ++q) sum += __shfl_sync(kFull, acc[m], r * G + q);
-      if (m == i) mine = sum;
-    }
-    const long long q = row - first_row;
-    const double rv = active ? Rb[q * NB + i] - static_cast<double>(mine) : 0.0;
-    auto Dij = [&](int ii, int jj) { return Db[q * NB2 + jj * NB + ii]; };
-    const double x = substitute<NB>(rv, i, r * G, active, Dij);
-    if (active) a.dq[row * NB + i] = static_cast<float>(x);
-    __syncthreads();  // every warp is done with stage st (and its s_*[st])
-    if (threadIdx.x == 0 && next < slices) issue(next, st, next_k0, next_k1);
-  }
 }
 
 // Small colours (too few rows to fill the GPU) are latency chains: a warp walks a block row's
@@ -691,66 +532,10 @@ int slots_forced() {
   return v;
 }
 
-// Staging of rows_per_warp_staged_kernel: PPSPARSE_MCPI_CUDA_STAGE = 0 (rows_per_warp_kernel),
-// 1 (staged) or evict_first (staged, O and ja evict-first in the L2), for measurements; unset
-// or empty: kStageDefault. Staging needs bulk copies (sm_90 and later); elsewhere, and where
-// a slice would need more than kMaxStagedBytes of shared memory, rows_per_warp_kernel runs.
-constexpr int kStageDefault = 2;
-constexpr int kMaxStagedBytes = 113 * 1024;  // two thread blocks per SM
-int stage_mode() {
-  static const int m = [] {
-    const char* v = env_choice("PPSPARSE_MCPI_CUDA_STAGE", {"0", "1", "evict_first"});
-    if (!v) return kStageDefault;
-    return std::string(v) == "0" ? 0 : std::string(v) == "1" ? 1 : 2;
-  }();
-  return m;
-}
-
-// Shared memory of a staged thread block whose slice holds up to cap_blocks blocks.
-template <int NB, int S>
-long long staged_bytes(int cap_blocks) {
-  constexpr int R = 32 / (S * NB), RB = kWarps * R;
-  return 2 * 4LL *  // two stages
-         (staged_words(cap_blocks * NB * NB) + staged_words(cap_blocks) + staged_words(RB * NB * NB * 2) +
-          staged_words(RB * NB * 2));
-}
-
-// Launches the staged kernel when it applies (false: the caller launches another).
-template <int NB, int S>
-bool launch_rows_per_warp_staged(const ColourArgs& a, const long long rows, const unsigned grid) {
-  static const bool supported = ppsparse::backend::cuda::bulk_copy_supported();
-  if (stage_mode() == 0 || !supported || rows <= 0) return false;
-  constexpr int R = 32 / (S * NB), RB = kWarps * R;
-  // Room for 1.25x the colour's average blocks per slice (plus a row's slot rounding): on
-  // meshes nearly every slice fits, and one that does not reads O from global memory.
-  const double per_row = static_cast<double>(a.colour_blocks) / static_cast<double>(rows);
-  const double cap = std::ceil(1.25 * per_row * RB) + 2 * S;
-  if (!(2 * cap * NB * NB * 4 < kMaxStagedBytes)) return false;
-  const int cap_blocks = static_cast<int>(cap);
-  const long long bytes = staged_bytes<NB, S>(cap_blocks);
-  if (bytes > kMaxStagedBytes) return false;
-  static const bool attribute_set = [] {
-    check(cudaFuncSetAttribute(rows_per_warp_staged_kernel<NB, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               kMaxStagedBytes),
-          "cudaFuncSetAttribute (staged kernel's shared memory)");
-    return true;
-  }();
-  (void)attribute_set;
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rows_per_warp_staged_kernel<NB, S>, kWarps * 32,
-                                                      static_cast<size_t>(bytes)),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor (staged kernel)");
-  const unsigned persistent = static_cast<unsigned>(std::max(1, per_sm) * sm_count());
-  rows_per_warp_staged_kernel<NB, S><<<std::min(grid, persistent), kWarps * 32, static_cast<size_t>(bytes), stream()>>>(
-      a, cap_blocks, stage_mode() == 2);
-  return true;
-}
-
 template <int NB, int S>
 void launch_rows_per_warp(const bool async, const ColourArgs& a, const long long rows) {
   constexpr int R = 32 / (S * NB);
   const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-  if (launch_rows_per_warp_staged<NB, S>(a, rows, grid)) return;
   if (async)
     rows_per_warp_kernel<NB, true, S><<<grid, kWarps * 32, 0, stream()>>>(a);
   else
@@ -857,8 +642,7 @@ void run_colour(Variant v, const ColourArgs& a) {
   // Every measurement switch is read on the first colour, so that a bad value is refused
   // whether or not this problem reaches the kernel it steers (small problems never reach
   // the slots: all their colours take the small-colour kernel).
-  static const bool switches_read =
-      (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), stage_mode(), true);
+  static const bool switches_read = (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), true);
   (void)switches_read;
   if (a.row_end <= a.row_begin) return;
   dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});

@@ -82,9 +82,8 @@ TEST(McpiSolver, SeveralColouringsAgree) {
   }
 }
 
-// Three hub rows of about 195 blocks among mesh rows of 11 on average: kernels that lay out a
-// thread block's work from the colour's average row (the CUDA backend's staged kernel sizes
-// its shared memory so) meet slices far above it and must take their fallback path.
+// Three hub rows of about 195 blocks among mesh rows of 11 on average: a kernel that lays out
+// a thread block's work from the colour's average row meets slices far above it.
 TEST(McpiSolver, HubRowsAmongMeshRowsMatchReference) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -25,9 +25,6 @@ Features features();
 struct ColourArgs {
   int nb = 0;
   ordinal_t row_begin = 0, row_end = 0;
-  offset_t colour_blocks = 0;  // off-diagonal blocks of the colour's rows
-  ordinal_t n = 0;             // block rows of the system (D and R hold n rows)
-  offset_t nnzb = 0;           // off-diagonal blocks of the system (O and ja hold nnzb)
   const offset_t* ia = nullptr;
   const ordinal_t* ja = nullptr;
   const float* O = nullptr;

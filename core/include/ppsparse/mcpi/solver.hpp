@@ -78,8 +78,6 @@ class Solver {
     say("copying the system to " + std::string(ExecSpace::name()));
     dev_ = copy_to<memory_space>(s);
     nnzb_ = s.O.nnzb();
-    for (ordinal_t c = 0; c < colouring.ncolors; ++c)
-      colour_blocks_.push_back(s.O.ia(colouring.color_offsets[c + 1]) - s.O.ia(colouring.color_offsets[c]));
     if (!dev_.d_factored) {
       say("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
       const long long failure = factor_diagonal_blocks<ExecSpace>(dev_.D, nb_, n_);
@@ -158,9 +156,6 @@ class Solver {
         a.nb = nb_;
         a.row_begin = b;
         a.row_end = e;
-        a.colour_blocks = colour_blocks_[c];
-        a.n = n_;
-        a.nnzb = nnzb_;
         a.ia = dev_.O.ia.data();
         a.ja = dev_.O.ja.data();
         a.O = dev_.O.values.data();
@@ -288,7 +283,6 @@ class Solver {
   int nb_;
   ordinal_t n_;
   offset_t nnzb_ = 0;
-  std::vector<offset_t> colour_blocks_;  // per colour, for the backend's launch geometry
   Coloring colouring_;
   BlockSystem<memory_space> dev_;
   Kokkos::View<float*, memory_space> dq_;
