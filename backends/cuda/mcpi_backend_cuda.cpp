@@ -14,20 +14,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
-#include <memory>
 #include <string>
-#include <type_traits>
-#include <vector>
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/backend.hpp>
-
-#include "../../core/src/backend/team_handoff.hpp"
 
 namespace ppsparse::mcpi::backend {
 namespace {
@@ -82,38 +76,25 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
 // blocks of each row instead of one block of each of S times more rows; the slots' partial
 // sums are added by the same shuffles.
-// The work of one warp of rows_per_warp_kernel: rows first .. first + R - 1 (those below
-// row_end). sD: the warp's shared D buffer (ASYNC). COHERENT: dQ is read through the L2 only
-// (ld.global.cg), for the single-launch sweep, where other thread blocks write dQ during the
-// launch; otherwise through the read-only path.
-template <int NB, bool ASYNC, int S, bool COHERENT>
-__device__ __forceinline__ void rows_per_warp_rows(const ColourArgs& a, const long long first, const long long row_end,
-                                                   double* sD) {
+template <int NB, bool ASYNC, int S = 1>
+__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
   constexpr int G = S * NB;  // lanes per block row
   constexpr int R = 32 / G;
   constexpr int NB2 = NB * NB;
-  const int lane = threadIdx.x % 32;
+  __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
+  const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
   const long long row = first + r;
-  const bool in_row = r < R && row < row_end;  // the lane takes part in the row's SpMV
-  const bool active = in_row && s == 0;         // ... and in its substitution
-  if (ASYNC && first < row_end) {
-    const int rows = static_cast<int>(min(static_cast<long long>(R), row_end - first));
-    async_copy_doubles(sD, a.D + first * NB2, rows * NB2, lane);
+  const bool in_row = r < R && row < a.row_end;  // the lane takes part in the row's SpMV
+  const bool active = in_row && s == 0;           // ... and in its substitution
+  if (ASYNC && first < a.row_end) {
+    const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
+    async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
   }
   const float* __restrict__ dq = a.dq;
-  // COHERENT: weak (ordinary) loads, which L1 may cache; the waiting warp's acquire fence
-  // invalidates stale lines. The read-only path (__ldg) is not covered by that fence.
-  auto dq_at = [&](const long long e) {
-    if constexpr (COHERENT) {
-      float v;
-      asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(a.dq + e) : "memory");
-      return v;
-    } else
-      return __ldg(dq + e);
-  };
   float acc[NB];
 #pragma unroll
   for (int m = 0; m < NB; ++m) acc[m] = 0.f;
@@ -123,7 +104,7 @@ __device__ __forceinline__ void rows_per_warp_rows(const ColourArgs& a, const lo
     for (; k + (UNROLL - 1) * S < kend; k += UNROLL * S) {
       float x[UNROLL];
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) x[u] = dq_at(static_cast<long long>(__ldg(a.ja + k + u * S)) * NB + i);
+      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u * S)) * NB + i);
       const float* o0 = a.O + k * NB2 + i * NB;
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
@@ -131,7 +112,7 @@ __device__ __forceinline__ void rows_per_warp_rows(const ColourArgs& a, const lo
         for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + u * S * NB2 + m) * x[u];
     }
     for (; k < kend; k += S) {
-      const float x = dq_at(static_cast<long long>(__ldg(a.ja + k)) * NB + i);
+      const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
       const float* o = a.O + k * NB2 + i * NB;
 #pragma unroll
       for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
@@ -152,137 +133,10 @@ __device__ __forceinline__ void rows_per_warp_rows(const ColourArgs& a, const lo
     __syncwarp();
   }
   auto Dij = [&](int ii, int jj) {
-    return ASYNC ? sD[r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
+    return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
   };
   const double x = substitute<NB>(rv, i, r * G, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
-}
-
-template <int NB, bool ASYNC, int S = 1>
-__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
-  constexpr int R = 32 / (S * NB);
-  __shared__ double sD[kWarps][ASYNC ? R * NB * NB : 1];
-  const int warp = threadIdx.x / 32;
-  const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
-  rows_per_warp_rows<NB, ASYNC, S, false>(a, first, a.row_end, sD[warp]);
-}
-
-// The single-launch sweep (mcpi/backend.hpp's SweepPlan). Slices of kWarps * R rows of one
-// colour, numbered in colour order, are the tickets. Slice t of colour c may start once
-//   - every slice of colours 0 .. c - 2 is done, and
-//   - the slices of colour c - 1 that hold its rows' neighbours (segments lo .. hi) are done.
-// That orders every dQ read of this sweep after the write it needs (neighbours of lower
-// colours) and every write after the reads of the old value (a neighbour of a lower colour
-// waits for it in turn; higher colours read this sweep's values only after it). Thread 0
-// takes the tickets (the next one while the block computes); warp 0 polls the counters and
-// fences (acquire); after the block's barrier thread 0 publishes the slice with release
-// increments of its segment's and its colour's counters, which count across sweeps
-// (epoch x slices). No deadlock: a slice waits only on slices with smaller tickets, which
-// running thread blocks hold (a block takes a ticket only while resident, and nothing it
-// waits on waits on it). A wait gives up after kSweepSpinLimit polls and marks the sweep
-// stalled (check_sweeps reports it), never hangs.
-struct SweepSlice {
-  ordinal_t row_begin, row_end;
-  int colour;
-  int segment;         // this slice's segment (global numbering)
-  int dep_lo, dep_hi;  // segments of colour - 1 to wait for (dep_lo > dep_hi: none)
-};
-constexpr int kSweepSegment = 16;        // slices per counted segment
-constexpr int kSweepCounterStride = 16;  // colour counters 128 bytes apart: increments and polls of
-                                         // different colours do not share an L2 line
-constexpr long long kSweepSpinLimit = 1LL << 24;
-constexpr unsigned kSweepPollPause = 256;  // ns between rounds of polls: spinning blocks flood the L2
-
-struct SweepState {
-  const SweepSlice* slices;
-  long long nslices;
-  const std::uint64_t* segment_slices;  // per segment
-  const std::uint64_t* colour_slices;   // per colour
-  std::uint64_t* segment_done;          // per segment, across sweeps
-  std::uint64_t* colour_done;           // per colour (kSweepCounterStride apart), across sweeps
-  const int* colour_first_segment;      // per colour + 1: its first segment
-  std::uint64_t* ticket;
-  int* stalled;
-  std::uint64_t epoch;        // sweeps of this plan so far, this one included
-  std::uint64_t ticket_base;  // (epoch - 1) * (nslices + grid): each block takes one ticket past the end
-  bool fence;                 // DIAGNOSTIC ONLY
-};
-
-// Warp 0: waits until the counters say slice q may start; false if it gave up. Each lane
-// polls its share of the counters not yet known complete, so that one round of polls is one
-// round trip, and the warp votes. What the block learnt stays in two watermarks (the same in
-// every lane), so that its later slices do not poll it again: colours below known_colours
-// are complete, and so are all segments below known_segment.
-__device__ bool sweep_wait(const SweepState& st, const SweepSlice& q, const int lane, int& known_colours,
-                           int& known_segment) {
-  const int colours = q.colour - 1;  // colours 0 .. colour - 2 must be complete
-  if (known_colours < colours) {
-    for (long long polls = 0;; ++polls) {
-      bool ok = true;
-      for (int c = known_colours + lane; c < colours; c += 32)
-        ok &= ppsparse::backend::handoff_load_relaxed(st.colour_done + c * kSweepCounterStride) >=
-              st.epoch * st.colour_slices[c];
-      if (__all_sync(kFull, ok)) break;
-      __nanosleep(kSweepPollPause);
-      if (polls >= kSweepSpinLimit ||
-          ((polls & 1023) == 1023 && __any_sync(kFull, *reinterpret_cast<volatile int*>(st.stalled) != 0)))
-        return false;
-    }
-    known_colours = colours;
-  }
-  // Segments of colours below known_colours are complete.
-  if (known_colours > 0) known_segment = max(known_segment, st.colour_first_segment[known_colours]);
-  const int lo = max(q.dep_lo, known_segment);
-  for (long long polls = 0; lo <= q.dep_hi; ++polls) {
-    bool ok = true;
-    for (int g = lo + lane; g <= q.dep_hi; g += 32)
-      ok &= ppsparse::backend::handoff_load_relaxed(st.segment_done + g) >= st.epoch * st.segment_slices[g];
-    if (__all_sync(kFull, ok)) break;
-    __nanosleep(kSweepPollPause);
-    if (polls >= kSweepSpinLimit ||
-        ((polls & 1023) == 1023 && __any_sync(kFull, *reinterpret_cast<volatile int*>(st.stalled) != 0)))
-      return false;
-  }
-  if (q.dep_lo <= known_segment) known_segment = max(known_segment, q.dep_hi + 1);
-  return true;
-}
-
-template <int NB, bool ASYNC, int S>
-__global__ void __launch_bounds__(kWarps * 32) sweep_kernel(const ColourArgs a, const SweepState st) {
-  constexpr int R = 32 / (S * NB);
-  __shared__ double sD[kWarps][ASYNC ? R * NB * NB : 1];
-  __shared__ long long s_ticket[2];
-  const int warp = threadIdx.x / 32;
-  if (threadIdx.x == 0) s_ticket[0] = static_cast<long long>(atomicAdd(reinterpret_cast<unsigned long long*>(st.ticket), 1ULL) - st.ticket_base);
-  long long prev = -1;
-  int known_colours = 0, known_segment = 0;  // warp 0: see sweep_wait
-  for (int it = 0;; ++it) {
-    __syncthreads();  // s_ticket[it & 1]; every warp's writes of slice prev
-    const long long t = s_ticket[it & 1];
-    if (warp == 0) {
-      const int lane = threadIdx.x;
-      if (lane == 0 && prev >= 0) {
-        const SweepSlice p = st.slices[prev];
-        ppsparse::backend::handoff_add_release(st.segment_done + p.segment, 1);
-        ppsparse::backend::handoff_add_release(st.colour_done + p.colour * kSweepCounterStride, 1);
-      }
-      if (t < st.nslices) {
-        if (lane == 0)
-          s_ticket[(it + 1) & 1] = static_cast<long long>(
-              atomicAdd(reinterpret_cast<unsigned long long*>(st.ticket), 1ULL) - st.ticket_base);
-        if (!sweep_wait(st, st.slices[t], lane, known_colours, known_segment) && lane == 0) atomicExch(st.stalled, 1);
-        if (st.fence) ppsparse::backend::handoff_acquire_fence();  // by every lane that polled
-      }
-    }
-    if (t >= st.nslices) return;
-    __syncthreads();  // the dependencies are done (warp 0's acquire)
-    const SweepSlice q = st.slices[t];
-    for (long long f = q.row_begin + static_cast<long long>(warp) * R; f < q.row_end; f += kWarps * R) {
-      if (ASYNC) __syncwarp();  // the previous rows' reads of sD
-      rows_per_warp_rows<NB, ASYNC, S, true>(a, f, q.row_end, sD[warp]);
-    }
-    prev = t;
-  }
 }
 
 // Small colours (too few rows to fill the GPU) are latency chains: a warp walks a block row's
@@ -761,94 +615,6 @@ void dispatch(Variant v, const ColourArgs& a, std::integer_sequence<int, NBs...>
   ((a.nb == NBs + 1 ? (launch_for_nb<NBs + 1>(v, a), 0) : 0), ...);
 }
 
-// The slots rows_per_warp_kernel uses at nb (kRowSlots, or the switch where it fits).
-int row_slots(const int nb) {
-  const int forced = slots_forced();
-  if (forced != 0 && forced * nb <= 32) return forced;
-  return nb == 1 ? 4 : nb <= 8 ? 2 : 1;
-}
-static_assert(kRowSlots<1> == 4 && kRowSlots<2> == 2 && kRowSlots<8> == 2 && kRowSlots<9> == 1,
-              "row_slots repeats kRowSlots' rule");
-
-// PPSPARSE_MCPI_CUDA_SWEEP = 0 (a launch per colour) or 1 (one launch per sweep, where a
-// plan exists), for measurements; unset or empty: kSweepDefault.
-constexpr bool kSweepDefault = true;
-bool sweep_switch() {
-  static const bool b = [] {
-    const char* v = env_choice("PPSPARSE_MCPI_CUDA_SWEEP", {"0", "1"});
-    return v ? std::string(v) == "1" : kSweepDefault;
-  }();
-  return b;
-}
-
-template <class T>
-Kokkos::View<T*, Kokkos::CudaSpace> to_device(const std::vector<T>& h, const char* label) {
-  Kokkos::View<T*, Kokkos::CudaSpace> d(Kokkos::view_alloc(std::string(label), Kokkos::WithoutInitializing), h.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
-  return d;
-}
-
-class CudaSweepPlan final : public SweepPlan {
- public:
-  int nb = 0, slots = 1, rows_per_slice = 0, ncolours = 0;
-  long long nslices = 0, nsegments = 0;
-  std::uint64_t sweeps = 0, tickets_taken = 0;
-  Kokkos::View<SweepSlice*, Kokkos::CudaSpace> slices;
-  Kokkos::View<std::uint64_t*, Kokkos::CudaSpace> segment_slices, colour_slices, segment_done, colour_done, ticket;
-  Kokkos::View<int*, Kokkos::CudaSpace> stalled, colour_first_segment;
-  std::string description() const override {
-    return "one launch per sweep: " + std::to_string(nslices) + " slices of " + std::to_string(rows_per_slice) +
-           " rows in " + std::to_string(ncolours) + " colours, each waiting for its neighbours' slices";
-  }
-};
-
-template <int NB, bool ASYNC, int S>
-void launch_sweep(const ColourArgs& a, CudaSweepPlan& plan) {
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_kernel<NB, ASYNC, S>, kWarps * 32, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor (sweep kernel)");
-  const long long grid = std::max<long long>(1, std::min<long long>(plan.nslices, std::max(1, per_sm) * sm_count()));
-  SweepState st;
-  st.slices = plan.slices.data();
-  st.nslices = plan.nslices;
-  st.segment_slices = plan.segment_slices.data();
-  st.colour_slices = plan.colour_slices.data();
-  st.segment_done = plan.segment_done.data();
-  st.colour_done = plan.colour_done.data();
-  st.colour_first_segment = plan.colour_first_segment.data();
-  st.ticket = plan.ticket.data();
-  st.stalled = plan.stalled.data();
-  st.epoch = ++plan.sweeps;
-  st.fence = forced_choice("PPSPARSE_MCPI_CUDA_SWEEP_FENCE", {"0", "1"}) != 0 || std::getenv("PPSPARSE_MCPI_CUDA_SWEEP_FENCE") == nullptr;
-  st.ticket_base = plan.tickets_taken;
-  plan.tickets_taken += static_cast<std::uint64_t>(plan.nslices + grid);
-  sweep_kernel<NB, ASYNC, S><<<static_cast<unsigned>(grid), kWarps * 32, 0, stream()>>>(a, st);
-  check(cudaGetLastError(), "sweep kernel launch");
-}
-
-template <int NB>
-void launch_sweep_for_nb(const bool async, const ColourArgs& a, CudaSweepPlan& plan) {
-  if constexpr (NB <= kMaxNarrowNb) {
-    auto go = [&](auto slots) {
-      constexpr int S = decltype(slots)::value;
-      if constexpr (S * NB <= 32) {
-        if (async)
-          launch_sweep<NB, true, S>(a, plan);
-        else
-          launch_sweep<NB, false, S>(a, plan);
-      }
-    };
-    if (plan.slots == 4) go(std::integral_constant<int, 4>{});
-    else if (plan.slots == 2) go(std::integral_constant<int, 2>{});
-    else go(std::integral_constant<int, 1>{});
-  }
-}
-
-template <int... NBs>
-void dispatch_sweep(const bool async, const ColourArgs& a, CudaSweepPlan& plan, std::integer_sequence<int, NBs...>) {
-  ((a.nb == NBs + 1 ? (launch_sweep_for_nb<NBs + 1>(async, a, plan), 0) : 0), ...);
-}
-
 }  // namespace
 
 Features features() {
@@ -876,97 +642,10 @@ void run_colour(Variant v, const ColourArgs& a) {
   // Every measurement switch is read on the first colour, so that a bad value is refused
   // whether or not this problem reaches the kernel it steers (small problems never reach
   // the slots: all their colours take the small-colour kernel).
-  static const bool switches_read =
-      (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), sweep_switch(), true);
+  static const bool switches_read = (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), true);
   (void)switches_read;
   if (a.row_end <= a.row_begin) return;
   dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
-}
-
-
-std::shared_ptr<SweepPlan> make_sweep_plan(const int nb, const ordinal_t n, const offset_t* ia, const ordinal_t* ja,
-                                           const std::vector<ordinal_t>& colour_offsets) {
-  if (!sweep_switch() || nb < 1 || nb > kMaxNarrowNb || n <= 0) return nullptr;
-  auto plan = std::make_shared<CudaSweepPlan>();
-  plan->nb = nb;
-  plan->slots = row_slots(nb);
-  const int chunks = std::max(1, forced_choice("PPSPARSE_MCPI_CUDA_SWEEP_CHUNKS", {"1", "2", "4", "8"}));
-  const int rb = chunks * kWarps * (32 / (plan->slots * nb));
-  plan->rows_per_slice = rb;
-  const int ncol = static_cast<int>(colour_offsets.size()) - 1;
-  plan->ncolours = ncol;
-  std::vector<int> colour_of(static_cast<size_t>(n));
-  std::vector<long long> segment_base(ncol + 1, 0);
-  std::vector<std::uint64_t> colour_slices(ncol), segment_slices;
-  for (int c = 0; c < ncol; ++c) {
-    const ordinal_t b = colour_offsets[c], e = colour_offsets[c + 1];
-    for (ordinal_t r = b; r < e; ++r) colour_of[r] = c;
-    const long long slices = (static_cast<long long>(e) - b + rb - 1) / rb;
-    colour_slices[c] = static_cast<std::uint64_t>(slices);
-    const long long segments = (slices + kSweepSegment - 1) / kSweepSegment;
-    segment_base[c + 1] = segment_base[c] + segments;
-    for (long long g = 0; g < segments; ++g)
-      segment_slices.push_back(static_cast<std::uint64_t>(std::min<long long>(kSweepSegment, slices - g * kSweepSegment)));
-  }
-  std::vector<SweepSlice> slices;
-  for (int c = 0; c < ncol; ++c) {
-    const ordinal_t b = colour_offsets[c], e = colour_offsets[c + 1];
-    for (ordinal_t f = b; f < e; f += rb) {
-      SweepSlice q;
-      q.row_begin = f;
-      q.row_end = static_cast<ordinal_t>(std::min<long long>(static_cast<long long>(f) + rb, e));
-      q.colour = c;
-      q.segment = static_cast<int>(segment_base[c] + (f - b) / rb / kSweepSegment);
-      long long lo = -1, hi = -1;  // local segments of colour c - 1
-      if (c > 0)
-        for (ordinal_t r = q.row_begin; r < q.row_end; ++r)
-          for (offset_t k = ia[r]; k < ia[r + 1]; ++k) {
-            const ordinal_t col = ja[k];
-            if (colour_of[col] != c - 1) continue;
-            const long long g = (col - colour_offsets[c - 1]) / rb / kSweepSegment;
-            lo = lo < 0 ? g : std::min(lo, g);
-            hi = std::max(hi, g);
-          }
-      q.dep_lo = lo < 0 ? 1 : static_cast<int>(segment_base[c - 1] + lo);
-      q.dep_hi = lo < 0 ? 0 : static_cast<int>(segment_base[c - 1] + hi);
-      slices.push_back(q);
-    }
-  }
-  plan->nslices = static_cast<long long>(slices.size());
-  plan->nsegments = static_cast<long long>(segment_slices.size());
-  plan->slices = to_device(slices, "mcpi.sweep.slices");
-  plan->segment_slices = to_device(segment_slices, "mcpi.sweep.segment_slices");
-  plan->colour_slices = to_device(colour_slices, "mcpi.sweep.colour_slices");
-  plan->segment_done = Kokkos::View<std::uint64_t*, Kokkos::CudaSpace>("mcpi.sweep.segment_done", segment_slices.size());
-  plan->colour_done =
-      Kokkos::View<std::uint64_t*, Kokkos::CudaSpace>("mcpi.sweep.colour_done", static_cast<size_t>(ncol) * kSweepCounterStride);
-  std::vector<int> first_segment(segment_base.begin(), segment_base.end());
-  plan->colour_first_segment = to_device(first_segment, "mcpi.sweep.colour_first_segment");
-  plan->ticket = Kokkos::View<std::uint64_t*, Kokkos::CudaSpace>("mcpi.sweep.ticket", 1);
-  plan->stalled = Kokkos::View<int*, Kokkos::CudaSpace>("mcpi.sweep.stalled", 1);
-  return plan;
-}
-
-bool sweeps_in_one_launch(Variant v) { return sweep_switch() && base_variant(v) == Variant::rows_per_warp; }
-
-void run_sweep(Variant v, const ColourArgs& a, SweepPlan& plan) {
-  auto* p = dynamic_cast<CudaSweepPlan*>(&plan);
-  if (!p || p->nb != a.nb || !sweeps_in_one_launch(v))
-    throw InvalidArgument(std::string("mcpi cuda backend: no single-launch sweep for ") + name(v) + " with this plan");
-  dispatch_sweep(uses_async_copy(v), a, *p, std::make_integer_sequence<int, kMaxNarrowNb>{});
-}
-
-void check_sweeps(SweepPlan& plan) {
-  auto* p = dynamic_cast<CudaSweepPlan*>(&plan);
-  if (!p) return;
-  int stalled = 0;
-  Kokkos::deep_copy(stalled, Kokkos::subview(p->stalled, 0));
-  if (stalled != 0) {
-    Kokkos::deep_copy(p->stalled, 0);
-    throw Error(
-        "mcpi cuda backend: a single-launch sweep gave up waiting for a dependency, so its results are invalid "
-        "(set PPSPARSE_MCPI_CUDA_SWEEP=0 for a launch per colour)");
-  }
 }
 
 }  // namespace ppsparse::mcpi::backend

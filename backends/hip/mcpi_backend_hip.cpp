@@ -44,14 +44,4 @@ void run_colour(Variant v, const ColourArgs&) {
                         " (the portable kernels run on AMD GPUs)");
 }
 
-std::shared_ptr<SweepPlan> make_sweep_plan(int, ordinal_t, const offset_t*, const ordinal_t*,
-                                           const std::vector<ordinal_t>&) {
-  return nullptr;
-}
-bool sweeps_in_one_launch(Variant) { return false; }
-void run_sweep(Variant v, const ColourArgs&, SweepPlan&) {
-  throw InvalidArgument(std::string("mcpi hip backend: no single-launch sweep for ") + name(v));
-}
-void check_sweeps(SweepPlan&) {}
-
 }  // namespace ppsparse::mcpi::backend

@@ -19,15 +19,5 @@ void run_colour(Variant v, const ColourArgs&) {
   throw InvalidArgument(std::string("mcpi backend: no specialised kernel for ") + name(v));
 }
 
-std::shared_ptr<SweepPlan> make_sweep_plan(int, ordinal_t, const offset_t*, const ordinal_t*,
-                                           const std::vector<ordinal_t>&) {
-  return nullptr;
-}
-bool sweeps_in_one_launch(Variant) { return false; }
-void run_sweep(Variant v, const ColourArgs&, SweepPlan&) {
-  throw InvalidArgument(std::string("mcpi backend: no single-launch sweep for ") + name(v));
-}
-void check_sweeps(SweepPlan&) {}
-
 }  // namespace ppsparse::mcpi::backend
 #endif

@@ -5,9 +5,7 @@
 // specialised kernels and no features, so every variant runs the portable Kokkos kernels.
 // Backend kernels run on the default instance of the device execution space.
 #include <cstddef>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/mcpi/variant.hpp>
@@ -39,29 +37,6 @@ struct ColourArgs {
 bool has_kernel(Variant v, int nb);
 // Launches it (asynchronously). Precondition: has_kernel(v, a.nb).
 void run_colour(Variant v, const ColourArgs& a);
-
-// A whole sweep in one launch (a backend's single-launch sweep): thread blocks take slices of
-// rows in colour order from a counter and start a slice once the slices of earlier colours
-// that hold its neighbours are done, so that one colour's tail overlaps the next colour's
-// start. The plan (the slices and their dependencies, and the device counters) is the
-// backend's, built once per solver; nullptr where the backend has no such sweep for nb.
-class SweepPlan {
- public:
-  virtual ~SweepPlan() = default;
-  virtual std::string description() const = 0;  // one line, for Result::note
-};
-// ia (n + 1) and ja: the off-diagonal pattern in colour order, on the host; colour_offsets:
-// colour c is rows [colour_offsets[c], colour_offsets[c + 1]).
-std::shared_ptr<SweepPlan> make_sweep_plan(int nb, ordinal_t n, const offset_t* ia, const ordinal_t* ja,
-                                           const std::vector<ordinal_t>& colour_offsets);
-// Whether run_sweep runs `v` (the plan's kernels cover its base variant).
-bool sweeps_in_one_launch(Variant v);
-// One sweep over every colour (asynchronously); a covers the whole system (rows 0..n).
-void run_sweep(Variant v, const ColourArgs& a, SweepPlan& plan);
-// Throws Error if a sweep of the plan gave up waiting on a dependency (its results are
-// invalid; the ticket order makes this impossible while thread blocks are not preempted).
-// Synchronises with the device.
-void check_sweeps(SweepPlan& plan);
 
 // The persisting-L2 window (backend/l2_window.hpp), for dQ.
 using ppsparse::backend::L2Window;

@@ -10,7 +10,6 @@
 #include <limits>
 #include <type_traits>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,8 +78,6 @@ class Solver {
     say("copying the system to " + std::string(ExecSpace::name()));
     dev_ = copy_to<memory_space>(s);
     nnzb_ = s.O.nnzb();
-    if constexpr (std::is_same_v<ExecSpace, DefaultExecSpace> && compat::is_gpu_space<ExecSpace>())
-      sweep_plan_ = backend::make_sweep_plan(nb_, n_, s.O.ia.data(), s.O.ja.data(), colouring.color_offsets);
     if (!dev_.d_factored) {
       say("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
       const long long failure = factor_diagonal_blocks<ExecSpace>(dev_.D, nb_, n_);
@@ -126,8 +123,6 @@ class Solver {
         res.note = window.note;
       }
     }
-    if (specialised && one_launch(opt.variant))
-      res.note = (res.note.empty() ? "" : res.note + "; ") + sweep_plan_->description();
     for (int it = 0; it < opt.sweeps; ++it) {
       exec.fence();
       Kokkos::Timer timer;
@@ -139,7 +134,6 @@ class Solver {
       if (opt.residual_history) res.residual_norms.push_back(residual_norm());
     }
     if (window.active) backend::l2_window_end(window);
-    if (specialised && one_launch(opt.variant)) backend::check_sweeps(*sweep_plan_);
     res.dq = dq_user();
     return res;
   }
@@ -154,18 +148,20 @@ class Solver {
   void sweep(const ExecSpace& exec, Variant variant, bool stage_diagonal = false, bool backend_kernels = true) {
     stage_diagonal_ = stage_diagonal;
     const bool specialised = uses_backend_kernel(variant, backend_kernels);
-    if (specialised && one_launch(variant)) {
-      backend::ColourArgs a;
-      fill_args(a, 0, n_);
-      backend::run_sweep(variant, a, *sweep_plan_);
-      return;
-    }
     for (ordinal_t c = 0; c < colouring_.ncolors; ++c) {
       const ordinal_t b = colouring_.color_offsets[c], e = colouring_.color_offsets[c + 1];
       if (b == e) continue;
       if (specialised) {
         backend::ColourArgs a;
-        fill_args(a, b, e);
+        a.nb = nb_;
+        a.row_begin = b;
+        a.row_end = e;
+        a.ia = dev_.O.ia.data();
+        a.ja = dev_.O.ja.data();
+        a.O = dev_.O.values.data();
+        a.D = dev_.D.data();
+        a.R = dev_.R.data();
+        a.dq = dq_.data();
         backend::run_colour(variant, a);
         continue;
       }
@@ -287,20 +283,6 @@ class Solver {
   int nb_;
   ordinal_t n_;
   offset_t nnzb_ = 0;
-  std::shared_ptr<backend::SweepPlan> sweep_plan_;  // the backend's single-launch sweep, if it has one
-
-  bool one_launch(Variant v) const { return sweep_plan_ && backend::sweeps_in_one_launch(v); }
-  void fill_args(backend::ColourArgs& a, ordinal_t row_begin, ordinal_t row_end) const {
-    a.nb = nb_;
-    a.row_begin = row_begin;
-    a.row_end = row_end;
-    a.ia = dev_.O.ia.data();
-    a.ja = dev_.O.ja.data();
-    a.O = dev_.O.values.data();
-    a.D = dev_.D.data();
-    a.R = dev_.R.data();
-    a.dq = dq_.data();
-  }
   Coloring colouring_;
   BlockSystem<memory_space> dev_;
   Kokkos::View<float*, memory_space> dq_;
