@@ -82,8 +82,9 @@ TEST(McpiSolver, SeveralColouringsAgree) {
   }
 }
 
-// Three hub rows of about 195 blocks among mesh rows of 11 on average: a kernel that lays out
-// a thread block's work from the colour's average row meets slices far above it.
+// Three hub rows of about 195 blocks among mesh rows of 11 on average: every kernel meets rows
+// far longer than the rest of its colour (a warp's or slot's loop over blocks runs 18x longer
+// there, and a hub neighbours a third of the rows of the other colours).
 TEST(McpiSolver, HubRowsAmongMeshRowsMatchReference) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
