@@ -25,15 +25,6 @@ TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {
       for (Variant v : all_variants()) {
         const auto g = make_geometry(v, nb, W);
         SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb) + " W=" + std::to_string(W));
-        if (W == 32) {
-          EXPECT_LE(g.team_size() * W, 1024);  // CUDA block limit
-        }
-        if (g.map == LaneMap::row_per_lane) {
-          // row_per_thread: a lane substitutes its whole block row itself.
-          EXPECT_EQ(g.rows_per_group, g.group_lanes());
-          EXPECT_EQ(g.lanes_per_slot, 1);
-          continue;
-        }
         EXPECT_GE(g.group_lanes(), nb);  // substitution: a lane per block entry row
         EXPECT_GE(g.group_lanes(), g.rows_per_group * nb);
         if (g.map == LaneMap::entry) {
@@ -43,6 +34,9 @@ TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {
         if (g.map == LaneMap::block_row) {
           EXPECT_GE(g.lanes_per_slot, nb);
           EXPECT_EQ(g.slots * g.lanes_per_slot, g.group_lanes());
+        }
+        if (W == 32) {
+          EXPECT_LE(g.team_size() * W, 1024);  // CUDA block limit
         }
       }
     }

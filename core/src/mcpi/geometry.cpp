@@ -74,13 +74,6 @@ Geometry make_geometry(Variant v, int nb, int W) {
         g.groups_per_team = g.warps_per_group == 1 ? 4 : 1;
       }
       break;
-    case Variant::row_per_thread:
-      // A group is one chunk of the sliced copy of O: W block rows, one per lane.
-      g.map = LaneMap::row_per_lane;
-      g.lanes_per_slot = 1;
-      g.rows_per_group = W;
-      g.groups_per_team = 4;
-      break;
     default:
       break;
   }

@@ -10,7 +10,6 @@ const char* name(Variant v) {
     case Variant::rows_per_warp: return "rows_per_warp";
     case Variant::rows_per_warp_prefetch: return "rows_per_warp_prefetch";
     case Variant::split: return "split";
-    case Variant::row_per_thread: return "row_per_thread";
     case Variant::warp_per_row_l2: return "warp_per_row_l2";
     case Variant::warp_per_row_l2_async: return "warp_per_row_l2_async";
     case Variant::rows_per_warp_l2: return "rows_per_warp_l2";
@@ -22,7 +21,6 @@ const char* name(Variant v) {
 const std::vector<Variant>& all_variants() {
   static const std::vector<Variant> v = {Variant::warp_per_row,       Variant::rows_per_warp,
                                          Variant::rows_per_warp_prefetch, Variant::split,
-                                         Variant::row_per_thread,
                                          Variant::warp_per_row_l2,    Variant::warp_per_row_l2_async,
                                          Variant::rows_per_warp_l2,   Variant::rows_per_warp_l2_async};
   return v;

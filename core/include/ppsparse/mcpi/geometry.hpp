@@ -9,7 +9,6 @@ enum class LaneMap {
   entry,      // lane <-> (block slot, entry (i,j)) of an nb x nb block; partial sums reduced over slots and j
   block_row,  // lane <-> (block slot, row i) of a block; the lane loops over the block's columns
   rows,       // lane <-> (block row r of the group, row i); no reduction (rows_per_warp)
-  row_per_lane,  // lane <-> a whole block row (row_per_thread): W rows per group, no reduction
 };
 
 struct Geometry {
@@ -19,7 +18,7 @@ struct Geometry {
   int slots = 1;           // nbk: blocks of one row processed at once by a group
   int rows_per_group = 1;  // block rows handled by one group (rows map) — 1 otherwise
   int groups_per_team = 1; // nrbk: groups in one team
-  int lanes_per_slot = 1;  // entry: nb*nb; block_row: warps_per_group*W; rows: nb; row_per_lane: 1
+  int lanes_per_slot = 1;  // entry: nb*nb; block_row: warps_per_group*W; rows: nb
 
   KOKKOS_INLINE_FUNCTION int group_lanes() const { return warps_per_group * W; }
   KOKKOS_INLINE_FUNCTION int team_size() const { return warps_per_group * groups_per_team; }  // in vector groups (team threads)

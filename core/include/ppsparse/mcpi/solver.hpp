@@ -7,7 +7,6 @@
 //   result.dq;                                  // in the user's numbering
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <type_traits>
 #include <functional>
@@ -19,8 +18,6 @@
 #include <ppsparse/mcpi/backend.hpp>
 #include <ppsparse/mcpi/block_lu.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
-#include <ppsparse/mcpi/row_per_thread_kernel.hpp>
-#include <ppsparse/mcpi/sliced_blocks.hpp>
 #include <ppsparse/mcpi/sweep_kernel.hpp>
 #include <ppsparse/mcpi/traffic.hpp>
 #include <ppsparse/mcpi/variant.hpp>
@@ -103,33 +100,6 @@ class Solver {
   static int group_width() { return compat::is_gpu_space<ExecSpace>() ? compat::vector_width_for<ExecSpace>() : 32; }
   Geometry geometry(Variant v) const { return make_geometry(v, nb_, group_width()); }
 
-  // Rows sorted by block count inside windows of this many rows (row_per_thread's sliced O):
-  // as SELL's default, 8 chunks of 32, which removes most padding of mesh rows while the
-  // rows of a chunk stay close together (their R, D and dQ share cache lines).
-  static constexpr ordinal_t sliced_sigma = 256;
-
-  // Builds what `variant` needs beyond the block system (row_per_thread: the sliced copy of
-  // O, once). solve() calls it before timing; callers of sweep() should too, or the first
-  // sweep pays for it.
-  void prepare(Variant variant) {
-    if (base_variant(variant) != Variant::row_per_thread || sliced_ready_) return;
-    Kokkos::Timer timer;
-    BsrMatrix<float, HostSpace> O;
-    O.nb = nb_;
-    O.nblockrows = dev_.O.nblockrows;
-    O.nblockcols = dev_.O.nblockcols;
-    O.ia = Kokkos::create_mirror_view_and_copy(HostSpace(), dev_.O.ia);
-    O.ja = Kokkos::create_mirror_view_and_copy(HostSpace(), dev_.O.ja);
-    O.values = Kokkos::create_mirror_view_and_copy(HostSpace(), dev_.O.values);
-    const int C = geometry(Variant::row_per_thread).rows_per_group;
-    sliced_ = copy_to<memory_space>(slice_blocks(O, colouring_.color_offsets, C, sliced_sigma));
-    sliced_ready_ = true;
-    char line[160];
-    std::snprintf(line, sizeof line, "sliced O: C=%d sigma=%d, %.3f stored blocks per block, built in %.2f s", C,
-                  static_cast<int>(sliced_sigma), sliced_.fill_ratio(), timer.seconds());
-    sliced_note_ = line;
-  }
-
   Result solve(const Options& opt) {
     if (opt.sweeps < 0) throw InvalidArgument("mcpi: sweeps must be >= 0, got " + std::to_string(opt.sweeps));
     Result res;
@@ -139,8 +109,6 @@ class Solver {
     // Poison the split variant's temporary so an unwritten entry shows up as NaN.
     Kokkos::deep_copy(r_tmp_, std::numeric_limits<double>::quiet_NaN());
     if (opt.residual_history) res.initial_residual_norm = residual_norm();
-    prepare(opt.variant);
-    if (base_variant(opt.variant) == Variant::row_per_thread) res.note = sliced_note_;
     ExecSpace exec;
     const bool specialised = uses_backend_kernel(opt.variant, opt.backend_kernels);
     res.kernel = (specialised ? backend::features().name : std::string("portable")) + " " +
@@ -206,10 +174,6 @@ class Solver {
         case Variant::split:
           launch(exec, geometry(Variant::split), impl::Stage::spmv_only, false, b, e);
           launch(exec, geometry(Variant::rows_per_warp), impl::Stage::solve_only, false, b, e);
-          break;
-        case Variant::row_per_thread:
-          prepare(variant);
-          launch_row_per_thread(exec, sliced_.colour_chunks[c], sliced_.colour_chunks[c + 1]);
           break;
         default:
           break;
@@ -295,43 +259,6 @@ class Solver {
     Kokkos::parallel_for("ppsparse::mcpi::sweep", policy, f);
   }
 
-  template <int NB>
-  void launch_row_per_thread_nb(const ExecSpace& exec, ordinal_t chunk_begin, ordinal_t chunk_end) {
-    impl::RowPerThreadFunctor<ExecSpace, NB> f;
-    f.chunk_ptr = sliced_.chunk_ptr;
-    f.row = sliced_.row;
-    f.row_len = sliced_.row_len;
-    f.cols = sliced_.cols;
-    f.values = sliced_.values;
-    f.D = dev_.D;
-    f.R = dev_.R;
-    f.dq = dq_;
-    f.dq_read = dq_;
-    f.nb_rt = nb_;
-    f.C = sliced_.C;
-    const Geometry g = geometry(Variant::row_per_thread);
-    f.chunks_per_team = g.groups_per_team;
-    f.chunk_begin = chunk_begin;
-    f.chunk_end = chunk_end;
-    const bool gpu = compat::is_gpu_space<ExecSpace>();
-    const int league = (chunk_end - chunk_begin + f.chunks_per_team - 1) / f.chunks_per_team;
-    // One thread per lane of the team's chunks (team threads, vector length 1).
-    Kokkos::TeamPolicy<ExecSpace> policy(exec, league, gpu ? f.chunks_per_team * f.C : 1, 1);
-    Kokkos::parallel_for("ppsparse::mcpi::row_per_thread", policy, f);
-  }
-
-  void launch_row_per_thread(const ExecSpace& exec, ordinal_t chunk_begin, ordinal_t chunk_end) {
-    if (chunk_end <= chunk_begin) return;
-    switch (nb_) {
-      case 1: return launch_row_per_thread_nb<1>(exec, chunk_begin, chunk_end);
-      case 2: return launch_row_per_thread_nb<2>(exec, chunk_begin, chunk_end);
-      case 3: return launch_row_per_thread_nb<3>(exec, chunk_begin, chunk_end);
-      case 4: return launch_row_per_thread_nb<4>(exec, chunk_begin, chunk_end);
-      case 5: return launch_row_per_thread_nb<5>(exec, chunk_begin, chunk_end);
-      default: return launch_row_per_thread_nb<0>(exec, chunk_begin, chunk_end);
-    }
-  }
-
   void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
     if (stage_diagonal_)
       launch_dispatch<true>(exec, g, stage, prefetch, b, e);
@@ -361,9 +288,6 @@ class Solver {
   Kokkos::View<float*, memory_space> dq_;
   Kokkos::View<double*, memory_space> r_tmp_;
   bool stage_diagonal_ = false;
-  SlicedBlocks<memory_space> sliced_;  // row_per_thread's copy of O, built by prepare()
-  bool sliced_ready_ = false;
-  std::string sliced_note_;
 };
 
 // Convenience: set up and solve once on the default execution space.
