@@ -76,8 +76,8 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
 // blocks of each row instead of one block of each of S times more rows; the slots' partial
 // sums are added by the same shuffles.
-template <int NB, bool ASYNC, int S = 1, int MIN_BLOCKS = 1>
-__global__ void __launch_bounds__(kWarps * 32, MIN_BLOCKS) rows_per_warp_kernel(const ColourArgs a) {
+template <int NB, bool ASYNC, int S = 1>
+__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
   constexpr int G = S * NB;  // lanes per block row
@@ -525,19 +525,10 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
 template <int NB>
 constexpr int kRowSlots = NB == 1 ? 4 : NB <= 8 ? 2 : 1;
 
-// PPSPARSE_MCPI_CUDA_SLOTS = 1, 2, 4 or 8 forces the slots (where S * nb <= 32), for measurements;
+// PPSPARSE_MCPI_CUDA_SLOTS = 1, 2 or 4 forces the slots (where S * nb <= 32), for measurements;
 // unset or empty: kRowSlots. Other values are a one-line error.
 int slots_forced() {
-  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_SLOTS", {"1", "2", "4", "8"});
-  return v;
-}
-// Resident thread blocks per SM that rows_per_warp_kernel is compiled for (experiment: 16 at
-// nb <= 4, i.e. at most 32 registers a thread).
-template <int NB>
-constexpr int kRowsPerWarpMinBlocks = NB <= 4 ? 16 : 1;
-// PPSPARSE_MCPI_CUDA_MIN_BLOCKS = 1 or 16 forces it, for measurements; unset or empty: the rule.
-int min_blocks_forced() {
-  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_MIN_BLOCKS", {"1", "16"});
+  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_SLOTS", {"1", "2", "4"});
   return v;
 }
 
@@ -545,17 +536,10 @@ template <int NB, int S>
 void launch_rows_per_warp(const bool async, const ColourArgs& a, const long long rows) {
   constexpr int R = 32 / (S * NB);
   const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-  const int min_blocks = min_blocks_forced() != 0 ? min_blocks_forced() : kRowsPerWarpMinBlocks<NB>;
-  if (min_blocks == 16) {
-    if (async)
-      rows_per_warp_kernel<NB, true, S, 16><<<grid, kWarps * 32, 0, stream()>>>(a);
-    else
-      rows_per_warp_kernel<NB, false, S, 16><<<grid, kWarps * 32, 0, stream()>>>(a);
-  } else if (async) {
+  if (async)
     rows_per_warp_kernel<NB, true, S><<<grid, kWarps * 32, 0, stream()>>>(a);
-  } else {
+  else
     rows_per_warp_kernel<NB, false, S><<<grid, kWarps * 32, 0, stream()>>>(a);
-  }
 }
 
 template <int NB>
@@ -572,9 +556,7 @@ void launch(Variant v, const ColourArgs& a) {
         row_slots_colwise_kernel<NB, false><<<g1, kWarps * 32, 0, stream()>>>(a);
     } else {
       const int slots = slots_forced() != 0 ? slots_forced() : kRowSlots<NB>;
-      if (slots == 8 && 8 * NB <= 32) {
-        if constexpr (8 * NB <= 32) launch_rows_per_warp<NB, 8>(async, a, rows);
-      } else if (slots == 4 && 4 * NB <= 32) {
+      if (slots == 4 && 4 * NB <= 32) {
         if constexpr (4 * NB <= 32) launch_rows_per_warp<NB, 4>(async, a, rows);
       } else if (slots == 2 && 2 * NB <= 32) {
         if constexpr (2 * NB <= 32) launch_rows_per_warp<NB, 2>(async, a, rows);
@@ -660,8 +642,7 @@ void run_colour(Variant v, const ColourArgs& a) {
   // Every measurement switch is read on the first colour, so that a bad value is refused
   // whether or not this problem reaches the kernel it steers (small problems never reach
   // the slots: all their colours take the small-colour kernel).
-  static const bool switches_read =
-      (small_colour_mode(), wide_prefetch(), slots_forced(), min_blocks_forced(), wide_split_forced(), true);
+  static const bool switches_read = (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), true);
   (void)switches_read;
   if (a.row_end <= a.row_begin) return;
   dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
