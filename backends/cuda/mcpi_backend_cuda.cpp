@@ -76,10 +76,7 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
 // blocks of each row instead of one block of each of S times more rows; the slots' partial
 // sums are added by the same shuffles.
-// STRIDE: the grid holds only as many thread blocks as are resident at once, and each warp
-// takes every (grid warps)-th group of R rows, so that a colour is one wave with no ramp of
-// later waves (experiment, PPSPARSE_MCPI_CUDA_GRID_STRIDE).
-template <int NB, bool ASYNC, int S = 1, bool STRIDE = false>
+template <int NB, bool ASYNC, int S = 1>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
@@ -89,9 +86,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
-  const long long stride = STRIDE ? static_cast<long long>(gridDim.x) * kWarps * R : 0;
-  for (long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
-       !STRIDE || first < a.row_end; first += stride) {
+  const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
   const long long row = first + r;
   const bool in_row = r < R && row < a.row_end;  // the lane takes part in the row's SpMV
   const bool active = in_row && s == 0;           // ... and in its substitution
@@ -142,9 +137,6 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   };
   const double x = substitute<NB>(rv, i, r * G, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
-  if (!STRIDE) break;
-  if (ASYNC) __syncwarp();  // the next group's copy reuses sD[warp]
-  }
 }
 
 // Small colours (too few rows to fill the GPU) are latency chains: a warp walks a block row's
@@ -540,36 +532,10 @@ int slots_forced() {
   return v;
 }
 
-// PPSPARSE_MCPI_CUDA_GRID_STRIDE = 1 launches rows_per_warp_kernel's grid-stride form (one
-// resident wave), for measurements; unset, empty or 0: one thread block per kWarps groups.
-bool grid_stride() {
-  static const bool b = forced_choice("PPSPARSE_MCPI_CUDA_GRID_STRIDE", {"0", "1"}) == 1;
-  return b;
-}
-
-// Thread blocks of `kernel` resident on the whole device at once.
-template <class Kernel>
-long long resident_blocks(Kernel kernel) {
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, 0), "occupancy query");
-  return static_cast<long long>(per_sm > 0 ? per_sm : 1) * sm_count();
-}
-
 template <int NB, int S>
 void launch_rows_per_warp(const bool async, const ColourArgs& a, const long long rows) {
   constexpr int R = 32 / (S * NB);
-  const long long blocks = (rows + kWarps * R - 1) / (kWarps * R);
-  if (grid_stride()) {
-    static const long long wave_async = resident_blocks(rows_per_warp_kernel<NB, true, S, true>);
-    static const long long wave = resident_blocks(rows_per_warp_kernel<NB, false, S, true>);
-    const unsigned grid = static_cast<unsigned>(std::min(blocks, async ? wave_async : wave));
-    if (async)
-      rows_per_warp_kernel<NB, true, S, true><<<grid, kWarps * 32, 0, stream()>>>(a);
-    else
-      rows_per_warp_kernel<NB, false, S, true><<<grid, kWarps * 32, 0, stream()>>>(a);
-    return;
-  }
-  const unsigned grid = static_cast<unsigned>(blocks);
+  const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
   if (async)
     rows_per_warp_kernel<NB, true, S><<<grid, kWarps * 32, 0, stream()>>>(a);
   else
@@ -676,8 +642,7 @@ void run_colour(Variant v, const ColourArgs& a) {
   // Every measurement switch is read on the first colour, so that a bad value is refused
   // whether or not this problem reaches the kernel it steers (small problems never reach
   // the slots: all their colours take the small-colour kernel).
-  static const bool switches_read =
-      (small_colour_mode(), wide_prefetch(), slots_forced(), grid_stride(), wide_split_forced(), true);
+  static const bool switches_read = (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), true);
   (void)switches_read;
   if (a.row_end <= a.row_begin) return;
   dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
