@@ -76,7 +76,13 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
 // blocks of each row instead of one block of each of S times more rows; the slots' partial
 // sums are added by the same shuffles.
-template <int NB, bool ASYNC, int S = 1>
+// PDL: launched as a programmatic dependent of the previous colour (Hopper; see pdl()). Every
+// block lets the next colour launch as soon as it starts, and reads its row pointers and the
+// first lines of its O and ja before griddepcontrol.wait, which returns once the previous
+// grid has completed and its dQ is visible; dQ is read and written only after it. So a colour's
+// start overlaps the previous colour's drain. griddepcontrol needs sm_90: older targets compile
+// without it, and pdl() never launches them this way.
+template <int NB, bool ASYNC, int S = 1, bool PDL = false>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
@@ -84,6 +90,9 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   constexpr int R = 32 / G;
   constexpr int NB2 = NB * NB;
   __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) asm volatile("griddepcontrol.launch_dependents;");
+#endif
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
   const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
@@ -98,9 +107,21 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   float acc[NB];
 #pragma unroll
   for (int m = 0; m < NB; ++m) acc[m] = 0.f;
+  offset_t k = 0, kend = 0;
   if (in_row) {
-    offset_t k = __ldg(a.ia + row) + s;
-    const offset_t kend = __ldg(a.ia + row + 1);
+    k = __ldg(a.ia + row) + s;
+    kend = __ldg(a.ia + row + 1);
+  }
+  if constexpr (PDL) {
+    if (in_row && k < kend) {
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(a.O + k * NB2));
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(a.ja + k));
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");  // the previous colour's dQ is complete
+#endif
+  }
+  if (in_row) {
     for (; k + (UNROLL - 1) * S < kend; k += UNROLL * S) {
       float x[UNROLL];
 #pragma unroll
@@ -532,10 +553,51 @@ int slots_forced() {
   return v;
 }
 
+// rows_per_warp_kernel is launched as a programmatic dependent of the previous kernel. At nb = 1
+// a big colour launch is about 9 us of work between a start and a drain of about 5 us (ncu:
+// the SMs idle 37 % of its cycles), so overlapping them pays most there. Measured on an H100,
+// two runs each way, alternating in one binary (docs/perf/bench_mcpi_h100.md), % of copy
+// without -> with: nb = 1 34.7-40.1 -> 44.3-45.0, nb = 3 61.4-61.5 -> 65.8-66.2, nb = 4
+// 75.0-75.3 -> 77.8-78.5, nb = 8 85.1-85.5 -> 87.4-88.3, default problem (nb = 5) 77.7-77.9 ->
+// 79.8-80.8. Devices before compute capability 9.0 launch the ordinary way.
+// PPSPARSE_MCPI_CUDA_PDL = 0 turns it off, for measurements.
+bool pdl() {
+  static const bool b = [] {
+    const char* v = env_choice("PPSPARSE_MCPI_CUDA_PDL", {"0", "1"});
+    int dev = 0, major = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    return (!v || std::string(v) == "1") && major >= 9;
+  }();
+  return b;
+}
+
+template <class Kernel>
+void launch_programmatic(Kernel kernel, unsigned grid, const ColourArgs& a) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(kWarps * 32);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = stream();
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  check(cudaLaunchKernelEx(&cfg, kernel, a), "programmatic dependent launch");
+}
+
 template <int NB, int S>
 void launch_rows_per_warp(const bool async, const ColourArgs& a, const long long rows) {
   constexpr int R = 32 / (S * NB);
   const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
+  if (pdl()) {
+    if (async)
+      launch_programmatic(rows_per_warp_kernel<NB, true, S, true>, grid, a);
+    else
+      launch_programmatic(rows_per_warp_kernel<NB, false, S, true>, grid, a);
+    return;
+  }
   if (async)
     rows_per_warp_kernel<NB, true, S><<<grid, kWarps * 32, 0, stream()>>>(a);
   else
@@ -642,7 +704,8 @@ void run_colour(Variant v, const ColourArgs& a) {
   // Every measurement switch is read on the first colour, so that a bad value is refused
   // whether or not this problem reaches the kernel it steers (small problems never reach
   // the slots: all their colours take the small-colour kernel).
-  static const bool switches_read = (small_colour_mode(), wide_prefetch(), slots_forced(), wide_split_forced(), true);
+  static const bool switches_read =
+      (small_colour_mode(), wide_prefetch(), slots_forced(), pdl(), wide_split_forced(), true);
   (void)switches_read;
   if (a.row_end <= a.row_begin) return;
   dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
