@@ -164,16 +164,23 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
 // ~17 blocks one step after another. Here one warp owns one block row and its S = 32 / NB
 // slots take every S-th block (column-wise, one dQ gather per block), so a row takes about
 // 17 / S steps; partial sums are reduced through shared memory.
-template <int NB, bool ASYNC>
+// PDL: as rows_per_warp_kernel's (experiment: PPSPARSE_MCPI_CUDA_PDL_SMALL).
+template <int NB, bool ASYNC, bool PDL = false>
 __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColourArgs a) {
   constexpr int NB2 = NB * NB;
   constexpr int S = 32 / NB;
   __shared__ float sAcc[kWarps][32 * NB];
   __shared__ double sD[kWarps][ASYNC ? NB2 : 1];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) asm volatile("griddepcontrol.launch_dependents;");
+#endif
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
   if (row >= a.row_end) return;  // whole warp leaves together
   if (ASYNC) async_copy_doubles(sD[warp], a.D + row * NB2, NB2, lane);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) asm volatile("griddepcontrol.wait;" ::: "memory");  // the previous colour's dQ is complete
+#endif
   const int s = lane / NB, i = lane % NB;
   float acc[NB];
 #pragma unroll
@@ -572,6 +579,13 @@ bool pdl() {
   return b;
 }
 
+// PPSPARSE_MCPI_CUDA_PDL_SMALL = 1 also launches the small-colour kernel as a programmatic
+// dependent (experiment); unset, empty or 0: ordinary launches.
+bool pdl_small() {
+  static const bool b = forced_choice("PPSPARSE_MCPI_CUDA_PDL_SMALL", {"0", "1"}) == 1;
+  return b;
+}
+
 template <class Kernel>
 void launch_programmatic(Kernel kernel, unsigned grid, const ColourArgs& a) {
   cudaLaunchConfig_t cfg{};
@@ -612,10 +626,16 @@ void launch(Variant v, const ColourArgs& a) {
     constexpr int R = 32 / NB;
     if (small_colour_mode() == 2 || (small_colour_mode() == 1 && rows / R < 2LL * sm_count())) {
       const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-      if (async)
+      if (pdl() && pdl_small()) {
+        if (async)
+          launch_programmatic(row_slots_colwise_kernel<NB, true, true>, g1, a);
+        else
+          launch_programmatic(row_slots_colwise_kernel<NB, false, true>, g1, a);
+      } else if (async) {
         row_slots_colwise_kernel<NB, true><<<g1, kWarps * 32, 0, stream()>>>(a);
-      else
+      } else {
         row_slots_colwise_kernel<NB, false><<<g1, kWarps * 32, 0, stream()>>>(a);
+      }
     } else {
       const int slots = slots_forced() != 0 ? slots_forced() : kRowSlots<NB>;
       if (slots == 4 && 4 * NB <= 32) {
@@ -705,7 +725,7 @@ void run_colour(Variant v, const ColourArgs& a) {
   // whether or not this problem reaches the kernel it steers (small problems never reach
   // the slots: all their colours take the small-colour kernel).
   static const bool switches_read =
-      (small_colour_mode(), wide_prefetch(), slots_forced(), pdl(), wide_split_forced(), true);
+      (small_colour_mode(), wide_prefetch(), slots_forced(), pdl(), pdl_small(), wide_split_forced(), true);
   (void)switches_read;
   if (a.row_end <= a.row_begin) return;
   dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
