@@ -565,10 +565,11 @@ int slots_forced() {
 // the previous kernel. At nb = 1 a big colour launch is about 9 us of work between a start and
 // a drain of about 5 us (ncu: the SMs idle 37 % of its cycles), so overlapping them pays most
 // there. Measured on an H100 for rows_per_warp_kernel, two runs each way, alternating in one
-// binary (docs/perf/bench_mcpi_h100.md), % of copy without -> with: nb = 1 34.7-40.1 -> 44.3-45.0, nb = 3 61.4-61.5 -> 65.8-66.2, nb = 4
-// 75.0-75.3 -> 77.8-78.5, nb = 8 85.1-85.5 -> 87.4-88.3, default problem (nb = 5) 77.7-77.9 ->
-// 79.8-80.8. Devices before compute capability 9.0 launch the ordinary way.
-// PPSPARSE_MCPI_CUDA_PDL = 0 turns it off, for measurements.
+// binary (docs/perf/bench_mcpi_h100.md), % of copy without -> with: nb = 1 34.7-40.1 ->
+// 44.3-45.0, nb = 3 61.4-61.5 -> 65.8-66.2, nb = 4 75.0-75.3 -> 77.8-78.5, nb = 8 85.1-85.5 ->
+// 87.4-88.3, default problem (nb = 5) 77.7-77.9 -> 79.8-80.8. Devices before compute
+// capability 9.0 launch the ordinary way. PPSPARSE_MCPI_CUDA_PDL = 0 turns it off, for
+// measurements.
 bool pdl() {
   static const bool b = [] {
     const char* v = env_choice("PPSPARSE_MCPI_CUDA_PDL", {"0", "1"});
