@@ -76,12 +76,28 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
 // blocks of each row instead of one block of each of S times more rows; the slots' partial
 // sums are added by the same shuffles.
+// A programmatic dependent launch's two steps (griddepcontrol, sm_90 and up; older targets
+// compile without them, and pdl() never launches them this way). allow_next_grid: the next
+// kernel may become resident once every block of this one has executed it. wait_previous_grid:
+// returns once the previous kernel has completed and its memory is visible.
+template <bool PDL>
+__device__ __forceinline__ void allow_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+template <bool PDL>
+__device__ __forceinline__ void wait_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // PDL: launched as a programmatic dependent of the previous colour (Hopper; see pdl()). Every
 // block lets the next colour launch as soon as it starts, and reads its row pointers and the
 // first lines of its O and ja before griddepcontrol.wait, which returns once the previous
 // grid has completed and its dQ is visible; dQ is read and written only after it. So a colour's
-// start overlaps the previous colour's drain. griddepcontrol needs sm_90: older targets compile
-// without it, and pdl() never launches them this way.
+// start overlaps the previous colour's drain.
 template <int NB, bool ASYNC, int S = 1, bool PDL = false>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
@@ -90,9 +106,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   constexpr int R = 32 / G;
   constexpr int NB2 = NB * NB;
   __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (PDL) asm volatile("griddepcontrol.launch_dependents;");
-#endif
+  allow_next_grid<PDL>();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
   const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
@@ -117,10 +131,8 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
       asm volatile("prefetch.global.L2 [%0];" ::"l"(a.O + k * NB2));
       asm volatile("prefetch.global.L2 [%0];" ::"l"(a.ja + k));
     }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");  // the previous colour's dQ is complete
-#endif
   }
+  wait_previous_grid<PDL>();  // the previous colour's dQ is complete
   if (in_row) {
     for (; k + (UNROLL - 1) * S < kend; k += UNROLL * S) {
       float x[UNROLL];
@@ -172,16 +184,12 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
   constexpr int S = 32 / NB;
   __shared__ float sAcc[kWarps][32 * NB];
   __shared__ double sD[kWarps][ASYNC ? NB2 : 1];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (PDL) asm volatile("griddepcontrol.launch_dependents;");
-#endif
+  allow_next_grid<PDL>();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
   if (row >= a.row_end) return;  // whole warp leaves together
   if (ASYNC) async_copy_doubles(sD[warp], a.D + row * NB2, NB2, lane);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (PDL) asm volatile("griddepcontrol.wait;" ::: "memory");  // the previous colour's dQ is complete
-#endif
+  wait_previous_grid<PDL>();  // the previous colour's dQ is complete
   const int s = lane / NB, i = lane % NB;
   float acc[NB];
 #pragma unroll
@@ -581,8 +589,14 @@ bool pdl() {
   return b;
 }
 
-template <class Kernel>
-void launch_programmatic(Kernel kernel, unsigned grid, const ColourArgs& a) {
+// Launches a colour kernel of kWarps warps per block: `dependent` (its PDL instantiation) as a
+// programmatic dependent launch when pdl(), `plain` the ordinary way otherwise.
+using ColourKernel = void (*)(ColourArgs);
+void launch_colour(ColourKernel plain, ColourKernel dependent, unsigned grid, const ColourArgs& a) {
+  if (!pdl()) {
+    plain<<<grid, kWarps * 32, 0, stream()>>>(a);
+    return;
+  }
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(kWarps * 32);
@@ -593,24 +607,17 @@ void launch_programmatic(Kernel kernel, unsigned grid, const ColourArgs& a) {
   attr.val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  check(cudaLaunchKernelEx(&cfg, kernel, a), "programmatic dependent launch");
+  check(cudaLaunchKernelEx(&cfg, dependent, a), "programmatic dependent launch");
 }
 
 template <int NB, int S>
 void launch_rows_per_warp(const bool async, const ColourArgs& a, const long long rows) {
   constexpr int R = 32 / (S * NB);
   const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-  if (pdl()) {
-    if (async)
-      launch_programmatic(rows_per_warp_kernel<NB, true, S, true>, grid, a);
-    else
-      launch_programmatic(rows_per_warp_kernel<NB, false, S, true>, grid, a);
-    return;
-  }
   if (async)
-    rows_per_warp_kernel<NB, true, S><<<grid, kWarps * 32, 0, stream()>>>(a);
+    launch_colour(rows_per_warp_kernel<NB, true, S>, rows_per_warp_kernel<NB, true, S, true>, grid, a);
   else
-    rows_per_warp_kernel<NB, false, S><<<grid, kWarps * 32, 0, stream()>>>(a);
+    launch_colour(rows_per_warp_kernel<NB, false, S>, rows_per_warp_kernel<NB, false, S, true>, grid, a);
 }
 
 template <int NB>
@@ -621,16 +628,10 @@ void launch(Variant v, const ColourArgs& a) {
     constexpr int R = 32 / NB;
     if (small_colour_mode() == 2 || (small_colour_mode() == 1 && rows / R < 2LL * sm_count())) {
       const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-      if (pdl()) {
-        if (async)
-          launch_programmatic(row_slots_colwise_kernel<NB, true, true>, g1, a);
-        else
-          launch_programmatic(row_slots_colwise_kernel<NB, false, true>, g1, a);
-      } else if (async) {
-        row_slots_colwise_kernel<NB, true><<<g1, kWarps * 32, 0, stream()>>>(a);
-      } else {
-        row_slots_colwise_kernel<NB, false><<<g1, kWarps * 32, 0, stream()>>>(a);
-      }
+      if (async)
+        launch_colour(row_slots_colwise_kernel<NB, true>, row_slots_colwise_kernel<NB, true, true>, g1, a);
+      else
+        launch_colour(row_slots_colwise_kernel<NB, false>, row_slots_colwise_kernel<NB, false, true>, g1, a);
     } else {
       const int slots = slots_forced() != 0 ? slots_forced() : kRowSlots<NB>;
       if (slots == 4 && 4 * NB <= 32) {
