@@ -209,6 +209,72 @@ TEST(SpmvKernels, SellIgnoresPaddingEvenWithInfInX) {
   EXPECT_EQ(h[1], 0.0);
 }
 
+// GPUs, repeat > 1: teams claim chunks from the workspace's counters. Enough rows that the
+// chunks outnumber the resident teams on any GPU, several products on one workspace (the
+// last team of each launch must leave the counters at zero), and the free function's own
+// workspace. On CPUs the same settings run consecutive chunks.
+TYPED_TEST(SpmvKernels, CsrCoopClaimsChunksOnGpus) {
+  using S = TypeParam;
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a = convert_values<S>(random_csr<double>(70'000, 50'000, 0, 9, seed));
+  const auto ad = copy_to<Mem>(a);
+  const auto space = spmv::coop_search_space(Exec());
+  const bool gpu = compat::is_gpu_space<Exec>();
+  std::vector<spmv::CoopParams> settings{{1, 2, space.block_sizes.back()}, {1, 5, space.block_sizes.front()}};
+  if (space.max_coop >= 4) settings.push_back({4, 3, 128});
+  if (space.max_coop >= 32) settings.push_back({32, 2, 64});
+  int claiming = 0;
+  const auto workspace = spmv::make_coop_workspace<Mem>();
+  for (const auto& p : settings) {
+    const auto launch = spmv::coop_launch(a.nrows, p, Exec().concurrency(), gpu);
+    claiming += launch.claim_chunks > 0;
+    for (const bool own : {false, true})
+      expect_matches_reference<S>(
+          "csr_coop " + p.to_string() + (own ? " (its own workspace)" : " (one workspace for every product)"), a,
+          [&](S alpha, const auto& x, S beta, const auto& y) {
+            if (own)
+              spmv::csr_coop(Exec(), alpha, ad, x, beta, y, p);
+            else
+              spmv::csr_coop(Exec(), alpha, ad, x, beta, y, p, workspace);
+          },
+          seed + 19);
+    const auto counters = Kokkos::create_mirror_view_and_copy(HostSpace(), workspace.counters);
+    EXPECT_EQ(counters(0), 0u) << p.to_string();
+    EXPECT_EQ(counters(1), 0u) << p.to_string();
+  }
+  if (gpu) EXPECT_GT(claiming, 0) << "no setting claims chunks: the test misses the path it is for";
+}
+
+TEST(SpmvKernels, CoopLaunchClaimsOnlyOnGpusPastOneDeviceOfTeams) {
+  const int h100 = 132 * 2048;  // resident threads
+  // 1,000,000 rows, coop 4, block 128: 32 rows per chunk, 31250 chunks; 2112 teams fit.
+  const spmv::CoopParams r1{4, 1, 128}, r2{4, 2, 128}, r8{4, 8, 128}, r16{4, 16, 128}, r64{4, 64, 128};
+  EXPECT_EQ(spmv::coop_launch(1'000'000, r1, h100, true), (spmv::CoopLaunch{31250, 31250, 0}));
+  EXPECT_EQ(spmv::coop_launch(1'000'000, r2, h100, true), (spmv::CoopLaunch{31250, 2112, 2}));
+  EXPECT_EQ(spmv::coop_launch(1'000'000, r8, h100, true), (spmv::CoopLaunch{31250, 2112, 8}));
+  EXPECT_EQ(spmv::coop_launch(1'000'000, r16, h100, true), (spmv::CoopLaunch{31250, 1954, 0}));  // one wave
+  EXPECT_EQ(spmv::coop_launch(1'000'000, r64, h100, true), (spmv::CoopLaunch{31250, 489, 0}));
+  EXPECT_EQ(spmv::coop_launch(1'000'000, r8, h100, false), (spmv::CoopLaunch{31250, 3907, 0}));
+  EXPECT_EQ(spmv::coop_launch(100, r8, h100, true), (spmv::CoopLaunch{4, 1, 0}));
+  EXPECT_EQ(spmv::coop_launch(0, r8, h100, true), (spmv::CoopLaunch{0, 0, 0}));
+  // The representative is the least repeat with the same launch.
+  EXPECT_EQ(spmv::coop_canonical(1'000'000, r8, h100, true), r8);  // the claim's size
+  EXPECT_EQ(spmv::coop_canonical(1'000'000, r1, h100, true), r1);
+  EXPECT_EQ(spmv::coop_canonical(1'000'000, r16, h100, true), r16);  // 15 gives 2084 teams
+  EXPECT_EQ(spmv::coop_canonical(1'000'000, r64, h100, true), r64);
+  EXPECT_EQ(spmv::coop_canonical(100, r64, h100, true), (spmv::CoopParams{4, 4, 128}));  // 4 chunks, one team
+  EXPECT_EQ(spmv::coop_canonical(20, r8, h100, true), r1);  // one chunk
+  EXPECT_EQ(spmv::coop_canonical(1'000'000, r8, h100, false), r8);
+  for (ordinal_t n : {0, 1, 31, 33, 5000, 1'000'000})
+    for (const auto& p : {r1, r2, r8, r16, r64, spmv::CoopParams{1, 3, 512}, spmv::CoopParams{32, 5, 64}})
+      for (const bool gpu : {true, false}) {
+        const auto q = spmv::coop_canonical(n, p, h100, gpu);
+        EXPECT_LE(q.repeat, p.repeat);
+        EXPECT_EQ(spmv::coop_launch(n, q, h100, gpu), spmv::coop_launch(n, p, h100, gpu)) << n << " " << p.to_string();
+      }
+}
+
 TEST(SpmvKernels, FixedRuleFollowsThePaper) {
   // coop: smallest power of two >= sqrt(average row length), capped at W.
   EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000, 32, 1000, true).coop, 2);    // avg 4 -> sqrt 2
