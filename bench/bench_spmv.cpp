@@ -67,7 +67,6 @@ struct Prepared {
   CsrMatrix<S, Mem> a;
   Kokkos::View<S*, Mem> x, y;
   spmv::SpmvReference reference;
-  spmv::CoopWorkspace<Mem> coop_workspace;  // csr_coop's chunk counters, for the exhaustive search
 };
 
 class MatrixCache {
@@ -125,7 +124,6 @@ class MatrixCache {
     Kokkos::deep_copy(p.x, xh);
     p.y = Kokkos::View<S*, Mem>("y", static_cast<size_t>(h.nrows));
     p.reference = spmv::reference_spmv(1.0, h, x, 0.0, {});
-    p.coop_workspace = spmv::make_coop_workspace<Mem>();
     return p;
   }
 
@@ -299,13 +297,13 @@ double coop_seconds(const Prepared<double>& p, const spmv::CoopParams& params, b
   if (host_clock) {
     Kokkos::fence();
     const auto t0 = std::chrono::steady_clock::now();
-    spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params, p.coop_workspace);
+    spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
     Kokkos::fence();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   backend::DeviceTimer timer;
   timer.start();
-  spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params, p.coop_workspace);
+  spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
   return timer.stop();
 }
 

@@ -357,47 +357,6 @@ TEST(CoopTuner, CpuSpaceTunesRepeatOnly) {
   EXPECT_EQ(odd.best(), (CoopParams{1, 8, 1}));
 }
 
-// With CoopSearchSpace::canonical, points that launch the same kernel (on a small matrix
-// every repeat >= its chunks gives one team) are measured once; the search still ends on the
-// best launch, in fewer calls.
-TEST(CoopTuner, SameLaunchIsMeasuredOnce) {
-  CoopSearchSpace s = gpu_like_space();
-  const ordinal_t nrows = 600;
-  const int h100 = 132 * 2048;
-  s.canonical = [&](const CoopParams& p) { return spmv::coop_canonical(nrows, p, h100, true); };
-  // Cost depends on the launch only: coop 8 best, fewest teams best, block 256 best.
-  auto cost = [&](const CoopParams& p) {
-    const auto l = spmv::coop_launch(nrows, p, h100, true);
-    const int bi = static_cast<int>(std::find(s.block_sizes.begin(), s.block_sizes.end(), p.block_size) -
-                                    s.block_sizes.begin());
-    return 1e-6 * (1 + 0.2 * std::abs(log2i(p.coop) - 3)) * (1 + 0.01 * static_cast<double>(l.league)) *
-           (1 + 0.01 * std::abs(bi - 4));
-  };
-  CoopTunerOptions o;
-  CoopTuner t({4, 2, 128}, s, o);
-  run_to_end(t, cost);
-  std::vector<CoopParams> seen;
-  for (const auto& [p, secs] : t.history()) {
-    const CoopParams c = s.canonical(p);
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), c), 0) << p.to_string() << " launches as a point measured before";
-    seen.push_back(c);
-  }
-  // The same search measuring every point spends calls on launches it had measured, for no
-  // better result.
-  CoopSearchSpace plain = s;
-  plain.canonical = nullptr;
-  CoopTuner u({4, 2, 128}, plain, o);
-  run_to_end(u, cost);
-  EXPECT_LE(cost(t.best()), cost(u.best()));
-  int repeated = 0;
-  seen.clear();
-  for (const auto& [p, secs] : u.history()) {
-    repeated += std::count(seen.begin(), seen.end(), s.canonical(p)) > 0;
-    seen.push_back(s.canonical(p));
-  }
-  EXPECT_GT(repeated, 0);
-}
-
 TEST(CoopTuner, StartThatIsBestIsKept) {
   const auto space = gpu_like_space();
   PaperLikeCost cost{2, 3, 2, 0.3, 0.05, 0.01, space.block_sizes};  // optimum coop 4, repeat 8, block 128

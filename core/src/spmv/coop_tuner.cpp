@@ -49,7 +49,6 @@ CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, cons
   for (int c = 1; c <= space.max_coop; c *= 2) coops_.push_back(c);
   for (int r = 1; r <= space.max_repeat; r *= 2) repeats_.push_back(r);
   blocks_ = space.block_sizes;
-  canonical_ = space.canonical;
   std::sort(blocks_.begin(), blocks_.end());
   blocks_.erase(std::unique(blocks_.begin(), blocks_.end()), blocks_.end());
   // The start is a point of the grid even when its repeat is not a power of two.
@@ -74,9 +73,8 @@ bool CoopTuner::valid(const Point& p) const {
 }
 
 const double* CoopTuner::lookup(const CoopParams& p) const {
-  const CoopParams key = canonical_ ? canonical_(p) : p;
   for (const auto& m : measured_)
-    if ((canonical_ ? canonical_(m.first) : m.first) == key) return &m.second;
+    if (m.first == p) return &m.second;
   return nullptr;
 }
 

@@ -87,12 +87,8 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
     case SpmvAlgorithm::csr_coop: {
       coop_ = options_.coop ? *options_.coop : coop_fixed_rule(space, a);
       check_coop_params(coop_, compat::vector_width_for<ExecSpace>(), who);
-      coop_workspace_ = make_coop_workspace<MemSpace>();
       if (options_.coop_autotune && a.nrows > 0) {
         CoopSearchSpace s = coop_search_space(space);
-        s.canonical = [nrows = a.nrows, concurrency = space.concurrency()](const CoopParams& p) {
-          return coop_canonical(nrows, p, concurrency, compat::is_gpu_space<ExecSpace>());
-        };
         // A user's block size outside the default grid is still a valid start.
         if (std::find(s.block_sizes.begin(), s.block_sizes.end(), coop_.block_size) == s.block_sizes.end()) {
           s.block_sizes.push_back(coop_.block_size);
@@ -105,7 +101,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
         // which would make any next candidate look better.
         const Vector<Scalar, MemSpace> wx("ppsparse::spmv_tuner_warmup_x", static_cast<size_t>(a.ncols));
         const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_warmup_y", static_cast<size_t>(a.nrows));
-        csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_, coop_workspace_);
+        csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_);
         space.fence();
       }
       break;
@@ -184,17 +180,17 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
         if (clock_) {
           space_.fence();
           const double t0 = clock_();
-          csr_coop(space_, alpha, a_, x, beta, y, p, coop_workspace_);
+          csr_coop(space_, alpha, a_, x, beta, y, p);
           space_.fence();
           tuner_->record(clock_() - t0);
         } else {
           timer_->start();
-          csr_coop(space_, alpha, a_, x, beta, y, p, coop_workspace_);
+          csr_coop(space_, alpha, a_, x, beta, y, p);
           tuner_->record(timer_->stop());
         }
         return;
       }
-      csr_coop(space_, alpha, a_, x, beta, y, coop_params(), coop_workspace_);
+      csr_coop(space_, alpha, a_, x, beta, y, coop_params());
       return;
   }
 }

@@ -13,8 +13,7 @@
 // point it came from is walked through once more in the same direction: on measured H100
 // landscapes the times along repeat are not monotone within 1-2 % (tetmesh, coop 4: repeat 4
 // 1.036, 8 1.040, 16 1.000 of the best), and a single noisy sample of 1-4 % spread stops a
-// strict descent on such a bump. A point that launches the same kernel as one measured
-// (CoopSearchSpace::canonical) is judged on that time without a call. Then the next axis; a sweep over all axes repeats while it
+// strict descent on such a bump. Then the next axis; a sweep over all axes repeats while it
 // improved something, up to max_steps measured candidates. Each candidate is measured
 // `samples` times and judged on the median (with 3 or more, one slow outlier cannot decide). The best
 // candidate so far is always kept: a regression is never adopted, and after the search
@@ -82,7 +81,6 @@ class CoopTuner {
 
   CoopTunerOptions options_;
   std::vector<int> coops_, repeats_, blocks_;
-  std::function<CoopParams(const CoopParams&)> canonical_;
   CoopParams start_, best_, current_;
   Point best_point_{}, current_point_{};
   double best_seconds_, start_seconds_;

@@ -150,7 +150,6 @@ class SpmvOperator {
   std::shared_ptr<SellMatrix<Scalar, MemSpace>> sell_;
   std::shared_ptr<HybMatrix<Scalar, MemSpace>> hyb_;
   CoopParams coop_;
-  CoopWorkspace<MemSpace> coop_workspace_;  // csr_coop's chunk counters (products on space_ are ordered)
   std::shared_ptr<CoopTuner> tuner_;
   clock_type clock_;                                // set_clock's; empty: timer_
   std::shared_ptr<backend::DeviceTimer> timer_;     // the tuner's, on space_
