@@ -374,7 +374,11 @@ constexpr int kWideMinBlocks = NB > 32 ? 1 : 6;
 // quarter of its blocks; their partial sums meet in shared memory and warp 0 substitutes.
 // Small colours of large nb (a few thousand rows or fewer) then still put enough warps on
 // every SM.
-template <int NB, int SPLIT>
+//
+// PDL: launched as a programmatic dependent of the previous colour, as rows_per_warp_kernel:
+// R, D's diagonal, the row pointers and the first L2 prefetches of O come before
+// griddepcontrol.wait, dQ only after it.
+template <int NB, int SPLIT, bool PDL = false>
 __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     wide_block_kernel(const ColourArgs a, const bool prefetch) {
   static_assert(NB >= 16 && NB <= 64, "one warp per block row, at most two rows per lane");
@@ -397,6 +401,7 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
   const int i0 = lane, i1 = lane + 32;
   const bool own0 = i0 < NB, own1 = TWO && i1 < NB;
   float* x = sX[warp];
+  allow_next_grid<PDL>();
   // Independent of the SpMV: issued first so that their latency hides behind it (only the
   // warp that substitutes needs them).
   const bool substitutes = part == 0;
@@ -426,6 +431,7 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
   };
   prefetch_to(kWidePrefetchBatches * CB * kColBytes);
 
+  wait_previous_grid<PDL>();                         // the previous colour's dQ is complete
   const float* __restrict__ dq = a.dq;               // other colours' rows: read-only here
   float acc0[2] = {0.f, 0.f}, acc1[2] = {0.f, 0.f};  // rows i0, i1; even and odd columns
   for (offset_t k0 = kbeg; k0 < kend; k0 += kChunk) {
@@ -591,10 +597,10 @@ bool pdl() {
 
 // Launches a colour kernel of kWarps warps per block: `dependent` (its PDL instantiation) as a
 // programmatic dependent launch when pdl(), `plain` the ordinary way otherwise.
-using ColourKernel = void (*)(ColourArgs);
-void launch_colour(ColourKernel plain, ColourKernel dependent, unsigned grid, const ColourArgs& a) {
+template <class... Args>
+void launch_colour(void (*plain)(Args...), void (*dependent)(Args...), const unsigned grid, const Args... args) {
   if (!pdl()) {
-    plain<<<grid, kWarps * 32, 0, stream()>>>(a);
+    plain<<<grid, kWarps * 32, 0, stream()>>>(args...);
     return;
   }
   cudaLaunchConfig_t cfg{};
@@ -607,7 +613,7 @@ void launch_colour(ColourKernel plain, ColourKernel dependent, unsigned grid, co
   attr.val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  check(cudaLaunchKernelEx(&cfg, dependent, a), "programmatic dependent launch");
+  check(cudaLaunchKernelEx(&cfg, dependent, args...), "programmatic dependent launch");
 }
 
 template <int NB, int S>
@@ -671,11 +677,13 @@ void launch_wide(const ColourArgs& a) {
   // (70.5 -> 74.8), and lost at nb = 16 (80.6 -> 75.0; 18.7 k rows per colour).
   const int forced = wide_split_forced();
   const bool split = forced == kWarps || (forced != 1 && rows < 96LL * sm_count());
+  const bool prefetch = wide_prefetch();
   if (split) {
-    wide_block_kernel<NB, kWarps><<<static_cast<unsigned>(rows), kWarps * 32, 0, stream()>>>(a, wide_prefetch());
+    launch_colour(wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows), a,
+                  prefetch);
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-    wide_block_kernel<NB, 1><<<grid, kWarps * 32, 0, stream()>>>(a, wide_prefetch());
+    launch_colour(wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, grid, a, prefetch);
   }
   check(cudaGetLastError(), "kernel launch");
 }
