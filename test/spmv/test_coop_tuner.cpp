@@ -79,12 +79,14 @@ struct PaperLikeCost {
   }
 };
 
-TEST(CoopTuner, ReachesTwoPercentOfExhaustiveBestWithinEightCalls) {
+TEST(CoopTuner, PaperLikeCostsEndWithinTwoPercentInEightCallsNearlyAlways) {
   const auto seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   const auto space = gpu_like_space();
   const auto points = grid(space);
+  int missed = 0;
+  double worst = 1.0;
   for (int trial = 0; trial < 300; ++trial) {
     // Start: a fixed-rule point (coop 1..32, repeat 1..32, block 128).
     const int c0 = std::uniform_int_distribution<int>(0, 5)(rng);
@@ -105,9 +107,16 @@ TEST(CoopTuner, ReachesTwoPercentOfExhaustiveBestWithinEightCalls) {
     for (int call = 0; call < 8 && !t.done(); ++call) t.record(cost(t.candidate()));
     SCOPED_TRACE("trial " + std::to_string(trial) + " start " + start.to_string());
     EXPECT_LE(t.calls(), 8);
-    EXPECT_LE(cost(t.best()), 1.02 * exhaustive) << "best " << t.best().to_string();
     EXPECT_LE(cost(t.best()), cost(start));
+    missed += cost(t.best()) > 1.02 * exhaustive;
+    worst = std::max(worst, cost(t.best()) / exhaustive);
   }
+  // Growing repeat steps (CoopTunerOptions::accelerate_repeat) can overshoot this model's steep
+  // V along repeat and spend the calls a block step needed: over 100 seeds, 0.6 % of trials
+  // ended above 2 % (at most 6 of 300, at worst 9.4 % off); with single steps none did. The
+  // measured H100 landscapes (next test) and the H100 runs favour growing steps.
+  EXPECT_LE(missed, 9) << "of 300 trials above 2 %";
+  EXPECT_LE(worst, 1.12);
 }
 
 // csr_coop's times measured on an H100 over the whole GPU search space, per matrix, with the
@@ -176,14 +185,16 @@ double expected_misses(const std::vector<MeasuredLandscape>& landscapes, const C
 }
 
 // The tuner as bench_spmv's spmv_tuner runs it on a GPU (one sample per candidate, 8 calls),
-// started from the fixed rule, on the landscapes of three H100 runs (medians of 5 per point;
-// test/data/coop_landscape_{h100,devtimer_h100,plateau_h100}.txt). Without noise: within 2 % of
-// the exhaustive best on all 14 of the first two runs (at most 1.4 %) and 13 of the third, where
-// tetmesh reaches coop 4, repeat 16 at the eighth call with block 128 (1.023; blocks of 192-512
-// are its best). With 1 % timing noise per call: the median over trials within 2.5 %, at most
-// 3 of the 4200 runs more than 3 % worse than the start, and (the plateau walk's purpose) fewer
-// expected misses than a strict descent: on the second run 0.87 of 14 against 1.67 in a replay
-// of 400 trials per matrix, at 0.5 % noise 0.11 against 1.00.
+// started from the fixed rule, on the landscapes of five H100 runs (medians of 5 per point;
+// test/data/coop_landscape_{h100,devtimer_h100,plateau_h100,20261123_h100,20261123b_h100}.txt).
+// Without noise: within 2 % of the exhaustive best on all 14 of each. (With single repeat
+// steps, tetmesh of the third and fourth runs reaches coop 4, repeat 16 at the eighth call with
+// block 128, 1.021-1.028; blocks of 192-512 are its best.) With 1 % timing noise per call: the
+// median over trials within 3 %, at most 3 of the 7000 runs more than 3 % worse than the start,
+// and (the plateau walk's purpose, with single repeat steps) fewer expected misses than a
+// strict descent: on the second run 0.87 of 14 against 1.67 in a replay of 400 trials per
+// matrix, at 0.5 % noise 0.11 against 1.00. Growing repeat steps, against single ones, on the
+// third and fourth runs at 0.5 % noise: fewer expected misses by at least 0.8 of 28.
 // (Measured before csr_coop's teams interleaved their chunks, stencil7's landscape was rugged
 // at coop = 1 and the tuner ended 5 % from its best there.)
 TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
@@ -195,11 +206,14 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
   o.samples = 1;
   // Noisy runs that end more than 3 % slower than the start: a single sample 3 sigma fast can
   // adopt a worse point (tetmesh, third run: repeat 1 is 4 % slower than the start's repeat 2).
-  // About 0.3 expected in the 4200 runs here.
+  // About 0.5 expected in the 7000 runs here.
   int regressions = 0;
   // File, and how many of its 14 matrices end within 2 % without noise.
-  const std::vector<std::pair<std::string, int>> runs{
-      {"coop_landscape_h100.txt", 14}, {"coop_landscape_devtimer_h100.txt", 14}, {"coop_landscape_plateau_h100.txt", 13}};
+  const std::vector<std::pair<std::string, int>> runs{{"coop_landscape_h100.txt", 14},
+                                                      {"coop_landscape_devtimer_h100.txt", 14},
+                                                      {"coop_landscape_plateau_h100.txt", 14},
+                                                      {"coop_landscape_20261123_h100.txt", 14},
+                                                      {"coop_landscape_20261123b_h100.txt", 14}};
   for (const auto& [file, expected_within] : runs) {
     SCOPED_TRACE(file);
     const auto landscapes = measured_landscapes(file);
@@ -221,20 +235,36 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
         regressions += l(best) > l(l.start) * 1.03;
       }
       std::nth_element(noisy.begin(), noisy.begin() + noisy.size() / 2, noisy.end());
-      EXPECT_LE(noisy[noisy.size() / 2], 1.025);
+      // 1.03: tetmesh of the 2026-11-23 landscape ends on coop 4, repeat 16, block 128 in most
+      // noisy runs, 1.028 of that file's best (re-timed on the device, 1.011-1.021).
+      EXPECT_LE(noisy[noisy.size() / 2], 1.03);
     }
     EXPECT_EQ(within, expected_within);
   }
   EXPECT_LE(regressions, 3);
   // Plateau walk against strict descent, on the run where they differ (200 trials per matrix:
   // a standard error of about 0.07 on each sum).
+  // Both with single repeat steps, as measured when the walk was added.
   const auto second = measured_landscapes("coop_landscape_devtimer_h100.txt");
-  CoopTunerOptions strict = o;
+  CoopTunerOptions walk_single = o;
+  walk_single.accelerate_repeat = false;
+  CoopTunerOptions strict = walk_single;
   strict.plateau_tolerance = 0.0;
-  const double walk = expected_misses(second, o, 0.005, 200, rng);
+  const double walk = expected_misses(second, walk_single, 0.005, 200, rng);
   const double descent = expected_misses(second, strict, 0.005, 200, rng);
   EXPECT_LE(walk, 0.4);
   EXPECT_GE(descent, 0.7);
+  // Growing repeat steps against single ones, on the two runs where tetmesh's best repeat is
+  // three steps from the start and single steps end a block step short of it in 8 calls.
+  CoopTunerOptions single = o;
+  single.accelerate_repeat = false;
+  double grown = 0, unit = 0;
+  for (const char* file : {"coop_landscape_plateau_h100.txt", "coop_landscape_20261123_h100.txt"}) {
+    const auto l = measured_landscapes(file);
+    grown += expected_misses(l, o, 0.005, 200, rng);
+    unit += expected_misses(l, single, 0.005, 200, rng);
+  }
+  EXPECT_LE(grown, unit - 0.8) << "growing steps " << grown << ", single steps " << unit;
 }
 
 // A step that lands level with where it came from is walked through once: along repeat the

@@ -103,6 +103,7 @@ bool CoopTuner::judge(const double seconds) {
     best_seconds_ = seconds;
     moved_on_axis_ = true;
     improved_in_sweep_ = true;
+    if (options_.accelerate_repeat && axis_pos_ < axes_.size() && axes_[axis_pos_] == 1) step_ *= 2;
     return true;
   }
   // Not better than the best: a step from the best (not from a plateau point) that is level
@@ -116,8 +117,12 @@ bool CoopTuner::judge(const double seconds) {
 }
 
 void CoopTuner::step_failed() {
-  // The next step starts from the best again.
+  // The next step starts from the best again; a failed long step is retried as a single one.
   walk_point_ = best_point_;
+  if (step_ > 1) {
+    step_ = 1;
+    return;
+  }
   if (!moved_on_axis_ && !tried_reverse_) {
     direction_ = -direction_;
     tried_reverse_ = true;
@@ -144,10 +149,11 @@ void CoopTuner::choose_next() {
       direction_ = axis == 1 ? -1 : +1;
       tried_reverse_ = false;
       moved_on_axis_ = false;
+      step_ = 1;
     }
     Point next = walk_point_;
     if (axis == 0) next.coop_idx += direction_;
-    if (axis == 1) next.repeat_idx += direction_;
+    if (axis == 1) next.repeat_idx += direction_ * step_;
     if (axis == 2) next.block_idx += direction_;
     // A coop step keeps the block size when valid, else moves to the nearest valid one.
     if (axis == 0 && next.coop_idx >= 0 && next.coop_idx < static_cast<int>(coops_.size()) && !valid(next)) {
