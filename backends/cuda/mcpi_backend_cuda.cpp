@@ -577,15 +577,14 @@ int slots_forced() {
 
 // rows_per_warp_kernel, the small-colour kernel and wide_block_kernel are launched as
 // programmatic dependents of the previous kernel (warp_per_row_kernel, never the best case,
-// launches the ordinary way). At nb = 1 a big colour launch is about 9 us of work between a start and
-// a drain of about 5 us (ncu: the SMs idle 37 % of its cycles), so overlapping them pays most
-// there. Measured on an H100 for rows_per_warp_kernel, two runs each way, alternating in one
-// binary (docs/perf/bench_mcpi_h100.md), % of copy without -> with: nb = 1 34.7-40.1 ->
-// 44.3-45.0, nb = 3 61.4-61.5 -> 65.8-66.2, nb = 4 75.0-75.3 -> 77.8-78.5, nb = 8 85.1-85.5 ->
-// 87.4-88.3, default problem (nb = 5) 77.7-77.9 -> 79.8-80.8; for wide_block_kernel nb = 16
-// 80.7 -> 82.1-82.9, nb = 24 92.7 -> 95.3-95.7, nb = 64 74.5-74.7 -> 74.9-75.8. Devices before compute
-// capability 9.0 launch the ordinary way. PPSPARSE_MCPI_CUDA_PDL = 0 turns it off, for
-// measurements.
+// launches the ordinary way). At nb = 1 a big colour launch is about 9 us of work between a
+// start and a drain of about 5 us (ncu: the SMs idle 37 % of its cycles), so overlapping them
+// pays most there. Measured on an H100, alternating in one binary (docs/perf/bench_mcpi_h100.md),
+// % of copy without -> with: rows_per_warp_kernel nb = 1 34.7-40.1 -> 44.3-45.0, nb = 3
+// 61.4-61.5 -> 65.8-66.2, nb = 4 75.0-75.3 -> 77.8-78.5, nb = 8 85.1-85.5 -> 87.4-88.3, default
+// problem (nb = 5) 77.7-77.9 -> 79.8-80.8; wide_block_kernel nb = 16 80.7 -> 82.1-82.9, nb = 24
+// 92.7 -> 95.3-95.7, nb = 64 74.5-74.7 -> 74.9-75.8. Devices before compute capability 9.0
+// launch the ordinary way. PPSPARSE_MCPI_CUDA_PDL = 0 turns it off, for measurements.
 bool pdl() {
   static const bool b = [] {
     const char* v = env_choice("PPSPARSE_MCPI_CUDA_PDL", {"0", "1"});

@@ -14,8 +14,8 @@
 // landscapes the times along repeat are not monotone within 1-2 % (tetmesh, coop 4: repeat 4
 // 1.036, 8 1.040, 16 1.000 of the best), and a single noisy sample of 1-4 % spread stops a
 // strict descent on such a bump. Along repeat, steps grow after each improvement
-// (CoopTunerOptions::accelerate_repeat). Then the next axis; a sweep over all axes repeats while it
-// improved something, up to max_steps measured candidates. Each candidate is measured
+// (CoopTunerOptions::accelerate_repeat). Then the next axis; a sweep over all axes repeats
+// while it improved something, up to max_steps measured candidates. Each candidate is measured
 // `samples` times and judged on the median (with 3 or more, one slow outlier cannot decide). The best
 // candidate so far is always kept: a regression is never adopted, and after the search
 // candidate() is the best one measured (never worse than the start, in measured medians).
