@@ -46,8 +46,8 @@ struct CoopTunerOptions {
   // the start (tetmesh: 2 -> 16), which single steps reach only at the seventh call, a block
   // step short of the best. Replayed on four H100 landscape sets (56 matrix landscapes), the
   // expected misses of 2 % in 8 calls per 14 matrices: 0.00 against 0.50 without noise, 0.17
-  // against 0.60 at 0.5 % noise per call, 0.93 against 1.19 at 1 %. Live on the H100 (two
-  // benchmark runs of 70 tuner runs): 70 and 66 within 2 %, against 65 and 67 with single steps
+  // against 0.60 at 0.5 % noise per call, 0.93 against 1.19 at 1 %. Live on the H100 (benchmark
+  // runs of 70 tuner runs): 70, 66 and 67 within 2 %, against 65 and 67 with single steps
   // (docs/perf/bench_spmv_h100.md).
   bool accelerate_repeat = true;
 };
