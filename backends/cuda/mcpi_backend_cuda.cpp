@@ -57,6 +57,9 @@ __device__ __forceinline__ double substitute(double rv, const int i, const int b
   return active ? rv / Dij(i, i) : 0.0;
 }
 
+// Prefetches the 128-byte line holding p into L2 (no register held, never waited for).
+__device__ __forceinline__ void prefetch_line_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 // Copies `count` doubles from global src to shared dst with cp.async, spread over the warp.
 __device__ __forceinline__ void async_copy_doubles(double* dst, const double* src, int count, int lane) {
   for (int e = lane; e < count; e += 32) __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
@@ -128,8 +131,8 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   }
   if constexpr (PDL) {
     if (in_row && k < kend) {
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(a.O + k * NB2));
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(a.ja + k));
+      prefetch_line_l2(a.O + k * NB2);
+      prefetch_line_l2(a.ja + k);
     }
   }
   wait_previous_grid<PDL>();  // the previous colour's dQ is complete
@@ -264,11 +267,16 @@ int forced_choice(const char* name, std::initializer_list<const char*> allowed) 
   const char* v = env_choice(name, allowed);
   return v ? std::atoi(v) : 0;
 }
+// An attribute of the current device (0 if it cannot be read).
+int device_attribute(const cudaDeviceAttr attr) {
+  int dev = 0, value = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&value, attr, dev);
+  return value;
+}
 int sm_count() {
   static const int n = [] {
-    int dev = 0, sms = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    const int sms = device_attribute(cudaDevAttrMultiProcessorCount);
     return sms > 0 ? sms : 1;
   }();
   return n;
@@ -344,7 +352,7 @@ __device__ __forceinline__ void prefetch_l2(const char* p, const long long bytes
   if (bytes <= 0) return;
   const unsigned long long first = reinterpret_cast<unsigned long long>(p) >> 7;
   const unsigned long long last = (reinterpret_cast<unsigned long long>(p) + bytes - 1) >> 7;
-  for (unsigned long long l = first + lane; l <= last; l += 32) asm volatile("prefetch.global.L2 [%0];" ::"l"(l << 7));
+  for (unsigned long long l = first + lane; l <= last; l += 32) prefetch_line_l2(reinterpret_cast<const void*>(l << 7));
 }
 
 // nb 16..64, every variant: one warp per block row; lane l owns rows l and, for NB > 32,
@@ -588,10 +596,7 @@ int slots_forced() {
 bool pdl() {
   static const bool b = [] {
     const char* v = env_choice("PPSPARSE_MCPI_CUDA_PDL", {"0", "1"});
-    int dev = 0, major = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    return (!v || std::string(v) == "1") && major >= 9;
+    return (!v || std::string(v) == "1") && device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
   }();
   return b;
 }

@@ -246,18 +246,16 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
   // a standard error of about 0.07 on each sum).
   // Both with single repeat steps, as measured when the walk was added.
   const auto second = measured_landscapes("coop_landscape_devtimer_h100.txt");
-  CoopTunerOptions walk_single = o;
-  walk_single.accelerate_repeat = false;
-  CoopTunerOptions strict = walk_single;
+  CoopTunerOptions single = o;
+  single.accelerate_repeat = false;
+  CoopTunerOptions strict = single;
   strict.plateau_tolerance = 0.0;
-  const double walk = expected_misses(second, walk_single, 0.005, 200, rng);
+  const double walk = expected_misses(second, single, 0.005, 200, rng);
   const double descent = expected_misses(second, strict, 0.005, 200, rng);
   EXPECT_LE(walk, 0.4);
   EXPECT_GE(descent, 0.7);
   // Growing repeat steps against single ones, on the two runs where tetmesh's best repeat is
   // three steps from the start and single steps end a block step short of it in 8 calls.
-  CoopTunerOptions single = o;
-  single.accelerate_repeat = false;
   double grown = 0, unit = 0;
   for (const char* file : {"coop_landscape_plateau_h100.txt", "coop_landscape_20261123_h100.txt"}) {
     const auto l = measured_landscapes(file);
