@@ -9,6 +9,8 @@
 //   blocked       level-blocked, skew-2 wavefront, one launch per step
 //   graph         the blocked launches as one Kokkos graph (plain launches on Kokkos 3.4)
 //   persistent    one launch, tickets and per-group counters
+//   pipelined     one launch, a team per row block through all p powers, its entries in team scratch
+//                 (runs persistent where its plan does not hold; the label says which)
 //   blocked_race  RACE's order (skew 1): one launch per tile, as in seed 004
 //   auto          MpkVariant::automatic (model memory bandwidth = this run's copy bandwidth)
 // With several --mpk_fractions the blocked variants carry "@<fraction>".
@@ -39,6 +41,7 @@
 //   --mpk_sell_chunk=N   PPSPARSE_BENCH_MPK_SELL_CHUNK   LevelMatrixOptions::sell_chunk; 0 (default): SELL SpMV's rule
 //   --mpk_team_threads=N PPSPARSE_BENCH_MPK_TEAM_THREADS MpkOptions::team_threads; 0 (default): the rule
 //   --mpk_row_batch=N    PPSPARSE_BENCH_MPK_ROW_BATCH    MpkOptions::row_batch (1, 8, 16); 0 (default): the rule
+//   --mpk_spin_limit=N   PPSPARSE_BENCH_MPK_SPIN_LIMIT   MpkOptions::spin_limit; 0 (default): the operator's
 //   --mpk_time_budget_s=S PPSPARSE_BENCH_MPK_TIME_BUDGET_S  after S seconds of wall time the remaining
 //                                                        benchmarks are skipped (the JSON stays whole); 0: none
 #include <benchmark/benchmark.h>
@@ -85,6 +88,7 @@ struct MpkBenchConfig {
   int sell_chunk = 0;        // LevelMatrixOptions::sell_chunk (0: its default)
   int team_threads = 0;      // MpkOptions::team_threads (0: the operator's rule)
   int row_batch = 0;         // MpkOptions::row_batch (0: the operator's rule)
+  long long spin_limit = 0;  // MpkOptions::spin_limit (0: the operator's default)
 };
 
 const Clock::time_point g_start = Clock::now();
@@ -109,7 +113,8 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
                            {"--mpk_dependency_rows", "PPSPARSE_BENCH_MPK_DEPENDENCY_ROWS", "0"},
                            {"--mpk_sell_chunk", "PPSPARSE_BENCH_MPK_SELL_CHUNK", "0"},
                            {"--mpk_team_threads", "PPSPARSE_BENCH_MPK_TEAM_THREADS", "0"},
-                           {"--mpk_row_batch", "PPSPARSE_BENCH_MPK_ROW_BATCH", "0"}};
+                           {"--mpk_row_batch", "PPSPARSE_BENCH_MPK_ROW_BATCH", "0"},
+                           {"--mpk_spin_limit", "PPSPARSE_BENCH_MPK_SPIN_LIMIT", "0"}};
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
@@ -128,6 +133,7 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   c.row_batch = static_cast<int>(flag_integer(s[10].flag, s[10].value, 0, 16));
   if (c.row_batch != 0 && c.row_batch != 1 && c.row_batch != 8 && c.row_batch != 16)
     throw InvalidArgument(std::string("benchmark flag ") + s[10].flag + ": '" + s[10].value + "' is not 0, 1, 8 or 16");
+  c.spin_limit = flag_integer(s[11].flag, s[11].value, 0, 1LL << 60);
   return c;
 }
 
@@ -215,6 +221,7 @@ class Cache {
     o.dependency_rows = g_config.dependency_rows;
     o.team_threads = g_config.team_threads;
     o.row_batch = g_config.row_batch;
+    if (g_config.spin_limit) o.spin_limit = g_config.spin_limit;
     if (v.config == "rowkernel") o.cache_bytes = std::size_t{1} << 50;  // one group: p whole-matrix launches
     if (v.config.rfind("race", 0) == 0) o.skew = 1;
     mpk::MpkDeviceModel model = mpk::default_device_model<Exec>();
@@ -326,10 +333,13 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
     state.counters["budget_mb"] = mpk.cache_budget_bytes() / 1048576.0;
     state.counters["llc_mb"] = mpk.last_level_cache() / 1048576.0;
     state.counters["groups"] = mpk.schedule().ngroups();
-    state.counters["launches"] = variant == mpk::MpkVariant::back_to_back  ? p
-                                 : variant == mpk::MpkVariant::persistent ? 1
-                                                                          : mpk.schedule().nlaunches();
-    state.counters["teams"] = mpk.persistent_teams();
+    const bool pipelined = variant == mpk::MpkVariant::pipelined && mpk.pipelined_fallback().empty();
+    state.counters["launches"] = variant == mpk::MpkVariant::back_to_back ? p
+                                 : variant == mpk::MpkVariant::persistent || variant == mpk::MpkVariant::pipelined
+                                     ? 1
+                                     : mpk.schedule().nlaunches();
+    state.counters["teams"] = pipelined ? mpk.pipelined_teams() : mpk.persistent_teams();
+    state.counters["reach"] = static_cast<double>(mpk.pipelined_reach());
     state.counters["nrows"] = mpk.nrows();
     state.counters["nnz"] = static_cast<double>(mpk.matrix().nnz());
     state.counters["err"] = cache().verified[name];
@@ -353,6 +363,7 @@ std::vector<Variant> variants(const MpkBenchConfig& c) {
     v.push_back({"blocked" + s, mpk::MpkVariant::blocked, main, f});
     v.push_back({"graph" + s, mpk::MpkVariant::graph, main, f});
     v.push_back({"persistent" + s, mpk::MpkVariant::persistent, main, f});
+    v.push_back({"pipelined" + s, mpk::MpkVariant::pipelined, main, f});
     v.push_back({"blocked_race" + s, mpk::MpkVariant::blocked, race, f});
     v.push_back({"auto" + s, mpk::MpkVariant::automatic, main, f});
   }

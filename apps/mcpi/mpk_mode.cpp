@@ -87,6 +87,11 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
               sched.ngroups(), sched.nlaunches(), sched.skew, op.cache_budget_bytes() / 1e6,
               op.last_level_cache() / 1e6, op.persistent_teams(),
               op.graph_is_native() ? "Kokkos graph" : "plain launches (Kokkos < 4)");
+  if (op.pipelined_fallback().empty())
+    std::printf("pipelined %d teams, reach %lld row blocks, %lld entries of a block in team scratch\n",
+                op.pipelined_teams(), op.pipelined_reach(), static_cast<long long>(op.pipelined_scratch_entries()));
+  else
+    std::printf("pipelined runs the persistent kernel: %s\n", op.pipelined_fallback().c_str());
   std::printf("baseline  %s\n", op.matrix().baseline_description().c_str());
   std::printf("copy      %.1f GB/s (device-to-device, %.0f MiB buffers, read + write)\n", copy.gbs,
               copy.buffer_bytes / 1048576.0);
@@ -110,7 +115,7 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   std::vector<double> y_b2b;
   const std::vector<mpk::MpkVariant> variants{mpk::MpkVariant::back_to_back, mpk::MpkVariant::blocked,
                                               mpk::MpkVariant::graph, mpk::MpkVariant::persistent,
-                                              mpk::MpkVariant::automatic};
+                                              mpk::MpkVariant::pipelined, mpk::MpkVariant::automatic};
   for (mpk::MpkVariant v : variants) {
     Row r;
     r.variant = mpk::to_string(v);

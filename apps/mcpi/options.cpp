@@ -56,7 +56,7 @@ options:
   --mpk P                matrix power kernel mode: y_k = A^k x for k = 1..P on the scalar
                          matrix of the problem (or the --matrix file itself, FP64): every
                          MPK variant (back-to-back, level-blocked, graph, persistent,
-                         automatic) with time, GB/s, speedup over back-to-back, and a
+                         pipelined, automatic) with time, GB/s, speedup over back-to-back, and a
                          round-off check against back-to-back; --sweeps sets repetitions
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the

@@ -20,7 +20,7 @@ import re
 import sys
 from collections import OrderedDict, defaultdict
 
-VARIANT_ORDER = ["b2b_rowkernel", "blocked", "graph", "persistent", "blocked_race", "auto"]
+VARIANT_ORDER = ["b2b_rowkernel", "blocked", "graph", "persistent", "pipelined", "blocked_race", "auto"]
 
 
 def variant_key(name):

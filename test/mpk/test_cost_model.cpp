@@ -62,6 +62,26 @@ TEST(MpkCostModel, LargeMatricesBlockAndLaunchCostDecidesHow) {
   EXPECT_DOUBLE_EQ(e.seconds(MpkVariant::automatic), e.back_to_back);
 }
 
+TEST(MpkCostModel, PipelinedReadsTheMatrixOnceWhereItRunsItself) {
+  mpk::MpkShape s;
+  s.spmv_bytes = 1.5e9;
+  s.vector_bytes = 1e8;
+  s.powers = 5;
+  s.cache_bytes = 25e6;
+  s.launches = 100;
+  s.tiles = 200;
+  auto e = mpk::estimate_mpk(s, gpu_like());
+  EXPECT_DOUBLE_EQ(e.pipelined, e.persistent);  // it would run persistent
+  EXPECT_EQ(e.best, MpkVariant::persistent);     // the tie goes to the earlier variant
+  s.pipelined_native = true;
+  e = mpk::estimate_mpk(s, gpu_like());
+  const double t_mem = 1.5e9 / 3000e9;
+  EXPECT_NEAR(e.pipelined, t_mem + 4 * 2 * 1e8 / (2.5 * 3000e9) + 4e-6 + 200 * 0.5e-6, 1e-12);
+  EXPECT_LT(e.pipelined, e.persistent);
+  EXPECT_EQ(e.best, MpkVariant::pipelined);
+  EXPECT_NE(e.reason.find("pipelined"), std::string::npos);
+}
+
 TEST(MpkCostModel, BadModelsAndShapesAreRefused) {
   mpk::MpkShape s;
   s.powers = 2;

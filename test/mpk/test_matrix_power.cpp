@@ -246,9 +246,96 @@ TEST(MatrixPower, PersistentKernelAnyDependencySegmentSize) {
       double err = -1;
       const bool finished = test::completes_within(std::chrono::seconds(60), [&]() {
         for (int run = 0; run < 2; ++run)
-          err = std::max(err, test::run_against_reference(mpk, a, MpkVariant::persistent, seed + run));
+          for (MpkVariant v : {MpkVariant::persistent, MpkVariant::pipelined})
+            err = std::max(err, test::run_against_reference(mpk, a, v, seed + run));
       });
-      if (!finished) test::fail_and_exit_on_hang("the persistent MPK kernel");
+      if (!finished) test::fail_and_exit_on_hang("the persistent or pipelined MPK kernel");
+      EXPECT_LE(err, 1.0);
+    }
+  }
+}
+
+// The pipelined kernel keeps a block's entries in team scratch from its first power to its
+// last. With one row block (reach 0) its plan holds on every backend, one host thread
+// included, so every power after the first reads the kept entries; with no scratch every
+// power reads memory. Both must give the powers, run after run (the counters carry over).
+TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto random = test::random_csr<double>(90, 90, 1, 9, seed);
+  test::normalise_rows(random);
+  for (const auto& a : {gen::stencil_7pt(6, 5, 4, seed), random}) {
+    for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell}) {
+      for (std::size_t scratch : {std::size_t{0}, std::size_t{1}}) {
+        SCOPED_TRACE(std::string(mpk::to_string(f)) + " nrows " + std::to_string(a.nrows) + " scratch " +
+                     std::to_string(scratch));
+        mpk::MpkOptions o;
+        o.powers = 8;
+        o.rows_per_block = 128;  // one block
+        o.matrix.format = f;
+        o.matrix.baseline = spmv::SpmvAlgorithm::csr_v1;
+        o.pipelined_scratch_bytes = scratch;
+        MpkD mpk(a, o);
+        ASSERT_TRUE(mpk.pipelined_fallback().empty()) << mpk.pipelined_fallback();
+        EXPECT_EQ(mpk.pipelined_reach(), 0);
+        EXPECT_GE(mpk.pipelined_teams(), 1);
+        const offset_t entries = mpk.matrix().stored_entries(0, a.nrows);
+        EXPECT_GE(entries, a.nnz());
+        if (scratch == 0)
+          EXPECT_EQ(mpk.pipelined_scratch_entries(), entries);  // the whole block is kept
+        else
+          EXPECT_EQ(mpk.pipelined_scratch_entries(), 0);
+        EXPECT_NE(mpk.describe().find("pipelined: teams="), std::string::npos) << mpk.describe();
+        for (int run = 0; run < 3; ++run)
+          EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + run), 1.0);
+        EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::persistent, seed + 5), 1.0);  // shared counters
+        EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + 6), 1.0);
+      }
+    }
+  }
+}
+
+// Many row blocks that read ahead of themselves: the plan holds only where (p-1) x reach + 1
+// teams are guaranteed to run at once (a GPU here), and the kernel must then complete and be
+// right with waits at every power; elsewhere (one host thread) it says why and runs the
+// persistent kernel, also right.
+TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  struct Case {
+    CsrMatrix<double, HostSpace> a;
+    ordinal_t rows_per_block, dependency_rows;
+    std::size_t cache_bytes;
+  };
+  const std::vector<Case> cases{{gen::stencil_27pt(14, 13, 12, seed), 32, 64, 64 * 1024},
+                                {gen::stencil_7pt(20, 18, 16, seed), 32, 64, 64 * 1024},
+                                {gen::stencil_7pt(40, 36, 32, seed), 512, 1024, 4 << 20}};
+  for (const auto& [a, rows_per_block, dependency_rows, cache_bytes] : cases) {
+    for (int p : {2, 7}) {
+      SCOPED_TRACE("nrows " + std::to_string(a.nrows) + " rows_per_block " + std::to_string(rows_per_block) + " p " +
+                   std::to_string(p));
+      mpk::MpkOptions o = test::tiny_group_options(p, cache_bytes);
+      o.rows_per_block = rows_per_block;
+      o.dependency_rows = dependency_rows;
+      MpkD mpk(a, o);
+      ASSERT_GT(mpk.pipelined_reach(), 0);
+      if (mpk.pipelined_fallback().empty()) {  // every needed block held at once, or all blocks
+        const long long row_blocks = mpk.blocks() / mpk.powers();
+        EXPECT_GE(mpk.pipelined_teams(), std::min((p - 1) * mpk.pipelined_reach() + 1, row_blocks));
+        EXPECT_GT(mpk.pipelined_scratch_entries(), 0);
+        EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::pipelined);
+      } else {
+        EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::persistent);
+        EXPECT_NE(mpk.pipelined_fallback().find("teams must run at once"), std::string::npos)
+            << mpk.pipelined_fallback();
+        EXPECT_NE(mpk.describe().find("pipelined: runs persistent ("), std::string::npos) << mpk.describe();
+      }
+      double err = -1;
+      const bool finished = test::completes_within(std::chrono::seconds(60), [&]() {
+        for (int run = 0; run < 3; ++run)
+          err = std::max(err, test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + run));
+      });
+      if (!finished) test::fail_and_exit_on_hang("the pipelined MPK kernel");
       EXPECT_LE(err, 1.0);
     }
   }
@@ -352,7 +439,7 @@ TEST(MatrixPower, VariantAndFormatNames) {
     mpk::parse_variant("fast");
     ADD_FAILURE();
   } catch (const InvalidArgument& e) {
-    EXPECT_STREQ(e.what(), "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, automatic)");
+    EXPECT_STREQ(e.what(), "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, pipelined, automatic)");
   }
   EXPECT_THROW(mpk::parse_format("ell"), InvalidArgument);
 }

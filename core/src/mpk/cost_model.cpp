@@ -19,6 +19,7 @@ double MpkEstimate::seconds(MpkVariant v) const {
     case MpkVariant::blocked: return blocked;
     case MpkVariant::graph: return graph;
     case MpkVariant::persistent: return persistent;
+    case MpkVariant::pipelined: return pipelined;
     case MpkVariant::automatic: return seconds(best);
   }
   return 0;
@@ -44,13 +45,17 @@ MpkEstimate estimate_mpk(const MpkShape& s, const MpkDeviceModel& m) {
   e.blocked = t_blocked_data + s.launches * launch;
   e.graph = s.graph_native ? t_blocked_data + launch + s.launches * m.graph_launch_us * 1e-6 : e.blocked;
   e.persistent = t_blocked_data + launch + static_cast<double>(s.tiles) * m.tile_sync_us * 1e-6;
+  e.pipelined = s.pipelined_native ? t_mem + (p - 1) * 2.0 * s.vector_bytes / (m.cache_speedup * m.memory_gbs * 1e9) +
+                                         launch + static_cast<double>(s.tiles) * m.tile_sync_us * 1e-6
+                                   : e.persistent;
   e.best = MpkVariant::back_to_back;
-  for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent})
+  for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})
     if (e.seconds(v) < e.seconds(e.best)) e.best = v;
   char line[320];
   std::snprintf(line, sizeof line,
-                "model (us): back_to_back %.1f, blocked %.1f, graph %.1f, persistent %.1f%s -> %s", e.back_to_back * 1e6,
-                e.blocked * 1e6, e.graph * 1e6, e.persistent * 1e6, e.fits_in_cache ? " (fits in cache)" : "",
+                "model (us): back_to_back %.1f, blocked %.1f, graph %.1f, persistent %.1f, pipelined %.1f%s -> %s",
+                e.back_to_back * 1e6, e.blocked * 1e6, e.graph * 1e6, e.persistent * 1e6, e.pipelined * 1e6,
+                e.fits_in_cache ? " (fits in cache)" : "",
                 to_string(e.best));
   e.reason = line;
   return e;

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <type_traits>
 
+#include <ppsparse/backend/multiprocessors.hpp>
 #include <ppsparse/error.hpp>
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/formats/graph.hpp>
@@ -141,6 +143,17 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
+offset_t LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::stored_entries(ordinal_t row_begin, ordinal_t row_end) const {
+  if (format_ == MpkFormat::sell) {  // whole chunks
+    offset_t e = 0;
+    for (ordinal_t c = row_begin / chunk_; c < (row_end + chunk_ - 1) / chunk_; ++c)
+      e += static_cast<offset_t>(host_chunk_len_[c]) * chunk_;
+    return e;
+  }
+  return host_.row_ptr(row_end) - host_.row_ptr(row_begin);
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
 double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::row_matrix_bytes(ordinal_t r) const {
   const double entry = static_cast<double>(sizeof(Scalar)) + column_bytes();
   if (format_ == MpkFormat::sell)
@@ -162,11 +175,26 @@ double LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::matrix_bytes() const {
 
 template <class ExecSpace, class Scalar, class MemSpace>
 struct MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::Impl {
-  Kokkos::View<detail::Block*, MemSpace> blocks;
+  Kokkos::View<detail::Block*, MemSpace> blocks;      // schedule order (blocked, graph, persistent)
+  Kokkos::View<detail::Block*, MemSpace> row_blocks;  // row order (pipelined)
   Kokkos::View<detail::Counter*, MemSpace> segment_blocks;
   Kokkos::View<detail::Counter*, MemSpace> done;
   Kokkos::View<detail::Counter*, MemSpace> ticket;
-  Kokkos::View<int*, MemSpace> stalled;
+  Kokkos::View<long long*, MemSpace> stalled;
+  detail::Counter tickets_issued = 0;  // by all single-launch runs so far
+  MpkVariant last_single_launch = MpkVariant::persistent;
+
+  template <class Functor>
+  void set_handoff(Functor& f, const ordinal_t nsegments, const detail::Counter epoch, const long long spin_limit) const {
+    f.handoff.segment_blocks = segment_blocks;
+    f.handoff.done = done;
+    f.handoff.ticket = ticket;
+    f.handoff.stalled = stalled;
+    f.handoff.nsegments = nsegments;
+    f.handoff.ticket_base = tickets_issued;
+    f.handoff.epoch = epoch;
+    f.handoff.spin_limit = spin_limit;
+  }
 #if PPSPARSE_HAVE_KOKKOS_GRAPH
   std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph;
 #endif
@@ -357,9 +385,33 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
                                                segment_blocks.data(), segment_blocks.size()));
   impl_->done = Kokkos::View<detail::Counter*, MemSpace>("mpk.done", static_cast<size_t>(S) * p);
   impl_->ticket = Kokkos::View<detail::Counter*, MemSpace>("mpk.ticket", 1);
-  impl_->stalled = Kokkos::View<int*, MemSpace>("mpk.stalled", 1);
+  impl_->stalled = Kokkos::View<long long*, MemSpace>("mpk.stalled", 1);
 
   persistent_teams_ = static_cast<int>(std::max<long long>(1, std::min<long long>(team_bound, total_blocks_)));
+
+  // Pipelined kernel: the same row blocks and segments, in row order.
+  {
+    std::vector<detail::Block> row_blocks;
+    row_blocks.reserve(static_cast<size_t>(nrow_blocks));
+    for (ordinal_t g = 0; g < G; ++g)
+      for (ordinal_t b = group_first_row_block[g]; b < group_first_row_block[g + 1]; ++b)
+        row_blocks.push_back(detail::Block{row_block_offsets[b], row_block_offsets[b + 1], g, 0, row_block_segment[b],
+                                           dep_lo[b], dep_hi[b]});
+    impl_->row_blocks = Kokkos::View<detail::Block*, MemSpace>("mpk.row_blocks", row_blocks.size());
+    Kokkos::deep_copy(impl_->row_blocks, Kokkos::View<const detail::Block*, HostSpace, Kokkos::MemoryUnmanaged>(
+                                             row_blocks.data(), row_blocks.size()));
+    // Reach: how many row blocks past its own a block's dependencies may end (the last block of
+    // its last dependency segment).
+    std::vector<ordinal_t> segment_last_block(static_cast<size_t>(S), 0);
+    for (ordinal_t b = 0; b < nrow_blocks; ++b) segment_last_block[row_block_segment[b]] = b;
+    pipelined_reach_ = 0;
+    offset_t largest = 0;
+    for (ordinal_t b = 0; b < nrow_blocks; ++b) {
+      pipelined_reach_ = std::max<long long>(pipelined_reach_, segment_last_block[dep_hi[b]] - b);
+      largest = std::max(largest, m.stored_entries(row_block_offsets[b], row_block_offsets[b + 1]));
+    }
+    plan_pipelined(largest, team_bound, nrow_blocks);
+  }
 
   work_ = MultiVector("mpk.work", static_cast<size_t>(n), static_cast<size_t>(p) + 1);
 
@@ -372,6 +424,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   shape.tiles = static_cast<long long>(G) * p;
   shape.cache_bytes = static_cast<double>(cache_budget_);
   shape.graph_native = graph_is_native();
+  shape.pipelined_native = pipelined_fallback_.empty();
   estimate_ = estimate_mpk(shape, o.model.value_or(default_device_model<ExecSpace>()));
   setup_seconds_ = seconds_now() - t0;
 }
@@ -419,6 +472,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply_internal(MpkVariant v
     case MpkVariant::blocked: run_blocked(); return;
     case MpkVariant::graph: run_graph(); return;
     case MpkVariant::persistent: run_persistent(); return;
+    case MpkVariant::pipelined: run_pipelined(); return;
     case MpkVariant::automatic: break;
   }
   throw InvalidArgument("mpk: unknown variant");
@@ -426,6 +480,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply_internal(MpkVariant v
 
 template <class ExecSpace, class Scalar, class MemSpace>
 MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant variant) {
+  if (variant == MpkVariant::pipelined && !pipelined_fallback_.empty()) return MpkVariant::persistent;
   if (variant != MpkVariant::automatic) return variant;
   if (!automatic_choice_) {
     MpkVariant choice = estimate_.best;
@@ -435,8 +490,9 @@ MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant va
       // blocked variant must beat back_to_back by 2% to be chosen (noise favours nobody).
       std::vector<MpkVariant> candidates{MpkVariant::back_to_back};
       std::vector<MpkVariant> ranked;
-      for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent})
-        if (v != MpkVariant::graph || graph_is_native()) ranked.push_back(v);
+      for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})
+        if ((v != MpkVariant::graph || graph_is_native()) && (v != MpkVariant::pipelined || pipelined_fallback_.empty()))
+          ranked.push_back(v);
       std::stable_sort(ranked.begin(), ranked.end(),
                        [&](MpkVariant a, MpkVariant b) { return estimate_.seconds(a) < estimate_.seconds(b); });
       for (size_t i = 0; i < ranked.size() && i < 2; ++i) candidates.push_back(ranked[i]);
@@ -533,6 +589,29 @@ void with_rows(const Matrix& m, const int lanes, const int batch, F&& f) {
     with_rows_of_batch<0>(m, lanes, f);
 }
 
+// Calls f(policy) with the pipelined kernel's launch policy (`teams` teams, `scratch_bytes`
+// of team scratch), on GPUs with the register bound for its team size (32, 64 or 128
+// threads; plan_pipelined falls back for any other) and rows loaded in batches of Batch.
+template <class ExecSpace, int Batch, class F>
+void with_pipelined_policy(const ExecSpace& space, const int teams, const int team_size, const int vector_length,
+                           const std::size_t scratch_bytes, F&& f) {
+  const auto scratch = Kokkos::PerTeam(static_cast<int>(scratch_bytes));
+  auto bounded = [&](auto threads) {
+    constexpr int T = decltype(threads)::value;
+    using Bounds = Kokkos::LaunchBounds<T, detail::pipelined_min_teams_per_sm(Batch, T)>;
+    f(Kokkos::TeamPolicy<ExecSpace, Bounds>(space, teams, team_size, vector_length).set_scratch_size(0, scratch));
+  };
+  const int threads = team_size * vector_length;
+  if (!compat::is_gpu_space<ExecSpace>())
+    f(Kokkos::TeamPolicy<ExecSpace>(space, teams, team_size, vector_length).set_scratch_size(0, scratch));
+  else if (threads == 32)
+    bounded(std::integral_constant<int, 32>());
+  else if (threads == 64)
+    bounded(std::integral_constant<int, 64>());
+  else
+    bounded(std::integral_constant<int, 128>());
+}
+
 }  // namespace
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -580,7 +659,9 @@ template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
   if (total_blocks_ == 0) return;
   const ExecSpace& space = matrix_->space();
-  ++epoch_;
+  // Committed with the tickets once the launch is accepted: a launch that Kokkos refuses
+  // (throws) must not leave later runs waiting for counts of a run that never happened.
+  const std::uint64_t epoch = epoch_ + 1;
   with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
     detail::PersistentFunctor<ExecSpace, Scalar, MemSpace, Rows> f;
@@ -588,16 +669,9 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
     f.y_in = work_;
     f.y_out = work_;
     f.blocks = impl_->blocks;
-    f.segment_blocks = impl_->segment_blocks;
-    f.done = impl_->done;
-    f.ticket = impl_->ticket;
-    f.stalled = impl_->stalled;
+    impl_->set_handoff(f, nsegments_, epoch, options_.spin_limit);
     f.ngroups = schedule_.ngroups();
-    f.nsegments = nsegments_;
     f.total_blocks = total_blocks_;
-    f.ticket_base = (epoch_ - 1) * static_cast<detail::Counter>(total_blocks_ + persistent_teams_);
-    f.epoch = epoch_;
-    f.spin_limit = options_.spin_limit;
     constexpr int min_teams = detail::persistent_min_teams_per_sm(Rows::batch);
     if constexpr (min_teams > 0) {
       if (team_size_ * vector_length_ == detail::kPersistentBoundThreads) {
@@ -610,19 +684,161 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
     Kokkos::parallel_for("ppsparse::mpk_persistent",
                          Kokkos::TeamPolicy<ExecSpace>(space, persistent_teams_, team_size_, vector_length_), f);
   });
+  // Every team ends with one fetch-add past the last ticket.
+  epoch_ = epoch;
+  impl_->tickets_issued += static_cast<detail::Counter>(total_blocks_ + persistent_teams_);
+  impl_->last_single_launch = MpkVariant::persistent;
+  if (options_.check_persistent) check_persistent_status();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset_t largest_block_entries,
+                                                                    const long long team_bound, const ordinal_t nrow_blocks) {
+  constexpr bool gpu = compat::is_gpu_space<ExecSpace>();
+  const int p = powers();
+  const std::size_t entry_bytes = sizeof(Scalar) + static_cast<std::size_t>(matrix_->column_bytes());
+  pipelined_fallback_.clear();
+  pipelined_teams_ = 0;
+  pipelined_scratch_entries_ = 0;
+  if (nrow_blocks == 0) return;
+  // Teams whose residency is guaranteed, and the team scratch each may take.
+  long long resident = 0;
+  std::size_t scratch_cap = 0;
+  if (gpu) {
+    const backend::MultiprocessorLimits mp = backend::multiprocessor_limits();
+    const int threads = team_size_ * vector_length_;
+    const int min_teams = detail::pipelined_min_teams_per_sm(row_batch_, threads);
+    if (mp.count == 0) {
+      pipelined_fallback_ = std::string("the residency of teams is unknown on ") + ExecSpace::name();
+      return;
+    }
+    if (min_teams == 0) {
+      pipelined_fallback_ = "needs teams of 32, 64 or 128 threads for its register bound (team_threads gives " +
+                            std::to_string(threads) + ")";
+      return;
+    }
+    // Shared memory of a team: the kernel's scratch plus Kokkos' own (a dynamic broadcast
+    // buffer of team size + 2 doubles, and as much again in static memory on CUDA, 1040
+    // bytes for 128 threads), plus what the runtime reserves per team.
+    // The register bound asks for min_teams teams per multiprocessor, and Kokkos refuses a
+    // launch whose teams' shared memory would not let that many fit: a team's scratch is at
+    // most its share (measured: 37 KB teams of 8 per SM were refused). Kokkos' own check
+    // (team_size_max) has the last word.
+    const std::size_t kokkos_team = 2 * 8 * static_cast<std::size_t>(team_size_ + 2) + 64;
+    const std::size_t per_team = mp.shared_bytes / static_cast<std::size_t>(min_teams);
+    const std::size_t max_scratch = static_cast<std::size_t>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+    scratch_cap = per_team > kokkos_team + mp.reserved_per_team
+                      ? std::min(per_team - kokkos_team - mp.reserved_per_team, max_scratch)
+                      : 0;
+    if (options_.pipelined_scratch_bytes) scratch_cap = std::min(scratch_cap, options_.pipelined_scratch_bytes);
+    pipelined_scratch_entries_ = std::min<offset_t>(largest_block_entries, static_cast<offset_t>(scratch_cap / entry_bytes));
+    while (!pipelined_launch_accepted()) {
+      if (pipelined_scratch_entries_ == 0) {
+        pipelined_fallback_ = "Kokkos refuses teams of " + std::to_string(threads) + " threads with its register bound";
+        return;
+      }
+      pipelined_scratch_entries_ = pipelined_scratch_entries_ * 7 / 8;
+    }
+    const std::size_t team_shared = pipelined_scratch_bytes() + kokkos_team;
+    // Kokkos sets the multiprocessor's shared-memory carve-out for the teams the registers
+    // allow (at least min_teams) without the runtime's reserve: count on no more than that.
+    const std::size_t carveout = std::min(mp.shared_bytes, static_cast<std::size_t>(min_teams) * team_shared);
+    long long per_sm = std::min<long long>(min_teams, mp.max_threads / threads);
+    if (mp.max_teams > 0) per_sm = std::min<long long>(per_sm, mp.max_teams);
+    per_sm = std::min<long long>(per_sm, static_cast<long long>(carveout / (team_shared + mp.reserved_per_team)));
+    resident = per_sm * mp.count;
+  } else {
+    // Host teams are threads, all running; one team (Serial) takes the blocks in order.
+    resident = team_bound;
+    pipelined_scratch_entries_ =
+        options_.pipelined_scratch_bytes
+            ? std::min<offset_t>(largest_block_entries, static_cast<offset_t>(options_.pipelined_scratch_bytes / entry_bytes))
+            : largest_block_entries;
+  }
+  // Every block of the first (p-1) x reach + 1 unfinished ones must be held by a running team,
+  // or the smallest unfinished block can wait forever (see "Pipelined kernel" in the header).
+  const long long needed = (p - 1) * pipelined_reach_ + 1;
+  if (resident < needed) {
+    pipelined_fallback_ = std::to_string(needed) + " teams must run at once ((p-1) x reach " +
+                          std::to_string(pipelined_reach_) + " + 1), the device guarantees " + std::to_string(resident);
+    pipelined_scratch_entries_ = 0;
+    return;
+  }
+  pipelined_teams_ = static_cast<int>(std::min<long long>(resident, nrow_blocks));
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+bool MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::pipelined_launch_accepted() const {
+  bool accepted = false;
+  with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
+    using Rows = std::decay_t<decltype(rows)>;
+    using Functor = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows>;
+    with_pipelined_policy<ExecSpace, Rows::batch>(
+        matrix_->space(), 1, team_size_, vector_length_, Functor::scratch_bytes(pipelined_scratch_entries_),
+        [&](const auto& policy) { accepted = policy.team_size_max(Functor(), Kokkos::ParallelForTag()) >= team_size_; });
+  });
+  return accepted;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+std::size_t MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::pipelined_scratch_bytes() const {
+  std::size_t bytes = 0;
+  with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
+    using Rows = std::decay_t<decltype(rows)>;
+    bytes = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows>::scratch_bytes(pipelined_scratch_entries_);
+  });
+  return bytes;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_pipelined() {
+  if (!pipelined_fallback_.empty()) {
+    run_persistent();
+    return;
+  }
+  const ExecSpace& space = matrix_->space();
+  const std::uint64_t epoch = epoch_ + 1;  // committed once the launch is accepted
+  const long long nblocks = static_cast<long long>(impl_->row_blocks.extent(0));
+  with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
+    using Rows = std::decay_t<decltype(rows)>;
+    using Functor = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows>;
+    Functor f;
+    f.rows = rows;
+    f.y_in = work_;
+    f.y_out = work_;
+    f.blocks = impl_->row_blocks;
+    impl_->set_handoff(f, nsegments_, epoch, options_.spin_limit);
+    f.nblocks = nblocks;
+    f.powers = powers();
+    f.scratch_entries = pipelined_scratch_entries_;
+    with_pipelined_policy<ExecSpace, Rows::batch>(space, pipelined_teams_, team_size_, vector_length_,
+                                                  Functor::scratch_bytes(pipelined_scratch_entries_),
+                                                  [&](const auto& policy) {
+                                                    Kokkos::parallel_for("ppsparse::mpk_pipelined", policy, f);
+                                                  });
+  });
+  epoch_ = epoch;
+  impl_->tickets_issued += static_cast<detail::Counter>(nblocks + pipelined_teams_);
+  impl_->last_single_launch = MpkVariant::pipelined;
   if (options_.check_persistent) check_persistent_status();
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::check_persistent_status() const {
-  int flag = 0;
+  long long flag = 0;
   Kokkos::deep_copy(flag, Kokkos::subview(impl_->stalled, 0));  // fences
   if (flag == 0) return;
-  const ordinal_t G = schedule_.ngroups();
-  const int tile = flag - 1;
-  throw Error("mpk persistent: a team gave up after " + std::to_string(options_.spin_limit) +
-              " polls waiting for the dependencies of tile (group " + std::to_string(tile % G) + ", power " +
-              std::to_string(tile / G + 1) + "); the results of that run are invalid");
+  const long long code = flag - 1;
+  const std::string after = " polls waiting for the dependencies of ";
+  const std::string invalid = "; the results of that run are invalid";
+  if (impl_->last_single_launch == MpkVariant::pipelined) {
+    const long long nblocks = std::max<long long>(1, static_cast<long long>(impl_->row_blocks.extent(0)));
+    throw Error("mpk pipelined: a team gave up after " + std::to_string(options_.spin_limit) + after + "row block " +
+                std::to_string(code % nblocks) + " at power " + std::to_string(code / nblocks + 1) + invalid);
+  }
+  const ordinal_t G = std::max<ordinal_t>(1, schedule_.ngroups());
+  throw Error("mpk persistent: a team gave up after " + std::to_string(options_.spin_limit) + after + "tile (group " +
+              std::to_string(code % G) + ", power " + std::to_string(code / G + 1) + ")" + invalid);
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -637,7 +853,12 @@ std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
                 schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6,
                 total_blocks_, rows_per_block_, nsegments_, team_size_, vector_length_, row_batch_, persistent_teams_,
                 graph_is_native() ? "kokkos" : "plain-launches", m.baseline_description().c_str());
-  return line;
+  std::string pipelined =
+      pipelined_fallback_.empty()
+          ? " pipelined: teams=" + std::to_string(pipelined_teams_) + " reach=" + std::to_string(pipelined_reach_) +
+                " scratch=" + std::to_string(pipelined_scratch_entries_) + " entries"
+          : " pipelined: runs persistent (" + pipelined_fallback_ + ")";
+  return line + pipelined;
 }
 
 template class LevelOrderedMatrix<DefaultExecSpace, float, DefaultMemSpace>;

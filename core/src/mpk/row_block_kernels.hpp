@@ -60,6 +60,30 @@ KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot(offset_t k, const offset_t end, const
 template <class T, class MemSpace>
 using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
 
+// Where the pipelined kernel reads a block's stored entries (row_dot's cols and values) at
+// powers after the first: entry e of the block is at scratch[e - base], written there at its
+// first power by KeepInScratch, which reads memory and keeps what it read. The lane that
+// writes an entry is the one that reads it later (a row's thread and lanes are the same at
+// every power), so no barrier orders the two.
+template <class T>
+struct ScratchEntries {
+  T* data;
+  offset_t base;
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(const offset_t e) const { return data[e - base]; }
+};
+
+template <class Source, class T>
+struct KeepInScratch {
+  Source source;
+  T* data;
+  offset_t base;
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(const offset_t e) const {
+    const T v = source(e);
+    data[e - base] = v;
+    return v;
+  }
+};
+
 // Rows of a CSR matrix: the `lanes` vector lanes of a team thread take entries lane,
 // lane + lanes, ... of the row, Batch at a time (row_dot; Batch 0 is spmv's strided_dot,
 // shared with the SpMV kernels).
@@ -71,14 +95,30 @@ struct CsrRows {
   RandomAccessView<Scalar, MemSpace> values;
   int lanes;  // the vector length of the launch
 
+  using StoredIndex = ordinal_t;  // what the matrix stores per entry besides its value
+  KOKKOS_INLINE_FUNCTION const auto& stored_values() const { return values; }
+  KOKKOS_INLINE_FUNCTION const auto& stored_index() const { return col_idx; }
+  // The stored entries of rows [row_begin, row_end): [first, last).
+  KOKKOS_INLINE_FUNCTION void entry_range(const ordinal_t row_begin, const ordinal_t row_end, offset_t& first,
+                                          offset_t& last) const {
+    first = row_ptr(row_begin);
+    last = row_ptr(row_end);
+  }
+
   template <class Member, class X>
   KOKKOS_INLINE_FUNCTION Scalar product(const Member& team, const ordinal_t r, const X& y, const int k_in) const {
+    return product_with(team, r, y, k_in, values, col_idx);
+  }
+  // The same, reading the stored entries through `vals` and `index` (entry -> value).
+  template <class Member, class X, class Vals, class Index>
+  KOKKOS_INLINE_FUNCTION Scalar product_with(const Member& team, const ordinal_t r, const X& y, const int k_in,
+                                             const Vals& vals, const Index& index) const {
     const offset_t begin = row_ptr(r), end = row_ptr(r + 1);
     Scalar sum = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, lanes),
         [&](const int lane, Scalar& s) {
-          s += row_dot<Batch, Scalar>(begin + lane, end, lanes, col_idx, values,
+          s += row_dot<Batch, Scalar>(begin + lane, end, lanes, index, vals,
                                       [&](const ordinal_t c) { return y(c, k_in); }, r);
         },
         sum);
@@ -100,12 +140,31 @@ struct SellRows {
   RandomAccessView<Scalar, MemSpace> values;
   int C;
   int lanes;  // the vector length of the launch
-  using Columns =
-      spmv::detail::SellColumns<Compressed, RandomAccessView<ordinal_t, MemSpace>, RandomAccessView<std::int16_t, MemSpace>>;
+
+  using StoredIndex = std::conditional_t<Compressed, std::int16_t, ordinal_t>;
+  KOKKOS_INLINE_FUNCTION const auto& stored_values() const { return values; }
+  KOKKOS_INLINE_FUNCTION const auto& stored_index() const {
+    if constexpr (Compressed)
+      return col_offset;
+    else
+      return col_idx;
+  }
+  // The stored entries of rows [row_begin, row_end), whole chunks: [first, last).
+  KOKKOS_INLINE_FUNCTION void entry_range(const ordinal_t row_begin, const ordinal_t row_end, offset_t& first,
+                                          offset_t& last) const {
+    first = chunk_ptr(row_begin / C);
+    last = chunk_ptr((row_end + C - 1) / C);
+  }
 
   template <class Member, class X>
   KOKKOS_INLINE_FUNCTION Scalar product(const Member& team, const ordinal_t r, const X& y, const int k_in) const {
-    const Columns columns{col_idx, col_offset, r};
+    return product_with(team, r, y, k_in, values, stored_index());
+  }
+  // The same, reading the stored entries through `vals` and `index` (entry -> stored value).
+  template <class Member, class X, class Vals, class Index>
+  KOKKOS_INLINE_FUNCTION Scalar product_with(const Member& team, const ordinal_t r, const X& y, const int k_in,
+                                             const Vals& vals, const Index& index) const {
+    const spmv::detail::SellColumns<Compressed, Index, Index> columns{index, index, r};
     const offset_t base = chunk_ptr(r / C) + r % C;
     const offset_t end = base + static_cast<offset_t>(row_len(r)) * C;
     Scalar sum = 0;
@@ -113,7 +172,7 @@ struct SellRows {
         Kokkos::ThreadVectorRange(team, lanes),
         [&](const int lane, Scalar& s) {
           s += row_dot<Batch, Scalar>(base + static_cast<offset_t>(lane) * C, end, static_cast<offset_t>(lanes) * C,
-                                      columns, values, [&](const ordinal_t c) { return y(c, k_in); }, r);
+                                      columns, vals, [&](const ordinal_t c) { return y(c, k_in); }, r);
         },
         sum);
     return sum;
@@ -165,35 +224,41 @@ using Counter = std::uint64_t;
 constexpr int kPersistentBoundThreads = 128;
 constexpr int persistent_min_teams_per_sm(const int batch) { return batch == 16 ? 6 : batch == 8 ? 8 : 0; }
 
-// The single-launch kernel: see "Persistent kernel" in mpk/matrix_power.hpp.
-template <class ExecSpace, class Scalar, class MemSpace, class Rows>
-struct PersistentFunctor {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  Rows rows;
-  // y_{k-1} is written by other teams during this launch: on GPUs ordinary (coherent) loads
-  // only, never the non-coherent read-only path that RandomAccess selects there. On CPUs
-  // caches are coherent and RandomAccess only tells the compiler that y_in and y_out do not
-  // overlap (they are different columns), which it needs to keep the row loop tight.
-  std::conditional_t<compat::is_gpu_space<ExecSpace>(), Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace>,
-                     Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>
-      y_in;
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace> y_out;
-  Kokkos::View<const Block*, MemSpace> blocks;             // tickets in schedule order
-  RandomAccessView<Counter, MemSpace> segment_blocks;      // blocks of each segment (the same at every power)
-  Kokkos::View<Counter*, MemSpace> done;                   // (power-1) * S + segment: blocks finished, all runs
-  Kokkos::View<Counter*, MemSpace> ticket;                 // 1 entry: tickets handed out, all runs
-  Kokkos::View<int*, MemSpace> stalled;                    // 1 entry: 0, or 1 + (power-1) * G + group of a stall
-  ordinal_t ngroups;
-  ordinal_t nsegments;
-  long long total_blocks;
-  Counter ticket_base;  // (epoch - 1) * (total_blocks + teams)
-  Counter epoch;        // runs so far, this one included
-  long long spin_limit;
+// The pipelined kernel's register bound, for teams of `threads` threads (32, 64 or 128; 0
+// for any other size, which has none): the persistent kernel's registers per thread where
+// that has a bound, and 128 with spmv's strided loop (batch 0), as teams per multiprocessor.
+// The bound guarantees the residency the pipelined kernel needs (see "Pipelined kernel" in
+// mpk/matrix_power.hpp).
+constexpr int pipelined_min_teams_per_sm(const int batch, const int threads) {
+  const int per_128 = persistent_min_teams_per_sm(batch) ? persistent_min_teams_per_sm(batch) : 4;
+  return threads == 32 || threads == 64 || threads == 128 ? per_128 * (128 / threads) : 0;
+}
 
-  // Leader only: waits until segments [lo, hi] of y_{k_in} have finished epoch x their blocks;
-  // false on a stall. Each round reads all the counters before testing any, so that their
-  // loads are in flight together.
-  KOKKOS_INLINE_FUNCTION bool wait_for(const ordinal_t lo, const ordinal_t hi, const int k_in) const {
+// Tickets, completion counts and the stall flag the single-launch kernels share. Completion
+// is counted per (power, dependency segment); run `epoch` waits for epoch x the segment's
+// blocks, so the counters are never reset.
+template <class MemSpace>
+struct SegmentHandoff {
+  RandomAccessView<Counter, MemSpace> segment_blocks;  // blocks of each segment (the same at every power)
+  Kokkos::View<Counter*, MemSpace> done;               // (power-1) * S + segment: blocks finished, all runs
+  Kokkos::View<Counter*, MemSpace> ticket;             // 1 entry: tickets handed out, all runs
+  Kokkos::View<long long*, MemSpace> stalled;          // 1 entry: 0, or 1 + the code of a stalled wait
+  ordinal_t nsegments = 0;
+  Counter ticket_base = 0;  // tickets handed out by earlier runs
+  Counter epoch = 0;        // runs so far, this one included
+  long long spin_limit = 0;
+
+  // Leader only: the next ticket of this run (0, 1, ...).
+  KOKKOS_INLINE_FUNCTION long long take_ticket() const {
+    return static_cast<long long>(Kokkos::atomic_fetch_add(&ticket(0), Counter(1)) - ticket_base);
+  }
+
+  // Leader only: waits until segments [lo, hi] of y_{k_in} have finished epoch x their
+  // blocks, then makes their values visible to the team (acquire; the caller's broadcast is
+  // the team barrier after it). On a stall (spin_limit polls, or another team's stall) it
+  // records 1 + code and returns. Each round reads all the counters before testing any, so
+  // that their loads are in flight together.
+  KOKKOS_INLINE_FUNCTION void wait_for(const ordinal_t lo, const ordinal_t hi, const int k_in, const long long code) const {
     const long long base = (k_in - 1) * static_cast<long long>(nsegments);
     ordinal_t first = lo;  // segments below first are known done
     long long polls = 0;
@@ -205,12 +270,43 @@ struct PersistentFunctor {
           ready = false;
           if (s < next) next = s;
         }
-      if (ready) return true;
+      if (ready) break;
       first = next;
-      if (++polls > spin_limit) return false;
-      if ((polls & 1023) == 0 && compat::atomic_load_relaxed(&stalled(0)) != 0) return false;  // another gave up
+      if (++polls > spin_limit ||
+          ((polls & 1023) == 0 && compat::atomic_load_relaxed(&stalled(0)) != 0)) {  // another gave up
+        Kokkos::atomic_compare_exchange(&stalled(0), 0LL, 1 + code);
+        break;
+      }
     }
+    backend::handoff_acquire_fence();  // the dependencies' values before our reads
   }
+
+  // Leader only, after a team barrier: our values (all of them, by the barrier) before the count.
+  KOKKOS_INLINE_FUNCTION void release(const int power, const ordinal_t segment) const {
+    backend::handoff_add_release(&done((power - 1) * static_cast<long long>(nsegments) + segment), Counter(1));
+  }
+};
+
+// y_{k-1} is written by other teams during a single launch: on GPUs ordinary (coherent) loads
+// only, never the non-coherent read-only path that RandomAccess selects there. On CPUs caches
+// are coherent and RandomAccess only tells the compiler that y_in and y_out do not overlap
+// (they are different columns), which it needs to keep the row loop tight.
+template <class ExecSpace, class Scalar, class MemSpace>
+using SingleLaunchInput =
+    std::conditional_t<compat::is_gpu_space<ExecSpace>(), Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace>,
+                       Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>;
+
+// The single-launch kernel: see "Persistent kernel" in mpk/matrix_power.hpp.
+template <class ExecSpace, class Scalar, class MemSpace, class Rows>
+struct PersistentFunctor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Rows rows;
+  SingleLaunchInput<ExecSpace, Scalar, MemSpace> y_in;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace> y_out;
+  Kokkos::View<const Block*, MemSpace> blocks;  // tickets in schedule order
+  SegmentHandoff<MemSpace> handoff;
+  ordinal_t ngroups;
+  long long total_blocks;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     while (true) {
@@ -218,12 +314,11 @@ struct PersistentFunctor {
       Kokkos::single(
           Kokkos::PerTeam(team),
           [&](long long& mine) {
-            mine = static_cast<long long>(Kokkos::atomic_fetch_add(&ticket(0), Counter(1)) - ticket_base);
+            mine = handoff.take_ticket();
             if (mine < total_blocks) {
               const Block b = blocks(mine);
-              if (b.power > 1 && !wait_for(b.dep_lo, b.dep_hi, b.power - 1))
-                Kokkos::atomic_compare_exchange(&stalled(0), 0, 1 + (b.power - 1) * static_cast<int>(ngroups) + b.group);
-              backend::handoff_acquire_fence();  // the dependencies' values before our reads
+              if (b.power > 1)
+                handoff.wait_for(b.dep_lo, b.dep_hi, b.power - 1, (b.power - 1) * static_cast<long long>(ngroups) + b.group);
             }
           },
           t);  // the broadcast is a team barrier: every thread reads after the leader's acquire
@@ -231,9 +326,82 @@ struct PersistentFunctor {
       const Block b = blocks(t);
       compute_block(team, rows, b, y_in, y_out);
       team.team_barrier();
-      Kokkos::single(Kokkos::PerTeam(team), [&]() {  // our values (all of them, by the barrier) before the count
-        backend::handoff_add_release(&done((b.power - 1) * static_cast<long long>(nsegments) + b.segment), Counter(1));
-      });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { handoff.release(b.power, b.segment); });
+    }
+  }
+};
+
+// The pipelined single-launch kernel: see "Pipelined kernel" in mpk/matrix_power.hpp. A team
+// takes row blocks by ticket in row order and computes all p powers of each, waiting before
+// each power for the segments of the previous one that its rows read. The block's
+// stored entries (values and column indices) are read from memory at the first power and kept
+// in team scratch for the others, where they fit (scratch_entries); a larger block reads
+// memory at every power.
+template <class ExecSpace, class Scalar, class MemSpace, class Rows>
+struct PipelinedFunctor {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Index = typename Rows::StoredIndex;
+  using ScratchValues = Kokkos::View<Scalar*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchIndex = Kokkos::View<Index*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  Rows rows;
+  SingleLaunchInput<ExecSpace, Scalar, MemSpace> y_in;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace> y_out;
+  Kokkos::View<const Block*, MemSpace> blocks;  // row blocks in row order (power unused)
+  SegmentHandoff<MemSpace> handoff;
+  long long nblocks;
+  int powers;
+  offset_t scratch_entries;  // entries of a block that team scratch holds
+
+  // Team scratch for `entries` stored entries.
+  static std::size_t scratch_bytes(const offset_t entries) {
+    return ScratchValues::shmem_size(static_cast<size_t>(entries)) + ScratchIndex::shmem_size(static_cast<size_t>(entries));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const ScratchValues kept_values(team.team_scratch(0), static_cast<size_t>(scratch_entries));
+    const ScratchIndex kept_index(team.team_scratch(0), static_cast<size_t>(scratch_entries));
+    // Tickets, not fixed blocks (team i: i, i + R, ...), which were 1-6 % faster on an H100:
+    // a fixed block waits for its team to start, and a team that is not resident (the
+    // residency estimate is one team per multiprocessor too high, say) then never starts
+    // while the others wait for its blocks. A ticket goes only to a running team.
+    while (true) {
+      long long t = 0;
+      Kokkos::single(Kokkos::PerTeam(team), [&](long long& mine) { mine = handoff.take_ticket(); }, t);
+      if (t >= nblocks) return;
+      const Block b = blocks(t);
+      offset_t first = 0, last = 0;
+      rows.entry_range(b.row_begin, b.row_end, first, last);
+      const bool keep = last - first <= scratch_entries;
+      const ScratchEntries<Scalar> values_in_scratch{kept_values.data(), first};
+      const ScratchEntries<Index> index_in_scratch{kept_index.data(), first};
+      using SV = std::decay_t<decltype(rows.stored_values())>;
+      using SI = std::decay_t<decltype(rows.stored_index())>;
+      const KeepInScratch<SV, Scalar> values_kept{rows.stored_values(), kept_values.data(), first};
+      const KeepInScratch<SI, Index> index_kept{rows.stored_index(), kept_index.data(), first};
+      for (int k = 1; k <= powers; ++k) {
+        if (k > 1) {
+          int ready = 0;
+          Kokkos::single(
+              Kokkos::PerTeam(team),
+              [&](int& r) {
+                handoff.wait_for(b.dep_lo, b.dep_hi, k - 1, (k - 1) * nblocks + t);
+                r = 1;
+              },
+              ready);  // the broadcast is a team barrier: every thread reads after the leader's acquire
+        }
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b.row_begin, b.row_end), [&](const ordinal_t r) {
+          Scalar s;
+          if (!keep)
+            s = rows.product(team, r, y_in, k - 1);
+          else if (k == 1)
+            s = rows.product_with(team, r, y_in, 0, values_kept, index_kept);
+          else
+            s = rows.product_with(team, r, y_in, k - 1, values_in_scratch, index_in_scratch);
+          Kokkos::single(Kokkos::PerThread(team), [&]() { y_out(r, k) = s; });
+        });
+        team.team_barrier();
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { handoff.release(k, b.segment); });
+      }
     }
   }
 };

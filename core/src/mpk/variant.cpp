@@ -10,6 +10,7 @@ const char* to_string(MpkVariant variant) {
     case MpkVariant::blocked: return "blocked";
     case MpkVariant::graph: return "graph";
     case MpkVariant::persistent: return "persistent";
+    case MpkVariant::pipelined: return "pipelined";
     case MpkVariant::automatic: return "automatic";
   }
   return "?";
@@ -17,14 +18,14 @@ const char* to_string(MpkVariant variant) {
 
 const std::vector<MpkVariant>& concrete_variants() {
   static const std::vector<MpkVariant> all{MpkVariant::back_to_back, MpkVariant::blocked, MpkVariant::graph,
-                                           MpkVariant::persistent};
+                                           MpkVariant::persistent, MpkVariant::pipelined};
   return all;
 }
 
 MpkVariant parse_variant(const std::string& name) {
   std::string valid;
   for (MpkVariant v : {MpkVariant::back_to_back, MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent,
-                       MpkVariant::automatic}) {
+                       MpkVariant::pipelined, MpkVariant::automatic}) {
     if (name == to_string(v)) return v;
     valid += (valid.empty() ? "" : ", ") + std::string(to_string(v));
   }

@@ -1,6 +1,6 @@
 #pragma once
-// The cost model behind MpkVariant::automatic: which of back-to-back, blocked, graph and
-// persistent to run for a matrix on a device.
+// The cost model behind MpkVariant::automatic: which of back-to-back, blocked, graph,
+// persistent and pipelined to run for a matrix on a device.
 //
 // W = bytes one SpMV streams (matrix + x read + y written). Let t_mem = W / B_mem and
 // t_cache = W / (cache_speedup B_mem).
@@ -17,6 +17,10 @@
 //                  (without Kokkos graphs: as blocked)
 //  * persistent    one launch, then a wait/handoff per tile:
 //                                         t = t_data + launch + tiles tile_sync
+//  * pipelined     as persistent, but the matrix comes from memory once and only the
+//                  vectors from cache after it (where it runs itself, else = persistent):
+//                                         t = t_mem + (p-1) 2 vector / (cache_speedup B_mem)
+//                                             + launch + tiles tile_sync
 // The variant with the least t wins; ties go to the earlier in this list (back_to_back first).
 // The model only ranks; MatrixPowerKernel times its two best blocked variants against
 // back_to_back before trusting it (MpkOptions::verify_automatic).
@@ -50,10 +54,11 @@ struct MpkShape {
   long long tiles = 0;       // groups x powers
   double cache_bytes = 0;    // the cache budget
   bool graph_native = false; // Kokkos graphs available (else graph = blocked)
+  bool pipelined_native = false; // the pipelined kernel runs itself (else pipelined = persistent)
 };
 
 struct MpkEstimate {
-  double back_to_back = 0, blocked = 0, graph = 0, persistent = 0;  // seconds
+  double back_to_back = 0, blocked = 0, graph = 0, persistent = 0, pipelined = 0;  // seconds
   MpkVariant best = MpkVariant::back_to_back;
   bool fits_in_cache = false;
   std::string reason;  // one line: the estimates and the choice

@@ -24,6 +24,8 @@
 //    submitted with one call) on Kokkos >= 4; on Kokkos 3.4 plain launches, as blocked
 //    (graph_is_native() says which).
 //  * persistent: one launch (see "Persistent kernel" below).
+//  * pipelined: one launch (see "Pipelined kernel" below); runs persistent where the
+//    residency its teams need is not guaranteed (pipelined_fallback() says why).
 //  * automatic: the cost model's choice (cost_model.hpp). With verify_automatic (default)
 //    the first use times back_to_back and the model's two best blocked variants (medians
 //    over alternating rounds of 8 consecutive runs each where a run takes milliseconds or
@@ -69,6 +71,30 @@
 // tickets start at (e-1) x (B + teams), because every team ends with one failed fetch-add.
 // As a last defence against a broken invariant, a wait gives up after spin_limit polls and
 // flags the run: apply() then throws ppsparse::Error (check_persistent) instead of hanging.
+//
+// Pipelined kernel. The persistent kernel re-reads a group's matrix from the cache at every
+// power. Here a team takes the row blocks (the same blocks and segments, in row order) by
+// ticket and carries its block through all p powers: at power 1 it reads the block's stored
+// entries from memory and keeps them in team scratch (where they fit; a larger block reads
+// memory at every power), and before power k > 1 its leader waits until the segments of
+// y_{k-1} that the block reads are complete (the same counters, fences and release as
+// persistent). The cache then serves only vectors after the first power.
+// Why it cannot deadlock, given R teams that are guaranteed to run at once, and the reach F:
+// the most row blocks past its own that a block's last dependency segment ends.
+//  1. Tickets go out in row order, one at a time, to running teams, and a team keeps its
+//     block until all its powers are done. Let b be the smallest unfinished block: every
+//     smaller one is finished, the teams that hold unfinished blocks hold b and larger ones,
+//     and a free team takes the next ticket, so blocks b .. b + R - 1 are all held (or the
+//     blocks run out). A team that is launched but not resident holds no ticket.
+//  2. If R >= (p-1) F + 1, by induction on k every block in b .. b + (p-k) F finishes power k:
+//     power 1 reads only x, and such a block at power k reads y_{k-1} of blocks up to
+//     F further, all finished at power k-1 (or finished outright, below b). So b finishes.
+//  3. R is what the device guarantees: multiprocessors x the teams per multiprocessor that
+//     the kernel's register bound (Kokkos::LaunchBounds), its scratch and the thread limit
+//     all allow (backend/multiprocessors.hpp); on host backends the threads; one on Serial.
+//     Where R < (p-1) F + 1, or R is unknown, pipelined runs the persistent kernel.
+// Its one-launch advantage costs waiting: a team holds its block while the blocks up to F
+// ahead catch up, so about (p-1) F / R of the teams wait at any time.
 //
 // Numbering: apply() takes x and Y in the user's numbering and permutes in and out (two
 // extra passes over the vectors). A solver that works in the level numbering calls
@@ -123,6 +149,10 @@ struct MpkOptions {
   int row_batch = 0;               // blocked/persistent: entries of a row a lane loads before their gathers:
                                    // 8 or 16, 1 for spmv's strided loop; 0: on GPUs 16 where a lane's
                                    // average share of a row exceeds 12 entries, else 8; 1 on CPUs
+  std::size_t pipelined_scratch_bytes = 0;  // pipelined: team scratch for a block's stored entries; 0: the
+                                           // largest block, within the multiprocessor's shared memory / the
+                                           // teams of the register bound on GPUs; a larger block reads memory
+                                           // at every power
   std::optional<MpkDeviceModel> model;  // cost model parameters; none: default_device_model
 };
 
@@ -163,6 +193,9 @@ class LevelOrderedMatrix {
   const Kokkos::View<ordinal_t*, MemSpace>& device_new_to_old() const { return new_to_old_; }
   const ExecSpace& space() const { return space_; }
   double setup_seconds() const { return setup_seconds_; }
+  // Stored entries of rows [row_begin, row_end) in the blocked kernels' format (SELL: the
+  // whole chunks that hold them, padding included).
+  offset_t stored_entries(ordinal_t row_begin, ordinal_t row_end) const;
   // Bytes of one row in the blocked kernels' format, for group sizing.
   double row_matrix_bytes(ordinal_t r) const;
   // Bytes of the matrix in the blocked kernels' format.
@@ -219,17 +252,24 @@ class MatrixPowerKernel {
   long long blocks() const { return total_blocks_; }
   ordinal_t dependency_segments() const { return nsegments_; }
   int persistent_teams() const { return persistent_teams_; }
+  // Pipelined kernel: why it runs persistent instead (empty when it runs itself), its teams,
+  // its reach in row blocks, and the entries of a block its team scratch holds.
+  const std::string& pipelined_fallback() const { return pipelined_fallback_; }
+  int pipelined_teams() const { return pipelined_teams_; }
+  long long pipelined_reach() const { return pipelined_reach_; }
+  offset_t pipelined_scratch_entries() const { return pipelined_scratch_entries_; }
   int row_batch() const { return row_batch_; }  // 1 (spmv's strided loop), 8 or 16
   bool graph_is_native() const;
   MpkTraffic traffic() const;
   const MpkEstimate& estimate() const { return estimate_; }
-  // The variant `automatic` stands for (decided on the first call, timing candidates if
-  // verify_automatic; this runs MPKs on work()); any other variant is returned unchanged.
+  // The variant that runs for `variant`: for automatic, its choice (decided on the first
+  // call, timing candidates if verify_automatic; this runs MPKs on work()); persistent for
+  // pipelined where pipelined_fallback() is not empty; any other variant unchanged.
   MpkVariant resolve(MpkVariant variant);
   // Throws ppsparse::Error if a persistent run since the last check gave up waiting.
   void check_persistent_status() const;
   double setup_seconds() const { return setup_seconds_; }
-  // One line: p, format, groups, launches, budget, teams, baseline.
+  // One line: p, format, groups, launches, budget, teams, baseline, the pipelined kernel's plan.
   std::string describe() const;
 
  private:
@@ -238,6 +278,10 @@ class MatrixPowerKernel {
   void run_blocked();
   void run_graph();
   void run_persistent();
+  void run_pipelined();
+  void plan_pipelined(offset_t largest_block_entries, long long team_bound, ordinal_t nrow_blocks);
+  std::size_t pipelined_scratch_bytes() const;
+  bool pipelined_launch_accepted() const;  // Kokkos accepts the planned team size and scratch
   std::vector<double> time_variants(const std::vector<MpkVariant>& variants);
 
   std::shared_ptr<Matrix> matrix_;
@@ -248,10 +292,14 @@ class MatrixPowerKernel {
   ordinal_t nsegments_ = 0;
   long long total_blocks_ = 0;
   int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1, row_batch_ = 1;
+  int pipelined_teams_ = 0;
+  long long pipelined_reach_ = 0;
+  offset_t pipelined_scratch_entries_ = 0;
+  std::string pipelined_fallback_;
   std::vector<long long> launch_block_offsets_;
   MpkEstimate estimate_;
   std::optional<MpkVariant> automatic_choice_;
-  std::uint64_t epoch_ = 0;  // detail::Counter
+  std::uint64_t epoch_ = 0;  // detail::Counter; runs of persistent and pipelined
   MultiVector work_;
   double setup_seconds_ = 0;
   std::unique_ptr<Impl> impl_;

@@ -10,15 +10,17 @@ enum class MpkVariant {
   blocked,       // level-blocked wavefront, one kernel launch per launch of the schedule
   graph,         // the blocked launches captured once as a Kokkos graph (Kokkos >= 4; plain launches before)
   persistent,    // one launch: teams take tiles by ticket and wait on per-group counters
+  pipelined,     // one launch: a team takes a row block by ticket through all p powers, its entries kept in
+                 // team scratch (falls back to persistent where its teams' residency is not guaranteed)
   automatic      // the cost model's choice (checked once against back_to_back by timing)
 };
 
-// "back_to_back", "blocked", "graph", "persistent", "automatic".
+// "back_to_back", "blocked", "graph", "persistent", "pipelined", "automatic".
 const char* to_string(MpkVariant variant);
 // Every variant except automatic, in the order above.
 const std::vector<MpkVariant>& concrete_variants();
 // Inverse of to_string. InvalidArgument on any other name:
-//   "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, automatic)".
+//   "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, pipelined, automatic)".
 MpkVariant parse_variant(const std::string& name);
 
 // Storage the blocked and persistent kernels read the level-ordered matrix from.
