@@ -11,6 +11,18 @@ using mpk::MpkVariant;
 
 mpk::MpkDeviceModel gpu_like() { return mpk::MpkDeviceModel{3000, 2.5, 4, 1.5, 0.5}; }
 
+// A matrix of 1.5 GB, far beyond a 25 MB budget: 100 launches and 200 tiles at p = 5.
+mpk::MpkShape large_shape() {
+  mpk::MpkShape s;
+  s.spmv_bytes = 1.5e9;
+  s.vector_bytes = 1e8;
+  s.powers = 5;
+  s.cache_bytes = 25e6;
+  s.launches = 100;
+  s.tiles = 200;
+  return s;
+}
+
 TEST(MpkCostModel, SmallMatricesStayBackToBack) {
   mpk::MpkShape s;
   s.spmv_bytes = 10e6;
@@ -35,13 +47,7 @@ TEST(MpkCostModel, SmallMatricesStayBackToBack) {
 }
 
 TEST(MpkCostModel, LargeMatricesBlockAndLaunchCostDecidesHow) {
-  mpk::MpkShape s;
-  s.spmv_bytes = 1.5e9;
-  s.vector_bytes = 1e8;
-  s.powers = 5;
-  s.cache_bytes = 25e6;
-  s.launches = 100;
-  s.tiles = 200;
+  mpk::MpkShape s = large_shape();
   s.graph_native = true;
   auto e = mpk::estimate_mpk(s, gpu_like());
   EXPECT_FALSE(e.fits_in_cache);
@@ -63,13 +69,7 @@ TEST(MpkCostModel, LargeMatricesBlockAndLaunchCostDecidesHow) {
 }
 
 TEST(MpkCostModel, PipelinedReadsTheMatrixOnceWhereItRunsItself) {
-  mpk::MpkShape s;
-  s.spmv_bytes = 1.5e9;
-  s.vector_bytes = 1e8;
-  s.powers = 5;
-  s.cache_bytes = 25e6;
-  s.launches = 100;
-  s.tiles = 200;
+  mpk::MpkShape s = large_shape();
   auto e = mpk::estimate_mpk(s, gpu_like());
   EXPECT_DOUBLE_EQ(e.pipelined, e.persistent);  // it would run persistent
   EXPECT_EQ(e.best, MpkVariant::persistent);     // the tie goes to the earlier variant
