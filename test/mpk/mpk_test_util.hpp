@@ -3,6 +3,7 @@
 // variant against the FP64 reference, and a watchdog for kernels that could hang.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -135,6 +136,25 @@ double run_against_reference(mpk::MatrixPowerKernel<Exec, Scalar, Mem>& mpk, con
   return mpk::max_error_ratio(flat, ref, mpk::default_tolerance<Scalar>());
 }
 
+// Runs each of `variants` `runs` times (x from seed + run) against the FP64 reference under a
+// 60 s watchdog, and returns the largest error ratio. A run that does not finish (a hung
+// single-launch kernel) ends the process with a message naming the variants.
+template <class Scalar>
+double max_error_under_watchdog(mpk::MatrixPowerKernel<Exec, Scalar, Mem>& mpk, const CsrMatrix<Scalar, HostSpace>& a,
+                                const std::vector<mpk::MpkVariant>& variants, int runs, std::uint64_t seed) {
+  double err = -1;
+  const bool finished = completes_within(std::chrono::seconds(60), [&]() {
+    for (int run = 0; run < runs; ++run)
+      for (mpk::MpkVariant v : variants) err = std::max(err, run_against_reference(mpk, a, v, seed + run));
+  });
+  if (!finished) {
+    std::string names;
+    for (mpk::MpkVariant v : variants) names += (names.empty() ? "" : " or ") + std::string(mpk::to_string(v));
+    fail_and_exit_on_hang("the " + names + " MPK kernel");
+  }
+  return err;
+}
+
 // Every concrete variant and automatic, for p = 1..max_p, on one matrix.
 template <class Scalar>
 void expect_all_variants_match(const CsrMatrix<Scalar, HostSpace>& a, const mpk::MpkOptions& base, int max_p,
@@ -144,8 +164,9 @@ void expect_all_variants_match(const CsrMatrix<Scalar, HostSpace>& a, const mpk:
     mpk::MpkOptions o = base;
     o.powers = p;
     mpk::MatrixPowerKernel<Exec, Scalar, Mem> mpk(matrix, o);
-    for (mpk::MpkVariant v : {mpk::MpkVariant::back_to_back, mpk::MpkVariant::blocked, mpk::MpkVariant::graph,
-                              mpk::MpkVariant::persistent, mpk::MpkVariant::automatic}) {
+    std::vector<mpk::MpkVariant> variants = mpk::concrete_variants();
+    variants.push_back(mpk::MpkVariant::automatic);
+    for (mpk::MpkVariant v : variants) {
       const double err = run_against_reference(mpk, a, v, seed + p);
       if (std::getenv("MPK_TEST_VERBOSE")) std::printf("%s %s err=%.3g\n", mpk::to_string(v), mpk.describe().c_str(), err);
       ASSERT_LE(err, 1.0) << "p=" << p << " variant " << mpk::to_string(v) << ": " << mpk.describe();

@@ -215,12 +215,7 @@ TEST(MatrixPower, PersistentKernelCompletesUnderWatchdog) {
   o.rows_per_block = 16;
   MpkD mpk(a, o);
   ASSERT_GT(mpk.schedule().ngroups(), 4);
-  double err = -1;
-  const bool finished = test::completes_within(std::chrono::seconds(60), [&]() {
-    for (int run = 0; run < 3; ++run) err = std::max(err, test::run_against_reference(mpk, a, MpkVariant::persistent, seed));
-  });
-  if (!finished) test::fail_and_exit_on_hang("the persistent MPK kernel");
-  EXPECT_LE(err, 1.0);
+  EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::persistent}, 3, seed), 1.0);
 }
 
 // Dependency segments of every size give the same powers: one block per segment (the
@@ -243,14 +238,7 @@ TEST(MatrixPower, PersistentKernelAnyDependencySegmentSize) {
         EXPECT_LT(mpk.dependency_segments(), row_blocks);
       }
       if (dependency_rows == 1 << 30) EXPECT_EQ(mpk.dependency_segments(), mpk.schedule().ngroups());
-      double err = -1;
-      const bool finished = test::completes_within(std::chrono::seconds(60), [&]() {
-        for (int run = 0; run < 2; ++run)
-          for (MpkVariant v : {MpkVariant::persistent, MpkVariant::pipelined})
-            err = std::max(err, test::run_against_reference(mpk, a, v, seed + run));
-      });
-      if (!finished) test::fail_and_exit_on_hang("the persistent or pipelined MPK kernel");
-      EXPECT_LE(err, 1.0);
+      EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::persistent, MpkVariant::pipelined}, 2, seed), 1.0);
     }
   }
 }
@@ -330,13 +318,7 @@ TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
             << mpk.pipelined_fallback();
         EXPECT_NE(mpk.describe().find("pipelined: runs persistent ("), std::string::npos) << mpk.describe();
       }
-      double err = -1;
-      const bool finished = test::completes_within(std::chrono::seconds(60), [&]() {
-        for (int run = 0; run < 3; ++run)
-          err = std::max(err, test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + run));
-      });
-      if (!finished) test::fail_and_exit_on_hang("the pipelined MPK kernel");
-      EXPECT_LE(err, 1.0);
+      EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::pipelined}, 3, seed), 1.0);
     }
   }
 }
