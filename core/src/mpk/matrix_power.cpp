@@ -684,8 +684,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
     Kokkos::parallel_for("ppsparse::mpk_persistent",
                          Kokkos::TeamPolicy<ExecSpace>(space, persistent_teams_, team_size_, vector_length_), f);
   });
-  // Every team ends with one fetch-add past the last ticket.
   epoch_ = epoch;
+  // Every team ends with one fetch-add past the last ticket.
   impl_->tickets_issued += static_cast<detail::Counter>(total_blocks_ + persistent_teams_);
   impl_->last_single_launch = MpkVariant::persistent;
   if (options_.check_persistent) check_persistent_status();
