@@ -15,21 +15,26 @@
 //   python3 bench/tools/spmv_report.py spmv.json --out spmv_report
 // A subset: --benchmark_filter='fp64/(csr_v2|csr_coop_tuned|sell|vendor_csr)/'.
 //
-// spmv_tuner/<matrix>/fp64/samples=<s>[/strict] (large matrices only) checks csr_coop's run-time
-// tuner (strict: without plateau steps) against an exhaustive search on this device, in 5
+// spmv_tuner/<matrix>/fp64/samples=<s>/runs=<r>[/paired][/every_call][/strict] (large matrices
+// only) checks csr_coop's run-time tuner (s calls per candidate, at most r candidate products
+// timed per call, paired: each next to a product of the best so far, every_call: r in every
+// call, strict: without plateau steps; the library's defaults are samples=1/runs=1) against an
+// exhaustive search on this device, in 5
 // independent tuner runs: counters after8_over_best (the median run), after8_worst and
-// after8_within_2pct (runs of 5) are the tuner's choice after 8 products, done_over_best when it
+// after8_within_2pct (runs of 5) are the tuner's choice after 8 calls, done_over_best when it
 // stops, over the best of the whole search space (each re-timed as the median of 21 products, all of them in
 // interleaved rounds, so that a drift of the device affects them alike; every product timed
 // by backend::DeviceTimer, as the tuner times it). start_spread_host_clock and
 // start_spread_device_timer are the (p90 - p10) / median of 21 single products of the start
-// point timed each way: the noise a single-product decision faces. stderr gets the
+// point timed each way: the noise a single-product decision faces. tuning_overhead: what the
+// calls until the tuner is done cost beyond as many products of the best. stderr gets the
 // whole search space's times ("# coop_landscape <matrix> coop,repeat,block,us;...").
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -334,9 +339,11 @@ std::vector<double> coop_interleaved_medians(const Prepared<double>& p, const st
   return medians;
 }
 
-// The tuner as a solver meets it (one product per call, on an operator set up with
-// `samples` runs per candidate), against every point of its search space.
-void bench_tuner(benchmark::State& state, const MatrixSpec& spec, int samples, double plateau_tolerance) {
+// The tuner as a solver meets it (one product per call, on an operator set up with these
+// tuner options), against every point of its search space. tuning_overhead: the device time of the calls until the tuner is done, over the
+// best point's time, minus those calls: what tuning costs in products of the best, against
+// knowing the best from the start (the median run).
+void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::CoopTunerOptions& tuner_options) {
   // Independent tuner runs (fresh operators) per benchmark: single-sample decisions are at the
   // mercy of the device's 1-4 % noise per product, so one run says little about the rule.
   constexpr int kRuns = 5;
@@ -353,17 +360,23 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, int samples, d
       device_t.push_back(coop_seconds(p, start));
     }
     spmv::SpmvOptions o;
-    o.tuner.samples = samples;
-    o.tuner.plateau_tolerance = plateau_tolerance;
+    o.tuner = tuner_options;
     std::vector<spmv::CoopParams> after8(kRuns), done(kRuns);
     std::vector<int> done_calls(kRuns);
+    std::vector<double> tuning_seconds(kRuns);
+    backend::DeviceTimer call_timer;
     for (int run = 0; run < kRuns; ++run) {
       spmv::SpmvOperator<Exec, double, Mem> op(spmv::SpmvAlgorithm::csr_coop, p.a, o);
       const spmv::CoopTuner* tuner = op.tuner();
       if (!tuner) throw InvalidArgument("bench_tuner: the csr_coop operator has no tuner");
-      for (int call = 0; call < 8 && !tuner->done(); ++call) op.apply(1.0, p.x, 0.0, p.y);
+      auto timed_call = [&] {
+        call_timer.start();
+        op.apply(1.0, p.x, 0.0, p.y);
+        tuning_seconds[run] += call_timer.stop();
+      };
+      for (int call = 0; call < 8 && !tuner->done(); ++call) timed_call();
       after8[run] = tuner->best();
-      for (int calls = 8; calls < 1000 && !tuner->done(); ++calls) op.apply(1.0, p.x, 0.0, p.y);
+      for (int calls = 8; calls < 1000 && !tuner->done(); ++calls) timed_call();
       done[run] = tuner->best();
       done_calls[run] = tuner->calls();
     }
@@ -428,6 +441,9 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, int samples, d
     state.counters["done_over_best"] = median(r_done);
     state.counters["start_over_best"] = t[i_start] / best;
     state.counters["done_calls"] = median(std::vector<double>(done_calls.begin(), done_calls.end()));
+    std::vector<double> overhead;
+    for (int run = 0; run < kRuns; ++run) overhead.push_back(tuning_seconds[run] / best - done_calls[run]);
+    state.counters["tuning_overhead"] = median(overhead);
     state.counters["start_spread_host_clock"] = relative_spread(host_t);
     state.counters["start_spread_device_timer"] = relative_spread(device_t);
     state.counters["points"] = static_cast<double>(all.size());
@@ -485,18 +501,26 @@ void register_spmv_benchmarks(const BenchConfig& config) {
     }
     if (m >= first_large)  // after the matrix's products, so that it is generated once
       for (const int samples : {1, 3})
-        for (const bool strict : {false, true}) {
-          // strict: the coordinate descent without plateau steps (CoopTunerOptions::plateau_tolerance 0).
-          const double plateau = strict ? 0.0 : spmv::CoopTunerOptions{}.plateau_tolerance;
-          const std::string name =
-              "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) + (strict ? "/strict" : "");
-          benchmark::RegisterBenchmark(name.c_str(), [spec, samples, plateau](benchmark::State& st) {
-            bench_tuner(st, spec, samples, plateau);
-          })
-              ->UseManualTime()
-              ->Unit(benchmark::kMicrosecond)
-              ->Iterations(1);
-        }
+        for (const char* runs : {"1", "1/paired", "3", "3/paired", "3/every_call", "5"})
+          for (const bool strict : {false, true}) {
+            // strict: the coordinate descent without plateau steps (CoopTunerOptions::plateau_tolerance 0).
+            // runs: candidate products timed per tuning call, at most (CoopTunerOptions::runs_per_call);
+            // every_call: no call decided on its first run alone (single_run_margin = inf); paired:
+            // each candidate run timed next to a run of the best so far (CoopTunerOptions::paired).
+            spmv::CoopTunerOptions t;
+            if (strict) t.plateau_tolerance = 0.0;
+            t.samples = samples;
+            t.runs_per_call = runs[0] - '0';
+            if (std::string(runs).find("every_call") != std::string::npos)
+              t.single_run_margin = std::numeric_limits<double>::infinity();
+            t.paired = std::string(runs).find("paired") != std::string::npos;
+            const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) +
+                                     "/runs=" + runs + (strict ? "/strict" : "");
+            benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t); })
+                ->UseManualTime()
+                ->Unit(benchmark::kMicrosecond)
+                ->Iterations(1);
+          }
   }
 }
 

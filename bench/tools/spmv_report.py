@@ -10,7 +10,7 @@ it; otherwise kk_default). Values are the median over repetitions (Google Benchm
 "median" aggregate; the median of the iterations when a run had one repetition).
 Geometric means are given per precision and matrix group: "shared" (mm_*, small real
 matrices that fit in a GPU's L2) and "large" (generated, 5-50x the L2).
-Runs of spmv_tuner/<matrix>/fp64/samples=<s> add a table of csr_coop's run-time tuner
+Runs of spmv_tuner/<matrix>/fp64/samples=<s>[/runs=<r>] add a table of csr_coop's run-time tuner
 against the exhaustive search (each time over the exhaustive best).
 Writes PREFIX.md (tables), PREFIX.csv (one row per result) and PREFIX.png (bars of % copy,
 matplotlib with the Agg backend; skipped with a note if matplotlib is missing).
@@ -50,8 +50,15 @@ def load(paths):
                 continue
             if parts[0] == "spmv_tuner" and len(parts) >= 4:
                 if not b.get("error_occurred"):
+                    # samples=<s>[/runs=<r>][/strict]: calls per candidate, products timed per call
+                    # (older runs: one product per call, no runs= part).
                     setting = parts[3].replace("samples=", "")
-                    if len(parts) >= 5 and parts[4] == "strict":
+                    rest = parts[4:]
+                    runs = next((p_.replace("runs=", "") for p_ in rest if p_.startswith("runs=")), "1")
+                    setting += f", {runs} per call" if "every_call" in rest or runs == "1" else f", <= {runs} per call"
+                    if "paired" in rest:
+                        setting += " paired with the best"
+                    if "strict" in rest:
                         setting += " (strict descent)"
                     tuner[(parts[1], setting)] = b
                 continue
@@ -94,9 +101,9 @@ def tuner_lines(tuner):
         return []
     lines = ["## csr_coop run-time tuner against the exhaustive search, fp64", "",
              "Times over the exhaustive best (1.00 = as fast); each point re-timed as the median of 21 products.", "",
-             "| matrix | samples per candidate | fixed rule | after 8 calls (median run) | worst run | "
-             "runs within 2 % | calls to finish | when finished | points searched | parameters |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| matrix | calls per candidate, products per call | fixed rule | after 8 calls (median run) | worst run | "
+             "runs within 2 % | calls to finish | when finished | tuning overhead (products) | points searched | parameters |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def runs_of(b):
         runs = int(b.get("runs", 1))
@@ -110,15 +117,18 @@ def tuner_lines(tuner):
         worst = b.get("after8_worst", b.get("after8_over_best"))
         lines.append(f"| {m} | {s} | {fmt(b.get('start_over_best'), 3)} | {fmt(b.get('after8_over_best'), 3)} | "
                      f"{fmt(worst, 3)} | {within} of {runs} | {int(b.get('done_calls', 0))} | "
-                     f"{fmt(b.get('done_over_best'), 3)} | {int(b.get('points', 0))} | {b.get('label', '')} |")
+                     f"{fmt(b.get('done_over_best'), 3)} | {fmt(b.get('tuning_overhead'), 1)} | "
+                     f"{int(b.get('points', 0))} | {b.get('label', '')} |")
     for s in sorted({s for _, s in tuner}):
         rows = [b for (m, ss), b in tuner.items() if ss == s]
         worst = max(b.get("after8_worst", b.get("after8_over_best", 0)) for b in rows)
         within = sum(runs_of(b)[0] for b in rows)
         runs = sum(runs_of(b)[1] for b in rows)
         lines.append("")
+        overheads = sorted(b["tuning_overhead"] for b in rows if "tuning_overhead" in b)
+        overhead = f"; tuning overhead {fmt(overheads[0], 1)}-{fmt(overheads[-1], 1)} products" if overheads else ""
         lines.append(f"- samples={s}: {within} of {runs} runs within 2 % of the exhaustive best after 8 calls; "
-                     f"worst {fmt(worst, 3)}x.")
+                     f"worst {fmt(worst, 3)}x{overhead}.")
     lines.append("")
     return lines
 

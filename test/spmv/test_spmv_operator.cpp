@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include <ppsparse/error.hpp>
@@ -101,6 +102,8 @@ TEST(SpmvOperator, TunesThroughAnInjectedClock) {
   const auto a = copy_to<Mem>(host);
   spmv::SpmvOptions options;
   options.tuner.samples = 3;
+  options.tuner.runs_per_call = 1;  // one product per call, timed alone: the clock below
+  options.tuner.paired = false;
   SpmvOperator<Exec, double> op(SpmvAlgorithm::csr_coop, a, options);
   // Synthetic time per call: fastest at repeat 8 (the host space only varies repeat).
   const auto start = op.coop_params();
@@ -141,6 +144,149 @@ TEST(SpmvOperator, TunesThroughAnInjectedClock) {
   SpmvOperator<Exec, double> fixed(SpmvAlgorithm::csr_coop, a, options);
   EXPECT_EQ(fixed.tuner(), nullptr);
   EXPECT_EQ(fixed.coop_params(), (spmv::CoopParams{1, 3, 1}));
+}
+
+// A tuning call runs its candidate runs_per_call times, the caller's product once (y changes
+// once, checked against the reference with beta != 0 by expect_matches_reference) and the rest
+// on scratch; the tuner sees their median. The clock makes each call's first run 10 times
+// slower: the recorded times are the true costs, not the outliers.
+TEST(SpmvOperator, TuningCallsJudgeTheMedianOfTheirRuns) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto host = random_csr<double>(1500, 1500, 0, 12, seed);
+  const auto a = copy_to<Mem>(host);
+  spmv::SpmvOptions options;
+  options.tuner.samples = 1;
+  options.tuner.runs_per_call = 3;
+  options.tuner.single_run_margin = std::numeric_limits<double>::infinity();  // every call runs 3
+  options.tuner.paired = false;
+  SpmvOperator<Exec, double> op(SpmvAlgorithm::csr_coop, a, options);
+  ASSERT_NE(op.tuner(), nullptr);
+  auto cost = [](const spmv::CoopParams& p) { return 1e-3 * (1.0 + 0.01 * p.repeat) + 1e-6 * (p.block_size + p.coop); };
+  double now = 7.0;
+  int reads = 0;  // clock reads: two per run
+  op.set_clock([&] {
+    const int r = reads++;
+    if (r % 2 == 0) return now;
+    const bool first_run_of_call = (r / 2) % 3 == 0;
+    now += cost(op.coop_params()) * (first_run_of_call ? 10.0 : 1.0);
+    return now;
+  });
+  int calls = 0;
+  while (!op.tuner()->done() && calls < 50) {
+    expect_matches_reference<double>(
+        "tuning call " + std::to_string(calls), host,
+        [&](double alpha, const auto& x, double beta, const auto& y) {
+          op.apply(alpha, x, beta, y);
+          ++calls;
+        },
+        seed + calls);
+  }
+  ASSERT_TRUE(op.tuner()->done());
+  // Calls that time (alpha != 0; expect_matches_reference also calls with alpha = 0).
+  const int timed = op.tuner()->calls();
+  EXPECT_GT(timed, 1);
+  EXPECT_EQ(reads, 2 * 3 * timed);
+  for (const auto& [p, seconds] : op.tuner()->history()) EXPECT_NEAR(seconds, cost(p), 1e-9) << p.to_string();
+  // Tuned: one product per call, no clock reads.
+  expect_matches_reference<double>(
+      "tuned", host, [&](double alpha, const auto& x, double beta, const auto& y) { op.apply(alpha, x, beta, y); }, seed);
+  EXPECT_EQ(reads, 2 * 3 * timed);
+  options.tuner.runs_per_call = 0;
+  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, options); }),
+            "CoopTuner: runs_per_call = 0 must be >= 1");
+}
+
+// With the default margin a call stops after its first run where that run decides the step:
+// here every step is 30 % slower than the start, so only the start's call runs 3 products.
+TEST(SpmvOperator, TuningCallsStopAtADecisiveFirstRun) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto host = random_csr<double>(800, 800, 0, 9, seed);
+  const auto a = copy_to<Mem>(host);
+  spmv::SpmvOptions options;
+  options.tuner.samples = 1;
+  options.tuner.runs_per_call = 3;
+  options.tuner.paired = false;
+  SpmvOperator<Exec, double> op(SpmvAlgorithm::csr_coop, a, options);
+  ASSERT_NE(op.tuner(), nullptr);
+  const spmv::CoopParams start = op.coop_params();
+  double now = 1.0;
+  int reads = 0;
+  op.set_clock([&] {
+    if (reads++ % 2 == 0) return now;
+    now += op.coop_params() == start ? 1e-3 : 1.3e-3;
+    return now;
+  });
+  int calls = 0;
+  while (!op.tuner()->done() && calls < 50) {
+    expect_matches_reference<double>(
+        "tuning call " + std::to_string(calls), host,
+        [&](double alpha, const auto& x, double beta, const auto& y) {
+          op.apply(alpha, x, beta, y);
+          ++calls;
+        },
+        seed + calls);
+  }
+  ASSERT_TRUE(op.tuner()->done());
+  EXPECT_EQ(op.coop_params(), start);
+  const int timed = op.tuner()->calls();
+  EXPECT_GT(timed, 1);
+  EXPECT_EQ(reads, 2 * (3 + (timed - 1)));
+}
+
+// Paired calls time the best point beside the candidate. The synthetic device here runs every
+// other call 30 % slower (a drift): paired, the tuner compares within a call and ends on the
+// cost's optimum (repeat 8 where only repeat varies); each call after the start runs two
+// products, the caller's y changing once.
+TEST(SpmvOperator, PairedTuningCallsCompareWithinACall) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto host = random_csr<double>(1200, 1200, 0, 10, seed);
+  const auto a = copy_to<Mem>(host);
+  spmv::SpmvOptions options;
+  options.tuner.samples = 1;
+  options.tuner.runs_per_call = 1;
+  options.tuner.paired = true;
+  SpmvOperator<Exec, double> op(SpmvAlgorithm::csr_coop, a, options);
+  ASSERT_NE(op.tuner(), nullptr);
+  const spmv::CoopParams start = op.coop_params();
+  auto cost = [](const spmv::CoopParams& p) {
+    double c = 1e-3;
+    for (int r = p.repeat; r != 8; r = r > 8 ? r / 2 : r * 2) c *= 1.05;
+    return c + 1e-6 * (p.block_size + p.coop);
+  };
+  double now = 3.0;
+  int reads = 0, reads_in_call = 0, timed_calls = 0;
+  bool pair = false;
+  op.set_clock([&] {
+    ++reads;
+    if (reads_in_call++ % 2 == 0) return now;
+    // In a paired call the first product is the best's, the second the candidate's.
+    const bool best_run = pair && reads_in_call == 2;
+    const spmv::CoopParams ran = best_run ? op.tuner()->best() : op.coop_params();
+    now += cost(ran) * (timed_calls % 2 ? 1.3 : 1.0);
+    return now;
+  });
+  int calls = 0;
+  while (!op.tuner()->done() && calls < 60) {
+    expect_matches_reference<double>(
+        "tuning call " + std::to_string(calls), host,
+        [&](double alpha, const auto& x, double beta, const auto& y) {
+          pair = op.tuner()->wants_pair();
+          reads_in_call = 0;
+          const int before = op.tuner()->calls();
+          op.apply(alpha, x, beta, y);
+          timed_calls += op.tuner()->calls() - before;
+          ++calls;
+        },
+        seed + calls);
+  }
+  ASSERT_TRUE(op.tuner()->done());
+  const int timed = op.tuner()->calls();
+  EXPECT_EQ(reads, 2 * (1 + 2 * (timed - 1)));
+  EXPECT_LE(cost(op.coop_params()), cost(start));
+  if (spmv::coop_search_space(Exec()).max_coop == 1) EXPECT_EQ(op.coop_params().repeat, 8);
 }
 
 TEST(SpmvOperator, RejectsWrongVectors) {
@@ -296,7 +442,7 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   const auto o = spmv::parse_spmv_options(
       "v2.team_threads=64,v2.vector_length=4,v2.tile_nnz=2048,v2.max_rows_per_block=100,v2.short_row_max=9,"
       "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,coop.repeat=4,"
-      "coop.block_size=8,coop.autotune=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
+      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
       "check_structure=0,persist_x=1,streaming_loads=0");
   EXPECT_EQ(o.csr_v2.team_threads, 64);
   EXPECT_EQ(o.csr_v2.vector_length, 4);
@@ -311,6 +457,8 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   ASSERT_TRUE(o.coop.has_value());
   EXPECT_EQ(*o.coop, (spmv::CoopParams{2, 4, 8}));
   EXPECT_FALSE(o.coop_autotune);
+  EXPECT_EQ(o.tuner.runs_per_call, 5);
+  EXPECT_TRUE(o.tuner.paired);
   EXPECT_EQ(o.sell.C, 16);
   EXPECT_EQ(o.sell.sigma, 1);
   EXPECT_EQ(o.sell.hyb_row_max, -1);

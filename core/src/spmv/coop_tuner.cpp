@@ -33,6 +33,10 @@ CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, cons
       start_seconds_(std::numeric_limits<double>::infinity()) {
   const std::string who = "CoopTuner";
   if (options.samples < 1) throw InvalidArgument(who + ": samples = " + std::to_string(options.samples) + " must be >= 1");
+  if (options.runs_per_call < 1)
+    throw InvalidArgument(who + ": runs_per_call = " + std::to_string(options.runs_per_call) + " must be >= 1");
+  if (!(options.single_run_margin >= 0.0))
+    throw InvalidArgument(who + ": single_run_margin = " + std::to_string(options.single_run_margin) + " must be >= 0");
   if (options.max_steps < 1)
     throw InvalidArgument(who + ": max_steps = " + std::to_string(options.max_steps) + " must be >= 1");
   if (!(options.min_gain >= 0.0 && options.min_gain < 1.0))
@@ -94,6 +98,41 @@ void CoopTuner::record(double seconds) {
     step_failed();
   }
   choose_next();
+}
+
+double CoopTuner::normalised(const double candidate_seconds, const double best_seconds) const {
+  for (const double s : {candidate_seconds, best_seconds})
+    if (!(s > 0.0) || !std::isfinite(s))
+      throw InvalidArgument("CoopTuner::normalised: time " + std::to_string(s) + " s is not a finite positive number");
+  if (measured_.empty()) throw InvalidArgument("CoopTuner::normalised: no best measured yet (the start's call is not paired)");
+  return candidate_seconds / best_seconds * best_seconds_;
+}
+
+bool CoopTuner::first_run_decides(const double seconds) const {
+  // Only a step is judged against a reference: the start's own time is that reference, and a
+  // candidate measured over several calls (samples > 1) is judged on all of them.
+  if (done_ || measured_.empty() || !samples_.empty() || options_.samples > 1) return false;
+  if (!std::isfinite(options_.single_run_margin)) return false;
+  const double improves = best_seconds_ * (1.0 - options_.min_gain);
+  // What judge() lets pass without an improvement: a level step walked through once.
+  const bool plateau = walk_point_ == best_point_ && options_.plateau_tolerance > 0.0;
+  const double passes = plateau ? best_seconds_ * (1.0 + options_.plateau_tolerance) : improves;
+  // Only a clearly failed step: an adopted point's time becomes the reference for the next
+  // steps, so it is always the median of all runs.
+  return seconds > passes * (1.0 + options_.single_run_margin);
+}
+
+void CoopTuner::record_call(const std::vector<double>& run_seconds) {
+  const bool single = run_seconds.size() == 1 && first_run_decides(run_seconds[0]);
+  if (static_cast<int>(run_seconds.size()) != options_.runs_per_call && !single)
+    throw InvalidArgument("CoopTuner::record_call: " + std::to_string(run_seconds.size()) +
+                          (run_seconds.size() == 1 ? " run time" : " run times") + ", expected runs_per_call = " +
+                          std::to_string(options_.runs_per_call) +
+                          (options_.runs_per_call > 1 ? " (or 1 that decides its step)" : ""));
+  for (const double s : run_seconds)
+    if (!(s >= 0.0) || !std::isfinite(s))
+      throw InvalidArgument("CoopTuner::record_call: time " + std::to_string(s) + " s is not a finite nonnegative number");
+  record(median_of(run_seconds));
 }
 
 bool CoopTuner::judge(const double seconds) {

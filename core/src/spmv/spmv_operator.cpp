@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
@@ -99,10 +100,12 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
         // One untimed product with the start point on scratch vectors, so that module loading
         // and first-touch costs do not inflate the tuner's first measurement (the start's),
         // which would make any next candidate look better.
+        // Its output stays as the scratch output of the tuning calls' extra runs, where they have any.
         const Vector<Scalar, MemSpace> wx("ppsparse::spmv_tuner_warmup_x", static_cast<size_t>(a.ncols));
-        const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_warmup_y", static_cast<size_t>(a.nrows));
+        const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_scratch_y", static_cast<size_t>(a.nrows));
         csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_);
         space.fence();
+        if (options_.tuner.runs_per_call > 1 || options_.tuner.paired) tuner_scratch_y_ = wy;
       }
       break;
     }
@@ -174,20 +177,35 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
       if (tuner_ && !tuner_->done() && alpha != Scalar(0)) {
         // Time this call for the tuner (alpha == 0 only scales y: not a measurement of the
         // candidate). The device timer's events bracket the product on the stream; an injected
-        // clock needs fences to keep other work out of the measurement.
+        // clock needs fences to keep other work out of the measurement. The caller's product
+        // comes first; the extra runs (up to runs_per_call - 1, none when the first decides the
+        // step), and in paired calls the best point's run before each candidate run, write the
+        // scratch output with the same alpha and beta, so they move the same bytes.
         const CoopParams p = tuner_->candidate();
         check_vectors("csr_coop", a_.nrows, a_.ncols, x, y);
-        if (clock_) {
-          space_.fence();
-          const double t0 = clock_();
-          csr_coop(space_, alpha, a_, x, beta, y, p);
-          space_.fence();
-          tuner_->record(clock_() - t0);
-        } else {
+        auto timed = [&](const CoopParams& params, const Vector<Scalar, MemSpace>& out) {
+          if (clock_) {
+            space_.fence();
+            const double t0 = clock_();
+            csr_coop(space_, alpha, a_, x, beta, out, params);
+            space_.fence();
+            return clock_() - t0;
+          }
           timer_->start();
-          csr_coop(space_, alpha, a_, x, beta, y, p);
-          tuner_->record(timer_->stop());
+          csr_coop(space_, alpha, a_, x, beta, out, params);
+          return timer_->stop();
+        };
+        const bool paired = tuner_->wants_pair();
+        const CoopParams best = tuner_->best();
+        std::vector<double> seconds;
+        for (int run = 0; run < tuner_->options().runs_per_call; ++run) {
+          if (run == 1 && tuner_->first_run_decides(seconds[0])) break;
+          const double best_seconds = paired ? timed(best, tuner_scratch_y_) : 0.0;
+          const double candidate_seconds = timed(p, run == 0 ? y : tuner_scratch_y_);
+          seconds.push_back(paired ? tuner_->normalised(candidate_seconds, best_seconds) : candidate_seconds);
         }
+        tuner_->record_call(seconds);
+        if (tuner_->done()) tuner_scratch_y_ = Vector<Scalar, MemSpace>();  // not needed after tuning
         return;
       }
       csr_coop(space_, alpha, a_, x, beta, y, coop_params());

@@ -30,6 +30,8 @@ SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base)
       {"coop.repeat", [&](long long v) { coop().repeat = static_cast<int>(v); }},
       {"coop.block_size", [&](long long v) { coop().block_size = static_cast<int>(v); }},
       {"coop.autotune", [&](long long v) { o.coop_autotune = v != 0; }},
+      {"coop.tuner_runs_per_call", [&](long long v) { o.tuner.runs_per_call = static_cast<int>(v); }},
+      {"coop.tuner_paired", [&](long long v) { o.tuner.paired = v != 0; }},
       {"sell.C", [&](long long v) { o.sell.C = static_cast<int>(v); }},
       {"sell.sigma", [&](long long v) { o.sell.sigma = static_cast<ordinal_t>(v); }},
       {"sell.hyb_row_max", [&](long long v) { o.sell.hyb_row_max = static_cast<ordinal_t>(v); }},

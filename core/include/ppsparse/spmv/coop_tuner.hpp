@@ -16,7 +16,9 @@
 // strict descent on such a bump. Along repeat, steps grow after each improvement
 // (CoopTunerOptions::accelerate_repeat). Then the next axis; a sweep over all axes repeats
 // while it improved something, up to max_steps measured candidates. Each candidate is measured
-// `samples` times and judged on the median (with 3 or more, one slow outlier cannot decide). The best
+// in `samples` calls and judged on the median (with 3 or more, one slow outlier cannot decide);
+// a call's own sample is the median of its runs_per_call products (record_call), each timed
+// relative to a run of the best point beside it (paired, normalised). The best
 // candidate so far is always kept: a regression is never adopted, and after the search
 // candidate() is the best one measured (never worse than the start, in measured medians).
 #include <utility>
@@ -50,6 +52,30 @@ struct CoopTunerOptions {
   // runs of 70 tuner runs): 70, 66 and 67 within 2 %, against 65 and 67 with single steps
   // (docs/perf/bench_spmv_h100.md).
   bool accelerate_repeat = true;
+  // Products SpmvOperator times in one tuning call, at most: the caller's product and up to
+  // runs_per_call - 1 more of the same candidate on a scratch output (>= 1). Their median is
+  // the call's sample (record_call), so one slow product of the device's 1-4 % noise cannot
+  // decide a step, and the tuner still moves one parameter per call. With `paired` (below) the
+  // default: see there. 1: one product per call, the cheapest tuning.
+  int runs_per_call = 3;
+  // The extra runs are skipped when the first run alone fails the step by this margin
+  // (first_run_decides): slower than the step's pass threshold x (1 + margin). Never for the
+  // start or a faster run: an adopted time is the reference for the next steps. +infinity:
+  // every tuning call runs runs_per_call products. >= 0.
+  double single_run_margin = 0.05;
+  // Each tuning call after the start also times the best point so far, on the scratch output
+  // just before each run of the candidate, and the candidate's time is taken relative to it
+  // (normalised): the device's speed drifts by several percent over tens of milliseconds (an
+  // H100 landscape measured point after point put one point 13 % slow that interleaved timing
+  // put level with the best), which a comparison with a time taken calls earlier absorbs into
+  // the step. Costs one more product per run.
+  // Measured on an H100 (docs/perf/bench_spmv_h100.md; 14 matrices x 5 tuner runs per
+  // benchmark run, every form in the same runs): within 2 % of the exhaustive best after 8
+  // calls, up to 3 paired runs per call (these defaults) 69 and 69 of 70 (worst 1.031), one
+  // unpaired product per call 64 and 68 (worst 1.092; 333 of 350 over five runs), 3 unpaired
+  // in every call 273 of 280 over four. The price is the tuning overhead: a median of 60
+  // products of the best (32-116) against 4 (0.2-14) with one product per call.
+  bool paired = true;
 };
 
 class CoopTuner {
@@ -65,6 +91,21 @@ class CoopTuner {
   // Time in seconds of one product run with candidate(). Ignored once done().
   // InvalidArgument if seconds is negative or not finite.
   void record(double seconds);
+  // True while a call should time best() beside candidate() (options().paired, after the start).
+  bool wants_pair() const { return options_.paired && !done_ && !measured_.empty(); }
+  // A candidate run of candidate_seconds next to a run of best() of best_seconds, on the scale
+  // of the recorded times: candidate_seconds / best_seconds x best_seconds(). Pass these to
+  // first_run_decides and record_call in paired calls. InvalidArgument for a time that is not
+  // finite and > 0.
+  double normalised(double candidate_seconds, double best_seconds) const;
+  // True when a first run of candidate() taking `seconds` decides its step without more runs
+  // (see CoopTunerOptions::single_run_margin); false while done().
+  bool first_run_decides(double seconds) const;
+  // One call's runs of candidate(): options().runs_per_call of them, or one that
+  // first_run_decides. Their median counts as one record(). InvalidArgument for another count
+  // or a time that is not finite and >= 0.
+  void record_call(const std::vector<double>& run_seconds);
+  const CoopTunerOptions& options() const { return options_; }
 
   bool done() const { return done_; }
   const CoopParams& best() const { return best_; }

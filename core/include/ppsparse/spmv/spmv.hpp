@@ -86,7 +86,7 @@ struct SpmvOptions {
 // "sell.C=32,sell.sigma=1" or "coop.coop=8,coop.repeat=4,coop.block_size=256,coop.autotune=0".
 // Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
 // flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
-// autotune}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x,
+// autotune, tuner_runs_per_call, tuner_paired}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x,
 // streaming_loads. Values are integers (0/1 for the
 // flags); ranges are checked where the options are used. InvalidArgument, naming the pair,
 // for an unknown key, a missing '=' or a value that is not an integer:
@@ -110,7 +110,9 @@ class SpmvOperator {
                const ExecSpace& space = ExecSpace());
 
   // y = alpha*A*x + beta*y (conventions as csr_v1). With csr_coop and autotuning, the calls
-  // while the tuner searches are timed (candidate parameters, correct results): by
+  // while the tuner searches are timed (candidate parameters, correct results; with
+  // tuner.runs_per_call > 1 or tuner.paired a call also runs the candidate again, or the best
+  // point beside it, on a scratch output, and y still changes once): by
   // backend::DeviceTimer on the operator's instance (device events where the backend has them,
   // else fences around a steady clock), or by the clock of set_clock().
   void apply(nondeduced_t<Scalar> alpha, const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
@@ -153,6 +155,7 @@ class SpmvOperator {
   std::shared_ptr<CoopTuner> tuner_;
   clock_type clock_;                                // set_clock's; empty: timer_
   std::shared_ptr<backend::DeviceTimer> timer_;     // the tuner's, on space_
+  Vector<Scalar, MemSpace> tuner_scratch_y_;        // output of a tuning call's extra runs (if any); freed when tuned
   struct XWindow;                      // persist_x: the window, restored when the last copy goes
   std::shared_ptr<XWindow> x_window_;
   void keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x);
