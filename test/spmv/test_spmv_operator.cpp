@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 
@@ -17,6 +19,21 @@ namespace {
 
 using spmv::SpmvAlgorithm;
 using spmv::SpmvOperator;
+
+// Calls op.apply until its tuner is done (at most max_calls), each call checked against the
+// reference (expect_matches_reference, which also calls with alpha = 0: not timed). Each call
+// runs through around(apply), for tests that watch a call from both sides.
+template <class Host>
+void tune_checking_each_call(SpmvOperator<Exec, double>& op, const Host& host, std::uint64_t seed, int max_calls,
+                             const std::function<void(const std::function<void()>&)>& around =
+                                 [](const std::function<void()>& apply) { apply(); }) {
+  for (int calls = 0; !op.tuner()->done() && calls < max_calls; ++calls)
+    expect_matches_reference<double>(
+        "tuning call " + std::to_string(calls), host,
+        [&](double alpha, const auto& x, double beta, const auto& y) { around([&] { op.apply(alpha, x, beta, y); }); },
+        seed + calls);
+  ASSERT_TRUE(op.tuner()->done());
+}
 
 TEST(SpmvOperator, AlgorithmNamesRoundTrip) {
   for (SpmvAlgorithm a : spmv::all_spmv_algorithms()) EXPECT_EQ(spmv::parse_spmv_algorithm(spmv::to_string(a)), a);
@@ -124,17 +141,7 @@ TEST(SpmvOperator, TunesThroughAnInjectedClock) {
     return now;
   });
   ASSERT_NE(op.tuner(), nullptr);
-  int calls = 0;
-  while (!op.tuner()->done() && calls < 200) {
-    expect_matches_reference<double>(
-        "tuning call " + std::to_string(calls), host,
-        [&](double alpha, const auto& x, double beta, const auto& y) {
-          op.apply(alpha, x, beta, y);
-          ++calls;
-        },
-        seed + calls);
-  }
-  ASSERT_TRUE(op.tuner()->done());
+  tune_checking_each_call(op, host, seed, 200);
   EXPECT_LE(cost(op.coop_params()), cost(start));
   if (spmv::coop_search_space(Exec()).max_coop == 1) EXPECT_EQ(op.coop_params().repeat, 8);
   EXPECT_NE(op.describe().find("tuned in"), std::string::npos);
@@ -172,17 +179,7 @@ TEST(SpmvOperator, TuningCallsJudgeTheMedianOfTheirRuns) {
     now += cost(op.coop_params()) * (first_run_of_call ? 10.0 : 1.0);
     return now;
   });
-  int calls = 0;
-  while (!op.tuner()->done() && calls < 50) {
-    expect_matches_reference<double>(
-        "tuning call " + std::to_string(calls), host,
-        [&](double alpha, const auto& x, double beta, const auto& y) {
-          op.apply(alpha, x, beta, y);
-          ++calls;
-        },
-        seed + calls);
-  }
-  ASSERT_TRUE(op.tuner()->done());
+  tune_checking_each_call(op, host, seed, 50);
   // Calls that time (alpha != 0; expect_matches_reference also calls with alpha = 0).
   const int timed = op.tuner()->calls();
   EXPECT_GT(timed, 1);
@@ -218,17 +215,7 @@ TEST(SpmvOperator, TuningCallsStopAtADecisiveFirstRun) {
     now += op.coop_params() == start ? 1e-3 : 1.3e-3;
     return now;
   });
-  int calls = 0;
-  while (!op.tuner()->done() && calls < 50) {
-    expect_matches_reference<double>(
-        "tuning call " + std::to_string(calls), host,
-        [&](double alpha, const auto& x, double beta, const auto& y) {
-          op.apply(alpha, x, beta, y);
-          ++calls;
-        },
-        seed + calls);
-  }
-  ASSERT_TRUE(op.tuner()->done());
+  tune_checking_each_call(op, host, seed, 50);
   EXPECT_EQ(op.coop_params(), start);
   const int timed = op.tuner()->calls();
   EXPECT_GT(timed, 1);
@@ -268,21 +255,13 @@ TEST(SpmvOperator, PairedTuningCallsCompareWithinACall) {
     now += cost(ran) * (timed_calls % 2 ? 1.3 : 1.0);
     return now;
   });
-  int calls = 0;
-  while (!op.tuner()->done() && calls < 60) {
-    expect_matches_reference<double>(
-        "tuning call " + std::to_string(calls), host,
-        [&](double alpha, const auto& x, double beta, const auto& y) {
-          pair = op.tuner()->wants_pair();
-          reads_in_call = 0;
-          const int before = op.tuner()->calls();
-          op.apply(alpha, x, beta, y);
-          timed_calls += op.tuner()->calls() - before;
-          ++calls;
-        },
-        seed + calls);
-  }
-  ASSERT_TRUE(op.tuner()->done());
+  tune_checking_each_call(op, host, seed, 60, [&](const std::function<void()>& apply) {
+    pair = op.tuner()->wants_pair();
+    reads_in_call = 0;
+    const int before = op.tuner()->calls();
+    apply();
+    timed_calls += op.tuner()->calls() - before;
+  });
   const int timed = op.tuner()->calls();
   EXPECT_EQ(reads, 2 * (1 + 2 * (timed - 1)));
   EXPECT_LE(cost(op.coop_params()), cost(start));
