@@ -17,8 +17,8 @@
 // (CoopTunerOptions::accelerate_repeat). Then the next axis; a sweep over all axes repeats
 // while it improved something, up to max_steps measured candidates. Each candidate is measured
 // in `samples` calls and judged on the median (with 3 or more, one slow outlier cannot decide);
-// a call's own sample is the median of its runs_per_call products (record_call), each timed
-// relative to a run of the best point beside it (paired, normalised). The best
+// a call's own sample is the median of its runs_per_call products (record_call), with
+// `paired` each timed relative to a run of the best point beside it (normalised). The best
 // candidate so far is always kept: a regression is never adopted, and after the search
 // candidate() is the best one measured (never worse than the start, in measured medians).
 #include <utility>
@@ -55,9 +55,9 @@ struct CoopTunerOptions {
   // Products SpmvOperator times in one tuning call, at most: the caller's product and up to
   // runs_per_call - 1 more of the same candidate on a scratch output (>= 1). Their median is
   // the call's sample (record_call), so one slow product of the device's 1-4 % noise cannot
-  // decide a step, and the tuner still moves one parameter per call. With `paired` (below) the
-  // default: see there. 1: one product per call, the cheapest tuning.
-  int runs_per_call = 3;
+  // decide a step, and the tuner still moves one parameter per call. Measured with `paired`
+  // (below): see there.
+  int runs_per_call = 1;
   // The extra runs are skipped when the first run alone fails the step by this margin
   // (first_run_decides): slower than the step's pass threshold x (1 + margin). Never for the
   // start or a faster run: an adopted time is the reference for the next steps. +infinity:
@@ -70,12 +70,14 @@ struct CoopTunerOptions {
   // put level with the best), which a comparison with a time taken calls earlier absorbs into
   // the step. Costs one more product per run.
   // Measured on an H100 (docs/perf/bench_spmv_h100.md; 14 matrices x 5 tuner runs per
-  // benchmark run, every form in the same runs): within 2 % of the exhaustive best after 8
-  // calls, up to 3 paired runs per call (these defaults) 69 and 69 of 70 (worst 1.031), one
-  // unpaired product per call 64 and 68 (worst 1.092; 333 of 350 over five runs), 3 unpaired
-  // in every call 273 of 280 over four. The price is the tuning overhead: a median of 60
-  // products of the best (32-116) against 4 (0.2-14) with one product per call.
-  bool paired = true;
+  // benchmark run, the forms side by side in the same runs), runs within 2 % of the exhaustive
+  // best after 8 calls: up to 3 paired runs per call 270 of 280 against 264 with one unpaired
+  // product (465 of 490 over seven runs); 3 unpaired in every call 273 of 280 against 269.
+  // Runs more than 4 % off: 2 of 280 against 8 of 490. The price is the tuning overhead: a
+  // median of 58 products of the best (31-121) against 4 (0.2-14). At about 0.15 % better
+  // choices on average that pays back only after some 10^4 products, so one unpaired product
+  // per call stays the default; long-lived operators may prefer runs_per_call = 3, paired.
+  bool paired = false;
 };
 
 class CoopTuner {
