@@ -461,6 +461,20 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
   }
 }
 
+// How the spmv_tuner benchmarks time a tuning call: runs: candidate products per call, at
+// most (CoopTunerOptions::runs_per_call); paired: each run next to a run of the best so far
+// (CoopTunerOptions::paired); every_call: no call decided on its first run alone
+// (single_run_margin = inf). The name is the benchmark's runs= part.
+struct TunerTiming {
+  const char* name;
+  int runs_per_call;
+  bool paired;
+  bool every_call;
+};
+constexpr TunerTiming kTunerTimings[] = {{"1", 1, false, false},          {"1/paired", 1, true, false},
+                                         {"3", 3, false, false},          {"3/paired", 3, true, false},
+                                         {"3/every_call", 3, false, true}, {"5", 5, false, false}};
+
 void register_spmv_benchmarks(const BenchConfig& config) {
   std::vector<MatrixSpec> specs = shared_matrix_suite(config.shared_dir);
   const size_t first_large = specs.size();
@@ -501,21 +515,17 @@ void register_spmv_benchmarks(const BenchConfig& config) {
     }
     if (m >= first_large)  // after the matrix's products, so that it is generated once
       for (const int samples : {1, 3})
-        for (const char* runs : {"1", "1/paired", "3", "3/paired", "3/every_call", "5"})
+        for (const TunerTiming& timing : kTunerTimings)
           for (const bool strict : {false, true}) {
             // strict: the coordinate descent without plateau steps (CoopTunerOptions::plateau_tolerance 0).
-            // runs: candidate products timed per tuning call, at most (CoopTunerOptions::runs_per_call);
-            // every_call: no call decided on its first run alone (single_run_margin = inf); paired:
-            // each candidate run timed next to a run of the best so far (CoopTunerOptions::paired).
             spmv::CoopTunerOptions t;
             if (strict) t.plateau_tolerance = 0.0;
             t.samples = samples;
-            t.runs_per_call = runs[0] - '0';
-            if (std::string(runs).find("every_call") != std::string::npos)
-              t.single_run_margin = std::numeric_limits<double>::infinity();
-            t.paired = std::string(runs).find("paired") != std::string::npos;
+            t.runs_per_call = timing.runs_per_call;
+            t.paired = timing.paired;
+            if (timing.every_call) t.single_run_margin = std::numeric_limits<double>::infinity();
             const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) +
-                                     "/runs=" + runs + (strict ? "/strict" : "");
+                                     "/runs=" + timing.name + (strict ? "/strict" : "");
             benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t); })
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond)
