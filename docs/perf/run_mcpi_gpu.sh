@@ -4,19 +4,19 @@
 # problem (1.1 M vertices, nb = 5) and an nb sweep. Results go to $OUT (default ./perf-out).
 #
 #   Kokkos_ROOT=... KokkosKernels_ROOT=... docs/perf/run_mcpi_gpu.sh
-# Optional: EXTRA_CMAKE_ARGS (e.g. -DZLIB_ROOT=... -DGTest_DIR=...), NB_LIST, SKIP_NB_SWEEP=1.
+# Optional: CUDA_ARCH (default sm_90), EXTRA_CMAKE_ARGS (e.g. -DZLIB_ROOT=... -DGTest_DIR=...), NB_LIST, SKIP_NB_SWEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${Kokkos_ROOT:?set Kokkos_ROOT to a CUDA-enabled Kokkos install}"
 KokkosKernels_ROOT=${KokkosKernels_ROOT:-$Kokkos_ROOT}
 OUT=${OUT:-$PWD/perf-out}
 mkdir -p "$OUT"
-export NVCC_WRAPPER_DEFAULT_ARCH=${NVCC_WRAPPER_DEFAULT_ARCH:-sm_90}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 date -u +%Y-%m-%dT%H:%MZ | tee -a "$OUT/gpu.txt"
 if [ ! -f build/cuda/CMakeCache.txt ]; then
   cmake -S . -B build/cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$Kokkos_ROOT/bin/nvcc_wrapper" \
     -DKokkos_ROOT="$Kokkos_ROOT" -DKokkosKernels_ROOT="$KokkosKernels_ROOT" -DPPSPARSE_ENABLE_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS="-arch=${CUDA_ARCH:-sm_90}" \
     ${EXTRA_CMAKE_ARGS:-} > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 fi
 cmake --build build/cuda -j"$(nproc)" --target mcpi test_mcpi > "$OUT/build.log" 2>&1 ||
