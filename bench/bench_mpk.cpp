@@ -42,6 +42,8 @@
 //   --mpk_team_threads=N PPSPARSE_BENCH_MPK_TEAM_THREADS MpkOptions::team_threads; 0 (default): the rule
 //   --mpk_row_batch=N    PPSPARSE_BENCH_MPK_ROW_BATCH    MpkOptions::row_batch (1, 8, 16); 0 (default): the rule
 //   --mpk_spin_limit=N   PPSPARSE_BENCH_MPK_SPIN_LIMIT   MpkOptions::spin_limit; 0 (default): the operator's
+//   --mpk_rows_in_flight=N PPSPARSE_BENCH_MPK_ROWS_IN_FLIGHT  MpkOptions::pipelined_rows_in_flight (1, 2);
+//                                                        0 (default): the rule
 //   --mpk_time_budget_s=S PPSPARSE_BENCH_MPK_TIME_BUDGET_S  after S seconds of wall time the remaining
 //                                                        benchmarks are skipped (the JSON stays whole); 0: none
 #include <benchmark/benchmark.h>
@@ -89,6 +91,7 @@ struct MpkBenchConfig {
   int team_threads = 0;      // MpkOptions::team_threads (0: the operator's rule)
   int row_batch = 0;         // MpkOptions::row_batch (0: the operator's rule)
   long long spin_limit = 0;  // MpkOptions::spin_limit (0: the operator's default)
+  int rows_in_flight = 0;    // MpkOptions::pipelined_rows_in_flight (0: the operator's rule)
 };
 
 const Clock::time_point g_start = Clock::now();
@@ -114,7 +117,8 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
                            {"--mpk_sell_chunk", "PPSPARSE_BENCH_MPK_SELL_CHUNK", "0"},
                            {"--mpk_team_threads", "PPSPARSE_BENCH_MPK_TEAM_THREADS", "0"},
                            {"--mpk_row_batch", "PPSPARSE_BENCH_MPK_ROW_BATCH", "0"},
-                           {"--mpk_spin_limit", "PPSPARSE_BENCH_MPK_SPIN_LIMIT", "0"}};
+                           {"--mpk_spin_limit", "PPSPARSE_BENCH_MPK_SPIN_LIMIT", "0"},
+                           {"--mpk_rows_in_flight", "PPSPARSE_BENCH_MPK_ROWS_IN_FLIGHT", "0"}};
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
@@ -134,6 +138,7 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   if (c.row_batch != 0 && c.row_batch != 1 && c.row_batch != 8 && c.row_batch != 16)
     throw InvalidArgument(std::string("benchmark flag ") + s[10].flag + ": '" + s[10].value + "' is not 0, 1, 8 or 16");
   c.spin_limit = flag_integer(s[11].flag, s[11].value, 0, 1LL << 60);
+  c.rows_in_flight = static_cast<int>(flag_integer(s[12].flag, s[12].value, 0, 2));
   return c;
 }
 
@@ -222,6 +227,7 @@ class Cache {
     o.team_threads = g_config.team_threads;
     o.row_batch = g_config.row_batch;
     if (g_config.spin_limit) o.spin_limit = g_config.spin_limit;
+    o.pipelined_rows_in_flight = g_config.rows_in_flight;
     if (v.config == "rowkernel") o.cache_bytes = std::size_t{1} << 50;  // one group: p whole-matrix launches
     if (v.config.rfind("race", 0) == 0) o.skew = 1;
     mpk::MpkDeviceModel model = mpk::default_device_model<Exec>();

@@ -247,23 +247,31 @@ TEST(MatrixPower, PersistentKernelAnyDependencySegmentSize) {
 // last. With one row block (reach 0) its plan holds on every backend, one host thread
 // included, so every power after the first reads the kept entries; with no scratch every
 // power reads memory. Both must give the powers, run after run (the counters carry over).
+// Both ways of computing a block's rows (one per team thread at a time, or two at once) are
+// checked, on an even and an odd number of rows (the last thread of a pair then has one).
 TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  auto random = test::random_csr<double>(90, 90, 1, 9, seed);
+  auto random = test::random_csr<double>(91, 91, 1, 9, seed);
   test::normalise_rows(random);
   for (const auto& a : {gen::stencil_7pt(6, 5, 4, seed), random}) {
     for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell}) {
+      for (int rows_in_flight : {1, 2})
       for (std::size_t scratch : {std::size_t{0}, std::size_t{1}}) {
         SCOPED_TRACE(std::string(mpk::to_string(f)) + " nrows " + std::to_string(a.nrows) + " scratch " +
-                     std::to_string(scratch));
+                     std::to_string(scratch) + " rows_in_flight " + std::to_string(rows_in_flight));
         mpk::MpkOptions o;
         o.powers = 8;
         o.rows_per_block = 128;  // one block
         o.matrix.format = f;
         o.matrix.baseline = spmv::SpmvAlgorithm::csr_v1;
         o.pipelined_scratch_bytes = scratch;
+        o.pipelined_rows_in_flight = rows_in_flight;
+        if (rows_in_flight == 2) o.vector_length = 1;  // pairs need one lane per row
         MpkD mpk(a, o);
+        EXPECT_EQ(mpk.pipelined_rows_in_flight(), rows_in_flight);
+        EXPECT_NE(mpk.describe().find("rows_in_flight=" + std::to_string(rows_in_flight)), std::string::npos)
+            << mpk.describe();
         ASSERT_TRUE(mpk.pipelined_fallback().empty()) << mpk.pipelined_fallback();
         EXPECT_EQ(mpk.pipelined_reach(), 0);
         EXPECT_GE(mpk.pipelined_teams(), 1);
@@ -280,6 +288,25 @@ TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
         EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + 6), 1.0);
       }
     }
+  }
+}
+
+// The rule: two rows at once where a team thread has two rows of a block and a row has one
+// lane (every CPU block; SELL with one lane per row on GPUs), else one.
+TEST(MatrixPower, PipelinedRowsInFlightRule) {
+  const auto seed = test::fresh_seed();
+  const auto a = gen::stencil_7pt(12, 11, 10, seed);
+  mpk::MpkOptions o = test::tiny_group_options(4, 64 * 1024);
+  o.matrix.format = mpk::MpkFormat::sell;
+  o.matrix.sell_chunk = compat::is_gpu_space<test::Exec>() ? 32 : 0;
+  o.rows_per_block = compat::is_gpu_space<test::Exec>() ? 256 : 0;  // two rows per thread of 128
+  EXPECT_EQ(MpkD(a, o).pipelined_rows_in_flight(), 2);
+  if (compat::is_gpu_space<test::Exec>()) {
+    o.rows_per_block = 128;  // one row per thread
+    EXPECT_EQ(MpkD(a, o).pipelined_rows_in_flight(), 1);
+    o.rows_per_block = 256;
+    o.vector_length = 2;  // two lanes per row
+    EXPECT_EQ(MpkD(a, o).pipelined_rows_in_flight(), 1);
   }
 }
 
@@ -392,6 +419,17 @@ TEST(MatrixPower, BadInputsAreRefused) {
   expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "persistent_teams");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "spin_limit");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.row_batch = 4; })); }, "row_batch must be 0 (the rule), 1, 8 or 16 (got 4)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.pipelined_rows_in_flight = 3; })); },
+                 "pipelined_rows_in_flight must be 0 (the rule), 1 or 2 (got 3)");
+  if (compat::is_gpu_space<test::Exec>())  // on CPUs rows always have one lane
+    expect_message(
+        [&] {
+          MpkD m(a, options([](auto& o) {
+            o.vector_length = 2;
+            o.pipelined_rows_in_flight = 2;
+          }));
+        },
+        "pipelined_rows_in_flight 2 needs one vector lane per row (vector_length is 2)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.sell_chunk = -1; })); }, "sell_chunk -1");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.index_bits = 8; })); }, "index_bits 8 must be 0, 16 or 32");
   expect_message(

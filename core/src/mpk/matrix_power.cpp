@@ -235,6 +235,9 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   if (o.spin_limit < 1) throw InvalidArgument(who + ": spin_limit must be >= 1");
   if (o.row_batch != 0 && o.row_batch != 1 && o.row_batch != 8 && o.row_batch != 16)
     throw InvalidArgument(who + ": row_batch must be 0 (the rule), 1, 8 or 16 (got " + std::to_string(o.row_batch) + ")");
+  if (o.pipelined_rows_in_flight < 0 || o.pipelined_rows_in_flight > 2)
+    throw InvalidArgument(who + ": pipelined_rows_in_flight must be 0 (the rule), 1 or 2 (got " +
+                          std::to_string(o.pipelined_rows_in_flight) + ")");
 
   const Matrix& m = *matrix_;
   const ordinal_t n = m.nrows();
@@ -308,6 +311,13 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   } else {
     rows_per_block_ = 1024;
   }
+  // Rows a pipelined team thread computes at once: two where it has two and a row has one lane.
+  if (o.pipelined_rows_in_flight == 2 && vector_length_ != 1)
+    throw InvalidArgument(who + ": pipelined_rows_in_flight 2 needs one vector lane per row (vector_length is " +
+                          std::to_string(vector_length_) + ")");
+  pipelined_rows_in_flight_ = o.pipelined_rows_in_flight
+                                  ? o.pipelined_rows_in_flight
+                                  : (vector_length_ == 1 && rows_per_block_ >= 2 * team_size_ ? 2 : 1);
 
   // Row blocks: each group cut into blocks of rows_per_block rows (the same at every power),
   // and runs of blocks into dependency segments of about dependency_rows rows. The persistent
@@ -612,6 +622,16 @@ void with_pipelined_policy(const ExecSpace& space, const int teams, const int te
     bounded(std::integral_constant<int, 128>());
 }
 
+// Calls f(functor) with a default-constructed pipelined functor for `rows` and rows_in_flight
+// (1 or 2) rows computed at once per team thread.
+template <class ExecSpace, class Scalar, class MemSpace, class Rows, class F>
+void with_pipelined_functor(const Rows&, const int rows_in_flight, F&& f) {
+  if (rows_in_flight == 2)
+    f(detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows, 2>());
+  else
+    f(detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows, 1>());
+}
+
 }  // namespace
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -731,7 +751,12 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
                       ? std::min(per_team - kokkos_team - mp.reserved_per_team, max_scratch)
                       : 0;
     if (options_.pipelined_scratch_bytes) scratch_cap = std::min(scratch_cap, options_.pipelined_scratch_bytes);
-    pipelined_scratch_entries_ = std::min<offset_t>(largest_block_entries, static_cast<offset_t>(scratch_cap / entry_bytes));
+    // The rows' spans (two 32-bit offsets each) come first; the entries take the rest.
+    const std::size_t span_bytes = 2 * sizeof(std::int32_t) * static_cast<std::size_t>(rows_per_block_) + 8;
+    pipelined_scratch_entries_ =
+        scratch_cap > span_bytes
+            ? std::min<offset_t>(largest_block_entries, static_cast<offset_t>((scratch_cap - span_bytes) / entry_bytes))
+            : 0;
     while (!pipelined_launch_accepted()) {
       if (pipelined_scratch_entries_ == 0) {
         pipelined_fallback_ = "Kokkos refuses teams of " + std::to_string(threads) + " threads with its register bound";
@@ -772,10 +797,14 @@ bool MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::pipelined_launch_accepted()
   bool accepted = false;
   with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
-    using Functor = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows>;
-    with_pipelined_policy<ExecSpace, Rows::batch>(
-        matrix_->space(), 1, team_size_, vector_length_, Functor::scratch_bytes(pipelined_scratch_entries_),
-        [&](const auto& policy) { accepted = policy.team_size_max(Functor(), Kokkos::ParallelForTag()) >= team_size_; });
+    with_pipelined_functor<ExecSpace, Scalar, MemSpace>(rows, pipelined_rows_in_flight_, [&](const auto& functor) {
+      using Functor = std::decay_t<decltype(functor)>;
+      with_pipelined_policy<ExecSpace, Rows::batch>(
+          matrix_->space(), 1, team_size_, vector_length_,
+          Functor::scratch_bytes(pipelined_scratch_entries_, rows_per_block_), [&](const auto& policy) {
+            accepted = policy.team_size_max(functor, Kokkos::ParallelForTag()) >= team_size_;
+          });
+    });
   });
   return accepted;
 }
@@ -785,7 +814,8 @@ std::size_t MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::pipelined_scratch_by
   std::size_t bytes = 0;
   with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
-    bytes = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows>::scratch_bytes(pipelined_scratch_entries_);
+    bytes = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows, 1>::scratch_bytes(pipelined_scratch_entries_,
+                                                                                        rows_per_block_);
   });
   return bytes;
 }
@@ -801,21 +831,22 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_pipelined() {
   const long long nblocks = static_cast<long long>(impl_->row_blocks.extent(0));
   with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
     using Rows = std::decay_t<decltype(rows)>;
-    using Functor = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows>;
-    Functor f;
-    f.rows = rows;
-    f.y_in = work_;
-    f.y_out = work_;
-    f.blocks = impl_->row_blocks;
-    impl_->set_handoff(f, nsegments_, epoch, options_.spin_limit);
-    f.nblocks = nblocks;
-    f.powers = powers();
-    f.scratch_entries = pipelined_scratch_entries_;
-    with_pipelined_policy<ExecSpace, Rows::batch>(space, pipelined_teams_, team_size_, vector_length_,
-                                                  Functor::scratch_bytes(pipelined_scratch_entries_),
-                                                  [&](const auto& policy) {
-                                                    Kokkos::parallel_for("ppsparse::mpk_pipelined", policy, f);
-                                                  });
+    with_pipelined_functor<ExecSpace, Scalar, MemSpace>(rows, pipelined_rows_in_flight_, [&](auto f) {
+      using Functor = decltype(f);
+      f.rows = rows;
+      f.y_in = work_;
+      f.y_out = work_;
+      f.blocks = impl_->row_blocks;
+      impl_->set_handoff(f, nsegments_, epoch, options_.spin_limit);
+      f.nblocks = nblocks;
+      f.powers = powers();
+      f.scratch_entries = pipelined_scratch_entries_;
+      f.block_rows = rows_per_block_;
+      with_pipelined_policy<ExecSpace, Rows::batch>(
+          space, pipelined_teams_, team_size_, vector_length_,
+          Functor::scratch_bytes(pipelined_scratch_entries_, rows_per_block_),
+          [&](const auto& policy) { Kokkos::parallel_for("ppsparse::mpk_pipelined", policy, f); });
+    });
   });
   epoch_ = epoch;
   impl_->tickets_issued += static_cast<detail::Counter>(nblocks + pipelined_teams_);
@@ -856,7 +887,8 @@ std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
   std::string pipelined =
       pipelined_fallback_.empty()
           ? " pipelined: teams=" + std::to_string(pipelined_teams_) + " reach=" + std::to_string(pipelined_reach_) +
-                " scratch=" + std::to_string(pipelined_scratch_entries_) + " entries"
+                " scratch=" + std::to_string(pipelined_scratch_entries_) + " entries rows_in_flight=" +
+                std::to_string(pipelined_rows_in_flight_)
           : " pipelined: runs persistent (" + pipelined_fallback_ + ")";
   return line + pipelined;
 }

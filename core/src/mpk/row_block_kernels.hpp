@@ -9,6 +9,7 @@
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/formats/sell.hpp>
 
+#include "../backend/team_copy.hpp"
 #include "../backend/team_handoff.hpp"
 #include "../spmv/kernel_common.hpp"
 
@@ -57,14 +58,53 @@ KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot(offset_t k, const offset_t end, const
   }
 }
 
+// Two rows at once (the pipelined kernel's rows in flight): row_dot of rows 0 and 1, Batch
+// entries of each at a time, all 2 Batch gathers issued before any product, so that one
+// thread has both rows' gathers in flight together instead of one row's after the other's.
+// The columns are read first and the values only at their products: the gathered 2 Batch
+// values, not the stored ones as well, hold registers while the gathers are in flight (the
+// kernel's register bound leaves 64 per thread). Batch 0: two strided_dots.
+template <int Batch, class Scalar, class Cols0, class Cols1, class Vals, class XAt>
+KOKKOS_FORCEINLINE_FUNCTION void row_dot_pair(offset_t k0, const offset_t end0, offset_t k1, const offset_t end1,
+                                              const offset_t stride, const Cols0& cols0, const Cols1& cols1,
+                                              const Vals& values, const XAt& x_at, const ordinal_t safe0,
+                                              const ordinal_t safe1, Scalar& sum0, Scalar& sum1) {
+  if constexpr (Batch == 0) {
+    sum0 = spmv::detail::strided_dot<Scalar>(k0, end0, stride, cols0, values, x_at);
+    sum1 = spmv::detail::strided_dot<Scalar>(k1, end1, stride, cols1, values, x_at);
+  } else {
+    sum0 = 0;
+    sum1 = 0;
+    for (; k0 < end0 || k1 < end1; k0 += Batch * stride, k1 += Batch * stride) {
+      Scalar g[2 * Batch];
+      PPSPARSE_UNROLL
+      for (int u = 0; u < Batch; ++u) {
+        const offset_t e0 = k0 + u * stride, e1 = k1 + u * stride;
+        g[u] = x_at(e0 < end0 ? cols0(e0) : safe0);
+        g[Batch + u] = x_at(e1 < end1 ? cols1(e1) : safe1);
+      }
+      PPSPARSE_UNROLL
+      for (int u = 0; u < Batch; ++u) {
+        const offset_t e0 = k0 + u * stride, e1 = k1 + u * stride;
+        if (e0 < end0) sum0 += values(e0) * g[u];
+        if (e1 < end1) sum1 += values(e1) * g[Batch + u];
+      }
+    }
+  }
+}
+
+// A row's stored entries: begin, begin + step, ... < end, where step is the format's
+// (Rows::entry_step: 1 for CSR, C for SELL-C).
+struct RowSpan {
+  offset_t begin;
+  offset_t end;
+};
+
 template <class T, class MemSpace>
 using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
 
-// Where the pipelined kernel reads a block's stored entries (row_dot's cols and values) at
-// powers after the first: entry e of the block is at scratch[e - base], written there at its
-// first power by KeepInScratch, which reads memory and keeps what it read. The lane that
-// writes an entry is the one that reads it later (a row's thread and lanes are the same at
-// every power), so no barrier orders the two.
+// Where the pipelined kernel reads a block's stored entries (row_dot's cols and values) once
+// they are kept: entry e of the block is at scratch[e - base] (backend::team_copy_start).
 template <class T>
 struct ScratchEntries {
   T* data;
@@ -72,23 +112,44 @@ struct ScratchEntries {
   KOKKOS_FORCEINLINE_FUNCTION T operator()(const offset_t e) const { return data[e - base]; }
 };
 
-template <class Source, class T>
-struct KeepInScratch {
-  Source source;
-  T* data;
-  offset_t base;
-  KOKKOS_FORCEINLINE_FUNCTION T operator()(const offset_t e) const {
-    const T v = source(e);
-    data[e - base] = v;
-    return v;
-  }
-};
+
+// y_{k_in} row r of `rows` (CsrRows or SellRows), its stored entries at `s` read through
+// `vals` and `index` (entry -> stored value): the row's entries split over the rows' vector
+// lanes, each lane taking Batch at a time (row_dot), and reduced over the lanes.
+template <class Member, class Rows, class X, class Vals, class Index>
+KOKKOS_INLINE_FUNCTION auto span_product(const Member& team, const Rows& rows, const ordinal_t r, const RowSpan s,
+                                         const X& y, const int k_in, const Vals& vals, const Index& index) {
+  using Scalar = typename Rows::scalar_type;
+  const offset_t step = rows.entry_step();
+  const auto cols = rows.columns(index, r);
+  Scalar sum = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(team, rows.lanes),
+      [&](const int lane, Scalar& part) {
+        part += row_dot<Rows::batch, Scalar>(s.begin + static_cast<offset_t>(lane) * step, s.end,
+                                             static_cast<offset_t>(rows.lanes) * step, cols, vals,
+                                             [&](const ordinal_t c) { return y(c, k_in); }, r);
+      },
+      sum);
+  return sum;
+}
+
+// Rows r0 and r1 of `rows` at once (row_dot_pair), for launches of one vector lane per row.
+template <class Rows, class X, class Vals, class Index, class Scalar>
+KOKKOS_INLINE_FUNCTION void pair_product(const Rows& rows, const ordinal_t r0, const RowSpan s0, const ordinal_t r1,
+                                         const RowSpan s1, const X& y, const int k_in, const Vals& vals,
+                                         const Index& index, Scalar& sum0, Scalar& sum1) {
+  row_dot_pair<Rows::batch, Scalar>(s0.begin, s0.end, s1.begin, s1.end, rows.entry_step(), rows.columns(index, r0),
+                                    rows.columns(index, r1), vals, [&](const ordinal_t c) { return y(c, k_in); }, r0,
+                                    r1, sum0, sum1);
+}
 
 // Rows of a CSR matrix: the `lanes` vector lanes of a team thread take entries lane,
 // lane + lanes, ... of the row, Batch at a time (row_dot; Batch 0 is spmv's strided_dot,
 // shared with the SpMV kernels).
 template <class Scalar, class MemSpace, int Batch>
 struct CsrRows {
+  using scalar_type = Scalar;
   static constexpr int batch = Batch;
   RandomAccessView<offset_t, MemSpace> row_ptr;
   RandomAccessView<ordinal_t, MemSpace> col_idx;
@@ -105,24 +166,17 @@ struct CsrRows {
     last = row_ptr(row_end);
   }
 
+  KOKKOS_INLINE_FUNCTION RowSpan span(const ordinal_t r) const { return {row_ptr(r), row_ptr(r + 1)}; }
+  KOKKOS_INLINE_FUNCTION offset_t entry_step() const { return 1; }
+  // Entry -> column of row r, from the stored index (CSR stores the columns themselves).
+  template <class Index>
+  KOKKOS_INLINE_FUNCTION const Index& columns(const Index& index, ordinal_t) const {
+    return index;
+  }
+
   template <class Member, class X>
   KOKKOS_INLINE_FUNCTION Scalar product(const Member& team, const ordinal_t r, const X& y, const int k_in) const {
-    return product_with(team, r, y, k_in, values, col_idx);
-  }
-  // The same, reading the stored entries through `vals` and `index` (entry -> value).
-  template <class Member, class X, class Vals, class Index>
-  KOKKOS_INLINE_FUNCTION Scalar product_with(const Member& team, const ordinal_t r, const X& y, const int k_in,
-                                             const Vals& vals, const Index& index) const {
-    const offset_t begin = row_ptr(r), end = row_ptr(r + 1);
-    Scalar sum = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, lanes),
-        [&](const int lane, Scalar& s) {
-          s += row_dot<Batch, Scalar>(begin + lane, end, lanes, index, vals,
-                                      [&](const ordinal_t c) { return y(c, k_in); }, r);
-        },
-        sum);
-    return sum;
+    return span_product(team, *this, r, span(r), y, k_in, values, col_idx);
   }
 };
 
@@ -132,6 +186,7 @@ struct CsrRows {
 // r + col_offset[k] (2 bytes per entry instead of 4; col_idx is not read).
 template <class Scalar, class MemSpace, bool Compressed, int Batch>
 struct SellRows {
+  using scalar_type = Scalar;
   static constexpr int batch = Batch;
   RandomAccessView<offset_t, MemSpace> chunk_ptr;
   RandomAccessView<ordinal_t, MemSpace> row_len;
@@ -156,26 +211,20 @@ struct SellRows {
     last = chunk_ptr((row_end + C - 1) / C);
   }
 
+  KOKKOS_INLINE_FUNCTION RowSpan span(const ordinal_t r) const {
+    const offset_t base = chunk_ptr(r / C) + r % C;
+    return {base, base + static_cast<offset_t>(row_len(r)) * C};
+  }
+  KOKKOS_INLINE_FUNCTION offset_t entry_step() const { return C; }
+  // Entry -> column of row r, from the stored index (16-bit offsets from the row, or columns).
+  template <class Index>
+  KOKKOS_INLINE_FUNCTION auto columns(const Index& index, const ordinal_t r) const {
+    return spmv::detail::SellColumns<Compressed, Index, Index>{index, index, r};
+  }
+
   template <class Member, class X>
   KOKKOS_INLINE_FUNCTION Scalar product(const Member& team, const ordinal_t r, const X& y, const int k_in) const {
-    return product_with(team, r, y, k_in, values, stored_index());
-  }
-  // The same, reading the stored entries through `vals` and `index` (entry -> stored value).
-  template <class Member, class X, class Vals, class Index>
-  KOKKOS_INLINE_FUNCTION Scalar product_with(const Member& team, const ordinal_t r, const X& y, const int k_in,
-                                             const Vals& vals, const Index& index) const {
-    const spmv::detail::SellColumns<Compressed, Index, Index> columns{index, index, r};
-    const offset_t base = chunk_ptr(r / C) + r % C;
-    const offset_t end = base + static_cast<offset_t>(row_len(r)) * C;
-    Scalar sum = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, lanes),
-        [&](const int lane, Scalar& s) {
-          s += row_dot<Batch, Scalar>(base + static_cast<offset_t>(lane) * C, end, static_cast<offset_t>(lanes) * C,
-                                      columns, vals, [&](const ordinal_t c) { return y(c, k_in); }, r);
-        },
-        sum);
-    return sum;
+    return span_product(team, *this, r, span(r), y, k_in, values, stored_index());
   }
 };
 
@@ -333,16 +382,24 @@ struct PersistentFunctor {
 
 // The pipelined single-launch kernel: see "Pipelined kernel" in mpk/matrix_power.hpp. A team
 // takes row blocks by ticket in row order and computes all p powers of each, waiting before
-// each power for the segments of the previous one that its rows read. The block's
-// stored entries (values and column indices) are read from memory at the first power and kept
-// in team scratch for the others, where they fit (scratch_entries); a larger block reads
+// each power for the segments of the previous one that its rows read. Where they fit
+// (scratch_entries), the block's stored entries (values and column indices) and its rows'
+// spans (two 32-bit offsets each) are copied to team scratch before the first power, and
+// every power reads them there, so only the vectors go through memory; a larger block reads
 // memory at every power.
-template <class ExecSpace, class Scalar, class MemSpace, class Rows>
+// RowsInFlight 2 (one vector lane per row only): a team thread computes rows i and
+// i + ceil(rows / 2) of the block together (pair_product), both rows' loads in flight at once.
+// A power of a block is a chain of dependent steps (wait, fence, barrier, loads, gathers,
+// barrier, release) whose latency, not bandwidth, bounds the kernel (docs/perf/mpk_h100.md);
+// the pair halves the loads' share of that chain where a thread has two rows.
+template <class ExecSpace, class Scalar, class MemSpace, class Rows, int RowsInFlight>
 struct PipelinedFunctor {
+  static_assert(RowsInFlight == 1 || RowsInFlight == 2, "a team thread computes one row or two at a time");
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Index = typename Rows::StoredIndex;
   using ScratchValues = Kokkos::View<Scalar*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   using ScratchIndex = Kokkos::View<Index*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchSpans = Kokkos::View<std::int32_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   Rows rows;
   SingleLaunchInput<ExecSpace, Scalar, MemSpace> y_in;
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace> y_out;
@@ -351,15 +408,18 @@ struct PipelinedFunctor {
   long long nblocks;
   int powers;
   offset_t scratch_entries;  // entries of a block that team scratch holds
+  ordinal_t block_rows;      // rows of the largest block: the spans team scratch holds
 
-  // Team scratch for `entries` stored entries.
-  static std::size_t scratch_bytes(const offset_t entries) {
-    return ScratchValues::shmem_size(static_cast<size_t>(entries)) + ScratchIndex::shmem_size(static_cast<size_t>(entries));
+  // Team scratch for `entries` stored entries and the spans of `rows` rows.
+  static std::size_t scratch_bytes(const offset_t entries, const ordinal_t rows) {
+    return ScratchValues::shmem_size(static_cast<size_t>(entries)) + ScratchIndex::shmem_size(static_cast<size_t>(entries)) +
+           ScratchSpans::shmem_size(2 * static_cast<size_t>(rows));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const ScratchValues kept_values(team.team_scratch(0), static_cast<size_t>(scratch_entries));
     const ScratchIndex kept_index(team.team_scratch(0), static_cast<size_t>(scratch_entries));
+    const ScratchSpans kept_spans(team.team_scratch(0), 2 * static_cast<size_t>(block_rows));
     // Tickets, not fixed blocks (team i: i, i + R, ...), which were 1-6 % faster on an H100:
     // a fixed block waits for its team to start, and a team that is not resident (the
     // residency estimate is one team per multiprocessor too high, say) then never starts
@@ -372,12 +432,26 @@ struct PipelinedFunctor {
       offset_t first = 0, last = 0;
       rows.entry_range(b.row_begin, b.row_end, first, last);
       const bool keep = last - first <= scratch_entries;
+      const ordinal_t nrows = b.row_end - b.row_begin;
+      if (keep) {
+        // The block's entries and its rows' spans into scratch, as whole contiguous ranges (every
+        // load independent of the others), before its first power reads them there.
+        backend::team_copy_start(team, rows.stored_values().data() + first, last - first, kept_values.data());
+        backend::team_copy_start(team, rows.stored_index().data() + first, last - first, kept_index.data());
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nrows), [&](const ordinal_t i) {
+          const RowSpan s = rows.span(b.row_begin + i);
+          kept_spans(2 * i) = static_cast<std::int32_t>(s.begin - first);
+          kept_spans(2 * i + 1) = static_cast<std::int32_t>(s.end - first);
+        });
+        backend::team_copy_finish();
+        team.team_barrier();
+      }
       const ScratchEntries<Scalar> values_in_scratch{kept_values.data(), first};
       const ScratchEntries<Index> index_in_scratch{kept_index.data(), first};
-      using SV = std::decay_t<decltype(rows.stored_values())>;
-      using SI = std::decay_t<decltype(rows.stored_index())>;
-      const KeepInScratch<SV, Scalar> values_kept{rows.stored_values(), kept_values.data(), first};
-      const KeepInScratch<SI, Index> index_kept{rows.stored_index(), kept_index.data(), first};
+      auto span_of = [&](const ordinal_t i) {
+        return keep ? RowSpan{first + kept_spans(2 * i), first + kept_spans(2 * i + 1)} : rows.span(b.row_begin + i);
+      };
+      const ordinal_t thread_rows = RowsInFlight == 2 ? (nrows + 1) / 2 : nrows;
       for (int k = 1; k <= powers; ++k) {
         if (k > 1) {
           int ready = 0;
@@ -390,15 +464,27 @@ struct PipelinedFunctor {
               ready);  // the broadcast is the team barrier after the leader's acquire: a single() without a
                        // value and a team_barrier() ran 3-7 % slower on an H100 (stencil7, band27 at p = 4, 8)
         }
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b.row_begin, b.row_end), [&](const ordinal_t r) {
-          Scalar s;
-          if (!keep)
-            s = rows.product(team, r, y_in, k - 1);
-          else if (k == 1)
-            s = rows.product_with(team, r, y_in, 0, values_kept, index_kept);
-          else
-            s = rows.product_with(team, r, y_in, k - 1, values_in_scratch, index_in_scratch);
-          Kokkos::single(Kokkos::PerThread(team), [&]() { y_out(r, k) = s; });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, thread_rows), [&](const ordinal_t i) {
+          if constexpr (RowsInFlight == 1) {
+            const ordinal_t r = b.row_begin + i;
+            const Scalar sum =
+                keep ? span_product(team, rows, r, span_of(i), y_in, k - 1, values_in_scratch, index_in_scratch)
+                     : span_product(team, rows, r, span_of(i), y_in, k - 1, rows.stored_values(), rows.stored_index());
+            Kokkos::single(Kokkos::PerThread(team), [&]() { y_out(r, k) = sum; });
+          } else {
+            const ordinal_t i1 = i + thread_rows;
+            const bool second = i1 < nrows;
+            const ordinal_t r0 = b.row_begin + i, r1 = second ? b.row_begin + i1 : r0;
+            const RowSpan s0 = span_of(i);
+            const RowSpan s1 = second ? span_of(i1) : RowSpan{s0.end, s0.end};
+            Scalar sum0, sum1;
+            if (keep)
+              pair_product(rows, r0, s0, r1, s1, y_in, k - 1, values_in_scratch, index_in_scratch, sum0, sum1);
+            else
+              pair_product(rows, r0, s0, r1, s1, y_in, k - 1, rows.stored_values(), rows.stored_index(), sum0, sum1);
+            y_out(r0, k) = sum0;
+            if (second) y_out(r1, k) = sum1;
+          }
         });
         team.team_barrier();
         Kokkos::single(Kokkos::PerTeam(team), [&]() { handoff.release(k, b.segment); });

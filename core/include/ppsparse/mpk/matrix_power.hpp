@@ -74,9 +74,10 @@
 //
 // Pipelined kernel. The persistent kernel re-reads a group's matrix from the cache at every
 // power. Here a team takes the row blocks (the same blocks and segments, in row order) by
-// ticket and carries its block through all p powers: at power 1 it reads the block's stored
-// entries from memory and keeps them in team scratch (where they fit; a larger block reads
-// memory at every power), and before power k > 1 its leader waits until the segments of
+// ticket and carries its block through all p powers: before power 1 it copies the block's
+// stored entries and its rows' spans into team scratch, all loads at once (cp.async on CUDA),
+// and every power reads them there (where they fit; a larger block reads memory at every
+// power), and before power k > 1 its leader waits until the segments of
 // y_{k-1} that the block reads are complete (the same counters, fences and release as
 // persistent). The cache then serves only vectors after the first power.
 // Why it cannot deadlock, given R teams that are guaranteed to run at once, and the reach F:
@@ -93,6 +94,8 @@
 //     the kernel's register bound (Kokkos::LaunchBounds), its scratch and the thread limit
 //     all allow (backend/multiprocessors.hpp); on host backends the threads; one on Serial.
 //     Where R < (p-1) F + 1, or R is unknown, pipelined runs the persistent kernel.
+// Where a team thread has two rows of a block and rows have one vector lane, it computes
+// both at once (pipelined_rows_in_flight), so that their loads are in flight together.
 // Its one-launch advantage costs waiting: a team holds its block while the blocks up to F
 // ahead catch up, so about (p-1) F / R of the teams wait at any time.
 //
@@ -153,6 +156,9 @@ struct MpkOptions {
                                            // largest block, within the multiprocessor's shared memory / the
                                            // teams of the register bound on GPUs; a larger block reads memory
                                            // at every power
+  int pipelined_rows_in_flight = 0;  // pipelined: rows a team thread computes at once, 1 or 2 (2 needs
+                                     // one vector lane per row); 0: 2 where a block has at least two
+                                     // rows per team thread and rows have one lane, else 1
   std::optional<MpkDeviceModel> model;  // cost model parameters; none: default_device_model
 };
 
@@ -258,6 +264,7 @@ class MatrixPowerKernel {
   int pipelined_teams() const { return pipelined_teams_; }
   long long pipelined_reach() const { return pipelined_reach_; }
   offset_t pipelined_scratch_entries() const { return pipelined_scratch_entries_; }
+  int pipelined_rows_in_flight() const { return pipelined_rows_in_flight_; }  // 1 or 2
   int row_batch() const { return row_batch_; }  // 1 (spmv's strided loop), 8 or 16
   bool graph_is_native() const;
   MpkTraffic traffic() const;
@@ -292,7 +299,7 @@ class MatrixPowerKernel {
   ordinal_t nsegments_ = 0;
   long long total_blocks_ = 0;
   int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1, row_batch_ = 1;
-  int pipelined_teams_ = 0;
+  int pipelined_teams_ = 0, pipelined_rows_in_flight_ = 1;
   long long pipelined_reach_ = 0;
   offset_t pipelined_scratch_entries_ = 0;
   std::string pipelined_fallback_;
