@@ -105,6 +105,22 @@ using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<K
 
 // Where the pipelined kernel reads a block's stored entries (row_dot's cols and values) once
 // they are kept: entry e of the block is at scratch[e - base] (backend::team_copy_start).
+// The same entries at the first power of a block with one row per thread: read from memory
+// (source) and kept at scratch[e - base] as read. The lane that writes an entry is the one
+// that reads it later (a row's thread and lanes are the same at every power), so no barrier
+// orders the two.
+template <class Source, class T>
+struct KeepInScratch {
+  Source source;
+  T* data;
+  offset_t base;
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(const offset_t e) const {
+    const T v = source(e);
+    data[e - base] = v;
+    return v;
+  }
+};
+
 template <class T>
 struct ScratchEntries {
   T* data;
@@ -383,18 +399,25 @@ struct PersistentFunctor {
 // The pipelined single-launch kernel: see "Pipelined kernel" in mpk/matrix_power.hpp. A team
 // takes row blocks by ticket in row order and computes all p powers of each, waiting before
 // each power for the segments of the previous one that its rows read. Where they fit
-// (scratch_entries), the block's stored entries (values and column indices) and its rows'
-// spans (two 32-bit offsets each) are copied to team scratch before the first power, and
-// every power reads them there, so only the vectors go through memory; a larger block reads
-// memory at every power.
+// (scratch_entries), the block's stored entries (values and column indices) are kept in team
+// scratch and every power after the first reads them there, so only the vectors go through
+// memory; a larger block reads memory at every power.
 // RowsInFlight 2 (one vector lane per row only): a team thread computes rows i and
-// i + ceil(rows / 2) of the block together (pair_product), both rows' loads in flight at once.
+// i + ceil(rows / 2) of the block together (pair_product), both rows' loads in flight at once,
+// and the block's entries and its rows' spans (two 32-bit offsets each) are copied to scratch
+// before the first power (kCopyAhead). RowsInFlight 1: the first power reads the entries from
+// memory and keeps them as read.
 // A power of a block is a chain of dependent steps (wait, fence, barrier, loads, gathers,
 // barrier, release) whose latency, not bandwidth, bounds the kernel (docs/perf/mpk_h100.md);
 // the pair halves the loads' share of that chain where a thread has two rows.
 template <class ExecSpace, class Scalar, class MemSpace, class Rows, int RowsInFlight>
 struct PipelinedFunctor {
   static_assert(RowsInFlight == 1 || RowsInFlight == 2, "a team thread computes one row or two at a time");
+  // Row pairs copy the block to scratch before its first power; one row per thread reads its
+  // entries at the first power and keeps them as read (KeepInScratch), which was 2-5 % faster
+  // for 27-entry rows on an H100, whose power-1 loads were already batched 16 deep
+  // (docs/perf/mpk_h100.md).
+  static constexpr bool kCopyAhead = RowsInFlight == 2;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Index = typename Rows::StoredIndex;
   using ScratchValues = Kokkos::View<Scalar*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -433,7 +456,7 @@ struct PipelinedFunctor {
       rows.entry_range(b.row_begin, b.row_end, first, last);
       const bool keep = last - first <= scratch_entries;
       const ordinal_t nrows = b.row_end - b.row_begin;
-      if (keep) {
+      if (keep && kCopyAhead) {
         // The block's entries and its rows' spans into scratch, as whole contiguous ranges (every
         // load independent of the others), before its first power reads them there.
         backend::team_copy_start(team, rows.stored_values().data() + first, last - first, kept_values.data());
@@ -448,6 +471,10 @@ struct PipelinedFunctor {
       }
       const ScratchEntries<Scalar> values_in_scratch{kept_values.data(), first};
       const ScratchEntries<Index> index_in_scratch{kept_index.data(), first};
+      using SV = std::decay_t<decltype(rows.stored_values())>;
+      using SI = std::decay_t<decltype(rows.stored_index())>;
+      const KeepInScratch<SV, Scalar> values_kept{rows.stored_values(), kept_values.data(), first};
+      const KeepInScratch<SI, Index> index_kept{rows.stored_index(), kept_index.data(), first};
       auto span_of = [&](const ordinal_t i) {
         return keep ? RowSpan{first + kept_spans(2 * i), first + kept_spans(2 * i + 1)} : rows.span(b.row_begin + i);
       };
@@ -467,9 +494,14 @@ struct PipelinedFunctor {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, thread_rows), [&](const ordinal_t i) {
           if constexpr (RowsInFlight == 1) {
             const ordinal_t r = b.row_begin + i;
-            const Scalar sum =
-                keep ? span_product(team, rows, r, span_of(i), y_in, k - 1, values_in_scratch, index_in_scratch)
-                     : span_product(team, rows, r, span_of(i), y_in, k - 1, rows.stored_values(), rows.stored_index());
+            const RowSpan s = rows.span(r);
+            Scalar sum;
+            if (!keep)
+              sum = span_product(team, rows, r, s, y_in, k - 1, rows.stored_values(), rows.stored_index());
+            else if (k == 1)
+              sum = span_product(team, rows, r, s, y_in, 0, values_kept, index_kept);
+            else
+              sum = span_product(team, rows, r, s, y_in, k - 1, values_in_scratch, index_in_scratch);
             Kokkos::single(Kokkos::PerThread(team), [&]() { y_out(r, k) = sum; });
           } else {
             const ordinal_t i1 = i + thread_rows;

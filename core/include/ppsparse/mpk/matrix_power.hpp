@@ -74,12 +74,12 @@
 //
 // Pipelined kernel. The persistent kernel re-reads a group's matrix from the cache at every
 // power. Here a team takes the row blocks (the same blocks and segments, in row order) by
-// ticket and carries its block through all p powers: before power 1 it copies the block's
-// stored entries and its rows' spans into team scratch, all loads at once (cp.async on CUDA),
-// and every power reads them there (where they fit; a larger block reads memory at every
-// power), and before power k > 1 its leader waits until the segments of
-// y_{k-1} that the block reads are complete (the same counters, fences and release as
-// persistent). The cache then serves only vectors after the first power.
+// ticket and carries its block through all p powers: it keeps the block's stored entries in
+// team scratch, copied there before power 1 (all loads at once, cp.async on CUDA) where a
+// thread computes two rows, or kept as power 1 reads them where it computes one (where they
+// fit; a larger block reads memory at every power), and before power k > 1 its leader waits
+// until the segments of y_{k-1} that the block reads are complete (the same counters, fences
+// and release as persistent). The cache then serves only vectors after the first power.
 // Why it cannot deadlock, given R teams that are guaranteed to run at once, and the reach F:
 // the most row blocks past its own that a block's last dependency segment ends.
 //  1. Tickets go out in row order, one at a time, to running teams, and a team keeps its
