@@ -11,6 +11,7 @@
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #include <cuda_pipeline.h>
 #endif
+
 namespace ppsparse::backend {
 
 template <class Member, class T>

@@ -45,4 +45,3 @@ using portable::team_copy_finish;
 using portable::team_copy_start;
 }  // namespace ppsparse::backend
 #endif
-

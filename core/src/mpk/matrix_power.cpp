@@ -751,8 +751,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
                       ? std::min(per_team - kokkos_team - mp.reserved_per_team, max_scratch)
                       : 0;
     if (options_.pipelined_scratch_bytes) scratch_cap = std::min(scratch_cap, options_.pipelined_scratch_bytes);
-    // The rows' spans (two 32-bit offsets each) come first; the entries take the rest.
-    const std::size_t span_bytes = 2 * sizeof(std::int32_t) * static_cast<std::size_t>(rows_per_block_) + 8;
+    // The rows' spans (where the functor keeps them) come first; the entries take the rest.
+    const std::size_t span_bytes = pipelined_scratch_bytes(0);
     pipelined_scratch_entries_ =
         scratch_cap > span_bytes
             ? std::min<offset_t>(largest_block_entries, static_cast<offset_t>((scratch_cap - span_bytes) / entry_bytes))
@@ -764,7 +764,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
       }
       pipelined_scratch_entries_ = pipelined_scratch_entries_ * 7 / 8;
     }
-    const std::size_t team_shared = pipelined_scratch_bytes() + kokkos_team;
+    const std::size_t team_shared = pipelined_scratch_bytes(pipelined_scratch_entries_) + kokkos_team;
     // Kokkos sets the multiprocessor's shared-memory carve-out for the teams the registers
     // allow (at least min_teams) without the runtime's reserve: count on no more than that.
     const std::size_t carveout = std::min(mp.shared_bytes, static_cast<std::size_t>(min_teams) * team_shared);
@@ -810,12 +810,12 @@ bool MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::pipelined_launch_accepted()
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
-std::size_t MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::pipelined_scratch_bytes() const {
+std::size_t MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::pipelined_scratch_bytes(const offset_t entries) const {
   std::size_t bytes = 0;
   with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
-    using Rows = std::decay_t<decltype(rows)>;
-    bytes = detail::PipelinedFunctor<ExecSpace, Scalar, MemSpace, Rows, 1>::scratch_bytes(pipelined_scratch_entries_,
-                                                                                        rows_per_block_);
+    with_pipelined_functor<ExecSpace, Scalar, MemSpace>(rows, pipelined_rows_in_flight_, [&](const auto& functor) {
+      bytes = std::decay_t<decltype(functor)>::scratch_bytes(entries, rows_per_block_);
+    });
   });
   return bytes;
 }

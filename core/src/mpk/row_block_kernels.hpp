@@ -104,11 +104,18 @@ template <class T, class MemSpace>
 using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
 
 // Where the pipelined kernel reads a block's stored entries (row_dot's cols and values) once
-// they are kept: entry e of the block is at scratch[e - base] (backend::team_copy_start).
-// The same entries at the first power of a block with one row per thread: read from memory
-// (source) and kept at scratch[e - base] as read. The lane that writes an entry is the one
-// that reads it later (a row's thread and lanes are the same at every power), so no barrier
-// orders the two.
+// they are in team scratch: entry e of the block is at scratch[e - base]. They get there by
+// backend::team_copy_start before the first power (row pairs), or by KeepInScratch at it.
+template <class T>
+struct ScratchEntries {
+  T* data;
+  offset_t base;
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(const offset_t e) const { return data[e - base]; }
+};
+
+// The first power of a block with one row per thread: entry e read from memory (source) and
+// kept at scratch[e - base] as read. The lane that writes an entry is the one that reads it
+// later (a row's thread and lanes are the same at every power), so no barrier orders the two.
 template <class Source, class T>
 struct KeepInScratch {
   Source source;
@@ -120,14 +127,6 @@ struct KeepInScratch {
     return v;
   }
 };
-
-template <class T>
-struct ScratchEntries {
-  T* data;
-  offset_t base;
-  KOKKOS_FORCEINLINE_FUNCTION T operator()(const offset_t e) const { return data[e - base]; }
-};
-
 
 // y_{k_in} row r of `rows` (CsrRows or SellRows), its stored entries at `s` read through
 // `vals` and `index` (entry -> stored value): the row's entries split over the rows' vector
@@ -431,18 +430,22 @@ struct PipelinedFunctor {
   long long nblocks;
   int powers;
   offset_t scratch_entries;  // entries of a block that team scratch holds
-  ordinal_t block_rows;      // rows of the largest block: the spans team scratch holds
+  ordinal_t block_rows;      // rows of the largest block (kept_span_count)
 
-  // Team scratch for `entries` stored entries and the spans of `rows` rows.
+  // Spans team scratch holds for a block of `rows` rows: two per row where they are copied.
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t kept_span_count(const ordinal_t rows) {
+    return kCopyAhead ? 2 * static_cast<size_t>(rows) : 0;
+  }
+  // Team scratch for `entries` stored entries and the spans of a block of `rows` rows.
   static std::size_t scratch_bytes(const offset_t entries, const ordinal_t rows) {
     return ScratchValues::shmem_size(static_cast<size_t>(entries)) + ScratchIndex::shmem_size(static_cast<size_t>(entries)) +
-           ScratchSpans::shmem_size(2 * static_cast<size_t>(rows));
+           ScratchSpans::shmem_size(kept_span_count(rows));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const ScratchValues kept_values(team.team_scratch(0), static_cast<size_t>(scratch_entries));
     const ScratchIndex kept_index(team.team_scratch(0), static_cast<size_t>(scratch_entries));
-    const ScratchSpans kept_spans(team.team_scratch(0), 2 * static_cast<size_t>(block_rows));
+    const ScratchSpans kept_spans(team.team_scratch(0), kept_span_count(block_rows));
     // Tickets, not fixed blocks (team i: i, i + R, ...), which were 1-6 % faster on an H100:
     // a fixed block waits for its team to start, and a team that is not resident (the
     // residency estimate is one team per multiprocessor too high, say) then never starts
@@ -497,7 +500,7 @@ struct PipelinedFunctor {
             const RowSpan s = rows.span(r);
             Scalar sum;
             if (!keep)
-              sum = span_product(team, rows, r, s, y_in, k - 1, rows.stored_values(), rows.stored_index());
+              sum = rows.product(team, r, y_in, k - 1);
             else if (k == 1)
               sum = span_product(team, rows, r, s, y_in, 0, values_kept, index_kept);
             else

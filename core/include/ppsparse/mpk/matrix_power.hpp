@@ -287,7 +287,7 @@ class MatrixPowerKernel {
   void run_persistent();
   void run_pipelined();
   void plan_pipelined(offset_t largest_block_entries, long long team_bound, ordinal_t nrow_blocks);
-  std::size_t pipelined_scratch_bytes() const;
+  std::size_t pipelined_scratch_bytes(offset_t entries) const;  // the pipelined functor's, for `entries` kept
   bool pipelined_launch_accepted() const;  // Kokkos accepts the planned team size and scratch
   std::vector<double> time_variants(const std::vector<MpkVariant>& variants);
 
