@@ -44,6 +44,10 @@
 //   --mpk_spin_limit=N   PPSPARSE_BENCH_MPK_SPIN_LIMIT   MpkOptions::spin_limit; 0 (default): the operator's
 //   --mpk_rows_in_flight=N PPSPARSE_BENCH_MPK_ROWS_IN_FLIGHT  MpkOptions::pipelined_rows_in_flight (1, 2);
 //                                                        0 (default): the rule
+//   --mpk_powers_per_pass=N PPSPARSE_BENCH_MPK_POWERS_PER_PASS  MpkOptions::pipelined_powers_per_pass (at
+//                                                        most each benchmark's p); 0 (default): the rule
+//   --mpk_ordering=NAME  PPSPARSE_BENCH_MPK_ORDERING     LevelMatrixOptions::ordering: bfs, input or
+//                                                        automatic (default)
 //   --mpk_time_budget_s=S PPSPARSE_BENCH_MPK_TIME_BUDGET_S  after S seconds of wall time the remaining
 //                                                        benchmarks are skipped (the JSON stays whole); 0: none
 #include <benchmark/benchmark.h>
@@ -92,6 +96,8 @@ struct MpkBenchConfig {
   int row_batch = 0;         // MpkOptions::row_batch (0: the operator's rule)
   long long spin_limit = 0;  // MpkOptions::spin_limit (0: the operator's default)
   int rows_in_flight = 0;    // MpkOptions::pipelined_rows_in_flight (0: the operator's rule)
+  mpk::MpkOrdering ordering = mpk::MpkOrdering::automatic;  // LevelMatrixOptions::ordering
+  int powers_per_pass = 0;   // MpkOptions::pipelined_powers_per_pass, capped at p (0: the operator's rule)
 };
 
 const Clock::time_point g_start = Clock::now();
@@ -118,7 +124,9 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
                            {"--mpk_team_threads", "PPSPARSE_BENCH_MPK_TEAM_THREADS", "0"},
                            {"--mpk_row_batch", "PPSPARSE_BENCH_MPK_ROW_BATCH", "0"},
                            {"--mpk_spin_limit", "PPSPARSE_BENCH_MPK_SPIN_LIMIT", "0"},
-                           {"--mpk_rows_in_flight", "PPSPARSE_BENCH_MPK_ROWS_IN_FLIGHT", "0"}};
+                           {"--mpk_rows_in_flight", "PPSPARSE_BENCH_MPK_ROWS_IN_FLIGHT", "0"},
+                           {"--mpk_ordering", "PPSPARSE_BENCH_MPK_ORDERING", "automatic"},
+                           {"--mpk_powers_per_pass", "PPSPARSE_BENCH_MPK_POWERS_PER_PASS", "0"}};
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
@@ -139,6 +147,12 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
     throw InvalidArgument(std::string("benchmark flag ") + s[10].flag + ": '" + s[10].value + "' is not 0, 1, 8 or 16");
   c.spin_limit = flag_integer(s[11].flag, s[11].value, 0, 1LL << 60);
   c.rows_in_flight = static_cast<int>(flag_integer(s[12].flag, s[12].value, 0, 2));
+  try {
+    c.ordering = mpk::parse_ordering(s[13].value);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("benchmark flag ") + s[13].flag + ": " + e.what());
+  }
+  c.powers_per_pass = static_cast<int>(flag_integer(s[14].flag, s[14].value, 0, 64));
   return c;
 }
 
@@ -191,6 +205,7 @@ class Cache {
       if (host_.nrows != host_.ncols) throw InvalidArgument("not square: matrix powers need a square matrix");
       mpk::LevelMatrixOptions lo;
       if (g_config.sell_chunk) lo.sell_chunk = g_config.sell_chunk;
+      lo.ordering = g_config.ordering;
       matrix_ = std::make_shared<LevelMatrix>(host_, lo);
       // x in the level numbering, and the reference of the level-ordered matrix up to the largest p.
       std::mt19937_64 rng(4321);
@@ -202,7 +217,8 @@ class Cache {
       reference_ = mpk::reference_mpk(matrix_->host_matrix(), x_, pmax);
       name_ = spec.name;
       std::cerr << "# matrix " << name_ << ": " << host_.nrows << " rows, " << host_.nnz() << " entries ("
-                << spec.description << "), " << matrix_->level_offsets().size() - 1 << " BFS levels, baseline "
+                << spec.description << "), " << matrix_->level_offsets().size() - 1 << " levels (" << mpk::to_string(matrix_->ordering())
+                << " order), baseline "
                 << matrix_->baseline_description() << "; setup "
                 << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
     }
@@ -228,6 +244,7 @@ class Cache {
     o.row_batch = g_config.row_batch;
     if (g_config.spin_limit) o.spin_limit = g_config.spin_limit;
     o.pipelined_rows_in_flight = g_config.rows_in_flight;
+    o.pipelined_powers_per_pass = std::min(g_config.powers_per_pass, p);
     if (v.config == "rowkernel") o.cache_bytes = std::size_t{1} << 50;  // one group: p whole-matrix launches
     if (v.config.rfind("race", 0) == 0) o.skew = 1;
     mpk::MpkDeviceModel model = mpk::default_device_model<Exec>();
@@ -341,11 +358,13 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
     state.counters["groups"] = mpk.schedule().ngroups();
     const bool pipelined = variant == mpk::MpkVariant::pipelined && mpk.pipelined_fallback().empty();
     state.counters["launches"] = variant == mpk::MpkVariant::back_to_back ? p
+                                 : pipelined ? static_cast<double>(mpk.pipelined_passes().size())
                                  : variant == mpk::MpkVariant::persistent || variant == mpk::MpkVariant::pipelined
                                      ? 1
                                      : mpk.schedule().nlaunches();
     state.counters["teams"] = pipelined ? mpk.pipelined_teams() : mpk.persistent_teams();
     state.counters["reach"] = static_cast<double>(mpk.pipelined_reach());
+    state.counters["input_order"] = mpk.matrix().ordering() == mpk::MpkOrdering::input ? 1 : 0;
     state.counters["nrows"] = mpk.nrows();
     state.counters["nnz"] = static_cast<double>(mpk.matrix().nnz());
     state.counters["err"] = cache().verified[name];

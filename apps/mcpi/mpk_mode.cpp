@@ -80,8 +80,9 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   const auto traffic = op.traffic();
 
   std::printf("\nproblem   %s\n", description.c_str());
-  std::printf("mpk       y_k = A^k x, k = 1..%d, FP64, on %s: n = %d, nnz = %lld, %zu BFS levels\n", powers,
-              DefaultExecSpace::name(), n, static_cast<long long>(a.nnz()), op.matrix().level_offsets().size() - 1);
+  std::printf("mpk       y_k = A^k x, k = 1..%d, FP64, on %s: n = %d, nnz = %lld, %zu levels (%s order)\n",
+              powers, DefaultExecSpace::name(), n, static_cast<long long>(a.nnz()),
+              op.matrix().level_offsets().size() - 1, ppsparse::mpk::to_string(op.matrix().ordering()));
   std::printf("schedule  %d level groups, %d launches (wavefront skew %d), cache budget %.2f MB of a %.2f MB "
               "last-level cache, %d persistent teams, graph: %s\n",
               sched.ngroups(), sched.nlaunches(), sched.skew, op.cache_budget_bytes() / 1e6,

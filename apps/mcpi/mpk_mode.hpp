@@ -15,7 +15,7 @@ namespace mcpi_app {
 ppsparse::CsrMatrix<double, ppsparse::HostSpace> mpk_matrix(const Problem& problem, const Options& options);
 
 // Runs the mode on `a` and prints (stdout):
-//   mpk       P, n, nnz, BFS levels
+//   mpk       P, n, nnz, levels and their order (bfs or input, LevelMatrixOptions::ordering)
 //   schedule  groups, launches, cache budget and last-level cache, persistent teams
 //   baseline  the SpMV kernel of back_to_back; copy bandwidth
 //   a table: variant (automatic shows what it chose), ms per MPK (median of

@@ -80,6 +80,10 @@ TEST(MpkCostModel, PipelinedReadsTheMatrixOnceWhereItRunsItself) {
   EXPECT_LT(e.pipelined, e.persistent);
   EXPECT_EQ(e.best, MpkVariant::pipelined);
   EXPECT_NE(e.reason.find("pipelined"), std::string::npos);
+  // Two passes read the matrix twice and launch twice; one power fewer comes from the cache.
+  s.pipelined_passes = 2;
+  const auto e2 = mpk::estimate_mpk(s, gpu_like());
+  EXPECT_NEAR(e2.pipelined - e.pipelined, t_mem + 4e-6 - 2 * 1e8 / (2.5 * 3000e9), 1e-12);
 }
 
 TEST(MpkCostModel, BadModelsAndShapesAreRefused) {
@@ -93,6 +97,14 @@ TEST(MpkCostModel, BadModelsAndShapesAreRefused) {
   s.powers = 1;
   s.launches = -1;
   EXPECT_THROW(mpk::estimate_mpk(s, gpu_like()), InvalidArgument);
+  s.launches = 0;
+  s.pipelined_passes = 2;  // more launches than powers
+  try {
+    mpk::estimate_mpk(s, gpu_like());
+    ADD_FAILURE() << "2 passes of 1 power accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "mpk cost model: pipelined_passes must be in [1, powers] (got 2 for 1 powers)");
+  }
   const auto d = mpk::default_device_model<DefaultExecSpace>();
   EXPECT_GT(d.memory_gbs, 0);
   EXPECT_GT(d.cache_speedup, 1);

@@ -165,6 +165,68 @@ TEST(MatrixPower, DisconnectedComponents) {
   test::expect_all_variants_match(convert_values<float>(a), test::tiny_group_options(1, 3000), 5, seed);
 }
 
+// Both orderings on every kind of matrix: the input numbering's levels (wide where the
+// numbering is random, interleaved components) must give the same powers as BFS's.
+TEST(MatrixPower, BothOrderingsAllVariantsAllPowers) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto random = test::random_csr<double>(250, 250, 1, 6, seed);
+  test::normalise_rows(random);
+  auto disconnected = disconnected_matrix(seed);
+  test::normalise_rows(disconnected);
+  const auto stencil = gen::stencil_27pt(7, 6, 6, seed);
+  for (mpk::MpkOrdering ordering : {mpk::MpkOrdering::bfs, mpk::MpkOrdering::input}) {
+    SCOPED_TRACE(mpk::to_string(ordering));
+    for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell}) {
+      SCOPED_TRACE(mpk::to_string(f));
+      mpk::MpkOptions o = test::tiny_group_options(1, 8 * 1024);
+      o.matrix.ordering = ordering;
+      o.matrix.format = f;
+      o.matrix.sell_chunk = 4;
+      o.align_rows = f == mpk::MpkFormat::sell ? 4 : 1;
+      test::expect_all_variants_match(random, o, 8, seed);
+      test::expect_all_variants_match(disconnected, o, 8, seed + 1);
+      test::expect_all_variants_match(stencil, o, 8, seed + 2);
+    }
+  }
+}
+
+// automatic keeps a lexicographic grid's numbering (narrower levels, so a shorter reach for
+// the pipelined kernel) and renumbers the same grid shuffled; bfs and input are obeyed.
+TEST(MatrixPower, AutomaticOrderingKeepsANarrowerInputNumbering) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto grid = gen::stencil_27pt(12, 12, 12, seed);
+  std::vector<ordinal_t> shuffle(static_cast<size_t>(grid.nrows));
+  std::iota(shuffle.begin(), shuffle.end(), 0);
+  std::shuffle(shuffle.begin(), shuffle.end(), std::mt19937_64(seed));
+  std::vector<std::pair<ordinal_t, ordinal_t>> entries;
+  for (ordinal_t i = 0; i < grid.nrows; ++i)
+    for (offset_t e = grid.row_ptr(i); e < grid.row_ptr(i + 1); ++e) entries.emplace_back(shuffle[i], shuffle[grid.col_idx(e)]);
+  const auto shuffled = test::csr_from_entries(grid.nrows, entries, seed + 1);
+  using Level = mpk::LevelOrderedMatrix<test::Exec, double, test::Mem>;
+  auto ordered = [](const CsrMatrix<double, HostSpace>& a, mpk::MpkOrdering ordering) {
+    mpk::LevelMatrixOptions lo;
+    lo.ordering = ordering;
+    lo.baseline = spmv::SpmvAlgorithm::csr_v1;
+    return std::make_shared<Level>(a, lo);
+  };
+  const auto kept = ordered(grid, mpk::MpkOrdering::automatic);
+  EXPECT_EQ(kept->ordering(), mpk::MpkOrdering::input);
+  for (ordinal_t i = 0; i < grid.nrows; ++i) ASSERT_EQ(kept->permutation().new_to_old[i], i);
+  EXPECT_EQ(ordered(shuffled, mpk::MpkOrdering::automatic)->ordering(), mpk::MpkOrdering::bfs);
+  EXPECT_EQ(ordered(grid, mpk::MpkOrdering::bfs)->ordering(), mpk::MpkOrdering::bfs);
+  EXPECT_EQ(ordered(shuffled, mpk::MpkOrdering::input)->ordering(), mpk::MpkOrdering::input);
+  // The pipelined kernel's reach, in blocks of the same size, is shorter in the kept order.
+  mpk::MpkOptions o;
+  o.powers = 4;
+  o.rows_per_block = 32;
+  o.dependency_rows = 32;
+  MpkD in_grid_order(kept, o), in_bfs_order(ordered(grid, mpk::MpkOrdering::bfs), o);
+  EXPECT_LT(in_grid_order.pipelined_reach(), in_bfs_order.pipelined_reach());
+  EXPECT_NE(in_grid_order.describe().find("order=input"), std::string::npos) << in_grid_order.describe();
+}
+
 TEST(MatrixPower, DefaultOptionsAndRepeatedRuns) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -257,9 +319,11 @@ TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
   for (const auto& a : {gen::stencil_7pt(6, 5, 4, seed), random}) {
     for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell}) {
       for (int rows_in_flight : {1, 2})
-      for (std::size_t scratch : {std::size_t{0}, std::size_t{1}}) {
+      for (std::size_t scratch : {std::size_t{0}, std::size_t{1}})
+      for (int per_pass : {0, 3}) {
         SCOPED_TRACE(std::string(mpk::to_string(f)) + " nrows " + std::to_string(a.nrows) + " scratch " +
-                     std::to_string(scratch) + " rows_in_flight " + std::to_string(rows_in_flight));
+                     std::to_string(scratch) + " rows_in_flight " + std::to_string(rows_in_flight) +
+                     " powers_per_pass " + std::to_string(per_pass));
         mpk::MpkOptions o;
         o.powers = 8;
         o.rows_per_block = 128;  // one block
@@ -267,8 +331,12 @@ TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
         o.matrix.baseline = spmv::SpmvAlgorithm::csr_v1;
         o.pipelined_scratch_bytes = scratch;
         o.pipelined_rows_in_flight = rows_in_flight;
+        o.pipelined_powers_per_pass = per_pass;
         if (rows_in_flight == 2) o.vector_length = 1;  // pairs need one lane per row
         MpkD mpk(a, o);
+        // One pass of all 8 powers by the rule (reach 0); else 3 + 3 + 2, each pass a launch.
+        EXPECT_EQ(mpk.pipelined_passes(), per_pass == 0 ? std::vector<int>{8} : (std::vector<int>{3, 3, 2}));
+        EXPECT_NE(mpk.describe().find(per_pass == 0 ? "passes=8" : "passes=3+3+2"), std::string::npos) << mpk.describe();
         EXPECT_EQ(mpk.pipelined_rows_in_flight(), rows_in_flight);
         EXPECT_NE(mpk.describe().find("rows_in_flight=" + std::to_string(rows_in_flight)), std::string::npos)
             << mpk.describe();
@@ -326,17 +394,33 @@ TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
                                 {gen::stencil_7pt(20, 18, 16, seed), 32, 64, 64 * 1024},
                                 {gen::stencil_7pt(40, 36, 32, seed), 512, 1024, 4 << 20}};
   for (const auto& [a, rows_per_block, dependency_rows, cache_bytes] : cases) {
-    for (int p : {2, 7}) {
+    for (int p : {2, 7})
+    for (int per_pass : {0, 2}) {
       SCOPED_TRACE("nrows " + std::to_string(a.nrows) + " rows_per_block " + std::to_string(rows_per_block) + " p " +
-                   std::to_string(p));
+                   std::to_string(p) + " powers_per_pass " + std::to_string(per_pass));
       mpk::MpkOptions o = test::tiny_group_options(p, cache_bytes);
       o.rows_per_block = rows_per_block;
       o.dependency_rows = dependency_rows;
+      o.pipelined_powers_per_pass = per_pass;
       MpkD mpk(a, o);
       ASSERT_GT(mpk.pipelined_reach(), 0);
-      if (mpk.pipelined_fallback().empty()) {  // every needed block held at once, or all blocks
+      if (mpk.pipelined_fallback().empty()) {  // every needed block of a pass held at once, or all blocks
         const long long row_blocks = mpk.blocks() / mpk.powers();
-        EXPECT_GE(mpk.pipelined_teams(), std::min((p - 1) * mpk.pipelined_reach() + 1, row_blocks));
+        const auto& passes = mpk.pipelined_passes();
+        ASSERT_FALSE(passes.empty());
+        EXPECT_EQ(std::accumulate(passes.begin(), passes.end(), 0), p);
+        const int q = *std::max_element(passes.begin(), passes.end());
+        if (per_pass) EXPECT_EQ(q, per_pass);
+        // The rule splits only where teams cycle through the blocks and all p do not fit, or more
+        // than 60 % of the teams would wait; then it takes the most powers within both.
+        const bool cycling = mpk.pipelined_teams() < row_blocks;
+        if (per_pass == 0 && q < p)
+          EXPECT_TRUE(cycling && (mpk.pipelined_teams() < (p - 1) * mpk.pipelined_reach() + 1 ||
+                                  (p - 1) * mpk.pipelined_reach() > 0.6 * mpk.pipelined_teams()))
+              << mpk.describe();
+        if (per_pass == 0 && q > 2 && cycling)
+          EXPECT_LE((q - 1) * mpk.pipelined_reach(), 0.6 * mpk.pipelined_teams()) << mpk.describe();
+        EXPECT_GE(mpk.pipelined_teams(), std::min((q - 1) * mpk.pipelined_reach() + 1, row_blocks));
         EXPECT_GT(mpk.pipelined_scratch_entries(), 0);
         EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::pipelined);
       } else {
@@ -421,6 +505,10 @@ TEST(MatrixPower, BadInputsAreRefused) {
   expect_message([&] { MpkD m(a, options([](auto& o) { o.row_batch = 4; })); }, "row_batch must be 0 (the rule), 1, 8 or 16 (got 4)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.pipelined_rows_in_flight = 3; })); },
                  "pipelined_rows_in_flight must be 0 (the rule), 1 or 2 (got 3)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.pipelined_powers_per_pass = 3; })); },
+                 "pipelined_powers_per_pass must be 0 (the rule) or 1 to p = 2 (got 3)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.pipelined_powers_per_pass = -1; })); },
+                 "pipelined_powers_per_pass must be 0 (the rule) or 1 to p = 2 (got -1)");
   if (compat::is_gpu_space<test::Exec>())  // on CPUs rows always have one lane
     expect_message(
         [&] {
@@ -462,6 +550,14 @@ TEST(MatrixPower, VariantAndFormatNames) {
     EXPECT_STREQ(e.what(), "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, pipelined, automatic)");
   }
   EXPECT_THROW(mpk::parse_format("ell"), InvalidArgument);
+  for (mpk::MpkOrdering o : {mpk::MpkOrdering::bfs, mpk::MpkOrdering::input, mpk::MpkOrdering::automatic})
+    EXPECT_EQ(mpk::parse_ordering(mpk::to_string(o)), o);
+  try {
+    mpk::parse_ordering("rcm");
+    ADD_FAILURE();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "unknown MPK ordering 'rcm' (valid: bfs, input, automatic)");
+  }
 }
 
 }  // namespace

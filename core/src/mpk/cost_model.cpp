@@ -1,5 +1,6 @@
 #include <ppsparse/mpk/cost_model.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <ppsparse/error.hpp>
@@ -33,6 +34,9 @@ MpkEstimate estimate_mpk(const MpkShape& s, const MpkDeviceModel& m) {
   if (s.powers < 1 || !(s.spmv_bytes >= 0) || !(s.vector_bytes >= 0) || s.launches < 0 || s.tiles < 0 ||
       !(s.cache_bytes >= 0))
     throw InvalidArgument("mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
+  if (s.pipelined_passes < 1 || s.pipelined_passes > s.powers)
+    throw InvalidArgument("mpk cost model: pipelined_passes must be in [1, powers] (got " +
+                          std::to_string(s.pipelined_passes) + " for " + std::to_string(s.powers) + " powers)");
   const int p = s.powers;
   const double t_mem = s.spmv_bytes / (m.memory_gbs * 1e9);
   const double t_cache = t_mem / m.cache_speedup;
@@ -45,8 +49,10 @@ MpkEstimate estimate_mpk(const MpkShape& s, const MpkDeviceModel& m) {
   e.blocked = t_blocked_data + s.launches * launch;
   e.graph = s.graph_native ? t_blocked_data + launch + s.launches * m.graph_launch_us * 1e-6 : e.blocked;
   e.persistent = t_blocked_data + launch + static_cast<double>(s.tiles) * m.tile_sync_us * 1e-6;
-  e.pipelined = s.pipelined_native ? t_mem + (p - 1) * 2.0 * s.vector_bytes / (m.cache_speedup * m.memory_gbs * 1e9) +
-                                         launch + static_cast<double>(s.tiles) * m.tile_sync_us * 1e-6
+  const int passes = s.pipelined_passes;
+  e.pipelined = s.pipelined_native ? passes * (t_mem + launch) +
+                                         (p - passes) * 2.0 * s.vector_bytes / (m.cache_speedup * m.memory_gbs * 1e9) +
+                                         static_cast<double>(s.tiles) * m.tile_sync_us * 1e-6
                                    : e.persistent;
   e.best = MpkVariant::back_to_back;
   for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})

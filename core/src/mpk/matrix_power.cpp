@@ -84,7 +84,21 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
   const double mean_row = a.nrows ? static_cast<double>(a.nnz()) / a.nrows : 1.0;
   chunk_ = options.sell_chunk ? options.sell_chunk : spmv::sell_resolve_options<ExecSpace>({}, mean_row).C;
 
-  const BfsLevels levels = bfs_levels(graph_of(a));
+  // The levels: BFS, or the input's own numbering where its adjacent levels are narrower (see
+  // MpkOrdering): a block's dependencies then end sooner after it.
+  BfsLevels levels;
+  {
+    const Graph graph = graph_of(a);
+    ordering_ = options.ordering == MpkOrdering::input ? MpkOrdering::input : MpkOrdering::bfs;
+    levels = ordering_ == MpkOrdering::input ? input_order_levels(graph) : bfs_levels(graph);
+    if (options.ordering == MpkOrdering::automatic) {
+      BfsLevels input = input_order_levels(graph);
+      if (widest_adjacent_levels(input) < widest_adjacent_levels(levels)) {
+        levels = std::move(input);
+        ordering_ = MpkOrdering::input;
+      }
+    }
+  }
   perm_ = levels.perm;
   level_offsets_ = levels.level_offsets;
   host_ = permute(a, perm_);
@@ -238,6 +252,9 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   if (o.pipelined_rows_in_flight < 0 || o.pipelined_rows_in_flight > 2)
     throw InvalidArgument(who + ": pipelined_rows_in_flight must be 0 (the rule), 1 or 2 (got " +
                           std::to_string(o.pipelined_rows_in_flight) + ")");
+  if (o.pipelined_powers_per_pass < 0 || o.pipelined_powers_per_pass > o.powers)
+    throw InvalidArgument(who + ": pipelined_powers_per_pass must be 0 (the rule) or 1 to p = " +
+                          std::to_string(o.powers) + " (got " + std::to_string(o.pipelined_powers_per_pass) + ")");
 
   const Matrix& m = *matrix_;
   const ordinal_t n = m.nrows();
@@ -435,6 +452,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   shape.cache_bytes = static_cast<double>(cache_budget_);
   shape.graph_native = graph_is_native();
   shape.pipelined_native = pipelined_fallback_.empty();
+  shape.pipelined_passes = static_cast<int>(std::max<size_t>(1, pipelined_passes_.size()));
   estimate_ = estimate_mpk(shape, o.model.value_or(default_device_model<ExecSpace>()));
   setup_seconds_ = seconds_now() - t0;
 }
@@ -718,6 +736,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
   const int p = powers();
   const std::size_t entry_bytes = sizeof(Scalar) + static_cast<std::size_t>(matrix_->column_bytes());
   pipelined_fallback_.clear();
+  pipelined_passes_.clear();
   pipelined_teams_ = 0;
   pipelined_scratch_entries_ = 0;
   if (nrow_blocks == 0) return;
@@ -780,15 +799,34 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
             ? std::min<offset_t>(largest_block_entries, static_cast<offset_t>(options_.pipelined_scratch_bytes / entry_bytes))
             : largest_block_entries;
   }
-  // Every block of the first (p-1) x reach + 1 unfinished ones must be held by a running team,
+  // Every block of the first (q-1) x reach + 1 unfinished ones must be held by a running team,
   // or the smallest unfinished block can wait forever (see "Pipelined kernel" in the header).
-  const long long needed = (p - 1) * pipelined_reach_ + 1;
-  if (resident < needed) {
-    pipelined_fallback_ = std::to_string(needed) + " teams must run at once ((p-1) x reach " +
-                          std::to_string(pipelined_reach_) + " + 1), the device guarantees " + std::to_string(resident);
+  // q, the powers of one pass: the option's, or p unless that does not fit or more than 60 %
+  // of the teams would wait ((q-1) x reach of them; where every block has a team at once,
+  // none waits for a team to come free), else the most within both, at least 2 (one power per
+  // pass is back-to-back with waits). On an H100 at p = 8, passes of 4 won where 64 % waited
+  // with all 8 (stencil7 at 8x the L2: 1.08 -> 1.14x back-to-back) and lost where 49 % did
+  // (stencil27 at 2x: 1.20 -> 1.14x) or fewer (band27, stencil7 at 2x; docs/perf/mpk_h100.md).
+  auto fits = [&](long long q) { return resident >= (q - 1) * pipelined_reach_ + 1; };
+  auto few_wait = [&](long long q) {
+    return resident >= nrow_blocks || static_cast<double>((q - 1) * pipelined_reach_) <= 0.6 * static_cast<double>(resident);
+  };
+  int q = options_.pipelined_powers_per_pass;
+  if (q == 0) {
+    q = p;
+    while (q > 2 && !(fits(q) && few_wait(q))) --q;
+  }
+  if (!fits(q)) {
+    const long long needed = (q - 1) * pipelined_reach_ + 1;
+    pipelined_fallback_ = std::to_string(needed) + " teams must run at once ((q-1) x reach " +
+                          std::to_string(pipelined_reach_) + " + 1 for q = " + std::to_string(q) +
+                          " powers per pass), the device guarantees " + std::to_string(resident);
     pipelined_scratch_entries_ = 0;
     return;
   }
+  // ceil(p / q) passes of balanced sizes, the larger first.
+  const int passes = (p + q - 1) / q;
+  for (int i = 0; i < passes; ++i) pipelined_passes_.push_back(p / passes + (i < p % passes ? 1 : 0));
   pipelined_teams_ = static_cast<int>(std::min<long long>(resident, nrow_blocks));
 }
 
@@ -829,27 +867,34 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_pipelined() {
   const ExecSpace& space = matrix_->space();
   const std::uint64_t epoch = epoch_ + 1;  // committed once the launch is accepted
   const long long nblocks = static_cast<long long>(impl_->row_blocks.extent(0));
-  with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
-    using Rows = std::decay_t<decltype(rows)>;
-    with_pipelined_functor<ExecSpace, Scalar, MemSpace>(rows, pipelined_rows_in_flight_, [&](auto f) {
-      using Functor = decltype(f);
-      f.rows = rows;
-      f.y_in = work_;
-      f.y_out = work_;
-      f.blocks = impl_->row_blocks;
-      impl_->set_handoff(f, nsegments_, epoch, options_.spin_limit);
-      f.nblocks = nblocks;
-      f.powers = powers();
-      f.scratch_entries = pipelined_scratch_entries_;
-      f.block_rows = rows_per_block_;
-      with_pipelined_policy<ExecSpace, Rows::batch>(
-          space, pipelined_teams_, team_size_, vector_length_,
-          Functor::scratch_bytes(pipelined_scratch_entries_, rows_per_block_),
-          [&](const auto& policy) { Kokkos::parallel_for("ppsparse::mpk_pipelined", policy, f); });
+  // One launch per pass. The passes of a run share its epoch: every power's counters still
+  // count each block once per run. Each launch hands out its own tickets.
+  int first_power = 0;
+  for (const int pass_powers : pipelined_passes_) {
+    with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
+      using Rows = std::decay_t<decltype(rows)>;
+      with_pipelined_functor<ExecSpace, Scalar, MemSpace>(rows, pipelined_rows_in_flight_, [&](auto f) {
+        using Functor = decltype(f);
+        f.rows = rows;
+        f.y_in = work_;
+        f.y_out = work_;
+        f.blocks = impl_->row_blocks;
+        impl_->set_handoff(f, nsegments_, epoch, options_.spin_limit);
+        f.nblocks = nblocks;
+        f.first_power = first_power;
+        f.powers = pass_powers;
+        f.scratch_entries = pipelined_scratch_entries_;
+        f.block_rows = rows_per_block_;
+        with_pipelined_policy<ExecSpace, Rows::batch>(
+            space, pipelined_teams_, team_size_, vector_length_,
+            Functor::scratch_bytes(pipelined_scratch_entries_, rows_per_block_),
+            [&](const auto& policy) { Kokkos::parallel_for("ppsparse::mpk_pipelined", policy, f); });
+      });
     });
-  });
-  epoch_ = epoch;
-  impl_->tickets_issued += static_cast<detail::Counter>(nblocks + pipelined_teams_);
+    epoch_ = epoch;
+    impl_->tickets_issued += static_cast<detail::Counter>(nblocks + pipelined_teams_);
+    first_power += pass_powers;
+  }
   impl_->last_single_launch = MpkVariant::pipelined;
   if (options_.check_persistent) check_persistent_status();
 }
@@ -877,18 +922,23 @@ std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
   char line[512];
   const Matrix& m = *matrix_;
   std::snprintf(line, sizeof line,
-                "p=%d format=%s%s groups=%d launches=%d skew=%d budget=%.3gMB (LLC %.3gMB) blocks=%lld rows/block=%d "
+                "p=%d format=%s%s order=%s groups=%d launches=%d skew=%d budget=%.3gMB (LLC %.3gMB) blocks=%lld rows/block=%d "
                 "segments=%d team=%dx%d row_batch=%d persistent_teams=%d graph=%s baseline=%s",
                 powers(), to_string(m.format()),
                 m.format() == MpkFormat::sell ? ("-" + std::to_string(m.sell_chunk())).c_str() : "",
-                schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6,
+                to_string(m.ordering()), schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6,
                 total_blocks_, rows_per_block_, nsegments_, team_size_, vector_length_, row_batch_, persistent_teams_,
                 graph_is_native() ? "kokkos" : "plain-launches", m.baseline_description().c_str());
+  auto pass_list = [&] {
+    std::string l;
+    for (int q : pipelined_passes_) l += (l.empty() ? "" : "+") + std::to_string(q);
+    return l;
+  };
   std::string pipelined =
       pipelined_fallback_.empty()
           ? " pipelined: teams=" + std::to_string(pipelined_teams_) + " reach=" + std::to_string(pipelined_reach_) +
                 " scratch=" + std::to_string(pipelined_scratch_entries_) + " entries rows_in_flight=" +
-                std::to_string(pipelined_rows_in_flight_)
+                std::to_string(pipelined_rows_in_flight_) + " passes=" + pass_list()
           : " pipelined: runs persistent (" + pipelined_fallback_ + ")";
   return line + pipelined;
 }

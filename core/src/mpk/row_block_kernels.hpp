@@ -428,6 +428,7 @@ struct PipelinedFunctor {
   Kokkos::View<const Block*, MemSpace> blocks;  // row blocks in row order (power unused)
   SegmentHandoff<MemSpace> handoff;
   long long nblocks;
+  int first_power = 0;       // this pass computes powers first_power + 1 .. first_power + powers
   int powers;
   offset_t scratch_entries;  // entries of a block that team scratch holds
   ordinal_t block_rows;      // rows of the largest block (kept_span_count)
@@ -482,8 +483,10 @@ struct PipelinedFunctor {
         return keep ? RowSpan{first + kept_spans(2 * i), first + kept_spans(2 * i + 1)} : rows.span(b.row_begin + i);
       };
       const ordinal_t thread_rows = RowsInFlight == 2 ? (nrows + 1) / 2 : nrows;
-      for (int k = 1; k <= powers; ++k) {
-        if (k > 1) {
+      // k: the power computed; the pass's first reads y_{first_power}, finished by the launch
+      // before (stream order), so it waits for nothing.
+      for (int k = first_power + 1; k <= first_power + powers; ++k) {
+        if (k > first_power + 1) {
           int ready = 0;
           Kokkos::single(
               Kokkos::PerTeam(team),
@@ -501,8 +504,8 @@ struct PipelinedFunctor {
             Scalar sum;
             if (!keep)
               sum = rows.product(team, r, y_in, k - 1);
-            else if (k == 1)
-              sum = span_product(team, rows, r, s, y_in, 0, values_kept, index_kept);
+            else if (k == first_power + 1)
+              sum = span_product(team, rows, r, s, y_in, k - 1, values_kept, index_kept);
             else
               sum = span_product(team, rows, r, s, y_in, k - 1, values_in_scratch, index_in_scratch);
             Kokkos::single(Kokkos::PerThread(team), [&]() { y_out(r, k) = sum; });

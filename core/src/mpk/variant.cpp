@@ -47,4 +47,19 @@ MpkFormat parse_format(const std::string& name) {
   throw InvalidArgument("unknown MPK format '" + name + "' (valid: csr, sell, automatic)");
 }
 
+const char* to_string(MpkOrdering ordering) {
+  switch (ordering) {
+    case MpkOrdering::bfs: return "bfs";
+    case MpkOrdering::input: return "input";
+    case MpkOrdering::automatic: return "automatic";
+  }
+  return "?";
+}
+
+MpkOrdering parse_ordering(const std::string& name) {
+  for (MpkOrdering o : {MpkOrdering::bfs, MpkOrdering::input, MpkOrdering::automatic})
+    if (name == to_string(o)) return o;
+  throw InvalidArgument("unknown MPK ordering '" + name + "' (valid: bfs, input, automatic)");
+}
+
 }  // namespace ppsparse::mpk

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <numeric>
 #include <ppsparse/reorder/bfs_levels.hpp>
 
 namespace ppsparse {
@@ -90,6 +91,37 @@ BfsLevels bfs_levels(const Graph& g) {
   }
   out.perm = Permutation::from_new_to_old(std::move(new_to_old));
   return out;
+}
+
+BfsLevels input_order_levels(const Graph& g) {
+  validate(g, "input_order_levels: graph");
+  BfsLevels out;
+  std::vector<ordinal_t> identity(static_cast<size_t>(g.n));
+  std::iota(identity.begin(), identity.end(), 0);
+  out.perm = Permutation::from_new_to_old(std::move(identity));
+  // A level [begin, end) ends past the farthest neighbour of every vertex below begin: an
+  // edge (u, v), u < v, u in level l, then has v below the end of level l + 1.
+  ordinal_t far = -1;  // the farthest of the vertices below `scanned` and their neighbours
+  ordinal_t scanned = 0;
+  for (ordinal_t begin = 0; begin < g.n;) {
+    for (; scanned < begin; ++scanned) {
+      far = std::max(far, scanned);
+      if (g.degree(scanned) > 0) far = std::max(far, g.adj[g.row_ptr[scanned + 1] - 1]);  // sorted: the last is the largest
+    }
+    const ordinal_t end = std::min(g.n, std::max(begin + 1, far + 1));
+    out.level_offsets.push_back(end);
+    begin = end;
+  }
+  return out;
+}
+
+ordinal_t widest_adjacent_levels(const BfsLevels& levels) {
+  const auto& off = levels.level_offsets;
+  const ordinal_t n = levels.nlevels();
+  if (n <= 1) return off.back() - off.front();
+  ordinal_t widest = 0;
+  for (ordinal_t l = 0; l + 2 < static_cast<ordinal_t>(off.size()); ++l) widest = std::max(widest, off[l + 2] - off[l]);
+  return widest;
 }
 
 }  // namespace ppsparse

@@ -19,8 +19,10 @@
 //                                         t = t_data + launch + tiles tile_sync
 //  * pipelined     as persistent, but the matrix comes from memory once and only the
 //                  vectors from cache after it (where it runs itself, else = persistent):
-//                                         t = t_mem + (p-1) 2 vector / (cache_speedup B_mem)
-//                                             + launch + tiles tile_sync
+//                                         t = passes (t_mem + launch)
+//                                             + (p-passes) 2 vector / (cache_speedup B_mem)
+//                                             + tiles tile_sync
+//                  (passes: its launches, each reading the matrix once)
 // The variant with the least t wins; ties go to the earlier in this list (back_to_back first).
 // The model only ranks; MatrixPowerKernel times its two best blocked variants against
 // back_to_back before trusting it (MpkOptions::verify_automatic).
@@ -55,6 +57,7 @@ struct MpkShape {
   double cache_bytes = 0;    // the cache budget
   bool graph_native = false; // Kokkos graphs available (else graph = blocked)
   bool pipelined_native = false; // the pipelined kernel runs itself (else pipelined = persistent)
+  int pipelined_passes = 1;      // its launches
 };
 
 struct MpkEstimate {

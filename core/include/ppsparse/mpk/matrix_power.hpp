@@ -7,7 +7,9 @@
 //   mpk.apply(mpk::MpkVariant::automatic, x, Y);   // Y: n x (p+1), LayoutLeft
 //
 // Setup (LevelOrderedMatrix, independent of p): BFS levels of A's symmetrised pattern
-// (reorder/bfs_levels.hpp), the symmetric permutation P A P^T into level order, the device
+// (reorder/bfs_levels.hpp) and the symmetric permutation P A P^T into level order, or, where
+// A's own numbering has narrower levels (LevelMatrixOptions::ordering), that numbering cut
+// into levels (input_order_levels) with P = I; the device
 // copies of that matrix (CSR, and SELL-C-1 for the blocked kernels on GPUs), and the
 // baseline SpMV (the fastest of the spmv module's kernels on the level-ordered matrix,
 // timed at setup unless named).
@@ -93,7 +95,12 @@
 //  3. R is what the device guarantees: multiprocessors x the teams per multiprocessor that
 //     the kernel's register bound (Kokkos::LaunchBounds), its scratch and the thread limit
 //     all allow (backend/multiprocessors.hpp); on host backends the threads; one on Serial.
-//     Where R < (p-1) F + 1, or R is unknown, pipelined runs the persistent kernel.
+//     Where R < (p-1) F + 1, or (p-1) F teams, the share that waits, exceed 60 % of them, the p
+//     powers run as several launches (passes) of at most q powers each, q the most within
+//     both (MpkOptions::pipelined_powers_per_pass);
+//     each pass reads y of the last power of the one before, finished by stream order, so
+//     the argument holds per pass. Each pass reads the matrix from memory again. Where no
+//     q >= 2 fits, or R is unknown, pipelined runs the persistent kernel.
 // Where a team thread has two rows of a block and rows have one vector lane, it computes
 // both at once (pipelined_rows_in_flight), so that their loads are in flight together.
 // Its one-launch advantage costs waiting: a team holds its block while the blocks up to F
@@ -129,6 +136,9 @@ struct LevelMatrixOptions {
   int index_bits = 0;                          // SELL columns: 16 (offsets from the row), 32, or 0: 16
                                                // where every column is within 32767 of its row, else 32
   std::optional<spmv::SpmvAlgorithm> baseline; // back_to_back's kernel; none: the fastest, timed at setup
+  MpkOrdering ordering = MpkOrdering::automatic;  // the levels' numbering: BFS levels, or the input's own
+                                                  // where its adjacent levels are narrower (a structured
+                                                  // grid's planes), which shortens what a block waits for
 };
 
 struct MpkOptions {
@@ -159,6 +169,11 @@ struct MpkOptions {
   int pipelined_rows_in_flight = 0;  // pipelined: rows a team thread computes at once, 1 or 2 (2 needs
                                      // one vector lane per row); 0: 2 where a block has at least two
                                      // rows per team thread and rows have one lane, else 1
+  int pipelined_powers_per_pass = 0;  // pipelined: powers one launch carries a block through, q in 1..p
+                                      // (the p powers run as ceil(p/q) launches of balanced sizes, each
+                                      // reading the matrix once); 0: the rule, p where (p-1) F + 1 teams
+                                      // are resident and (p-1) F is at most 60 % of them (the share that
+                                      // waits), else the most powers within both (see "Pipelined kernel")
   std::optional<MpkDeviceModel> model;  // cost model parameters; none: default_device_model
 };
 
@@ -185,6 +200,7 @@ class LevelOrderedMatrix {
   offset_t nnz() const { return host_.nnz(); }
   const Permutation& permutation() const { return perm_; }
   const std::vector<ordinal_t>& level_offsets() const { return level_offsets_; }
+  MpkOrdering ordering() const { return ordering_; }  // bfs or input (resolved)
   const CsrMatrix<Scalar, HostSpace>& host_matrix() const { return host_; }  // P A P^T
   const CsrMatrix<Scalar, MemSpace>& device_matrix() const { return device_; }
   const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return sell_ ? sell_.get() : nullptr; }
@@ -216,6 +232,7 @@ class LevelOrderedMatrix {
   std::shared_ptr<SellMatrix<Scalar, MemSpace>> sell_;
   std::vector<ordinal_t> host_chunk_len_;
   MpkFormat format_ = MpkFormat::csr;
+  MpkOrdering ordering_ = MpkOrdering::bfs;
   int chunk_ = 8;
   std::shared_ptr<spmv::SpmvOperator<ExecSpace, Scalar, MemSpace>> baseline_;
   Kokkos::View<ordinal_t*, MemSpace> new_to_old_;
@@ -265,6 +282,9 @@ class MatrixPowerKernel {
   long long pipelined_reach() const { return pipelined_reach_; }
   offset_t pipelined_scratch_entries() const { return pipelined_scratch_entries_; }
   int pipelined_rows_in_flight() const { return pipelined_rows_in_flight_; }  // 1 or 2
+  // Powers of each of the pipelined kernel's launches (passes), summing to p; empty where it
+  // falls back.
+  const std::vector<int>& pipelined_passes() const { return pipelined_passes_; }
   int row_batch() const { return row_batch_; }  // 1 (spmv's strided loop), 8 or 16
   bool graph_is_native() const;
   MpkTraffic traffic() const;
@@ -303,6 +323,7 @@ class MatrixPowerKernel {
   long long pipelined_reach_ = 0;
   offset_t pipelined_scratch_entries_ = 0;
   std::string pipelined_fallback_;
+  std::vector<int> pipelined_passes_;
   std::vector<long long> launch_block_offsets_;
   MpkEstimate estimate_;
   std::optional<MpkVariant> automatic_choice_;

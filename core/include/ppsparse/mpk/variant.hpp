@@ -33,4 +33,14 @@ const char* to_string(MpkFormat format);
 // InvalidArgument: "unknown MPK format 'ell' (valid: csr, sell, automatic)".
 MpkFormat parse_format(const std::string& name);
 
+// The numbering the level-ordered matrix takes its levels from.
+enum class MpkOrdering {
+  bfs,       // breadth-first levels from a pseudo-peripheral vertex (reorder/bfs_levels.hpp)
+  input,     // the matrix's own numbering, cut into levels (input_order_levels)
+  automatic  // input where its widest two adjacent levels hold fewer rows than bfs's, else bfs
+};
+const char* to_string(MpkOrdering ordering);
+// InvalidArgument: "unknown MPK ordering 'rcm' (valid: bfs, input, automatic)".
+MpkOrdering parse_ordering(const std::string& name);
+
 }  // namespace ppsparse::mpk

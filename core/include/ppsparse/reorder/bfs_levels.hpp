@@ -24,4 +24,16 @@ struct BfsLevels {
 // vertex forms a level of its own. Deterministic. InvalidArgument if g is not a valid graph.
 BfsLevels bfs_levels(const Graph& g);
 
+// Levels of the input numbering itself (perm is the identity): level 0 is vertex 0, and each
+// next level ends after the farthest neighbour of the vertices before it, so that every edge
+// joins the same or adjacent levels, as in bfs_levels. Why: a numbering with a narrow band
+// keeps it. A structured grid's lexicographic order has levels of about one plane (n^2 + n + 1
+// rows for a 27-point stencil on n^3), where the BFS shells from a corner reach 3 n^2.
+// InvalidArgument if g is not a valid graph.
+BfsLevels input_order_levels(const Graph& g);
+
+// The most vertices of two adjacent levels (of the only level where there is one): how many
+// rows one row's neighbours can span in that numbering. 0 for an empty structure.
+ordinal_t widest_adjacent_levels(const BfsLevels& levels);
+
 }  // namespace ppsparse
