@@ -413,14 +413,15 @@ TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
         if (per_pass) EXPECT_EQ(q, per_pass);
         // The rule splits only where teams cycle through the blocks and all p do not fit, or more
         // than 60 % of the teams would wait; then it takes the most powers within both.
-        const bool cycling = mpk.pipelined_teams() < row_blocks;
+        const long long r = mpk.pipelined_guaranteed_teams();  // R of the plan
+        const bool cycling = r < row_blocks;
         if (per_pass == 0 && q < p)
-          EXPECT_TRUE(cycling && (mpk.pipelined_teams() < (p - 1) * mpk.pipelined_reach() + 1 ||
-                                  (p - 1) * mpk.pipelined_reach() > 0.6 * mpk.pipelined_teams()))
+          EXPECT_TRUE(cycling && (r < (p - 1) * mpk.pipelined_reach() + 1 || (p - 1) * mpk.pipelined_reach() > 0.6 * r))
               << mpk.describe();
-        if (per_pass == 0 && q > 2 && cycling)
-          EXPECT_LE((q - 1) * mpk.pipelined_reach(), 0.6 * mpk.pipelined_teams()) << mpk.describe();
-        EXPECT_GE(mpk.pipelined_teams(), std::min((q - 1) * mpk.pipelined_reach() + 1, row_blocks));
+        if (per_pass == 0 && q > 2 && cycling) EXPECT_LE((q - 1) * mpk.pipelined_reach(), 0.6 * r) << mpk.describe();
+        EXPECT_GE(r, std::min((q - 1) * mpk.pipelined_reach() + 1, row_blocks));
+        EXPECT_GE(mpk.pipelined_teams(), r);  // the launch holds at least R teams, at most the blocks
+        EXPECT_LE(mpk.pipelined_teams(), row_blocks);
         EXPECT_GT(mpk.pipelined_scratch_entries(), 0);
         EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::pipelined);
       } else {

@@ -737,11 +737,11 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
   const std::size_t entry_bytes = sizeof(Scalar) + static_cast<std::size_t>(matrix_->column_bytes());
   pipelined_fallback_.clear();
   pipelined_passes_.clear();
-  pipelined_teams_ = 0;
+  pipelined_teams_ = pipelined_guaranteed_teams_ = 0;
   pipelined_scratch_entries_ = 0;
   if (nrow_blocks == 0) return;
-  // Teams whose residency is guaranteed, and the team scratch each may take.
-  long long resident = 0;
+  // Teams whose residency is guaranteed, the teams launched, and the team scratch each may take.
+  long long resident = 0, launched = 0;
   std::size_t scratch_cap = 0;
   if (gpu) {
     const backend::MultiprocessorLimits mp = backend::multiprocessor_limits();
@@ -789,11 +789,21 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
     const std::size_t carveout = std::min(mp.shared_bytes, static_cast<std::size_t>(min_teams) * team_shared);
     long long per_sm = std::min<long long>(min_teams, mp.max_threads / threads);
     if (mp.max_teams > 0) per_sm = std::min<long long>(per_sm, mp.max_teams);
+    // The launch may take more teams than the plan counts on: as many as the whole shared
+    // memory allows. Where the runtime's carve-out is larger than the one counted on, they run
+    // (ncu on an H100: 8 teams per SM, not 7, for 7-entry rows, and 6, not 5, for 27-entry
+    // rows); where not, they wait for a slot, and a team that is not running holds no ticket.
+    const long long launch_per_sm = std::min<long long>(
+        std::min<long long>(min_teams, mp.max_threads / threads),
+        std::min<long long>(mp.max_teams > 0 ? mp.max_teams : min_teams,
+                            static_cast<long long>(mp.shared_bytes / (team_shared + mp.reserved_per_team))));
     per_sm = std::min<long long>(per_sm, static_cast<long long>(carveout / (team_shared + mp.reserved_per_team)));
     resident = per_sm * mp.count;
+    launched = std::max<long long>(resident, launch_per_sm * mp.count);
   } else {
     // Host teams are threads, all running; one team (Serial) takes the blocks in order.
     resident = team_bound;
+    launched = resident;
     pipelined_scratch_entries_ =
         options_.pipelined_scratch_bytes
             ? std::min<offset_t>(largest_block_entries, static_cast<offset_t>(options_.pipelined_scratch_bytes / entry_bytes))
@@ -827,7 +837,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
   // ceil(p / q) passes of balanced sizes, the larger first.
   const int passes = (p + q - 1) / q;
   for (int i = 0; i < passes; ++i) pipelined_passes_.push_back(p / passes + (i < p % passes ? 1 : 0));
-  pipelined_teams_ = static_cast<int>(std::min<long long>(resident, nrow_blocks));
+  pipelined_guaranteed_teams_ = static_cast<int>(std::min<long long>(resident, nrow_blocks));
+  pipelined_teams_ = static_cast<int>(std::min<long long>(launched, nrow_blocks));
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -936,7 +947,8 @@ std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
   };
   std::string pipelined =
       pipelined_fallback_.empty()
-          ? " pipelined: teams=" + std::to_string(pipelined_teams_) + " reach=" + std::to_string(pipelined_reach_) +
+          ? " pipelined: teams=" + std::to_string(pipelined_teams_) + " (" + std::to_string(pipelined_guaranteed_teams_) +
+                " guaranteed) reach=" + std::to_string(pipelined_reach_) +
                 " scratch=" + std::to_string(pipelined_scratch_entries_) + " entries rows_in_flight=" +
                 std::to_string(pipelined_rows_in_flight_) + " passes=" + pass_list()
           : " pipelined: runs persistent (" + pipelined_fallback_ + ")";

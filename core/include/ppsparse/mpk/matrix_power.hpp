@@ -95,6 +95,8 @@
 //  3. R is what the device guarantees: multiprocessors x the teams per multiprocessor that
 //     the kernel's register bound (Kokkos::LaunchBounds), its scratch and the thread limit
 //     all allow (backend/multiprocessors.hpp); on host backends the threads; one on Serial.
+//     The launch may hold more teams than R (as many as the whole shared memory fits): those
+//     that run take tickets too, and those that do not hold none, so the argument stands.
 //     Where R < (p-1) F + 1, or (p-1) F teams, the share that waits, exceed 60 % of them, the p
 //     powers run as several launches (passes) of at most q powers each, q the most within
 //     both (MpkOptions::pipelined_powers_per_pass);
@@ -278,7 +280,9 @@ class MatrixPowerKernel {
   // Pipelined kernel: why it runs persistent instead (empty when it runs itself), its teams,
   // its reach in row blocks, and the entries of a block its team scratch holds.
   const std::string& pipelined_fallback() const { return pipelined_fallback_; }
-  int pipelined_teams() const { return pipelined_teams_; }
+  int pipelined_teams() const { return pipelined_teams_; }  // launched
+  // Teams whose residency the plan counts on (R, at most the blocks); the launch may hold more.
+  int pipelined_guaranteed_teams() const { return pipelined_guaranteed_teams_; }
   long long pipelined_reach() const { return pipelined_reach_; }
   offset_t pipelined_scratch_entries() const { return pipelined_scratch_entries_; }
   int pipelined_rows_in_flight() const { return pipelined_rows_in_flight_; }  // 1 or 2
@@ -319,7 +323,7 @@ class MatrixPowerKernel {
   ordinal_t nsegments_ = 0;
   long long total_blocks_ = 0;
   int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1, row_batch_ = 1;
-  int pipelined_teams_ = 0, pipelined_rows_in_flight_ = 1;
+  int pipelined_teams_ = 0, pipelined_guaranteed_teams_ = 0, pipelined_rows_in_flight_ = 1;
   long long pipelined_reach_ = 0;
   offset_t pipelined_scratch_entries_ = 0;
   std::string pipelined_fallback_;
