@@ -371,7 +371,7 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
     state.counters["p"] = p;
     state.counters["setup_ms"] = 1e3 * mpk.setup_seconds();
     std::string label = std::string(mpk::to_string(variant)) + " " + mpk.describe();
-    if (v.variant == mpk::MpkVariant::automatic) label = "auto->" + label + " | " + mpk.estimate().reason;
+    if (v.variant == mpk::MpkVariant::automatic) label = "auto->" + label + " | " + mpk.estimate().reason + " | " + mpk.automatic_timing();
     state.SetLabel(label);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());

@@ -179,7 +179,7 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
               "%.3f ms to permute x in and Y out. round-off check: back_to_back against the FP64 host reference, "
               "the others against back_to_back; <= 1 passes)\n",
               reps, permute_seconds * 1e3);
-  std::printf("(automatic: %s)\n", op.estimate().reason.c_str());
+  std::printf("(automatic: %s; %s)\n", op.estimate().reason.c_str(), op.automatic_timing().c_str());
 
   if (!options.json.empty()) {
     std::ofstream js(options.json);

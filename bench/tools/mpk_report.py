@@ -14,6 +14,7 @@ matrix; matplotlib with the Agg backend, skipped with a note if it is missing).
 """
 import argparse
 import csv
+import gzip
 import json
 import math
 import re
@@ -31,8 +32,9 @@ def variant_key(name):
 
 def read_json(path):
     """Google Benchmark writes its JSON as it goes: a run that was killed leaves a file cut
-    short, which is repaired by closing it after the last complete benchmark."""
-    with open(path) as f:
+    short, which is repaired by closing it after the last complete benchmark. Files ending in
+    .gz (how docs/perf/data keeps the larger runs) are read through gzip."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         text = f.read()
     try:
         return json.loads(text)

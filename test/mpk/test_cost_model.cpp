@@ -46,6 +46,29 @@ TEST(MpkCostModel, SmallMatricesStayBackToBack) {
   EXPECT_EQ(e.best, MpkVariant::back_to_back);
 }
 
+TEST(MpkCostModel, BlockedVariantsCloseBehindBackToBackAreWorthTiming) {
+  // Slow launches: back_to_back 5 x 0.5 ms + 5 x 0.5 ms = 5.0 ms, persistent 1.3 ms of data +
+  // 0.5 ms + 200 tiles x 20 us = 5.8 ms, blocked 51.3 ms, graph 101.8 ms.
+  mpk::MpkShape s = large_shape();
+  mpk::MpkDeviceModel m{3000, 2.5, 500, 1000, 20};
+  auto e = mpk::estimate_mpk(s, m);
+  EXPECT_EQ(e.best, MpkVariant::back_to_back);
+  EXPECT_EQ(e.best_blocked, MpkVariant::persistent);  // pipelined ties with it and comes later
+  EXPECT_NEAR(e.persistent / e.back_to_back, 5.8 / 5.0, 1e-9);
+  EXPECT_TRUE(e.worth_timing);
+  EXPECT_EQ(e.reason.find("not worth timing"), std::string::npos) << e.reason;
+  m.tile_sync_us = 40;  // persistent 9.8 ms: 1.96 x back_to_back
+  e = mpk::estimate_mpk(s, m);
+  EXPECT_EQ(e.best, MpkVariant::back_to_back);
+  EXPECT_FALSE(e.worth_timing);
+  EXPECT_NE(e.reason.find("-> back_to_back (not worth timing)"), std::string::npos) << e.reason;
+  // A blocked winner is always timed against back_to_back.
+  e = mpk::estimate_mpk(s, gpu_like());
+  EXPECT_EQ(e.best, MpkVariant::persistent);
+  EXPECT_EQ(e.best_blocked, MpkVariant::persistent);
+  EXPECT_TRUE(e.worth_timing);
+}
+
 TEST(MpkCostModel, LargeMatricesBlockAndLaunchCostDecidesHow) {
   mpk::MpkShape s = large_shape();
   s.graph_native = true;

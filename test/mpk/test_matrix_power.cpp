@@ -450,7 +450,44 @@ TEST(MatrixPower, AutomaticChoiceIsAConcreteVariantDecidedOnce) {
   o.verify_automatic = false;
   MpkD model_only(a, o);
   EXPECT_EQ(model_only.resolve(MpkVariant::automatic), model_only.estimate().best);
+  EXPECT_EQ(model_only.automatic_timing(), "not timed (verify_automatic off)");
   EXPECT_LE(test::run_against_reference(model_only, a, MpkVariant::automatic, seed), 1.0);
+}
+
+// automatic times the blocked variants also where the model prefers back_to_back by less than
+// kAutomaticTimingMargin (on an H100 it put stencil27_x2 at p = 5 that way, and pipelined ran
+// 1.30x faster), and not where they are further behind.
+TEST(MatrixPower, AutomaticTimesCandidatesTheModelPutsCloseBehindBackToBack) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a = gen::stencil_7pt(10, 10, 10, seed);
+  const int p = 4;
+  mpk::MpkOptions o = test::tiny_group_options(p, 16 * 1024);
+  const double tiles = static_cast<double>(MpkD(a, o).schedule().ngroups()) * p;
+  // Data terms ~0 and 1 us launches: back_to_back 4 us, blocked 1 us per launch, graph out of
+  // reach, persistent (and pipelined, which equals it where it would run persistent) 1 us + the tiles' syncs.
+  auto model_with_persistent_us = [&](double us) { return mpk::MpkDeviceModel{1e12, 2.5, 1.0, 1e6, (us - 1.0) / tiles}; };
+
+  o.model = model_with_persistent_us(5.0);  // 1.25 x back_to_back
+  MpkD close(a, o);
+  ASSERT_EQ(close.estimate().best, MpkVariant::back_to_back) << close.estimate().reason;
+  ASSERT_TRUE(close.estimate().worth_timing) << close.estimate().reason;
+  EXPECT_TRUE(close.automatic_timing().empty());
+  const MpkVariant chosen = close.resolve(MpkVariant::automatic);
+  EXPECT_EQ(close.automatic_timing().rfind("timed (us): back_to_back ", 0), 0u) << close.automatic_timing();
+  EXPECT_NE(close.automatic_timing().find(", persistent "), std::string::npos) << close.automatic_timing();
+  EXPECT_NE(close.automatic_timing().find(std::string(" -> ") + mpk::to_string(chosen)), std::string::npos)
+      << close.automatic_timing();
+  EXPECT_LE(test::run_against_reference(close, a, MpkVariant::automatic, seed), 1.0);
+
+  o.model = model_with_persistent_us(8.0);  // 2 x back_to_back
+  MpkD far(a, o);
+  ASSERT_GT(far.schedule().nlaunches(), 6);  // blocked beyond 1.5 x back_to_back too
+  ASSERT_EQ(far.estimate().best, MpkVariant::back_to_back) << far.estimate().reason;
+  ASSERT_FALSE(far.estimate().worth_timing) << far.estimate().reason;
+  EXPECT_NE(far.estimate().reason.find("(not worth timing)"), std::string::npos) << far.estimate().reason;
+  EXPECT_EQ(far.resolve(MpkVariant::automatic), MpkVariant::back_to_back);
+  EXPECT_EQ(far.automatic_timing(), "not timed (the model's choice: back_to_back)");
 }
 
 TEST(MatrixPower, TrafficModels) {

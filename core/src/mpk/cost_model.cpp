@@ -54,15 +54,17 @@ MpkEstimate estimate_mpk(const MpkShape& s, const MpkDeviceModel& m) {
                                          (p - passes) * 2.0 * s.vector_bytes / (m.cache_speedup * m.memory_gbs * 1e9) +
                                          static_cast<double>(s.tiles) * m.tile_sync_us * 1e-6
                                    : e.persistent;
-  e.best = MpkVariant::back_to_back;
-  for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})
-    if (e.seconds(v) < e.seconds(e.best)) e.best = v;
-  char line[320];
+  e.best_blocked = MpkVariant::blocked;
+  for (MpkVariant v : {MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})
+    if (e.seconds(v) < e.seconds(e.best_blocked)) e.best_blocked = v;
+  e.best = e.seconds(e.best_blocked) < e.back_to_back ? e.best_blocked : MpkVariant::back_to_back;
+  e.worth_timing = e.seconds(e.best_blocked) <= kAutomaticTimingMargin * e.back_to_back;
+  char line[360];
   std::snprintf(line, sizeof line,
-                "model (us): back_to_back %.1f, blocked %.1f, graph %.1f, persistent %.1f, pipelined %.1f%s -> %s",
+                "model (us): back_to_back %.1f, blocked %.1f, graph %.1f, persistent %.1f, pipelined %.1f%s -> %s%s",
                 e.back_to_back * 1e6, e.blocked * 1e6, e.graph * 1e6, e.persistent * 1e6, e.pipelined * 1e6,
-                e.fits_in_cache ? " (fits in cache)" : "",
-                to_string(e.best));
+                e.fits_in_cache ? " (fits in cache)" : "", to_string(e.best),
+                e.worth_timing ? "" : " (not worth timing)");
   e.reason = line;
   return e;
 }

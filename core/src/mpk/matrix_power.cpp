@@ -32,6 +32,13 @@ double median_of(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// Seconds as microseconds with one decimal, for automatic_timing().
+std::string format_us(double seconds) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.1f", seconds * 1e6);
+  return s;
+}
+
 template <class ExecSpace>
 constexpr bool is_serial_space() {
 #if defined(KOKKOS_ENABLE_SERIAL)
@@ -512,10 +519,16 @@ MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant va
   if (variant != MpkVariant::automatic) return variant;
   if (!automatic_choice_) {
     MpkVariant choice = estimate_.best;
-    if (options_.verify_automatic && choice != MpkVariant::back_to_back && nrows() > 0) {
+    automatic_timing_ = !options_.verify_automatic ? "not timed (verify_automatic off)"
+                        : nrows() == 0             ? "not timed (no rows)"
+                        : !estimate_.worth_timing  ? "not timed (the model's choice: back_to_back)"
+                                                   : "";
+    if (automatic_timing_.empty()) {
       // The model's two best blocked variants (graph only where it differs from blocked),
       // timed against back_to_back in interleaved rounds (so that drift hits all alike); a
       // blocked variant must beat back_to_back by 2% to be chosen (noise favours nobody).
+      // Also where the model prefers back_to_back by less than kAutomaticTimingMargin
+      // (MpkEstimate::worth_timing).
       std::vector<MpkVariant> candidates{MpkVariant::back_to_back};
       std::vector<MpkVariant> ranked;
       for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})
@@ -532,12 +545,18 @@ MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant va
           best = t[i];
           choice = candidates[i];
         }
+      automatic_timing_ = "timed (us):";
+      for (size_t i = 0; i < candidates.size(); ++i)
+        automatic_timing_ += std::string(i ? ", " : " ") + to_string(candidates[i]) + " " + format_us(t[i]);
       // The winner must win again in a second measurement: on launch-bound runs of tens of
       // microseconds one measurement can favour either side by 10-30 %.
       if (choice != MpkVariant::back_to_back) {
         const std::vector<double> again = time_variants({MpkVariant::back_to_back, choice});
+        automatic_timing_ += std::string("; again: back_to_back ") + format_us(again[0]) + ", " + to_string(choice) +
+                             " " + format_us(again[1]);
         if (!(again[1] < 0.98 * again[0])) choice = MpkVariant::back_to_back;
       }
+      automatic_timing_ += std::string(" -> ") + to_string(choice);
     }
     automatic_choice_ = choice;
   }

@@ -29,10 +29,11 @@
 //  * pipelined: one launch (see "Pipelined kernel" below); runs persistent where the
 //    residency its teams need is not guaranteed (pipelined_fallback() says why).
 //  * automatic: the cost model's choice (cost_model.hpp). With verify_automatic (default)
-//    the first use times back_to_back and the model's two best blocked variants (medians
-//    over alternating rounds of 8 consecutive runs each where a run takes milliseconds or
-//    less, at least 3 rounds and 30 ms; one run each in turn for longer runs) and
-//    keeps the fastest, a blocked variant only if it beats back_to_back by 2% in that
+//    the first use times back_to_back and the model's two best blocked variants where the
+//    model puts one of them within kAutomaticTimingMargin x back_to_back
+//    (MpkEstimate::worth_timing; medians over alternating rounds of 8 consecutive runs each
+//    where a run takes milliseconds or less, at least 3 rounds and 30 ms; one run each in
+//    turn for longer runs) and keeps the fastest, a blocked variant only if it beats back_to_back by 2% in that
 //    measurement and again in a second one, so automatic is never slower than back_to_back
 //    beyond timing noise; without it the model alone decides.
 //
@@ -297,6 +298,9 @@ class MatrixPowerKernel {
   // call, timing candidates if verify_automatic; this runs MPKs on work()); persistent for
   // pipelined where pipelined_fallback() is not empty; any other variant unchanged.
   MpkVariant resolve(MpkVariant variant);
+  // What automatic's first call measured ("timed (us): back_to_back 238.2, pipelined 183.0, ...
+  // -> pipelined"), or why it did not time; empty before that call.
+  const std::string& automatic_timing() const { return automatic_timing_; }
   // Throws ppsparse::Error if a persistent run since the last check gave up waiting.
   void check_persistent_status() const;
   double setup_seconds() const { return setup_seconds_; }
@@ -331,6 +335,7 @@ class MatrixPowerKernel {
   std::vector<long long> launch_block_offsets_;
   MpkEstimate estimate_;
   std::optional<MpkVariant> automatic_choice_;
+  std::string automatic_timing_;
   std::uint64_t epoch_ = 0;  // detail::Counter; runs of persistent and pipelined
   MultiVector work_;
   double setup_seconds_ = 0;
