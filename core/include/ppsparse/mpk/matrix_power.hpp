@@ -33,9 +33,9 @@
 //    model puts one of them within kAutomaticTimingMargin x back_to_back
 //    (MpkEstimate::worth_timing; medians over alternating rounds of 8 consecutive runs each
 //    where a run takes milliseconds or less, at least 3 rounds and 30 ms; one run each in
-//    turn for longer runs) and keeps the fastest, a blocked variant only if it beats back_to_back by 2% in that
-//    measurement and again in a second one, so automatic is never slower than back_to_back
-//    beyond timing noise; without it the model alone decides.
+//    turn for longer runs) and keeps the fastest, a blocked variant only if it beats
+//    back_to_back by 2% in that measurement and again in a second one, so automatic is
+//    never slower than back_to_back beyond timing noise; without it the model alone decides.
 //
 // Persistent kernel. The blocks of all tiles, in schedule order (a topological order of
 // the wavefront dependencies: check_schedule enforces that every dependency of a tile lies
