@@ -15,11 +15,10 @@
 //   python3 bench/tools/spmv_report.py spmv.json --out spmv_report
 // A subset: --benchmark_filter='fp64/(csr_v2|csr_coop_tuned|sell|vendor_csr)/'.
 //
-// spmv_tuner/<matrix>/fp64/samples=<s>/runs=<r>[/paired][/every_call][/strict][/exact_league] (large matrices
+// spmv_tuner/<matrix>/fp64/samples=<s>/runs=<r>[/paired][/every_call][/strict] (large matrices
 // only) checks csr_coop's run-time tuner (s calls per candidate, at most r candidate products
 // timed per call, paired: each next to a product of the best so far, every_call: r in every
-// call, strict: without plateau steps, exact_league: csr_coop's league of exactly ceil(chunks / repeat)
-// teams, CoopLeague::exact; the library's defaults are samples=1/runs=1) against an
+// call, strict: without plateau steps; the library's defaults are samples=1/runs=1) against an
 // exhaustive search on this device, in 5
 // independent tuner runs: counters after8_over_best (the median run), after8_worst and
 // after8_within_2pct (runs of 5) are the tuner's choice after 8 calls, done_over_best when it
@@ -29,13 +28,11 @@
 // start_spread_device_timer are the (p90 - p10) / median of 21 single products of the start
 // point timed each way: the noise a single-product decision faces. tuning_overhead: what the
 // calls until the tuner is done cost beyond as many products of the best. stderr gets the
-// whole search space's times ("# coop_landscape <matrix>[/exact_league] coop,repeat,block,us;...");
-// best_us is the exhaustive best's re-timed time.
+// whole search space's times ("# coop_landscape <matrix> coop,repeat,block,us;...").
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -145,7 +142,7 @@ class MatrixCache {
   std::shared_ptr<void> runner_;
   // bench_tuner: csr_coop's median times over the whole search space for this matrix
   // (FP64), fastest first; filled by the first tuner benchmark of the matrix.
-  std::map<spmv::CoopLeague, std::vector<std::pair<double, spmv::CoopParams>>> coop_landscape;
+  std::vector<std::pair<double, spmv::CoopParams>> coop_landscape;
 
  private:
   std::optional<Prepared<double>> p64_;
@@ -301,18 +298,17 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
 
 // Seconds of one product y = A x with csr_coop and these parameters, measured as the tuner
 // measures it (backend::DeviceTimer) or, with host_clock, by fences around a steady clock.
-double coop_seconds(const Prepared<double>& p, const spmv::CoopParams& params, spmv::CoopLeague league,
-                    bool host_clock = false) {
+double coop_seconds(const Prepared<double>& p, const spmv::CoopParams& params, bool host_clock = false) {
   if (host_clock) {
     Kokkos::fence();
     const auto t0 = std::chrono::steady_clock::now();
-    spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params, league);
+    spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
     Kokkos::fence();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   backend::DeviceTimer timer;
   timer.start();
-  spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params, league);
+  spmv::csr_coop(Exec(), 1.0, p.a, p.x, 0.0, p.y, params);
   return timer.stop();
 }
 
@@ -324,9 +320,9 @@ double relative_spread(std::vector<double> t) {
 }
 
 // Median seconds of n products with these parameters.
-double coop_median_seconds(const Prepared<double>& p, const spmv::CoopParams& params, spmv::CoopLeague league, int n) {
+double coop_median_seconds(const Prepared<double>& p, const spmv::CoopParams& params, int n) {
   std::vector<double> t;
-  for (int i = 0; i < n; ++i) t.push_back(coop_seconds(p, params, league));
+  for (int i = 0; i < n; ++i) t.push_back(coop_seconds(p, params));
   return median(t);
 }
 
@@ -334,10 +330,10 @@ double coop_median_seconds(const Prepared<double>& p, const spmv::CoopParams& pa
 // product of each per round), so that a drift of the device's speed during the comparison
 // (clocks, temperature, neighbours) affects all of them alike.
 std::vector<double> coop_interleaved_medians(const Prepared<double>& p, const std::vector<spmv::CoopParams>& params,
-                                             spmv::CoopLeague league, int n) {
+                                             int n) {
   std::vector<std::vector<double>> t(params.size());
   for (int i = 0; i < n; ++i)
-    for (size_t j = 0; j < params.size(); ++j) t[j].push_back(coop_seconds(p, params[j], league));
+    for (size_t j = 0; j < params.size(); ++j) t[j].push_back(coop_seconds(p, params[j]));
   std::vector<double> medians;
   for (auto& v : t) medians.push_back(median(v));
   return medians;
@@ -347,8 +343,7 @@ std::vector<double> coop_interleaved_medians(const Prepared<double>& p, const st
 // tuner options), against every point of its search space. tuning_overhead: the device time of the calls until the tuner is done, over the
 // best point's time, minus those calls: what tuning costs in products of the best, against
 // knowing the best from the start (the median run).
-void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::CoopTunerOptions& tuner_options,
-                 const spmv::CoopLeague league) {
+void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::CoopTunerOptions& tuner_options) {
   // Independent tuner runs (fresh operators) per benchmark: single-sample decisions are at the
   // mercy of the device's 1-4 % noise per product, so one run says little about the rule.
   constexpr int kRuns = 5;
@@ -357,16 +352,15 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     cache().runner_.reset();
     cache().runner_key_.clear();
     const spmv::CoopParams start = spmv::coop_fixed_rule(Exec(), p.a);
-    coop_median_seconds(p, start, league, 3);  // module loading and first-touch costs out of the way
+    coop_median_seconds(p, start, 3);  // module loading and first-touch costs out of the way
     // The noise the tuner's single-product decisions face, with either clock (interleaved).
     std::vector<double> host_t, device_t;
     for (int i = 0; i < 21; ++i) {
-      host_t.push_back(coop_seconds(p, start, league, true));
-      device_t.push_back(coop_seconds(p, start, league));
+      host_t.push_back(coop_seconds(p, start, true));
+      device_t.push_back(coop_seconds(p, start));
     }
     spmv::SpmvOptions o;
     o.tuner = tuner_options;
-    o.coop_league = league;
     std::vector<spmv::CoopParams> after8(kRuns), done(kRuns);
     std::vector<int> done_calls(kRuns);
     std::vector<double> tuning_seconds(kRuns);
@@ -389,7 +383,7 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
 
     // Exhaustive: every point, median of 5, once per matrix (whatever `samples`); the three
     // best re-timed with 21 in each benchmark, next to the tuner's points.
-    auto& all = cache().coop_landscape[league];
+    auto& all = cache().coop_landscape;
     if (all.empty()) {
       const spmv::CoopSearchSpace space = spmv::coop_search_space(Exec());
       for (int c = 1; c <= space.max_coop; c *= 2)
@@ -398,14 +392,14 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
             if (b % c != 0) continue;
             const spmv::CoopParams q{c, r, b};
             try {
-              all.emplace_back(coop_median_seconds(p, q, league, 5), q);
+              all.emplace_back(coop_median_seconds(p, q, 5), q);
             } catch (const InvalidArgument&) {
               // more threads per team than this kernel may have: not a point of this device
             }
           }
       if (all.empty()) throw InvalidArgument("bench_tuner: no point of the search space runs on this device");
       // The landscape, one line (coop,repeat,block,microseconds;...), for studying search rules offline.
-      std::cerr << "# coop_landscape " << spec.name << (league == spmv::CoopLeague::exact ? "/exact_league " : " ");
+      std::cerr << "# coop_landscape " << spec.name << " ";
       for (const auto& [t, q] : all) std::cerr << q.coop << "," << q.repeat << "," << q.block_size << "," << 1e6 * t << ";";
       std::cerr << "\n";
       std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -427,7 +421,7 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     }
     const size_t top = std::min<size_t>(3, all.size());
     for (size_t i = 0; i < top; ++i) i_top.push_back(index_of(all[i].second));
-    const std::vector<double> t = coop_interleaved_medians(p, compared, league, 21);
+    const std::vector<double> t = coop_interleaved_medians(p, compared, 21);
     double best = 1e300;
     spmv::CoopParams best_params;
     for (const size_t i : i_top)
@@ -453,7 +447,6 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     state.counters["start_spread_host_clock"] = relative_spread(host_t);
     state.counters["start_spread_device_timer"] = relative_spread(device_t);
     state.counters["points"] = static_cast<double>(all.size());
-    state.counters["best_us"] = 1e6 * best;
     std::string label = "start " + start.to_string() + "; after 8 calls, each run:";
     for (int run = 0; run < kRuns; ++run) {
       char ratio[16];
@@ -523,8 +516,7 @@ void register_spmv_benchmarks(const BenchConfig& config) {
     if (m >= first_large)  // after the matrix's products, so that it is generated once
       for (const int samples : {1, 3})
         for (const TunerTiming& timing : kTunerTimings)
-          for (const bool strict : {false, true})
-            for (const spmv::CoopLeague league : {spmv::CoopLeague::whole_waves, spmv::CoopLeague::exact}) {
+          for (const bool strict : {false, true}) {
             // strict: the coordinate descent without plateau steps (CoopTunerOptions::plateau_tolerance 0).
             spmv::CoopTunerOptions t;
             if (strict) t.plateau_tolerance = 0.0;
@@ -533,10 +525,8 @@ void register_spmv_benchmarks(const BenchConfig& config) {
             t.paired = timing.paired;
             if (timing.every_call) t.single_run_margin = std::numeric_limits<double>::infinity();
             const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) +
-                                     "/runs=" + timing.name + (strict ? "/strict" : "") +
-                                     (league == spmv::CoopLeague::exact ? "/exact_league" : "");
-            benchmark::RegisterBenchmark(name.c_str(),
-                                         [spec, t, league](benchmark::State& st) { bench_tuner(st, spec, t, league); })
+                                     "/runs=" + timing.name + (strict ? "/strict" : "");
+            benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t); })
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond)
                 ->Iterations(1);

@@ -2,8 +2,6 @@
 // matrix families of spmv_test_util.hpp, in FP32 and FP64, for all alpha/beta cases.
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/spmv/csr_coop.hpp>
 #include <ppsparse/spmv/csr_v1.hpp>
@@ -127,11 +125,10 @@ TYPED_TEST(SpmvKernels, CsrCoopEveryRepeatAndTheFixedRule) {
     auto all = settings;
     all.push_back(spmv::coop_fixed_rule(Exec(), ad));
     for (const auto& p : all)
-      for (const auto league : {spmv::CoopLeague::whole_waves, spmv::CoopLeague::exact})
-        expect_matches_reference<S>(
-            "csr_coop " + p.to_string() + (league == spmv::CoopLeague::exact ? " exact league" : "") + " on " + m.name, a,
-            [&](S alpha, const auto& x, S beta, const auto& y) { spmv::csr_coop(Exec(), alpha, ad, x, beta, y, p, league); },
-            seed + 13);
+      expect_matches_reference<S>(
+          "csr_coop " + p.to_string() + " on " + m.name, a,
+          [&](S alpha, const auto& x, S beta, const auto& y) { spmv::csr_coop(Exec(), alpha, ad, x, beta, y, p); },
+          seed + 13);
   }
 }
 
@@ -210,70 +207,6 @@ TEST(SpmvKernels, SellIgnoresPaddingEvenWithInfInX) {
   const auto h = to_host(y);
   EXPECT_EQ(h[0], 3.0);
   EXPECT_EQ(h[1], 0.0);
-}
-
-// Every chunk is some team's, once: teams t < L take chunks t, t + L, ..., fewer than
-// chunks_per_team of them past the last chunk.
-void expect_covers_chunks(const spmv::CoopLeagueSize& s, long long chunks) {
-  ASSERT_GE(s.teams, 1);
-  ASSERT_GE(s.chunks_per_team, 1);
-  EXPECT_LE(s.teams, chunks);
-  EXPECT_GE(s.teams * s.chunks_per_team, chunks);
-  EXPECT_LT(s.teams * (s.chunks_per_team - 1), chunks);
-}
-
-TEST(SpmvKernels, CoopLeagueRoundsToWholeWaves) {
-  using spmv::CoopLeague;
-  using spmv::coop_league;
-  const spmv::CoopParams p{4, 16, 128};  // chunks of 32 rows, 16 per team
-  const long long resident = 132 * 16;   // an H100's teams of 128 threads
-  // 2.18 waves (mixedmesh-like) -> 2, the chunks dealt out evenly.
-  const ordinal_t rows = static_cast<ordinal_t>(2.18 * resident * 16 * 32);
-  const long long chunks = (rows + 31) / 32;
-  const auto exact = coop_league(rows, p, resident, CoopLeague::exact);
-  EXPECT_EQ(exact.teams, (chunks + 15) / 16);
-  EXPECT_EQ(exact.chunks_per_team, 16);
-  const auto whole = coop_league(rows, p, resident, CoopLeague::whole_waves);
-  EXPECT_EQ(whole.teams, 2 * resident);
-  expect_covers_chunks(whole, chunks);
-  EXPECT_EQ(whole.chunks_per_team, (chunks + 2 * resident - 1) / (2 * resident));  // 18 instead of 16
-  // 2.7 waves -> 3, with fewer chunks per team than asked.
-  const ordinal_t rows27 = static_cast<ordinal_t>(2.7 * resident * 16 * 32);
-  const auto up = coop_league(rows27, p, resident, CoopLeague::whole_waves);
-  EXPECT_EQ(up.teams, 3 * resident);
-  expect_covers_chunks(up, (rows27 + 31) / 32);
-  // Under a wave: one full wave, never more teams than chunks.
-  const ordinal_t rows05 = static_cast<ordinal_t>(0.5 * resident * 16 * 32);
-  const auto one = coop_league(rows05, p, resident, CoopLeague::whole_waves);
-  EXPECT_EQ(one.teams, resident);
-  expect_covers_chunks(one, (rows05 + 31) / 32);
-  const auto few = coop_league(100, p, resident, CoopLeague::whole_waves);  // 4 chunks
-  EXPECT_EQ(few.teams, 4);
-  EXPECT_EQ(few.chunks_per_team, 1);
-  // Unknown residency (CPUs, devices without a backend): the exact league.
-  const auto unknown = coop_league(rows, p, 0, CoopLeague::whole_waves);
-  EXPECT_EQ(unknown.teams, exact.teams);
-  EXPECT_EQ(unknown.chunks_per_team, exact.chunks_per_team);
-  // Every size, both leagues, a few residencies: every chunk covered.
-  for (const long long r : {1LL, 7LL, 2112LL})
-    for (ordinal_t n : {1, 31, 32, 33, 1000, 123457})
-      {
-        SCOPED_TRACE("resident " + std::to_string(r) + " rows " + std::to_string(n));
-        const long long chunks = (n + 31) / 32;
-        expect_covers_chunks(coop_league(n, p, r, CoopLeague::whole_waves), chunks);
-        const auto e = coop_league(n, p, r, CoopLeague::exact);
-        EXPECT_EQ(e.teams, (chunks + 15) / 16);
-        EXPECT_EQ(e.chunks_per_team, 16);
-      }
-  EXPECT_EQ(coop_league(0, p, resident, CoopLeague::whole_waves).teams, 0);
-  // Rows past 32-bit team counts stay in 64 bits.
-  const auto big = coop_league(std::numeric_limits<ordinal_t>::max(), spmv::CoopParams{32, 1, 32}, 0, CoopLeague::exact);
-  EXPECT_EQ(big.teams, std::numeric_limits<ordinal_t>::max());
-  EXPECT_NE(message_of<InvalidArgument>([&] { coop_league(-1, p, resident, CoopLeague::exact); }).find("nrows = -1"),
-            std::string::npos);
-  EXPECT_NE(message_of<InvalidArgument>([&] { coop_league(10, spmv::CoopParams{3, 1, 96}, resident, CoopLeague::exact); })
-                .find("coop = 3"),
-            std::string::npos);
 }
 
 TEST(SpmvKernels, FixedRuleFollowsThePaper) {

@@ -421,7 +421,7 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   const auto o = spmv::parse_spmv_options(
       "v2.team_threads=64,v2.vector_length=4,v2.tile_nnz=2048,v2.max_rows_per_block=100,v2.short_row_max=9,"
       "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,coop.repeat=4,"
-      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,coop.whole_waves=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
+      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
       "check_structure=0,persist_x=1,streaming_loads=0");
   EXPECT_EQ(o.csr_v2.team_threads, 64);
   EXPECT_EQ(o.csr_v2.vector_length, 4);
@@ -438,8 +438,6 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   EXPECT_FALSE(o.coop_autotune);
   EXPECT_EQ(o.tuner.runs_per_call, 5);
   EXPECT_TRUE(o.tuner.paired);
-  EXPECT_EQ(o.coop_league, spmv::CoopLeague::exact);
-  EXPECT_EQ(spmv::SpmvOptions{}.coop_league, spmv::CoopLeague::whole_waves);
   EXPECT_EQ(o.sell.C, 16);
   EXPECT_EQ(o.sell.sigma, 1);
   EXPECT_EQ(o.sell.hyb_row_max, -1);

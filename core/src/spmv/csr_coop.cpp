@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-
-#include <ppsparse/backend/multiprocessors.hpp>
 
 #include "kernel_common.hpp"
 
@@ -54,35 +51,7 @@ CoopSearchSpace coop_search_space(const ExecSpace&) {
   return s;
 }
 
-CoopLeagueSize coop_league(const ordinal_t nrows, const CoopParams& p, const long long resident_teams,
-                           const CoopLeague league) {
-  check_coop_params(p, std::max(1, p.coop), "coop_league");
-  if (nrows < 0) throw InvalidArgument("coop_league: nrows = " + std::to_string(nrows) + " must be >= 0");
-  const long long groups = p.block_size / p.coop;
-  const long long chunks = (static_cast<long long>(nrows) + groups - 1) / groups;
-  const long long exact = (chunks + p.repeat - 1) / p.repeat;
-  if (league == CoopLeague::exact || resident_teams <= 0 || chunks == 0) return {exact, p.repeat};
-  // Nearest whole number of waves, at least one (more teams than chunks would idle).
-  const long long waves = std::max(1LL, (2 * exact + resident_teams) / (2 * resident_teams));
-  const long long teams = std::min(chunks, waves * resident_teams);
-  return {teams, (chunks + teams - 1) / teams};
-}
-
 namespace {
-
-// Teams of block_size threads the default device holds at once (0 where unknown: CPUs, and
-// devices without a multiprocessors backend). csr_coop's kernel takes 32 registers per thread
-// (ptxas, sm_90), so threads and the block limit bound its occupancy, not registers.
-template <class ExecSpace>
-long long resident_coop_teams(const int block_size) {
-  if constexpr (!compat::is_gpu_space<ExecSpace>()) {
-    return 0;
-  } else {
-    static const backend::MultiprocessorLimits limits = backend::multiprocessor_limits();
-    if (limits.count <= 0 || limits.max_threads <= 0 || limits.max_teams <= 0 || block_size <= 0) return 0;
-    return static_cast<long long>(limits.count) * std::min(limits.max_teams, limits.max_threads / block_size);
-  }
-}
 
 template <class ExecSpace, class Scalar, class MemSpace>
 struct CsrCoopFunctor {
@@ -95,12 +64,12 @@ struct CsrCoopFunctor {
   Kokkos::View<Scalar*, MemSpace> y;
   Scalar alpha, beta;
   ordinal_t nrows;
-  int chunks_per_team;  // coop_league: `repeat`, or about it on GPUs (an int: 64 bits cost registers)
-  int lanes;            // coop: the vector length of the launch
+  int repeat;
+  int lanes;  // coop: the vector length of the launch
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const long long groups = member.team_size();
-    // Chunks of `groups` consecutive rows; team t takes chunks_per_team of them. GPUs: chunks t,
+    // Chunks of `groups` consecutive rows; team t takes `repeat` of them. GPUs: chunks t,
     // t + league, t + 2 league, ..., so that the teams resident at one time work on
     // neighbouring chunks and share x's cache lines in L2. Taking `repeat` consecutive chunks
     // instead spreads the resident teams over repeat times more rows: on an H100 (stencil7,
@@ -110,8 +79,8 @@ struct CsrCoopFunctor {
     // thread streams through its rows.
     const long long team = member.league_rank();
     const long long chunk_stride = interleave_teams ? member.league_size() : 1;
-    const long long first_chunk = interleave_teams ? team : team * chunks_per_team;
-    for (int r = 0; r < chunks_per_team; ++r) {
+    const long long first_chunk = interleave_teams ? team : team * repeat;
+    for (int r = 0; r < repeat; ++r) {
       const long long row = (first_chunk + r * chunk_stride) * groups + member.team_rank();
       if (row >= nrows) return;  // rows only grow with r; no team barrier follows
       const ordinal_t i = static_cast<ordinal_t>(row);
@@ -127,12 +96,12 @@ struct CsrCoopFunctor {
 template <class ExecSpace, class Scalar, class MemSpace>
 void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<Scalar, MemSpace>& a,
               const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
-              const nondeduced_t<Vector<Scalar, MemSpace>>& y, const CoopParams& params, const CoopLeague league) {
+              const nondeduced_t<Vector<Scalar, MemSpace>>& y, const CoopParams& params) {
   check_csr_extents("csr_coop", a);
   check_vectors("csr_coop", a.nrows, a.ncols, x, y);
   check_coop_params(params, compat::vector_width_for<ExecSpace>(), "csr_coop");
   using Functor = CsrCoopFunctor<ExecSpace, Scalar, MemSpace>;
-  Functor f{a.row_ptr, a.col_idx, a.values, x, y, alpha, beta, a.nrows, params.repeat, params.coop};
+  const Functor f{a.row_ptr, a.col_idx, a.values, x, y, alpha, beta, a.nrows, params.repeat, params.coop};
   const int team_size = params.block_size / params.coop;
   const int team_max = Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, params.coop).team_size_max(f, Kokkos::ParallelForTag());
   if (team_size > team_max)
@@ -141,19 +110,16 @@ void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatri
                           " threads per team; this execution space allows at most " + std::to_string(team_max));
   if (a.nrows == 0) return;
   if (alpha == Scalar(0)) return detail::scale_vector(space, beta, y);
-  const CoopLeagueSize size = coop_league(a.nrows, params, resident_coop_teams<ExecSpace>(params.block_size), league);
-  if (size.teams > std::numeric_limits<int>::max())
-    throw InvalidArgument("csr_coop: " + std::to_string(size.teams) + " teams exceed the launch limit of " +
-                          std::to_string(std::numeric_limits<int>::max()) + "; use a larger repeat or block_size");
-  f.chunks_per_team = static_cast<int>(size.chunks_per_team);  // <= chunks <= nrows
+  const long long rows_per_team = static_cast<long long>(team_size) * params.repeat;
+  const long long league = (static_cast<long long>(a.nrows) + rows_per_team - 1) / rows_per_team;
   Kokkos::parallel_for("ppsparse::csr_coop",
-                       Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(size.teams), team_size, params.coop), f);
+                       Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(league), team_size, params.coop), f);
 }
 
 #define PPSPARSE_INSTANTIATE_CSR_COOP(S)                                                                        \
   template void csr_coop<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
       const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
-      S, const Vector<S, DefaultMemSpace>&, const CoopParams&, CoopLeague);
+      S, const Vector<S, DefaultMemSpace>&, const CoopParams&);
 
 PPSPARSE_INSTANTIATE_CSR_COOP(float)
 PPSPARSE_INSTANTIATE_CSR_COOP(double)

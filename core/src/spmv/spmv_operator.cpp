@@ -103,7 +103,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
         // Its output stays as the scratch output of the tuning calls' extra runs, where they have any.
         const Vector<Scalar, MemSpace> wx("ppsparse::spmv_tuner_warmup_x", static_cast<size_t>(a.ncols));
         const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_scratch_y", static_cast<size_t>(a.nrows));
-        csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_, options_.coop_league);
+        csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_);
         space.fence();
         if (options_.tuner.runs_per_call > 1 || options_.tuner.paired) tuner_scratch_y_ = wy;
       }
@@ -187,12 +187,12 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
           if (clock_) {
             space_.fence();
             const double t0 = clock_();
-            csr_coop(space_, alpha, a_, x, beta, out, params, options_.coop_league);
+            csr_coop(space_, alpha, a_, x, beta, out, params);
             space_.fence();
             return clock_() - t0;
           }
           timer_->start();
-          csr_coop(space_, alpha, a_, x, beta, out, params, options_.coop_league);
+          csr_coop(space_, alpha, a_, x, beta, out, params);
           return timer_->stop();
         };
         const bool paired = tuner_->wants_pair();
@@ -208,7 +208,7 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
         if (tuner_->done()) tuner_scratch_y_ = Vector<Scalar, MemSpace>();  // not needed after tuning
         return;
       }
-      csr_coop(space_, alpha, a_, x, beta, y, coop_params(), options_.coop_league);
+      csr_coop(space_, alpha, a_, x, beta, y, coop_params());
       return;
   }
 }

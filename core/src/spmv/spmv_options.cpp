@@ -32,7 +32,6 @@ SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base)
       {"coop.autotune", [&](long long v) { o.coop_autotune = v != 0; }},
       {"coop.tuner_runs_per_call", [&](long long v) { o.tuner.runs_per_call = static_cast<int>(v); }},
       {"coop.tuner_paired", [&](long long v) { o.tuner.paired = v != 0; }},
-      {"coop.whole_waves", [&](long long v) { o.coop_league = v != 0 ? CoopLeague::whole_waves : CoopLeague::exact; }},
       {"sell.C", [&](long long v) { o.sell.C = static_cast<int>(v); }},
       {"sell.sigma", [&](long long v) { o.sell.sigma = static_cast<ordinal_t>(v); }},
       {"sell.hyb_row_max", [&](long long v) { o.sell.hyb_row_max = static_cast<ordinal_t>(v); }},

@@ -8,8 +8,7 @@
 // one chunk at the same time (row = chunk * groups + group), so that the team's cache lines of
 // values, columns and x are shared between its threads, and a team takes `repeat` chunks, one
 // after another: on GPUs chunks t, t + L, t + 2L, ... of team t among L teams (the resident
-// teams then work on neighbouring chunks and share x in L2; L is rounded to whole waves of
-// resident teams, so a team takes about `repeat`: coop_league), on CPUs `repeat` consecutive
+// teams then work on neighbouring chunks and share x in L2), on CPUs `repeat` consecutive
 // chunks (a thread streams through its rows).
 #include <string>
 #include <vector>
@@ -68,31 +67,6 @@ CoopParams coop_fixed_rule(const ExecSpace& space, const CsrMatrix<Scalar, MemSp
 // repeat >= 1, and block_size is a positive multiple of coop.
 void check_coop_params(const CoopParams& p, int vector_width, const std::string& who);
 
-// How csr_coop sizes its league on GPUs (SpmvOptions::coop_league, text key coop.whole_waves).
-enum class CoopLeague {
-  whole_waves,  // a whole number of waves of resident teams (coop_league); the default
-  exact,        // ceil(chunks / repeat) teams of `repeat` chunks each: the paper's launch
-};
-
-struct CoopLeagueSize {
-  long long teams = 0;            // the league
-  long long chunks_per_team = 0;  // chunks a team takes at most (GPUs: t, t + teams, ...)
-};
-
-// The league csr_coop launches for nrows rows: chunks of block_size / coop rows, `repeat` of
-// them per team, so ceil(chunks / repeat) teams (CoopLeague::exact, or resident_teams <= 0).
-// With whole_waves and resident_teams > 0 (teams of this block size the device holds at once),
-// that count is rounded to the nearest whole number of waves, at least one, but never more
-// teams than chunks; chunks_per_team = ceil(chunks / teams), so the chunks are dealt out
-// evenly. Why: on an H100 a last wave that is nearly empty runs at a fraction of the device's
-// bandwidth for as long as a full one (its teams take `repeat` chunks each): over twelve
-// exhaustive landscapes (docs/perf/bench_spmv_h100.md) mixedmesh took 1.33x its best at 1.09
-// waves and 1.12x at 2.18, band65 1.26x at 1.26 waves and 1.06x at 5.04, while points just
-// below a whole number (2.7-2.9, 5.4-5.8 waves) were the best. Those cliffs along repeat also
-// stop the run-time tuner's walk short. Pure function; InvalidArgument for nrows < 0 or
-// parameters check_coop_params refuses (with the vector width taken as coop).
-CoopLeagueSize coop_league(ordinal_t nrows, const CoopParams& p, long long resident_teams, CoopLeague league);
-
 // y = alpha*A*x + beta*y with the given parameters (conventions as csr_v1). Also
 // InvalidArgument if check_coop_params fails, or if block_size / coop threads per team
 // exceed what the space allows for this kernel.
@@ -100,7 +74,6 @@ CoopLeagueSize coop_league(ordinal_t nrows, const CoopParams& p, long long resid
 template <class ExecSpace, class Scalar, class MemSpace>
 void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<Scalar, MemSpace>& a,
               const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
-              const nondeduced_t<Vector<Scalar, MemSpace>>& y, const CoopParams& params,
-              CoopLeague league = CoopLeague::whole_waves);
+              const nondeduced_t<Vector<Scalar, MemSpace>>& y, const CoopParams& params);
 
 }  // namespace ppsparse::spmv
