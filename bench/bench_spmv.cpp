@@ -15,10 +15,11 @@
 //   python3 bench/tools/spmv_report.py spmv.json --out spmv_report
 // A subset: --benchmark_filter='fp64/(csr_v2|csr_coop_tuned|sell|vendor_csr)/'.
 //
-// spmv_tuner/<matrix>/fp64/samples=<s>/runs=<r>[/paired][/every_call][/strict] (large matrices
+// spmv_tuner/<matrix>/fp64/samples=<s>/runs=<r>[/paired][/every_call][/strict|/paper_start] (large matrices
 // only) checks csr_coop's run-time tuner (s calls per candidate, at most r candidate products
 // timed per call, paired: each next to a product of the best so far, every_call: r in every
-// call, strict: without plateau steps; the library's defaults are samples=1/runs=1) against an
+// call, strict: without plateau steps, paper_start: the first call measures the start and repeat is
+// halved first on every matrix; the library's defaults are samples=1/runs=1) against an
 // exhaustive search on this device, in 5
 // independent tuner runs: counters after8_over_best (the median run), after8_worst and
 // after8_within_2pct (runs of 5) are the tuner's choice after 8 calls, done_over_best when it
@@ -447,6 +448,7 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     state.counters["start_spread_host_clock"] = relative_spread(host_t);
     state.counters["start_spread_device_timer"] = relative_spread(device_t);
     state.counters["points"] = static_cast<double>(all.size());
+    state.counters["local_columns"] = spmv::coop_matrix_shape(Exec(), p.a).local_columns;
     std::string label = "start " + start.to_string() + "; after 8 calls, each run:";
     for (int run = 0; run < kRuns; ++run) {
       char ratio[16];
@@ -516,16 +518,22 @@ void register_spmv_benchmarks(const BenchConfig& config) {
     if (m >= first_large)  // after the matrix's products, so that it is generated once
       for (const int samples : {1, 3})
         for (const TunerTiming& timing : kTunerTimings)
-          for (const bool strict : {false, true}) {
-            // strict: the coordinate descent without plateau steps (CoopTunerOptions::plateau_tolerance 0).
+          for (const std::string flow : {"", "/strict", "/paper_start"}) {
+            // strict: the coordinate descent without plateau steps (CoopTunerOptions::plateau_tolerance 0);
+            // paper_start: the first call measures the start, repeat halved first on every matrix
+            // (start_runs 0, repeat_direction_from_shape false).
             spmv::CoopTunerOptions t;
-            if (strict) t.plateau_tolerance = 0.0;
+            if (flow == "/strict") t.plateau_tolerance = 0.0;
+            if (flow == "/paper_start") {
+              t.start_runs = 0;
+              t.repeat_direction_from_shape = false;
+            }
             t.samples = samples;
             t.runs_per_call = timing.runs_per_call;
             t.paired = timing.paired;
             if (timing.every_call) t.single_run_margin = std::numeric_limits<double>::infinity();
             const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) +
-                                     "/runs=" + timing.name + (strict ? "/strict" : "");
+                                     "/runs=" + timing.name + flow;
             benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t); })
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond)

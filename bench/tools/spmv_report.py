@@ -50,7 +50,7 @@ def load(paths):
                 continue
             if parts[0] == "spmv_tuner" and len(parts) >= 4:
                 if not b.get("error_occurred"):
-                    # samples=<s>[/runs=<r>][/strict]: calls per candidate, products timed per call
+                    # samples=<s>[/runs=<r>][/strict|/paper_start]: calls per candidate, products timed per call
                     # (older runs: one product per call, no runs= part).
                     setting = parts[3].replace("samples=", "")
                     rest = parts[4:]
@@ -60,6 +60,8 @@ def load(paths):
                         setting += " paired with the best"
                     if "strict" in rest:
                         setting += " (strict descent)"
+                    if "paper_start" in rest:
+                        setting += " (start in the first call, repeat halved first)"
                     tuner[(parts[1], setting)] = b
                 continue
             if parts[0] != "spmv" or len(parts) < 4:

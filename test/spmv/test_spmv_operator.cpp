@@ -9,6 +9,7 @@
 #include <random>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/gen/scalar_matrix.hpp>
 #include <ppsparse/spmv/spmv.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 
@@ -180,22 +181,25 @@ TEST(SpmvOperator, TuningCallsJudgeTheMedianOfTheirRuns) {
     return now;
   });
   tune_checking_each_call(op, host, seed, 50);
-  // Calls that time (alpha != 0; expect_matches_reference also calls with alpha = 0).
+  // Calls that time (alpha != 0; expect_matches_reference also calls with alpha = 0), and the
+  // start's 3 runs (start_runs) before the first one, the first of them slow too.
   const int timed = op.tuner()->calls();
   EXPECT_GT(timed, 1);
-  EXPECT_EQ(reads, 2 * 3 * timed);
+  EXPECT_EQ(reads, 2 * 3 * (timed + 1));
+  EXPECT_EQ(op.tuner()->history().size(), static_cast<size_t>(timed + 1));
   for (const auto& [p, seconds] : op.tuner()->history()) EXPECT_NEAR(seconds, cost(p), 1e-9) << p.to_string();
   // Tuned: one product per call, no clock reads.
   expect_matches_reference<double>(
       "tuned", host, [&](double alpha, const auto& x, double beta, const auto& y) { op.apply(alpha, x, beta, y); }, seed);
-  EXPECT_EQ(reads, 2 * 3 * timed);
+  EXPECT_EQ(reads, 2 * 3 * (timed + 1));
   options.tuner.runs_per_call = 0;
   EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, options); }),
             "CoopTuner: runs_per_call = 0 must be >= 1");
 }
 
 // With the default margin a call stops after its first run where that run decides the step:
-// here every step is 30 % slower than the start, so only the start's call runs 3 products.
+// here every step is 30 % slower than the start, so every call runs one product (after the
+// start's 3 runs before the first).
 TEST(SpmvOperator, TuningCallsStopAtADecisiveFirstRun) {
   const auto seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -219,7 +223,7 @@ TEST(SpmvOperator, TuningCallsStopAtADecisiveFirstRun) {
   EXPECT_EQ(op.coop_params(), start);
   const int timed = op.tuner()->calls();
   EXPECT_GT(timed, 1);
-  EXPECT_EQ(reads, 2 * (3 + (timed - 1)));
+  EXPECT_EQ(reads, 2 * (3 + timed));
 }
 
 // Paired calls time the best point beside the candidate. The synthetic device here runs every
@@ -235,6 +239,7 @@ TEST(SpmvOperator, PairedTuningCallsCompareWithinACall) {
   options.tuner.samples = 1;
   options.tuner.runs_per_call = 1;
   options.tuner.paired = true;
+  options.tuner.start_runs = 0;  // the first call times the start alone; the clock below follows calls
   SpmvOperator<Exec, double> op(SpmvAlgorithm::csr_coop, a, options);
   ASSERT_NE(op.tuner(), nullptr);
   const spmv::CoopParams start = op.coop_params();
@@ -264,8 +269,33 @@ TEST(SpmvOperator, PairedTuningCallsCompareWithinACall) {
   });
   const int timed = op.tuner()->calls();
   EXPECT_EQ(reads, 2 * (1 + 2 * (timed - 1)));
+  EXPECT_EQ(op.tuner()->start_run_seconds(), 0.0);
   EXPECT_LE(cost(op.coop_params()), cost(start));
   if (spmv::coop_search_space(Exec()).max_coop == 1) EXPECT_EQ(op.coop_params().repeat, 8);
+}
+
+// coop_matrix_shape: band and stencil matrices have local columns, random ones do not; so
+// does a wide band matrix whose diagonal runs at ncols / nrows.
+TEST(SpmvOperator, CoopMatrixShapeFindsLocalColumns) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto local = [](const CsrMatrix<double, HostSpace>& h) {
+    return spmv::coop_matrix_shape(Exec(), copy_to<Mem>(h)).local_columns;
+  };
+  EXPECT_TRUE(local(gen::band_matrix(5000, 20, seed)));
+  EXPECT_TRUE(local(gen::stencil_7pt(20, 20, 20, seed)));
+  EXPECT_FALSE(local(random_csr<double>(5000, 5000, 4, 12, seed)));
+  EXPECT_FALSE(local(random_csr<double>(3000, 12000, 4, 12, seed)));
+  // Columns 4i .. 4i + 3 of a 1000 x 4000 matrix: on its diagonal.
+  CsrMatrix<double, HostSpace> wide(1000, 4000, 4000, "wide band");
+  for (ordinal_t i = 0; i <= 1000; ++i) wide.row_ptr(i) = 4 * static_cast<offset_t>(i);
+  for (ordinal_t k = 0; k < 4000; ++k) {
+    wide.col_idx(k) = k;
+    wide.values(k) = 1.0;
+  }
+  EXPECT_TRUE(local(wide));
+  EXPECT_FALSE(local(random_csr<double>(100, 100, 0, 0, seed)));  // no entries
+  EXPECT_FALSE(local(random_csr<double>(0, 0, 0, 0, seed)));
 }
 
 TEST(SpmvOperator, RejectsWrongVectors) {
@@ -421,7 +451,7 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   const auto o = spmv::parse_spmv_options(
       "v2.team_threads=64,v2.vector_length=4,v2.tile_nnz=2048,v2.max_rows_per_block=100,v2.short_row_max=9,"
       "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,coop.repeat=4,"
-      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
+      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,coop.tuner_start_runs=0,coop.tuner_shape=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
       "check_structure=0,persist_x=1,streaming_loads=0");
   EXPECT_EQ(o.csr_v2.team_threads, 64);
   EXPECT_EQ(o.csr_v2.vector_length, 4);
@@ -438,6 +468,8 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   EXPECT_FALSE(o.coop_autotune);
   EXPECT_EQ(o.tuner.runs_per_call, 5);
   EXPECT_TRUE(o.tuner.paired);
+  EXPECT_EQ(o.tuner.start_runs, 0);
+  EXPECT_FALSE(o.tuner.repeat_direction_from_shape);
   EXPECT_EQ(o.sell.C, 16);
   EXPECT_EQ(o.sell.sigma, 1);
   EXPECT_EQ(o.sell.hyb_row_max, -1);

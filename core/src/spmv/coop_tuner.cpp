@@ -24,17 +24,21 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
-CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, const CoopTunerOptions& options)
+CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, const CoopTunerOptions& options,
+                     const CoopMatrixShape& shape)
     : options_(options),
       start_(start),
       best_(start),
       current_(start),
       best_seconds_(std::numeric_limits<double>::infinity()),
-      start_seconds_(std::numeric_limits<double>::infinity()) {
+      start_seconds_(std::numeric_limits<double>::infinity()),
+      first_repeat_direction_(shape.local_columns ? +1 : -1) {
   const std::string who = "CoopTuner";
   if (options.samples < 1) throw InvalidArgument(who + ": samples = " + std::to_string(options.samples) + " must be >= 1");
   if (options.runs_per_call < 1)
     throw InvalidArgument(who + ": runs_per_call = " + std::to_string(options.runs_per_call) + " must be >= 1");
+  if (options.start_runs < 0)
+    throw InvalidArgument(who + ": start_runs = " + std::to_string(options.start_runs) + " must be >= 0");
   if (!(options.single_run_margin >= 0.0))
     throw InvalidArgument(who + ": single_run_margin = " + std::to_string(options.single_run_margin) + " must be >= 0");
   if (options.max_steps < 1)
@@ -122,6 +126,22 @@ bool CoopTuner::first_run_decides(const double seconds) const {
   return seconds > passes * (1.0 + options_.single_run_margin);
 }
 
+void CoopTuner::record_start(const std::vector<double>& run_seconds) {
+  if (!wants_start_runs())
+    throw InvalidArgument("CoopTuner::record_start: the start is measured already or start_runs = 0");
+  if (static_cast<int>(run_seconds.size()) != options_.start_runs)
+    throw InvalidArgument("CoopTuner::record_start: " + std::to_string(run_seconds.size()) +
+                          " run times, expected start_runs = " + std::to_string(options_.start_runs));
+  for (const double s : run_seconds)
+    if (!(s >= 0.0) || !std::isfinite(s))
+      throw InvalidArgument("CoopTuner::record_start: time " + std::to_string(s) + " s is not a finite nonnegative number");
+  for (const double s : run_seconds) start_run_seconds_ += s;
+  const double t = median_of(run_seconds);
+  measured_.emplace_back(current_, t);
+  best_seconds_ = start_seconds_ = t;
+  choose_next();
+}
+
 void CoopTuner::record_call(const std::vector<double>& run_seconds) {
   const bool single = run_seconds.size() == 1 && first_run_decides(run_seconds[0]);
   if (static_cast<int>(run_seconds.size()) != options_.runs_per_call && !single)
@@ -184,8 +204,9 @@ void CoopTuner::choose_next() {
     const int axis = axes_.empty() ? -1 : axes_[axis_pos_];
     if (axis < 0) break;
     if (direction_ == 0) {
-      // A fresh axis: the paper's first moves are "double coop", "halve repeat", "larger block".
-      direction_ = axis == 1 ? -1 : +1;
+      // A fresh axis: the paper's first moves are "double coop", "halve repeat", "larger block"
+      // ("double repeat" for local columns).
+      direction_ = axis == 1 ? first_repeat_direction_ : +1;
       tried_reverse_ = false;
       moved_on_axis_ = false;
       step_ = 1;

@@ -93,6 +93,53 @@ struct CsrCoopFunctor {
 
 }  // namespace
 
+namespace {
+
+// Rows with entries (nonempty) or, of those, with columns near the diagonal (local): see
+// coop_matrix_shape.
+template <class MemSpace>
+struct CountRowsFunctor {
+  Kokkos::View<const offset_t*, MemSpace> row_ptr;
+  Kokkos::View<const ordinal_t*, MemSpace> col_idx;
+  double columns_per_row;  // ncols / nrows: where the diagonal runs
+  double near;             // ncols / 64
+  bool local_only;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i, long long& count) const {
+    const offset_t begin = row_ptr(i), end = row_ptr(i + 1);
+    if (begin == end) return;
+    if (!local_only) {
+      ++count;
+      return;
+    }
+    const double diagonal = static_cast<double>(i) * columns_per_row;
+    double distance = 0.0;
+    for (offset_t k = begin; k < end; ++k) {
+      const double d = static_cast<double>(col_idx(k)) - diagonal;
+      distance += d < 0.0 ? -d : d;
+    }
+    if (distance <= near * static_cast<double>(end - begin)) ++count;
+  }
+};
+
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+CoopMatrixShape coop_matrix_shape(const ExecSpace& space, const CsrMatrix<Scalar, MemSpace>& a) {
+  check_csr_extents("coop_matrix_shape", a);
+  CoopMatrixShape shape;
+  if (a.nrows == 0 || a.ncols == 0) return shape;
+  CountRowsFunctor<MemSpace> f{a.row_ptr, a.col_idx, static_cast<double>(a.ncols) / static_cast<double>(a.nrows),
+                               static_cast<double>(a.ncols) / 64.0, false};
+  const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>> rows(space, 0, a.nrows);
+  long long nonempty = 0, local = 0;
+  Kokkos::parallel_reduce("ppsparse::coop_matrix_shape", rows, f, nonempty);
+  f.local_only = true;
+  Kokkos::parallel_reduce("ppsparse::coop_matrix_shape", rows, f, local);
+  shape.local_columns = nonempty > 0 && 2 * local >= nonempty;
+  return shape;
+}
+
 template <class ExecSpace, class Scalar, class MemSpace>
 void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<Scalar, MemSpace>& a,
               const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, nondeduced_t<Scalar> beta,
@@ -121,6 +168,12 @@ void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatri
       const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
       S, const Vector<S, DefaultMemSpace>&, const CoopParams&);
 
+#define PPSPARSE_INSTANTIATE_COOP_MATRIX_SHAPE(S)                  \
+  template CoopMatrixShape coop_matrix_shape<DefaultExecSpace, S, DefaultMemSpace>( \
+      const DefaultExecSpace&, const CsrMatrix<S, DefaultMemSpace>&);
+
+PPSPARSE_INSTANTIATE_COOP_MATRIX_SHAPE(float)
+PPSPARSE_INSTANTIATE_COOP_MATRIX_SHAPE(double)
 PPSPARSE_INSTANTIATE_CSR_COOP(float)
 PPSPARSE_INSTANTIATE_CSR_COOP(double)
 template CoopSearchSpace coop_search_space<DefaultExecSpace>(const DefaultExecSpace&);

@@ -95,7 +95,9 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
           s.block_sizes.push_back(coop_.block_size);
           std::sort(s.block_sizes.begin(), s.block_sizes.end());
         }
-        tuner_ = std::make_shared<CoopTuner>(coop_, s, options_.tuner);
+        const CoopMatrixShape shape =
+            options_.tuner.repeat_direction_from_shape ? coop_matrix_shape(space, a) : CoopMatrixShape{};
+        tuner_ = std::make_shared<CoopTuner>(coop_, s, options_.tuner, shape);
         timer_ = std::make_shared<backend::DeviceTimer>(space);
         // One untimed product with the start point on scratch vectors, so that module loading
         // and first-touch costs do not inflate the tuner's first measurement (the start's),
@@ -105,7 +107,8 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
         const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_scratch_y", static_cast<size_t>(a.nrows));
         csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_);
         space.fence();
-        if (options_.tuner.runs_per_call > 1 || options_.tuner.paired) tuner_scratch_y_ = wy;
+        if (options_.tuner.runs_per_call > 1 || options_.tuner.paired || options_.tuner.start_runs > 0)
+          tuner_scratch_y_ = wy;
       }
       break;
     }
@@ -181,7 +184,6 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
         // comes first; the extra runs (up to runs_per_call - 1, none when the first decides the
         // step), and in paired calls the best point's run before each candidate run, write the
         // scratch output with the same alpha and beta, so they move the same bytes.
-        const CoopParams p = tuner_->candidate();
         check_vectors("csr_coop", a_.nrows, a_.ncols, x, y);
         auto timed = [&](const CoopParams& params, const Vector<Scalar, MemSpace>& out) {
           if (clock_) {
@@ -195,6 +197,20 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
           csr_coop(space_, alpha, a_, x, beta, out, params);
           return timer_->stop();
         };
+        // The first call times the start on scratch first (start_runs); its own product is then
+        // already the first step.
+        if (tuner_->wants_start_runs()) {
+          std::vector<double> start_seconds;
+          for (int run = 0; run < tuner_->options().start_runs; ++run)
+            start_seconds.push_back(timed(tuner_->start(), tuner_scratch_y_));
+          tuner_->record_start(start_seconds);
+          if (tuner_->done()) {  // nothing to search (max_steps = 1)
+            tuner_scratch_y_ = Vector<Scalar, MemSpace>();
+            csr_coop(space_, alpha, a_, x, beta, y, coop_params());
+            return;
+          }
+        }
+        const CoopParams p = tuner_->candidate();
         const bool paired = tuner_->wants_pair();
         const CoopParams best = tuner_->best();
         std::vector<double> seconds;

@@ -32,6 +32,8 @@ SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base)
       {"coop.autotune", [&](long long v) { o.coop_autotune = v != 0; }},
       {"coop.tuner_runs_per_call", [&](long long v) { o.tuner.runs_per_call = static_cast<int>(v); }},
       {"coop.tuner_paired", [&](long long v) { o.tuner.paired = v != 0; }},
+      {"coop.tuner_start_runs", [&](long long v) { o.tuner.start_runs = static_cast<int>(v); }},
+      {"coop.tuner_shape", [&](long long v) { o.tuner.repeat_direction_from_shape = v != 0; }},
       {"sell.C", [&](long long v) { o.sell.C = static_cast<int>(v); }},
       {"sell.sigma", [&](long long v) { o.sell.sigma = static_cast<ordinal_t>(v); }},
       {"sell.hyb_row_max", [&](long long v) { o.sell.hyb_row_max = static_cast<ordinal_t>(v); }},

@@ -4,9 +4,12 @@
 // candidate(), measures it and passes the time to record(). SpmvOperator does this with
 // Kokkos fences around a steady_clock reading (or an injected clock, for tests).
 //
-// Search: a coordinate search from the start point (the fixed rule). Axes, in order:
+// Search: a coordinate search from the start point (the fixed rule), whose time is the median
+// of CoopTunerOptions::start_runs products (record_start; the paper's tuner measures it in the
+// first call). Axes, in order:
 //   coop   doubled first (the paper's step 2), halved if that does not help;
-//   repeat halved first (the paper's step 1: twice the teams), doubled otherwise;
+//   repeat halved first (the paper's step 1: twice the teams), doubled otherwise; doubled
+//          first where the matrix's columns are local (CoopMatrixShape);
 //   block  next larger size of the search space first, smaller otherwise.
 // Along an axis the tuner keeps stepping while each step improves the best median time by
 // more than min_gain. A step that does not improve but stays within plateau_tolerance of the
@@ -78,6 +81,20 @@ struct CoopTunerOptions {
   // choices on average that pays back only after some 10^4 products, so one unpaired product
   // per call stays the default; long-lived operators may prefer runs_per_call = 3, paired.
   bool paired = false;
+  // Products of the start point the first tuning call times on a scratch output before its own
+  // product (>= 0). Their median is the start's time (CoopTuner::record_start), so every later
+  // step is judged against a median rather than one product, and the call's own product is
+  // already the first step: 8 calls measure 8 steps. 0: the first call measures the start
+  // itself, as the paper's tuner does. With repeat_direction_from_shape, on an H100 (four
+  // benchmark runs, 14 matrices x 5 tuner runs each, both forms side by side): within 2 % of the
+  // exhaustive best after 8 calls in 272 of 280 runs against 255, the worst run 1.037 of the best
+  // against 1.166 (a single slow sample of the start let a slower point be adopted), for about 7
+  // products of tuning overhead against 4 (docs/perf/bench_spmv_h100.md, 2026-11-25).
+  int start_runs = 3;
+  // SpmvOperator passes the matrix's shape (coop_matrix_shape) to the tuner, which then walks
+  // repeat towards fewer teams first on local columns (CoopMatrixShape). false: the paper's
+  // "halve repeat" first on every matrix, as with start_runs = 0 the paper's tuner exactly.
+  bool repeat_direction_from_shape = true;
 };
 
 class CoopTuner {
@@ -85,7 +102,8 @@ class CoopTuner {
   // InvalidArgument if start is not a point of `space` (coop a power of two <= max_coop,
   // block_size one of space.block_sizes and a multiple of coop, repeat >= 1), or the
   // options are out of range.
-  CoopTuner(const CoopParams& start, const CoopSearchSpace& space, const CoopTunerOptions& options = {});
+  CoopTuner(const CoopParams& start, const CoopSearchSpace& space, const CoopTunerOptions& options = {},
+            const CoopMatrixShape& shape = {});
 
   // The parameters the next product should use: the candidate under measurement while
   // tuning, the best one once done().
@@ -103,6 +121,15 @@ class CoopTuner {
   // True when a first run of candidate() taking `seconds` decides its step without more runs
   // (see CoopTunerOptions::single_run_margin); false while done().
   bool first_run_decides(double seconds) const;
+  // True before anything is measured, where options().start_runs > 0: the next call first
+  // times start() that many times (on scratch) and passes the times to record_start.
+  bool wants_start_runs() const { return options_.start_runs > 0 && measured_.empty() && samples_.empty() && !done_; }
+  // The start's runs (options().start_runs of them): their median becomes the start's time.
+  // Not a call: calls() does not count it. InvalidArgument unless wants_start_runs(), for
+  // another count, or a time that is not finite and >= 0.
+  void record_start(const std::vector<double>& run_seconds);
+  // Seconds of the runs record_start was given (0 before): tuning work outside the calls' own.
+  double start_run_seconds() const { return start_run_seconds_; }
   // One call's runs of candidate(): options().runs_per_call of them, or one that
   // first_run_decides. Their median counts as one record(). InvalidArgument for another count
   // or a time that is not finite and >= 0.
@@ -138,6 +165,8 @@ class CoopTuner {
   CoopParams start_, best_, current_;
   Point best_point_{}, current_point_{};
   double best_seconds_, start_seconds_;
+  double start_run_seconds_ = 0.0;
+  int first_repeat_direction_ = -1;  // CoopMatrixShape::local_columns: +1
   std::vector<double> samples_;
   std::vector<std::pair<CoopParams, double>> measured_;
   int calls_ = 0;

@@ -86,7 +86,7 @@ struct SpmvOptions {
 // "sell.C=32,sell.sigma=1" or "coop.coop=8,coop.repeat=4,coop.block_size=256,coop.autotune=0".
 // Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
 // flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
-// autotune, tuner_runs_per_call, tuner_paired}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x,
+// autotune, tuner_runs_per_call, tuner_paired, tuner_start_runs, tuner_shape}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x,
 // streaming_loads. Values are integers (0/1 for the
 // flags); ranges are checked where the options are used. InvalidArgument, naming the pair,
 // for an unknown key, a missing '=' or a value that is not an integer:
