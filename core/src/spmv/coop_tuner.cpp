@@ -30,6 +30,8 @@ CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, cons
       start_(start),
       best_(start),
       current_(start),
+      fastest_(start),
+      fastest_seconds_(std::numeric_limits<double>::infinity()),
       best_seconds_(std::numeric_limits<double>::infinity()),
       start_seconds_(std::numeric_limits<double>::infinity()),
       first_repeat_direction_(shape.local_columns ? +1 : -1) {
@@ -95,7 +97,7 @@ void CoopTuner::record(double seconds) {
   if (static_cast<int>(samples_.size()) < options_.samples) return;
   const double t = median_of(samples_);
   samples_.clear();
-  measured_.emplace_back(current_, t);
+  measured(current_, t);
   if (measured_.size() == 1) {
     best_seconds_ = start_seconds_ = t;
   } else if (!judge(t)) {
@@ -109,7 +111,7 @@ double CoopTuner::normalised(const double candidate_seconds, const double best_s
     if (!(s > 0.0) || !std::isfinite(s))
       throw InvalidArgument("CoopTuner::normalised: time " + std::to_string(s) + " s is not a finite positive number");
   if (measured_.empty()) throw InvalidArgument("CoopTuner::normalised: no best measured yet (the start's call is not paired)");
-  return candidate_seconds / best_seconds * best_seconds_;
+  return candidate_seconds / best_seconds * fastest_seconds_;
 }
 
 bool CoopTuner::first_run_decides(const double seconds) const {
@@ -137,7 +139,7 @@ void CoopTuner::record_start(const std::vector<double>& run_seconds) {
       throw InvalidArgument("CoopTuner::record_start: time " + std::to_string(s) + " s is not a finite nonnegative number");
   for (const double s : run_seconds) start_run_seconds_ += s;
   const double t = median_of(run_seconds);
-  measured_.emplace_back(current_, t);
+  measured(current_, t);
   best_seconds_ = start_seconds_ = t;
   choose_next();
 }
@@ -153,6 +155,14 @@ void CoopTuner::record_call(const std::vector<double>& run_seconds) {
     if (!(s >= 0.0) || !std::isfinite(s))
       throw InvalidArgument("CoopTuner::record_call: time " + std::to_string(s) + " s is not a finite nonnegative number");
   record(median_of(run_seconds));
+}
+
+void CoopTuner::measured(const CoopParams& p, const double seconds) {
+  measured_.emplace_back(p, seconds);
+  if (seconds < fastest_seconds_) {
+    fastest_ = p;
+    fastest_seconds_ = seconds;
+  }
 }
 
 bool CoopTuner::judge(const double seconds) {

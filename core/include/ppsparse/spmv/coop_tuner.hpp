@@ -85,9 +85,9 @@ struct CoopTunerOptions {
   // product (>= 0). Their median is the start's time (CoopTuner::record_start), so every later
   // step is judged against a median rather than one product, and the call's own product is
   // already the first step: 8 calls measure 8 steps. 0: the first call measures the start
-  // itself, as the paper's tuner does. With repeat_direction_from_shape, on an H100 (four
+  // itself, as the paper's tuner does. With repeat_direction_from_shape, on an H100 (six
   // benchmark runs, 14 matrices x 5 tuner runs each, both forms side by side): within 2 % of the
-  // exhaustive best after 8 calls in 272 of 280 runs against 255, the worst run 1.037 of the best
+  // exhaustive best after 8 calls in 405 of 420 runs against 389, the worst run 1.037 of the best
   // against 1.166 (a single slow sample of the start let a slower point be adopted), for about 7
   // products of tuning overhead against 4 (docs/perf/bench_spmv_h100.md, 2026-11-25).
   int start_runs = 3;
@@ -107,7 +107,7 @@ class CoopTuner {
 
   // The parameters the next product should use: the candidate under measurement while
   // tuning, the best one once done().
-  const CoopParams& candidate() const { return done_ ? best_ : current_; }
+  const CoopParams& candidate() const { return done_ ? fastest_ : current_; }
   // Time in seconds of one product run with candidate(). Ignored once done().
   // InvalidArgument if seconds is negative or not finite.
   void record(double seconds);
@@ -137,8 +137,11 @@ class CoopTuner {
   const CoopTunerOptions& options() const { return options_; }
 
   bool done() const { return done_; }
-  const CoopParams& best() const { return best_; }
-  double best_seconds() const { return best_seconds_; }  // median of the best; +inf before the first
+  // The fastest point measured so far (the start before any measurement), and its time (+inf
+  // before the first). It can differ from the point the walk steps from: a step measured
+  // faster by less than min_gain is not walked from, but it is the better answer.
+  const CoopParams& best() const { return fastest_; }
+  double best_seconds() const { return fastest_seconds_; }
   const CoopParams& start() const { return start_; }
   double start_seconds() const { return start_seconds_; }
   int steps() const { return static_cast<int>(measured_.size()); }  // candidates measured so far
@@ -158,11 +161,14 @@ class CoopTuner {
   const double* lookup(const CoopParams& p) const;
   void choose_next();            // sets current_ to the next candidate to measure, or done_
   bool judge(double seconds);    // a step to current_point_ took `seconds`: false if it failed
+  void measured(const CoopParams& p, double seconds);  // into history(); best() if fastest
   void step_failed();            // reverse once on this axis (if nothing moved yet), else the next axis
 
   CoopTunerOptions options_;
   std::vector<int> coops_, repeats_, blocks_;
-  CoopParams start_, best_, current_;
+  CoopParams start_, best_, current_;  // best_: the point the walk adopted (see judge)
+  CoopParams fastest_;                 // best(): the fastest measured
+  double fastest_seconds_;
   Point best_point_{}, current_point_{};
   double best_seconds_, start_seconds_;
   double start_run_seconds_ = 0.0;
