@@ -15,14 +15,12 @@
 //   python3 bench/tools/spmv_report.py spmv.json --out spmv_report
 // A subset: --benchmark_filter='fp64/(csr_v2|csr_coop_tuned|sell|vendor_csr)/'.
 //
-// spmv_tuner/<matrix>/fp64/line[/rounds=<k>][/descent] and
-// spmv_tuner/<matrix>/fp64/samples=<s>/runs=<r>[/paired][/every_call][/strict|/paper_start] (large
-// matrices only) check csr_coop's run-time tuner: its line search (the library's default; k
-// products per contender, default 5; descent: without the exploration), and its walk (s calls
-// per candidate, at most r candidate products timed per call, paired: each next to a product of
-// the best so far, every_call: r in every call, strict: without plateau steps, paper_start: the
-// first call measures the start and repeat is halved first on every matrix; the walk's defaults
-// are samples=1/runs=1), against an exhaustive search on this device, in 5
+// spmv_tuner/<matrix>/fp64/samples=<s>/runs=<r>[/paired][/every_call][/strict|/paper_start] (large matrices
+// only) checks csr_coop's run-time tuner (s calls per candidate, at most r candidate products
+// timed per call, paired: each next to a product of the best so far, every_call: r in every
+// call, strict: without plateau steps, paper_start: the first call measures the start and repeat is
+// halved first on every matrix; the library's defaults are samples=1/runs=1) against an
+// exhaustive search on this device, in 5
 // independent tuner runs: counters after8_over_best (the median run), after8_worst and
 // after8_within_2pct (runs of 5) are the tuner's choice after 8 calls, done_over_best when it
 // stops, over the best of the whole search space (each re-timed as the median of 21 products, all of them in
@@ -342,7 +340,7 @@ std::vector<double> coop_interleaved_medians(const Prepared<double>& p, const st
   return medians;
 }
 
-// The tuner as a solver meets it (the operator's calls, on an operator set up with these
+// The tuner as a solver meets it (one product per call, on an operator set up with these
 // tuner options), against every point of its search space. tuning_overhead: the device time of the calls until the tuner is done, over the
 // best point's time, minus those calls: what tuning costs in products of the best, against
 // knowing the best from the start (the median run).
@@ -517,18 +515,7 @@ void register_spmv_benchmarks(const BenchConfig& config) {
             ->DisplayAggregatesOnly(true);
       }
     }
-    if (m >= first_large) {  // after the matrix's products, so that it is generated once
-      for (const std::string line : {"", "/rounds=3", "/descent"}) {
-        spmv::CoopTunerOptions t;
-        t.search = spmv::CoopSearch::line;
-        if (line == "/rounds=3") t.line.rounds = 3;
-        if (line == "/descent") t.line.explore = false;
-        const std::string name = "spmv_tuner/" + spec.name + "/fp64/line" + line;
-        benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t); })
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->Iterations(1);
-      }
+    if (m >= first_large)  // after the matrix's products, so that it is generated once
       for (const int samples : {1, 3})
         for (const TunerTiming& timing : kTunerTimings)
           for (const std::string flow : {"", "/strict", "/paper_start"}) {
@@ -536,7 +523,6 @@ void register_spmv_benchmarks(const BenchConfig& config) {
             // paper_start: the first call measures the start, repeat halved first on every matrix
             // (start_runs 0, repeat_direction_from_shape false).
             spmv::CoopTunerOptions t;
-            t.search = spmv::CoopSearch::walk;
             if (flow == "/strict") t.plateau_tolerance = 0.0;
             if (flow == "/paper_start") {
               t.start_runs = 0;
@@ -553,7 +539,6 @@ void register_spmv_benchmarks(const BenchConfig& config) {
                 ->Unit(benchmark::kMicrosecond)
                 ->Iterations(1);
           }
-    }
   }
 }
 

@@ -10,7 +10,7 @@ it; otherwise kk_default). Values are the median over repetitions (Google Benchm
 "median" aggregate; the median of the iterations when a run had one repetition).
 Geometric means are given per precision and matrix group: "shared" (mm_*, small real
 matrices that fit in a GPU's L2) and "large" (generated, 5-50x the L2).
-Runs of spmv_tuner/<matrix>/fp64/line[...] and .../samples=<s>[/runs=<r>] add a table of csr_coop's run-time tuner
+Runs of spmv_tuner/<matrix>/fp64/samples=<s>[/runs=<r>] add a table of csr_coop's run-time tuner
 against the exhaustive search (each time over the exhaustive best).
 Writes PREFIX.md (tables), PREFIX.csv (one row per result) and PREFIX.png (bars of % copy,
 matplotlib with the Agg backend; skipped with a note if matplotlib is missing).
@@ -49,18 +49,10 @@ def load(paths):
                     copy.append(b["gbs"])
                 continue
             if parts[0] == "spmv_tuner" and len(parts) >= 4:
-                if not b.get("error_occurred") and parts[3] == "line":
-                    # line[/rounds=<k>][/descent]: the line search (the library's default).
-                    rest = parts[4:]
-                    rounds = next((p_.replace("rounds=", "") for p_ in rest if p_.startswith("rounds=")), "5")
-                    setting = f"line search, {rounds} per contender"
-                    if "descent" in rest:
-                        setting += " (descent only)"
-                    tuner[(parts[1], setting)] = b
-                elif not b.get("error_occurred"):
-                    # samples=<s>[/runs=<r>][/strict|/paper_start]: the walk's calls per candidate, products
-                    # timed per call (older runs: one product per call, no runs= part).
-                    setting = "walk, " + parts[3].replace("samples=", "")
+                if not b.get("error_occurred"):
+                    # samples=<s>[/runs=<r>][/strict|/paper_start]: calls per candidate, products timed per call
+                    # (older runs: one product per call, no runs= part).
+                    setting = parts[3].replace("samples=", "")
                     rest = parts[4:]
                     runs = next((p_.replace("runs=", "") for p_ in rest if p_.startswith("runs=")), "1")
                     setting += f", {runs} per call" if "every_call" in rest or runs == "1" else f", <= {runs} per call"
@@ -111,7 +103,7 @@ def tuner_lines(tuner):
         return []
     lines = ["## csr_coop run-time tuner against the exhaustive search, fp64", "",
              "Times over the exhaustive best (1.00 = as fast); each point re-timed as the median of 21 products.", "",
-             "| matrix | search (walk: calls per candidate, products per call) | fixed rule | after 8 calls (median run) | worst run | "
+             "| matrix | calls per candidate, products per call | fixed rule | after 8 calls (median run) | worst run | "
              "runs within 2 % | calls to finish | when finished | tuning overhead (products) | points searched | parameters |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
 
@@ -137,7 +129,7 @@ def tuner_lines(tuner):
         lines.append("")
         overheads = sorted(b["tuning_overhead"] for b in rows if "tuning_overhead" in b)
         overhead = f"; tuning overhead {fmt(overheads[0], 1)}-{fmt(overheads[-1], 1)} products" if overheads else ""
-        lines.append(f"- {s}: {within} of {runs} runs within 2 % of the exhaustive best after 8 calls; "
+        lines.append(f"- samples={s}: {within} of {runs} runs within 2 % of the exhaustive best after 8 calls; "
                      f"worst {fmt(worst, 3)}x{overhead}.")
     lines.append("")
     return lines

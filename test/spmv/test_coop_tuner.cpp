@@ -1,5 +1,4 @@
-// The run-time tuner's walk (CoopSearch::walk, the paper's search), driven by synthetic cost
-// functions instead of a device clock. The line search: test_coop_line_search.cpp.
+// The run-time tuner's logic, driven by synthetic cost functions instead of a device clock.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,7 +16,6 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/spmv/coop_tuner.hpp>
 
-#include "coop_landscapes.hpp"
 #include "test_util.hpp"
 
 namespace ppsparse::test {
@@ -28,12 +26,7 @@ using spmv::CoopSearchSpace;
 using spmv::CoopTuner;
 using spmv::CoopTunerOptions;
 
-
-// Options for the walk (the default search is the line search).
-CoopTunerOptions walk(CoopTunerOptions o = {}) {
-  o.search = spmv::CoopSearch::walk;
-  return o;
-}
+CoopSearchSpace gpu_like_space() { return CoopSearchSpace{32, {64, 96, 128, 192, 256, 384, 512}, 64}; }
 
 int log2i(int v) {
   int l = 0;
@@ -41,6 +34,15 @@ int log2i(int v) {
   return l;
 }
 
+// Every valid point of a search space.
+std::vector<CoopParams> grid(const CoopSearchSpace& s) {
+  std::vector<CoopParams> g;
+  for (int c = 1; c <= s.max_coop; c *= 2)
+    for (int r = 1; r <= s.max_repeat; r *= 2)
+      for (int b : s.block_sizes)
+        if (b >= c && b % c == 0) g.push_back({c, r, b});
+  return g;
+}
 
 // Every candidate after the start differs in one parameter from a point measured before it (a
 // coop step may also move the block size to the nearest one that coop divides).
@@ -102,7 +104,7 @@ TEST(CoopTuner, PaperLikeCostsEndWithinTwoPercentInEightCallsNearlyAlways) {
                        space.block_sizes};
     double exhaustive = 1e300;
     for (const auto& p : points) exhaustive = std::min(exhaustive, cost(p));
-    CoopTunerOptions o = walk();
+    CoopTunerOptions o;
     o.samples = 1;
     CoopTuner t(start, space, o);
     for (int call = 0; call < 8 && !t.done(); ++call) t.record(cost(t.candidate()));
@@ -120,6 +122,46 @@ TEST(CoopTuner, PaperLikeCostsEndWithinTwoPercentInEightCallsNearlyAlways) {
   EXPECT_LE(worst, 1.12);
 }
 
+// csr_coop's times measured on an H100 over the whole GPU search space, per matrix, with the
+// fixed rule's start point (test/data/coop_landscape_h100.txt).
+struct MeasuredLandscape {
+  std::string matrix;
+  ordinal_t nrows = 0;
+  offset_t nnz = 0;
+  CoopParams start;  // the fixed rule on that device
+  std::map<std::tuple<int, int, int>, double> us;
+  double operator()(const CoopParams& p) const { return us.at({p.coop, p.repeat, p.block_size}); }
+  double best() const {
+    double b = 1e300;
+    for (const auto& [k, t] : us) b = std::min(b, t);
+    return b;
+  }
+};
+
+std::vector<MeasuredLandscape> measured_landscapes(const std::string& file) {
+  std::ifstream in(data_dir() / file);
+  std::vector<MeasuredLandscape> all;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string points;
+    MeasuredLandscape l;
+    fields >> l.matrix >> l.nrows >> l.nnz >> points;
+    l.start = spmv::coop_fixed_rule(l.nrows, l.nnz, 32, 132 * 2048, true);
+    char comma;
+    std::istringstream ps(points);
+    std::string point;
+    while (std::getline(ps, point, ';')) {
+      int c, r, b;
+      double t;
+      std::istringstream(point) >> c >> comma >> r >> comma >> b >> comma >> t;
+      l.us[{c, r, b}] = t;
+    }
+    all.push_back(std::move(l));
+  }
+  return all;
+}
 
 // The tuner's choice after 8 calls on l from its start, each call's time scaled by 1 + noise
 // (relative Gaussian noise of the distribution's sigma).
@@ -185,7 +227,7 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> noise(0.0, 0.01);
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.samples = 1;
   o.runs_per_call = 1;  // one product per call: the noise as calibrated below
   o.start_runs = 0;     // the first call measures the start
@@ -257,7 +299,7 @@ TEST(CoopTuner, MedianOfThreeRunsPerCallMissesLessOnMeasuredLandscapes) {
   const auto seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  CoopTunerOptions one = walk(), three = walk(), every = walk();
+  CoopTunerOptions one, three, every;
   one.runs_per_call = 1;
   three.runs_per_call = 3;
   every.runs_per_call = 3;
@@ -291,7 +333,7 @@ TEST(CoopTuner, StartRunsAndLocalColumnsMissLessOnMeasuredLandscapes) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> noise(0.0, 0.01);
-  CoopTunerOptions paper = walk();
+  CoopTunerOptions paper;
   paper.runs_per_call = 1;
   paper.start_runs = 0;
   CoopTunerOptions now = paper;
@@ -326,7 +368,7 @@ TEST(CoopTuner, PlateauWalkCrossesOneLevelStep) {
   const CoopSearchSpace cpu{1, {1}, 64};
   const std::map<int, double> along_repeat{{1, 1.10}, {2, 1.08}, {4, 1.00}, {8, 1.005}, {16, 0.97}, {32, 1.2}, {64, 1.3}};
   auto cost = [&](const CoopParams& p) { return along_repeat.at(p.repeat); };
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.samples = 1;
   CoopTuner walk({1, 4, 1}, cpu, o);
   run_to_end(walk, cost);
@@ -361,7 +403,7 @@ TEST(CoopTuner, NeverWorseThanStartOnArbitraryCosts) {
     };
     const CoopParams start{1 << std::uniform_int_distribution<int>(0, 5)(rng), 1 << std::uniform_int_distribution<int>(0, 6)(rng),
                            space.block_sizes[std::uniform_int_distribution<size_t>(0, space.block_sizes.size() - 1)(rng)]};
-    CoopTunerOptions o = walk();
+    CoopTunerOptions o;
     o.samples = 1 + trial % 3;
     o.max_steps = 4 + trial % 20;
     o.min_gain = trial % 2 ? 0.0 : 0.01;
@@ -395,11 +437,11 @@ TEST(CoopTuner, MedianIgnoresOutliersAndNoiseStaysBounded) {
     const CoopParams start{4, 8, 128};
     PaperLikeCost cost{std::uniform_int_distribution<int>(1, 3)(rng), std::uniform_int_distribution<int>(1, 5)(rng), 2,
                        0.3, 0.05, 0.01, space.block_sizes};
-    CoopTunerOptions o = walk();
+    CoopTunerOptions o;
     o.samples = 3;
     // Deterministic cost, but the first run of every candidate is 10x slow (a cold start):
     // the median must ignore it and the search must end where the clean search ends.
-    CoopTuner clean(start, space, walk(CoopTunerOptions{1, o.max_steps, o.min_gain}));
+    CoopTuner clean(start, space, CoopTunerOptions{1, o.max_steps, o.min_gain});
     run_to_end(clean, cost);
     CoopTuner t(start, space, o);
     int run_of_candidate = 0;
@@ -424,7 +466,7 @@ TEST(CoopTuner, MedianIgnoresOutliersAndNoiseStaysBounded) {
 TEST(CoopTuner, CpuSpaceTunesRepeatOnly) {
   const CoopSearchSpace cpu{1, {1}, 64};
   auto cost = [](const CoopParams& p) { return 1.0 + std::abs(log2i(p.repeat) - 3); };  // best repeat 8
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.samples = 1;
   CoopTuner t({1, 32, 1}, cpu, o);
   run_to_end(t, cost);
@@ -442,7 +484,7 @@ TEST(CoopTuner, CpuSpaceTunesRepeatOnly) {
 TEST(CoopTuner, StartThatIsBestIsKept) {
   const auto space = gpu_like_space();
   PaperLikeCost cost{2, 3, 2, 0.3, 0.05, 0.01, space.block_sizes};  // optimum coop 4, repeat 8, block 128
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.samples = 1;
   CoopTuner t({4, 8, 128}, space, o);
   run_to_end(t, cost);
@@ -459,20 +501,20 @@ TEST(CoopTuner, RejectsBadInput) {
             "CoopTuner start: block_size = 100 must be a positive multiple of coop = 8");
   EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 160}, space); }),
             "CoopTuner: start block_size = 160 is not one of the search space's block sizes");
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, walk(CoopTunerOptions{0, 16, 0.0})); }),
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{0, 16, 0.0}); }),
             "CoopTuner: samples = 0 must be >= 1");
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, walk(CoopTunerOptions{1, 0, 0.0})); }),
+  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 0, 0.0}); }),
             "CoopTuner: max_steps = 0 must be >= 1");
-  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, walk(CoopTunerOptions{1, 4, -0.5})); }).find("min_gain"),
+  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, -0.5}); }).find("min_gain"),
             std::string::npos);
-  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, walk(CoopTunerOptions{1, 4, 0.0, 1.5})); })
+  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, 0.0, 1.5}); })
                 .find("plateau_tolerance = 1.500000 must be in [0, 1)"),
             std::string::npos);
   EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, CoopSearchSpace{32, {}, 64}); }), "CoopTuner: empty search space");
-  CoopTuner t({4, 1, 128}, space, walk());
+  CoopTuner t({4, 1, 128}, space);
   EXPECT_NE(invalid_argument_message([&] { t.record(-1.0); }).find("is not a finite nonnegative number"), std::string::npos);
   EXPECT_NE(invalid_argument_message([&] { t.record(std::nan("")); }).find("is not a finite nonnegative number"), std::string::npos);
-  CoopTunerOptions three = walk();
+  CoopTunerOptions three;
   three.runs_per_call = 3;
   CoopTuner t3({4, 1, 128}, space, three);
   EXPECT_EQ(invalid_argument_message([&] { t3.record_call({1e-3, 2e-3}); }),
@@ -482,14 +524,14 @@ TEST(CoopTuner, RejectsBadInput) {
             "CoopTuner::record_call: 1 run time, expected runs_per_call = 3 (or 1 that decides its step)");
   EXPECT_NE(invalid_argument_message([&] { t3.record_call({1e-3, -1.0, 2e-3}); }).find("is not a finite nonnegative number"),
             std::string::npos);
-  CoopTunerOptions one = walk();
+  CoopTunerOptions one;
   one.runs_per_call = 1;
   CoopTuner t1({4, 1, 128}, space, one);
   EXPECT_EQ(invalid_argument_message([&] { t1.record_call({1e-3, 2e-3}); }),
             "CoopTuner::record_call: 2 run times, expected runs_per_call = 1");
   EXPECT_EQ(t.calls(), 0);
   EXPECT_EQ(t3.calls(), 0);
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.runs_per_call = 0;
   EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, o); }), "CoopTuner: runs_per_call = 0 must be >= 1");
   o.runs_per_call = 3;
@@ -504,7 +546,7 @@ TEST(CoopTuner, RejectsBadInput) {
 // (plateau 0.02, margin 0.05), above 1.02 x 1.05 ms. Never for the start, never for a faster
 // run (its time would become the reference), never with an infinite margin.
 TEST(CoopTuner, FirstRunDecidesOnlyClearSteps) {
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.samples = 1;
   o.runs_per_call = 3;
   CoopTuner t({4, 8, 128}, gpu_like_space(), o);
@@ -531,7 +573,7 @@ TEST(CoopTuner, FirstRunDecidesOnlyClearSteps) {
 // Paired times are scaled to the recorded ones: a candidate 10 % slower than the best in the
 // same call counts as 1.1 x the best's recorded time, whatever the device's speed then.
 TEST(CoopTuner, NormalisedTimesFollowTheBestsRecordedTime) {
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.runs_per_call = 1;
   o.paired = true;
   CoopTuner t({4, 8, 128}, gpu_like_space(), o);
@@ -545,7 +587,7 @@ TEST(CoopTuner, NormalisedTimesFollowTheBestsRecordedTime) {
             std::string::npos);
   t.record_call({t.normalised(4e-3, 5e-3)});  // 20 % faster than the best, in a slow moment
   EXPECT_DOUBLE_EQ(t.best_seconds(), 1.6e-3);
-  CoopTunerOptions unpaired = walk();
+  CoopTunerOptions unpaired;
   unpaired.runs_per_call = 1;
   unpaired.paired = false;
   CoopTuner u({4, 8, 128}, gpu_like_space(), unpaired);
@@ -556,7 +598,7 @@ TEST(CoopTuner, NormalisedTimesFollowTheBestsRecordedTime) {
 // The start's runs before the first call: their median is the start's time, not a call, and
 // the first call's candidate is already a step.
 TEST(CoopTuner, RecordStartTakesTheMedianAndIsNotACall) {
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.runs_per_call = 1;
   o.start_runs = 3;
   CoopTuner t({4, 8, 128}, gpu_like_space(), o);
@@ -594,7 +636,7 @@ TEST(CoopTuner, RecordStartTakesTheMedianAndIsNotACall) {
 // teams"), or doubles it where the matrix's columns are local.
 TEST(CoopTuner, LocalColumnsWalkRepeatUpFirst) {
   const CoopSearchSpace repeat_only{1, {1}, 64};
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.start_runs = 0;
   CoopTuner random({1, 8, 1}, repeat_only, o, spmv::CoopMatrixShape{false});
   random.record(1e-3);
@@ -611,7 +653,7 @@ TEST(CoopTuner, LocalColumnsWalkRepeatUpFirst) {
 // the walk did not adopt it.
 TEST(CoopTuner, BestIsTheFastestMeasuredEvenBelowMinGain) {
   const CoopSearchSpace repeat_only{1, {1}, 64};
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.start_runs = 0;
   o.min_gain = 0.005;
   CoopTuner t({1, 8, 1}, repeat_only, o);
@@ -628,7 +670,7 @@ TEST(CoopTuner, BestIsTheFastestMeasuredEvenBelowMinGain) {
 
 // A call's runs count as one sample, their median: a slow outlier among them is not seen.
 TEST(CoopTuner, RecordCallTakesTheMedianOfItsRuns) {
-  CoopTunerOptions o = walk();
+  CoopTunerOptions o;
   o.samples = 1;
   o.runs_per_call = 3;
   CoopTuner t({4, 8, 128}, gpu_like_space(), o);

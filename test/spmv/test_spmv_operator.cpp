@@ -113,15 +113,12 @@ TEST(SpmvOperator, TrafficModel) {
   EXPECT_NE(hyb.describe().find("hyb row_max=16"), std::string::npos);
 }
 
-// Both searches through the operator: the line search (default) and the walk.
 TEST(SpmvOperator, TunesThroughAnInjectedClock) {
-  for (const auto search : {spmv::CoopSearch::line, spmv::CoopSearch::walk}) {
   const auto seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + (search == spmv::CoopSearch::line ? " line" : " walk"));
+  SCOPED_TRACE("seed " + std::to_string(seed));
   const auto host = random_csr<double>(2000, 2000, 0, 10, seed);
   const auto a = copy_to<Mem>(host);
   spmv::SpmvOptions options;
-  options.tuner.search = search;
   options.tuner.samples = 3;
   options.tuner.runs_per_call = 1;  // one product per call, timed alone: the clock below
   options.tuner.paired = false;
@@ -155,48 +152,6 @@ TEST(SpmvOperator, TunesThroughAnInjectedClock) {
   SpmvOperator<Exec, double> fixed(SpmvAlgorithm::csr_coop, a, options);
   EXPECT_EQ(fixed.tuner(), nullptr);
   EXPECT_EQ(fixed.coop_params(), (spmv::CoopParams{1, 3, 1}));
-  }
-}
-
-// A line-search call times the incumbent on the caller's output, then the line's other points
-// and the contenders' further products on scratch: y changes once per call (checked against the
-// reference with beta != 0), every product is timed through the clock, and the tuner's products
-// are the clock's. Tuned, a call is one product and reads no clock.
-TEST(SpmvOperator, LineSearchCallsTimeTheirLineOnScratch) {
-  const auto seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const auto host = random_csr<double>(1500, 1500, 0, 12, seed);
-  const auto a = copy_to<Mem>(host);
-  SpmvOperator<Exec, double> op(SpmvAlgorithm::csr_coop, a);
-  ASSERT_NE(op.tuner(), nullptr);
-  ASSERT_EQ(op.tuner()->options().search, spmv::CoopSearch::line);
-  // Fastest at repeat 4 and coop 1 (GPUs vary coop and block too).
-  auto cost = [](const spmv::CoopParams& p) {
-    return 1e-3 * (1.0 + 0.02 * std::abs(std::log2(p.repeat) - 2.0) + 0.1 * std::log2(p.coop)) + 1e-7 * p.block_size;
-  };
-  double now = 5.0;
-  int reads = 0;
-  op.set_clock([&] {
-    if (reads++ % 2 == 0) return now;
-    now += cost(op.coop_params());
-    return now;
-  });
-  tune_checking_each_call(op, host, seed, 20);
-  const auto* tuner = op.tuner();
-  EXPECT_EQ(op.coop_params().repeat, 4);
-  EXPECT_EQ(op.coop_params().coop, 1);
-  const int search_products = reads / 2;
-  EXPECT_GT(search_products, tuner->calls());
-  EXPECT_LE(tuner->calls(), 8);
-  for (const auto& [p, seconds] : tuner->history()) EXPECT_NEAR(seconds, cost(p), 1e-9) << p.to_string();
-  expect_matches_reference<double>(
-      "tuned", host, [&](double alpha, const auto& x, double beta, const auto& y) { op.apply(alpha, x, beta, y); }, seed);
-  EXPECT_EQ(reads / 2, search_products);
-  EXPECT_NE(op.describe().find("tuned in"), std::string::npos);
-  spmv::SpmvOptions bad;
-  bad.tuner.line.rounds = 0;
-  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, bad); }),
-            "CoopLineSearch: rounds = 0 must be >= 1");
 }
 
 // A tuning call runs its candidate runs_per_call times, the caller's product once (y changes
@@ -209,7 +164,6 @@ TEST(SpmvOperator, TuningCallsJudgeTheMedianOfTheirRuns) {
   const auto host = random_csr<double>(1500, 1500, 0, 12, seed);
   const auto a = copy_to<Mem>(host);
   spmv::SpmvOptions options;
-  options.tuner.search = spmv::CoopSearch::walk;
   options.tuner.samples = 1;
   options.tuner.runs_per_call = 3;
   options.tuner.single_run_margin = std::numeric_limits<double>::infinity();  // every call runs 3
@@ -252,7 +206,6 @@ TEST(SpmvOperator, TuningCallsStopAtADecisiveFirstRun) {
   const auto host = random_csr<double>(800, 800, 0, 9, seed);
   const auto a = copy_to<Mem>(host);
   spmv::SpmvOptions options;
-  options.tuner.search = spmv::CoopSearch::walk;
   options.tuner.samples = 1;
   options.tuner.runs_per_call = 3;
   options.tuner.paired = false;
@@ -283,7 +236,6 @@ TEST(SpmvOperator, PairedTuningCallsCompareWithinACall) {
   const auto host = random_csr<double>(1200, 1200, 0, 10, seed);
   const auto a = copy_to<Mem>(host);
   spmv::SpmvOptions options;
-  options.tuner.search = spmv::CoopSearch::walk;
   options.tuner.samples = 1;
   options.tuner.runs_per_call = 1;
   options.tuner.paired = true;
@@ -499,7 +451,7 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   const auto o = spmv::parse_spmv_options(
       "v2.team_threads=64,v2.vector_length=4,v2.tile_nnz=2048,v2.max_rows_per_block=100,v2.short_row_max=9,"
       "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,coop.repeat=4,"
-      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,coop.tuner_start_runs=0,coop.tuner_shape=0,coop.tuner_line_search=0,coop.tuner_rounds=3,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
+      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,coop.tuner_start_runs=0,coop.tuner_shape=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
       "check_structure=0,persist_x=1,streaming_loads=0");
   EXPECT_EQ(o.csr_v2.team_threads, 64);
   EXPECT_EQ(o.csr_v2.vector_length, 4);
@@ -518,9 +470,6 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   EXPECT_TRUE(o.tuner.paired);
   EXPECT_EQ(o.tuner.start_runs, 0);
   EXPECT_FALSE(o.tuner.repeat_direction_from_shape);
-  EXPECT_EQ(o.tuner.search, spmv::CoopSearch::walk);
-  EXPECT_EQ(o.tuner.line.rounds, 3);
-  EXPECT_EQ(spmv::parse_spmv_options("coop.tuner_line_search=1", o).tuner.search, spmv::CoopSearch::line);
   EXPECT_EQ(o.sell.C, 16);
   EXPECT_EQ(o.sell.sigma, 1);
   EXPECT_EQ(o.sell.hyb_row_max, -1);
@@ -531,7 +480,6 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
 
   const auto empty = spmv::parse_spmv_options("");
   EXPECT_EQ(empty.matrix_loads, spmv::MatrixLoads::streaming);
-  EXPECT_EQ(empty.tuner.search, spmv::CoopSearch::line);
   EXPECT_EQ(spmv::parse_spmv_options("streaming_loads=1", o).matrix_loads, spmv::MatrixLoads::streaming);
   EXPECT_FALSE(empty.coop.has_value());
   EXPECT_EQ(empty.csr_v2.tile_nnz, 0);

@@ -68,7 +68,6 @@ CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, cons
   if (coops_.size() > 1) axes_.push_back(0);
   if (repeats_.size() > 1) axes_.push_back(1);
   if (blocks_.size() > 1) axes_.push_back(2);
-  if (options.search == CoopSearch::line) line_.emplace(start, space, options.line);
 }
 
 CoopParams CoopTuner::params_of(const Point& p) const {
@@ -90,10 +89,6 @@ const double* CoopTuner::lookup(const CoopParams& p) const {
 }
 
 void CoopTuner::record(double seconds) {
-  if (line_) {
-    line_->record(seconds);
-    return;
-  }
   if (done_) return;
   if (!(seconds >= 0.0) || !std::isfinite(seconds))
     throw InvalidArgument("CoopTuner::record: time " + std::to_string(seconds) + " s is not a finite nonnegative number");
@@ -115,7 +110,6 @@ double CoopTuner::normalised(const double candidate_seconds, const double best_s
   for (const double s : {candidate_seconds, best_seconds})
     if (!(s > 0.0) || !std::isfinite(s))
       throw InvalidArgument("CoopTuner::normalised: time " + std::to_string(s) + " s is not a finite positive number");
-  if (line_) throw InvalidArgument("CoopTuner::normalised: the walk's (this tuner runs the line search)");
   if (measured_.empty()) throw InvalidArgument("CoopTuner::normalised: no best measured yet (the start's call is not paired)");
   return candidate_seconds / best_seconds * fastest_seconds_;
 }
@@ -123,7 +117,7 @@ double CoopTuner::normalised(const double candidate_seconds, const double best_s
 bool CoopTuner::first_run_decides(const double seconds) const {
   // Only a step is judged against a reference: the start's own time is that reference, and a
   // candidate measured over several calls (samples > 1) is judged on all of them.
-  if (line_ || done_ || measured_.empty() || !samples_.empty() || options_.samples > 1) return false;
+  if (done_ || measured_.empty() || !samples_.empty() || options_.samples > 1) return false;
   if (!std::isfinite(options_.single_run_margin)) return false;
   const double improves = best_seconds_ * (1.0 - options_.min_gain);
   // What judge() lets pass without an improvement: a level step walked through once.
@@ -135,7 +129,6 @@ bool CoopTuner::first_run_decides(const double seconds) const {
 }
 
 void CoopTuner::record_start(const std::vector<double>& run_seconds) {
-  if (line_) throw InvalidArgument("CoopTuner::record_start: the walk's (this tuner runs the line search)");
   if (!wants_start_runs())
     throw InvalidArgument("CoopTuner::record_start: the start is measured already or start_runs = 0");
   if (static_cast<int>(run_seconds.size()) != options_.start_runs)
@@ -152,7 +145,6 @@ void CoopTuner::record_start(const std::vector<double>& run_seconds) {
 }
 
 void CoopTuner::record_call(const std::vector<double>& run_seconds) {
-  if (line_) throw InvalidArgument("CoopTuner::record_call: the walk's (this tuner runs the line search: record)");
   const bool single = run_seconds.size() == 1 && first_run_decides(run_seconds[0]);
   if (static_cast<int>(run_seconds.size()) != options_.runs_per_call && !single)
     throw InvalidArgument("CoopTuner::record_call: " + std::to_string(run_seconds.size()) +

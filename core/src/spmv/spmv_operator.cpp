@@ -107,8 +107,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
         const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_scratch_y", static_cast<size_t>(a.nrows));
         csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_);
         space.fence();
-        if (options_.tuner.search == CoopSearch::line || options_.tuner.runs_per_call > 1 || options_.tuner.paired ||
-            options_.tuner.start_runs > 0)
+        if (options_.tuner.runs_per_call > 1 || options_.tuner.paired || options_.tuner.start_runs > 0)
           tuner_scratch_y_ = wy;
       }
       break;
@@ -198,21 +197,8 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
           csr_coop(space_, alpha, a_, x, beta, out, params);
           return timer_->stop();
         };
-        // The line search: the call's first product (the incumbent) writes y, the line's other
-        // points and the contenders' further products the scratch output.
-        if (options_.tuner.search == CoopSearch::line) {
-          bool first = true;
-          do {
-            const CoopParams p = tuner_->candidate();
-            const double seconds = timed(p, first ? y : tuner_scratch_y_);
-            first = false;
-            tuner_->record(seconds);
-          } while (!tuner_->between_calls());
-          if (tuner_->done()) tuner_scratch_y_ = Vector<Scalar, MemSpace>();
-          return;
-        }
-        // The walk's first call times the start on scratch first (start_runs); its own product is
-        // then already the first step.
+        // The first call times the start on scratch first (start_runs); its own product is then
+        // already the first step.
         if (tuner_->wants_start_runs()) {
           std::vector<double> start_seconds;
           for (int run = 0; run < tuner_->options().start_runs; ++run)

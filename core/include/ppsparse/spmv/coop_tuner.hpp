@@ -2,19 +2,9 @@
 // Run-time tuning of csr_coop's parameters over repeated products with one matrix
 // (Reguly & Giles, section 6). The tuner does not run kernels itself: the caller runs
 // candidate(), measures it and passes the time to record(). SpmvOperator does this with
-// device events (backend::DeviceTimer) or an injected clock, for tests.
+// Kokkos fences around a steady_clock reading (or an injected clock, for tests).
 //
-// Two searches (CoopTunerOptions::search), both changing one parameter per call from the start
-// point (the fixed rule):
-//   line (the default; coop_line_search.hpp): each call times the incumbent and the values of
-//        one axis through it, and adopts the fastest by medians taken in that call. The caller
-//        times candidate() and record()s until between_calls(); the call's first product is the
-//        incumbent, on the caller's output, the others on a scratch output.
-//   walk (the paper's): each call times one candidate, one step from the best; described below.
-//        The rest of this comment and the walk-only members (record_start, record_call,
-//        wants_pair, normalised, first_run_decides) are the walk's.
-//
-// Walk: a coordinate search from the start point, whose time is the median
+// Search: a coordinate search from the start point (the fixed rule), whose time is the median
 // of CoopTunerOptions::start_runs products (record_start; the paper's tuner measures it in the
 // first call). Axes, in order:
 //   coop   doubled first (the paper's step 2), halved if that does not help;
@@ -34,19 +24,14 @@
 // `paired` each timed relative to a run of the best point beside it (normalised). The best
 // candidate so far is always kept: a regression is never adopted, and after the search
 // candidate() is the best one measured (never worse than the start, in measured medians).
-#include <optional>
 #include <utility>
 #include <vector>
 
-#include <ppsparse/spmv/coop_line_search.hpp>
 #include <ppsparse/spmv/csr_coop.hpp>
 
 namespace ppsparse::spmv {
 
-enum class CoopSearch { line, walk };
-
 struct CoopTunerOptions {
-  // The walk's options (search = walk); the search and the line search's options are last.
   // Runs per candidate; their median decides (>= 1). With one run per candidate the tuner
   // reaches 2 % of the exhaustive best within 8 calls on 41 of the 42 H100 landscapes of the
   // tests (test/data/coop_landscape_*.txt, without noise); 3 resist outliers on noisy machines
@@ -110,14 +95,6 @@ struct CoopTunerOptions {
   // repeat towards fewer teams first on local columns (CoopMatrixShape). false: the paper's
   // "halve repeat" first on every matrix, as with start_runs = 0 the paper's tuner exactly.
   bool repeat_direction_from_shape = true;
-  // Line searches, one axis per call, decided on medians within the call (coop_line_search.hpp).
-  // Replayed on seven H100 landscape sets at 1 % Gaussian noise per product they miss 3 % of the
-  // landscape's best about 10x less often than the walk. Live on an H100 (docs/perf/
-  // bench_spmv_h100.md, 2026-11-25, both side by side) both came within 2 % of the exhaustive
-  // best after 8 calls in 78 of 80 runs, means 1.0032 and 1.0036 of the best, for 71-178
-  // products of tuning overhead against 4-15 (in products of the best).
-  CoopSearch search = CoopSearch::line;
-  CoopLineSearchOptions line;  // search = line
 };
 
 class CoopTuner {
@@ -130,18 +107,12 @@ class CoopTuner {
 
   // The parameters the next product should use: the candidate under measurement while
   // tuning, the best one once done().
-  const CoopParams& candidate() const {
-    if (line_) return line_->candidate();
-    return done_ ? fastest_ : current_;
-  }
+  const CoopParams& candidate() const { return done_ ? fastest_ : current_; }
   // Time in seconds of one product run with candidate(). Ignored once done().
   // InvalidArgument if seconds is negative or not finite.
   void record(double seconds);
-  // True when the next record() starts a new tuning call: always for the walk (one product a
-  // call through record()); for the line search once the call's last product is recorded.
-  bool between_calls() const { return line_ ? line_->between_calls() : true; }
   // True while a call should time best() beside candidate() (options().paired, after the start).
-  bool wants_pair() const { return !line_ && options_.paired && !done_ && !measured_.empty(); }
+  bool wants_pair() const { return options_.paired && !done_ && !measured_.empty(); }
   // A candidate run of candidate_seconds next to a run of best() of best_seconds, on the scale
   // of the recorded times: candidate_seconds / best_seconds x best_seconds(). Pass these to
   // first_run_decides and record_call in paired calls. InvalidArgument for a time that is not
@@ -152,9 +123,7 @@ class CoopTuner {
   bool first_run_decides(double seconds) const;
   // True before anything is measured, where options().start_runs > 0: the next call first
   // times start() that many times (on scratch) and passes the times to record_start.
-  bool wants_start_runs() const {
-    return !line_ && options_.start_runs > 0 && measured_.empty() && samples_.empty() && !done_;
-  }
+  bool wants_start_runs() const { return options_.start_runs > 0 && measured_.empty() && samples_.empty() && !done_; }
   // The start's runs (options().start_runs of them): their median becomes the start's time.
   // Not a call: calls() does not count it. InvalidArgument unless wants_start_runs(), for
   // another count, or a time that is not finite and >= 0.
@@ -167,20 +136,18 @@ class CoopTuner {
   void record_call(const std::vector<double>& run_seconds);
   const CoopTunerOptions& options() const { return options_; }
 
-  bool done() const { return line_ ? line_->done() : done_; }
-  // The walk: the fastest point measured so far (the start before any measurement), and its
-  // time (+inf before the first). It can differ from the point the walk steps from: a step
-  // measured faster by less than min_gain is not walked from, but it is the better answer.
-  // The line search: the incumbent, and its median in the last call that timed it (0 before).
-  const CoopParams& best() const { return line_ ? line_->best() : fastest_; }
-  double best_seconds() const { return line_ ? line_->best_seconds() : fastest_seconds_; }
+  bool done() const { return done_; }
+  // The fastest point measured so far (the start before any measurement), and its time (+inf
+  // before the first). It can differ from the point the walk steps from: a step measured
+  // faster by less than min_gain is not walked from, but it is the better answer.
+  const CoopParams& best() const { return fastest_; }
+  double best_seconds() const { return fastest_seconds_; }
   const CoopParams& start() const { return start_; }
-  double start_seconds() const { return line_ ? line_->start_seconds() : start_seconds_; }
-  int steps() const { return static_cast<int>(history().size()); }  // points measured so far
-  int calls() const { return line_ ? line_->calls() : calls_; }      // tuning calls that counted
-  // The walk: every measured candidate with its median time, in measurement order. The line
-  // search: CoopLineSearch::history (each call's points, the incumbent in every call).
-  const std::vector<std::pair<CoopParams, double>>& history() const { return line_ ? line_->history() : measured_; }
+  double start_seconds() const { return start_seconds_; }
+  int steps() const { return static_cast<int>(measured_.size()); }  // candidates measured so far
+  int calls() const { return calls_; }                               // record() calls that counted
+  // Every measured candidate with its median time, in measurement order.
+  const std::vector<std::pair<CoopParams, double>>& history() const { return measured_; }
 
  private:
   struct Point {
@@ -198,7 +165,6 @@ class CoopTuner {
   void step_failed();            // reverse once on this axis (if nothing moved yet), else the next axis
 
   CoopTunerOptions options_;
-  std::optional<CoopLineSearch> line_;  // search = line: all of the search is there
   std::vector<int> coops_, repeats_, blocks_;
   CoopParams start_, best_, current_;  // best_: the point the walk adopted (see judge)
   CoopParams fastest_;                 // best(): the fastest measured

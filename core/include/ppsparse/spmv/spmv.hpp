@@ -86,9 +86,7 @@ struct SpmvOptions {
 // "sell.C=32,sell.sigma=1" or "coop.coop=8,coop.repeat=4,coop.block_size=256,coop.autotune=0".
 // Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
 // flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
-// autotune, tuner_line_search (1: line searches, 0: the paper's walk), tuner_rounds,
-// tuner_runs_per_call, tuner_paired, tuner_start_runs, tuner_shape}, sell.{C, sigma,
-// hyb_row_max, index_bits}, check_structure, persist_x,
+// autotune, tuner_runs_per_call, tuner_paired, tuner_start_runs, tuner_shape}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x,
 // streaming_loads. Values are integers (0/1 for the
 // flags); ranges are checked where the options are used. InvalidArgument, naming the pair,
 // for an unknown key, a missing '=' or a value that is not an integer:
@@ -112,9 +110,9 @@ class SpmvOperator {
                const ExecSpace& space = ExecSpace());
 
   // y = alpha*A*x + beta*y (conventions as csr_v1). With csr_coop and autotuning, the calls
-  // while the tuner searches are timed (candidate parameters, correct results; the line search
-  // runs a call's other points on a scratch output, as the walk does with tuner.runs_per_call >
-  // 1 or tuner.paired, and y still changes once): by
+  // while the tuner searches are timed (candidate parameters, correct results; with
+  // tuner.runs_per_call > 1 or tuner.paired a call also runs the candidate again, or the best
+  // point beside it, on a scratch output, and y still changes once): by
   // backend::DeviceTimer on the operator's instance (device events where the backend has them,
   // else fences around a steady clock), or by the clock of set_clock().
   void apply(nondeduced_t<Scalar> alpha, const nondeduced_t<ConstVector<Scalar, MemSpace>>& x,
