@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include <ppsparse/error.hpp>
 
@@ -14,6 +15,13 @@ int insert_value(std::vector<int>& list, int v) {
   auto it = std::lower_bound(list.begin(), list.end(), v);
   if (it == list.end() || *it != v) it = list.insert(it, v);
   return static_cast<int>(it - list.begin());
+}
+
+// A measured time must be finite and >= 0; `who` names the member that was given it.
+void check_run_seconds(const char* who, double seconds) {
+  if (!(seconds >= 0.0) || !std::isfinite(seconds))
+    throw InvalidArgument(std::string(who) + ": time " + std::to_string(seconds) +
+                          " s is not a finite nonnegative number");
 }
 
 double median_of(std::vector<double> v) {
@@ -90,8 +98,7 @@ const double* CoopTuner::lookup(const CoopParams& p) const {
 
 void CoopTuner::record(double seconds) {
   if (done_) return;
-  if (!(seconds >= 0.0) || !std::isfinite(seconds))
-    throw InvalidArgument("CoopTuner::record: time " + std::to_string(seconds) + " s is not a finite nonnegative number");
+  check_run_seconds("CoopTuner::record", seconds);
   ++calls_;
   samples_.push_back(seconds);
   if (static_cast<int>(samples_.size()) < options_.samples) return;
@@ -134,9 +141,7 @@ void CoopTuner::record_start(const std::vector<double>& run_seconds) {
   if (static_cast<int>(run_seconds.size()) != options_.start_runs)
     throw InvalidArgument("CoopTuner::record_start: " + std::to_string(run_seconds.size()) +
                           " run times, expected start_runs = " + std::to_string(options_.start_runs));
-  for (const double s : run_seconds)
-    if (!(s >= 0.0) || !std::isfinite(s))
-      throw InvalidArgument("CoopTuner::record_start: time " + std::to_string(s) + " s is not a finite nonnegative number");
+  for (const double s : run_seconds) check_run_seconds("CoopTuner::record_start", s);
   for (const double s : run_seconds) start_run_seconds_ += s;
   const double t = median_of(run_seconds);
   measured(current_, t);
@@ -151,9 +156,7 @@ void CoopTuner::record_call(const std::vector<double>& run_seconds) {
                           (run_seconds.size() == 1 ? " run time" : " run times") + ", expected runs_per_call = " +
                           std::to_string(options_.runs_per_call) +
                           (options_.runs_per_call > 1 ? " (or 1 that decides its step)" : ""));
-  for (const double s : run_seconds)
-    if (!(s >= 0.0) || !std::isfinite(s))
-      throw InvalidArgument("CoopTuner::record_call: time " + std::to_string(s) + " s is not a finite nonnegative number");
+  for (const double s : run_seconds) check_run_seconds("CoopTuner::record_call", s);
   record(median_of(run_seconds));
 }
 
