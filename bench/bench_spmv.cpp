@@ -30,6 +30,11 @@
 // point timed each way: the noise a single-product decision faces. tuning_overhead: what the
 // calls until the tuner is done cost beyond as many products of the best. stderr gets the
 // whole search space's times ("# coop_landscape <matrix> coop,repeat,block,us;...").
+// spmv_tuner/<matrix>/fp64/samples=1/runs=1/exhaustive_again also repeats the exhaustive search 5
+// times, as if it were a tuner, and re-times each one's fastest point beside the others
+// (exhaustive_within_2pct of exhaustive_runs, exhaustive_over_best, exhaustive_worst;
+// landscapes on stderr as "# coop_landscape_repeat <matrix> <k> ..."): how often the search
+// that defines "the exhaustive best" lands within 2 % of it itself.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -340,14 +345,44 @@ std::vector<double> coop_interleaved_medians(const Prepared<double>& p, const st
   return medians;
 }
 
+// Independent tuner runs (fresh operators) per spmv_tuner benchmark: single-sample decisions are
+// at the mercy of the device's 1-4 % noise per product, so one run says little about the rule.
+constexpr int kTunerRuns = 5;
+
+// The whole search space of csr_coop on this device, each point the median of 5 products timed
+// one after another, fastest first. Each point's time goes to stderr after `tag`, one line
+// (coop,repeat,block,microseconds;...), for studying search rules offline.
+std::vector<std::pair<double, spmv::CoopParams>> coop_exhaustive_search(const Prepared<double>& p,
+                                                                        const std::string& tag) {
+  std::vector<std::pair<double, spmv::CoopParams>> all;
+  const spmv::CoopSearchSpace space = spmv::coop_search_space(Exec());
+  for (int c = 1; c <= space.max_coop; c *= 2)
+    for (int r = 1; r <= space.max_repeat; r *= 2)
+      for (int b : space.block_sizes) {
+        if (b % c != 0) continue;
+        const spmv::CoopParams q{c, r, b};
+        try {
+          all.emplace_back(coop_median_seconds(p, q, 5), q);
+        } catch (const InvalidArgument&) {
+          // more threads per team than this kernel may have: not a point of this device
+        }
+      }
+  if (all.empty()) throw InvalidArgument("bench_tuner: no point of the search space runs on this device");
+  std::cerr << tag;
+  for (const auto& [t, q] : all) std::cerr << q.coop << "," << q.repeat << "," << q.block_size << "," << 1e6 * t << ";";
+  std::cerr << "\n";
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return all;
+}
+
 // The tuner as a solver meets it (one product per call, on an operator set up with these
 // tuner options), against every point of its search space. tuning_overhead: the device time of the calls until the tuner is done, over the
 // best point's time, minus those calls: what tuning costs in products of the best, against
-// knowing the best from the start (the median run).
-void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::CoopTunerOptions& tuner_options) {
-  // Independent tuner runs (fresh operators) per benchmark: single-sample decisions are at the
-  // mercy of the device's 1-4 % noise per product, so one run says little about the rule.
-  constexpr int kRuns = 5;
+// knowing the best from the start (the median run). exhaustive_runs > 0 repeats the whole
+// search that many times and judges each repeat's fastest point as a tuner run is judged.
+void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::CoopTunerOptions& tuner_options,
+                 int exhaustive_runs) {
+  constexpr int kRuns = kTunerRuns;
   try {
     const Prepared<double>& p = cache().get<double>(spec);
     cache().runner_.reset();
@@ -385,26 +420,15 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     // Exhaustive: every point, median of 5, once per matrix (whatever `samples`); the three
     // best re-timed with 21 in each benchmark, next to the tuner's points.
     auto& all = cache().coop_landscape;
-    if (all.empty()) {
-      const spmv::CoopSearchSpace space = spmv::coop_search_space(Exec());
-      for (int c = 1; c <= space.max_coop; c *= 2)
-        for (int r = 1; r <= space.max_repeat; r *= 2)
-          for (int b : space.block_sizes) {
-            if (b % c != 0) continue;
-            const spmv::CoopParams q{c, r, b};
-            try {
-              all.emplace_back(coop_median_seconds(p, q, 5), q);
-            } catch (const InvalidArgument&) {
-              // more threads per team than this kernel may have: not a point of this device
-            }
-          }
-      if (all.empty()) throw InvalidArgument("bench_tuner: no point of the search space runs on this device");
-      // The landscape, one line (coop,repeat,block,microseconds;...), for studying search rules offline.
-      std::cerr << "# coop_landscape " << spec.name << " ";
-      for (const auto& [t, q] : all) std::cerr << q.coop << "," << q.repeat << "," << q.block_size << "," << 1e6 * t << ";";
-      std::cerr << "\n";
-      std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    }
+    if (all.empty()) all = coop_exhaustive_search(p, "# coop_landscape " + spec.name + " ");
+    // The exhaustive search again, as if it were the tuner: how often its own choice is within
+    // 2 % of the reference's best measures how finely this device ranks the points at all.
+    std::vector<spmv::CoopParams> searched_again;
+    for (int k = 0; k < exhaustive_runs; ++k)
+      searched_again.push_back(
+          coop_exhaustive_search(p, "# coop_landscape_repeat " + spec.name + " " + std::to_string(k + 1) + " ")
+              .front()
+              .second);
     // The exhaustive search's three best, the start, and every run's two choices (each distinct
     // point once), re-timed together.
     std::vector<spmv::CoopParams> compared;
@@ -422,6 +446,8 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     }
     const size_t top = std::min<size_t>(3, all.size());
     for (size_t i = 0; i < top; ++i) i_top.push_back(index_of(all[i].second));
+    std::vector<size_t> i_again;
+    for (const auto& q : searched_again) i_again.push_back(index_of(q));
     const std::vector<double> t = coop_interleaved_medians(p, compared, 21);
     double best = 1e300;
     spmv::CoopParams best_params;
@@ -457,6 +483,21 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     }
     label += "; done (" + std::to_string(done_calls[0]) + " calls, run 1) " + done[0].to_string() + "; exhaustive best " +
              best_params.to_string();
+    if (!i_again.empty()) {
+      std::vector<double> r_again;
+      label += "; the exhaustive search again:";
+      for (size_t k = 0; k < i_again.size(); ++k) {
+        r_again.push_back(t[i_again[k]] / best);
+        char ratio[16];
+        std::snprintf(ratio, sizeof ratio, "%.3f", r_again.back());
+        label += std::string(k ? "," : "") + " " + compared[i_again[k]].to_string() + " (" + ratio + ")";
+      }
+      state.counters["exhaustive_runs"] = static_cast<double>(r_again.size());
+      state.counters["exhaustive_within_2pct"] =
+          static_cast<double>(std::count_if(r_again.begin(), r_again.end(), [](double r) { return r <= 1.02; }));
+      state.counters["exhaustive_over_best"] = median(r_again);
+      state.counters["exhaustive_worst"] = *std::max_element(r_again.begin(), r_again.end());
+    }
     state.SetLabel(label);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -534,11 +575,22 @@ void register_spmv_benchmarks(const BenchConfig& config) {
             if (timing.every_call) t.single_run_margin = std::numeric_limits<double>::infinity();
             const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) +
                                      "/runs=" + timing.name + flow;
-            benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t); })
+            benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t, 0); })
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond)
                 ->Iterations(1);
           }
+    if (m >= first_large) {
+      // The default tuner, and the exhaustive search repeated kTunerRuns times as if it were a tuner
+      // (its fastest point re-timed beside the reference's best): the device's own resolution.
+      const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=1/runs=1/exhaustive_again";
+      benchmark::RegisterBenchmark(name.c_str(), [spec](benchmark::State& st) {
+        bench_tuner(st, spec, spmv::CoopTunerOptions{}, kTunerRuns);
+      })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(1);
+    }
   }
 }
 

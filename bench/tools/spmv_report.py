@@ -29,7 +29,8 @@ ALGORITHM_ORDER = ["csr_v1", "csr_v2", "csr_coop", "csr_coop_tuned", "sell", "se
 
 def load(paths):
     """Returns (results, copy, errors, context, tuner): results[(matrix, prec, algo)] = dict of
-    metrics; tuner[(matrix, samples)] = the spmv_tuner counters and label."""
+    metrics; tuner[(matrix, setting)] = the spmv_tuner benchmarks' counters and labels, a list (one
+    per repetition)."""
     samples = defaultdict(list)  # key -> list of (is_median_aggregate, row)
     copy = []
     errors = {}
@@ -49,7 +50,9 @@ def load(paths):
                     copy.append(b["gbs"])
                 continue
             if parts[0] == "spmv_tuner" and len(parts) >= 4:
-                if not b.get("error_occurred"):
+                # --benchmark_repetitions: every repetition is a row of its own; the aggregates
+                # of counts and ratios say nothing more.
+                if not b.get("error_occurred") and b.get("run_type") != "aggregate":
                     # samples=<s>[/runs=<r>][/strict|/paper_start]: calls per candidate, products timed per call
                     # (older runs: one product per call, no runs= part).
                     setting = parts[3].replace("samples=", "")
@@ -62,7 +65,9 @@ def load(paths):
                         setting += " (strict descent)"
                     if "paper_start" in rest:
                         setting += " (start in the first call, repeat halved first)"
-                    tuner[(parts[1], setting)] = b
+                    if "exhaustive_again" in rest:
+                        setting += ", beside the exhaustive search repeated"
+                    tuner.setdefault((parts[1], setting), []).append(b)
                 continue
             if parts[0] != "spmv" or len(parts) < 4:
                 continue
@@ -114,7 +119,7 @@ def tuner_lines(tuner):
             within = 1 if b.get("after8_over_best", 9) <= 1.02 else 0
         return int(within), runs
 
-    for (m, s), b in tuner.items():
+    for (m, s), b in ((key, b) for key, bs in tuner.items() for b in bs):
         within, runs = runs_of(b)
         worst = b.get("after8_worst", b.get("after8_over_best"))
         lines.append(f"| {m} | {s} | {fmt(b.get('start_over_best'), 3)} | {fmt(b.get('after8_over_best'), 3)} | "
@@ -122,7 +127,7 @@ def tuner_lines(tuner):
                      f"{fmt(b.get('done_over_best'), 3)} | {fmt(b.get('tuning_overhead'), 1)} | "
                      f"{int(b.get('points', 0))} | {b.get('label', '')} |")
     for s in sorted({s for _, s in tuner}):
-        rows = [b for (m, ss), b in tuner.items() if ss == s]
+        rows = [b for (m, ss), bs in tuner.items() if ss == s for b in bs]
         worst = max(b.get("after8_worst", b.get("after8_over_best", 0)) for b in rows)
         within = sum(runs_of(b)[0] for b in rows)
         runs = sum(runs_of(b)[1] for b in rows)
@@ -131,6 +136,12 @@ def tuner_lines(tuner):
         overhead = f"; tuning overhead {fmt(overheads[0], 1)}-{fmt(overheads[-1], 1)} products" if overheads else ""
         lines.append(f"- samples={s}: {within} of {runs} runs within 2 % of the exhaustive best after 8 calls; "
                      f"worst {fmt(worst, 3)}x{overhead}.")
+        again = [b for b in rows if "exhaustive_runs" in b]
+        if again:
+            lines.append(f"- the exhaustive search repeated as if it were the tuner, same benchmarks: "
+                         f"{int(sum(b['exhaustive_within_2pct'] for b in again))} of "
+                         f"{int(sum(b['exhaustive_runs'] for b in again))} searches within 2 % of the exhaustive best; "
+                         f"worst {fmt(max(b['exhaustive_worst'] for b in again), 3)}x.")
     lines.append("")
     return lines
 
