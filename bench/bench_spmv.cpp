@@ -382,7 +382,6 @@ std::vector<std::pair<double, spmv::CoopParams>> coop_exhaustive_search(const Pr
 // search that many times and judges each repeat's fastest point as a tuner run is judged.
 void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::CoopTunerOptions& tuner_options,
                  int exhaustive_runs) {
-  constexpr int kRuns = kTunerRuns;
   try {
     const Prepared<double>& p = cache().get<double>(spec);
     cache().runner_.reset();
@@ -397,11 +396,11 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     }
     spmv::SpmvOptions o;
     o.tuner = tuner_options;
-    std::vector<spmv::CoopParams> after8(kRuns), done(kRuns);
-    std::vector<int> done_calls(kRuns);
-    std::vector<double> tuning_seconds(kRuns);
+    std::vector<spmv::CoopParams> after8(kTunerRuns), done(kTunerRuns);
+    std::vector<int> done_calls(kTunerRuns);
+    std::vector<double> tuning_seconds(kTunerRuns);
     backend::DeviceTimer call_timer;
-    for (int run = 0; run < kRuns; ++run) {
+    for (int run = 0; run < kTunerRuns; ++run) {
       spmv::SpmvOperator<Exec, double, Mem> op(spmv::SpmvAlgorithm::csr_coop, p.a, o);
       const spmv::CoopTuner* tuner = op.tuner();
       if (!tuner) throw InvalidArgument("bench_tuner: the csr_coop operator has no tuner");
@@ -440,7 +439,7 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     };
     const size_t i_start = index_of(start);
     std::vector<size_t> i_after8, i_done, i_top;
-    for (int run = 0; run < kRuns; ++run) {
+    for (int run = 0; run < kTunerRuns; ++run) {
       i_after8.push_back(index_of(after8[run]));
       i_done.push_back(index_of(done[run]));
     }
@@ -455,7 +454,7 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
       if (t[i] < best) best = t[i], best_params = compared[i];
     std::vector<double> r_after8, r_done;
     int within = 0;
-    for (int run = 0; run < kRuns; ++run) {
+    for (int run = 0; run < kTunerRuns; ++run) {
       r_after8.push_back(t[i_after8[run]] / best);
       r_done.push_back(t[i_done[run]] / best);
       within += r_after8.back() <= 1.02;
@@ -463,20 +462,20 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
     for (auto _ : state) state.SetIterationTime(t[i_after8[0]]);
     state.counters["after8_over_best"] = median(r_after8);  // the median run
     state.counters["after8_worst"] = *std::max_element(r_after8.begin(), r_after8.end());
-    state.counters["after8_within_2pct"] = within;  // runs of kRuns
-    state.counters["runs"] = kRuns;
+    state.counters["after8_within_2pct"] = within;  // runs of kTunerRuns
+    state.counters["runs"] = kTunerRuns;
     state.counters["done_over_best"] = median(r_done);
     state.counters["start_over_best"] = t[i_start] / best;
     state.counters["done_calls"] = median(std::vector<double>(done_calls.begin(), done_calls.end()));
     std::vector<double> overhead;
-    for (int run = 0; run < kRuns; ++run) overhead.push_back(tuning_seconds[run] / best - done_calls[run]);
+    for (int run = 0; run < kTunerRuns; ++run) overhead.push_back(tuning_seconds[run] / best - done_calls[run]);
     state.counters["tuning_overhead"] = median(overhead);
     state.counters["start_spread_host_clock"] = relative_spread(host_t);
     state.counters["start_spread_device_timer"] = relative_spread(device_t);
     state.counters["points"] = static_cast<double>(all.size());
     state.counters["local_columns"] = spmv::coop_matrix_shape(Exec(), p.a).local_columns;
     std::string label = "start " + start.to_string() + "; after 8 calls, each run:";
-    for (int run = 0; run < kRuns; ++run) {
+    for (int run = 0; run < kTunerRuns; ++run) {
       char ratio[16];
       std::snprintf(ratio, sizeof ratio, "%.3f", r_after8[run]);
       label += std::string(run ? "," : "") + " " + after8[run].to_string() + " (" + ratio + ")";
