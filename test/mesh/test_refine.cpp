@@ -67,13 +67,13 @@ TEST(Refine, RejectsBadArguments) {
               "refine_uniform: 11 refinements of 1 elements give 8589934592 elements after refinement 11, past the "
               "32-bit limit 2147483647");
   }
-  EXPECT_THROW(refine_uniform(tet, 1000000), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(tet, 1000000), InvalidArgument, "refine_uniform: 1000000 refinements of 1 elements give 8589934592 elements after refinement 11, past the 32-bit limit 2147483647");
   Mesh broken = tet;
   broken.elem_nodes[0] = 9;
-  EXPECT_THROW(refine_uniform(broken, 1), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(broken, 1), InvalidArgument, "refine_uniform: input mesh: element 0 (tetrahedron) node 9 out of range [0, 4)");
   broken = tet;
   broken.types[0] = ElementType::line;
-  EXPECT_THROW(refine_uniform(broken, 1), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(broken, 1), InvalidArgument, "refine_uniform: input mesh: element 0 is a line, not a volume element of a 3-D mesh");
 }
 
 TEST(Refine, ZeroTimesIsACopy) {
@@ -87,7 +87,7 @@ TEST(Refine, ZeroTimesIsACopy) {
 // One element of each type, randomly distorted (non-planar quadrilateral faces):
 // child counts, point counts, volume and orientation after 1 and 2 refinements.
 TEST(Refine, SingleElements) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   struct Case {
     ElementType type;
@@ -123,7 +123,7 @@ TEST(Refine, SingleElements) {
 // Euler-type point counts for a tiny tetrahedral mesh: V1 = V0 + E0, and with F0 faces
 // and T0 tetrahedra E1 = 2 E0 + 3 F0 + T0 (so V2 = V1 + E1), F1 = 4 F0 + 8 T0.
 TEST(Refine, TetrahedralPointCountsFollowEulerFormulas) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Mesh m0 = builders::box_mesh({2, 1, 1}, CellSplit::tetrahedra, 0.0, seed);
   const long long v0 = m0.npoints(), e0 = edge_count(m0), t0 = m0.nelements();
@@ -144,7 +144,7 @@ TEST(Refine, TetrahedralPointCountsFollowEulerFormulas) {
 // Euler characteristic stays 1, points follow V + E + quad faces + hexahedra, and the
 // volume is preserved with every child oriented like its parent.
 TEST(Refine, ConformingOnEveryElementType) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   struct Case {
     const char* name;
@@ -202,7 +202,7 @@ TEST(Refine, SharedQuadFaceIsSplitOnceWhateverTheNodeOrder) {
 
 // The tetrahedron's interior octahedron is cut along its shortest diagonal.
 TEST(Refine, TetrahedronUsesShortestDiagonal) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (int trial = 0; trial < 50; ++trial) {
     Mesh m = builders::single_element(ElementType::tetrahedron, 0.4, seed + trial);
@@ -260,7 +260,6 @@ TEST(Refine, RealMeshes) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("[ info     ] brick_tets refined twice: %d points, %d tetrahedra in %.2f s\n", r.npoints(),
                 r.nelements(), seconds);
-    EXPECT_LT(seconds, 30.0) << "refinement is far slower than it should be";
     EXPECT_EQ(r.nelements(), 64 * m.nelements());
     const long double before = builders::total_volume(m), after = builders::total_volume(r);
     EXPECT_NEAR(static_cast<double>(after / before), 1.0, 1e-12);

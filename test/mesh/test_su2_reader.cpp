@@ -127,7 +127,7 @@ TEST(Su2Reader, AllThreeDimensionalTypes) {
 // Writes m in SU2 with formatting chosen at random (spacing, indices, comments) and
 // reads it back: the round trip is exact.
 TEST(Su2Reader, RandomMeshRoundTrip) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   auto coin = [&] { return std::uniform_int_distribution<int>(0, 1)(rng) == 1; };
@@ -173,7 +173,7 @@ TEST(Su2Reader, RandomMeshRoundTrip) {
 // Every prefix of a valid file (cut at any line) and every single-character
 // corruption either reads or throws InputError: never a crash or another exception.
 TEST(Su2Reader, TruncationsAndCorruptionsFailCleanly) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::ifstream in(corpus() / "good_all_3d_types.su2");
   std::stringstream ss;

@@ -4,6 +4,8 @@
 #include <ppsparse/mpk/cost_model.hpp>
 #include <ppsparse/mpk/last_level_cache.hpp>
 
+#include "test_util.hpp"
+
 namespace ppsparse {
 namespace {
 
@@ -112,14 +114,14 @@ TEST(MpkCostModel, PipelinedReadsTheMatrixOnceWhereItRunsItself) {
 TEST(MpkCostModel, BadModelsAndShapesAreRefused) {
   mpk::MpkShape s;
   s.powers = 2;
-  EXPECT_THROW(mpk::estimate_mpk(s, mpk::MpkDeviceModel{0, 2, 1, 1, 1}), InvalidArgument);
-  EXPECT_THROW(mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 0, 1, 1, 1}), InvalidArgument);
-  EXPECT_THROW(mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 2, -1, 1, 1}), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{0, 2, 1, 1, 1})), InvalidArgument, "mpk cost model: memory_gbs and cache_speedup must be positive");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 0, 1, 1, 1})), InvalidArgument, "mpk cost model: memory_gbs and cache_speedup must be positive");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 2, -1, 1, 1})), InvalidArgument, "mpk cost model: launch, graph and tile costs must be nonnegative");
   s.powers = 0;
-  EXPECT_THROW(mpk::estimate_mpk(s, gpu_like()), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::estimate_mpk(s, gpu_like()), InvalidArgument, "mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
   s.powers = 1;
   s.launches = -1;
-  EXPECT_THROW(mpk::estimate_mpk(s, gpu_like()), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::estimate_mpk(s, gpu_like()), InvalidArgument, "mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
   s.launches = 0;
   s.pipelined_passes = 2;  // more launches than powers
   try {

@@ -9,6 +9,8 @@
 
 #include "mpk_test_util.hpp"
 
+#include "test_util.hpp"
+
 namespace ppsparse {
 namespace {
 
@@ -37,7 +39,7 @@ CsrMatrix<double, HostSpace> disconnected_matrix(std::uint64_t seed) {
 }
 
 TEST(MatrixPower, RandomMatricesAllVariantsAllPowers) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   auto a = test::random_csr<double>(300, 300, 1, 6, seed);
   test::normalise_rows(a);
@@ -50,7 +52,7 @@ TEST(MatrixPower, RandomMatricesAllVariantsAllPowers) {
 }
 
 TEST(MatrixPower, StencilsInDoubleAndFloatWithCsrAndSell) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto a7 = gen::stencil_7pt(10, 9, 8, seed);
   const auto a27 = gen::stencil_27pt(7, 6, 6, seed);
@@ -68,7 +70,7 @@ TEST(MatrixPower, StencilsInDoubleAndFloatWithCsrAndSell) {
 // Every width of the rows' load batches (detail::row_dot) in every blocked variant: rows of
 // 1 to 40 entries, so that a row takes one batch, several, or ends inside one.
 TEST(MatrixPower, RowBatchesOfEveryWidth) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   auto a = test::random_csr<double>(400, 400, 1, 40, seed);
   test::normalise_rows(a);
@@ -107,7 +109,7 @@ CsrMatrix<double, HostSpace> star_matrix(ordinal_t leaves, std::uint64_t seed) {
 }
 
 TEST(MatrixPower, SellColumnsOf16And32Bits) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   using Level = mpk::LevelOrderedMatrix<test::Exec, double, test::Mem>;
   mpk::LevelMatrixOptions lo;
@@ -146,7 +148,7 @@ TEST(MatrixPower, SellColumnsOf16And32Bits) {
 }
 
 TEST(MatrixPower, ManyTinyLevelsPathAndLongBand) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // A path: 3000 levels of one row; a long band-7: levels of 3 rows.
   for (const auto& a : {gen::band_matrix(3000, 1, seed), gen::band_matrix(2000, 3, seed)}) {
@@ -157,7 +159,7 @@ TEST(MatrixPower, ManyTinyLevelsPathAndLongBand) {
 }
 
 TEST(MatrixPower, DisconnectedComponents) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   auto a = disconnected_matrix(seed);
   test::normalise_rows(a);
@@ -168,7 +170,7 @@ TEST(MatrixPower, DisconnectedComponents) {
 // Both orderings on every kind of matrix: the input numbering's levels (wide where the
 // numbering is random, interleaved components) must give the same powers as BFS's.
 TEST(MatrixPower, BothOrderingsAllVariantsAllPowers) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   auto random = test::random_csr<double>(250, 250, 1, 6, seed);
   test::normalise_rows(random);
@@ -194,7 +196,7 @@ TEST(MatrixPower, BothOrderingsAllVariantsAllPowers) {
 // automatic keeps a lexicographic grid's numbering (narrower levels, so a shorter reach for
 // the pipelined kernel) and renumbers the same grid shuffled; bfs and input are obeyed.
 TEST(MatrixPower, AutomaticOrderingKeepsANarrowerInputNumbering) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto grid = gen::stencil_27pt(12, 12, 12, seed);
   std::vector<ordinal_t> shuffle(static_cast<size_t>(grid.nrows));
@@ -228,7 +230,7 @@ TEST(MatrixPower, AutomaticOrderingKeepsANarrowerInputNumbering) {
 }
 
 TEST(MatrixPower, DefaultOptionsAndRepeatedRuns) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto a = gen::stencil_7pt(12, 11, 10, seed);
   mpk::MpkOptions o;
@@ -244,7 +246,7 @@ TEST(MatrixPower, DefaultOptionsAndRepeatedRuns) {
 }
 
 TEST(MatrixPower, InternalNumberingMatchesApply) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto a = gen::band_matrix(500, 4, seed);
   MpkD mpk(a, test::tiny_group_options(4, 8192));
@@ -270,7 +272,7 @@ TEST(MatrixPower, InternalNumberingMatchesApply) {
 }
 
 TEST(MatrixPower, PersistentKernelCompletesUnderWatchdog) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto a = gen::stencil_27pt(14, 13, 12, seed);
   mpk::MpkOptions o = test::tiny_group_options(8, 64 * 1024);
@@ -284,7 +286,7 @@ TEST(MatrixPower, PersistentKernelCompletesUnderWatchdog) {
 // finest waits), a few blocks, one segment per group (the tile-level waits). On a GPU many
 // teams wait on each other here; on one host thread the order alone keeps them legal.
 TEST(MatrixPower, PersistentKernelAnyDependencySegmentSize) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (const auto& a : {gen::stencil_27pt(14, 13, 12, seed), gen::band_matrix(3000, 1, seed)}) {
     for (ordinal_t dependency_rows : {1, 40, 1 << 30}) {
@@ -312,7 +314,7 @@ TEST(MatrixPower, PersistentKernelAnyDependencySegmentSize) {
 // Both ways of computing a block's rows (one per team thread at a time, or two at once) are
 // checked, on an even and an odd number of rows (the last thread of a pair then has one).
 TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   auto random = test::random_csr<double>(91, 91, 1, 9, seed);
   test::normalise_rows(random);
@@ -362,7 +364,7 @@ TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
 // The rule: two rows at once where a team thread has two rows of a block and a row has one
 // lane (every CPU block; SELL with one lane per row on GPUs), else one.
 TEST(MatrixPower, PipelinedRowsInFlightRule) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   const auto a = gen::stencil_7pt(12, 11, 10, seed);
   mpk::MpkOptions o = test::tiny_group_options(4, 64 * 1024);
   o.matrix.format = mpk::MpkFormat::sell;
@@ -383,7 +385,7 @@ TEST(MatrixPower, PipelinedRowsInFlightRule) {
 // right with waits at every power; elsewhere (one host thread) it says why and runs the
 // persistent kernel, also right.
 TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   struct Case {
     CsrMatrix<double, HostSpace> a;
@@ -436,7 +438,7 @@ TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
 }
 
 TEST(MatrixPower, AutomaticChoiceIsAConcreteVariantDecidedOnce) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto a = gen::stencil_7pt(10, 10, 10, seed);
   MpkD mpk(a, test::tiny_group_options(4, 16 * 1024));
@@ -458,7 +460,7 @@ TEST(MatrixPower, AutomaticChoiceIsAConcreteVariantDecidedOnce) {
 // kAutomaticTimingMargin (on an H100 it put stencil27_x2 at p = 5 that way, and pipelined ran
 // 1.30x faster), and not where they are further behind.
 TEST(MatrixPower, AutomaticTimesCandidatesTheModelPutsCloseBehindBackToBack) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto a = gen::stencil_7pt(10, 10, 10, seed);
   const int p = 4;
@@ -524,7 +526,7 @@ TEST(MatrixPower, BadInputsAreRefused) {
   {
     auto bad = gen::band_matrix(5, 1, 1);
     bad.col_idx(1) = 9;
-    expect_message([&] { MpkD m(bad, test::tiny_group_options(2)); }, "mpk matrix");
+    expect_message([&] { MpkD m(bad, test::tiny_group_options(2)); }, "mpk matrix: column index 9 out of range in row 0");
   }
   auto options = [](auto edit) {
     mpk::MpkOptions o = test::tiny_group_options(2);
@@ -532,14 +534,14 @@ TEST(MatrixPower, BadInputsAreRefused) {
     return o;
   };
   expect_message([&] { MpkD m(a, options([](auto& o) { o.powers = 0; })); }, "powers must be in [1, 4096] (got 0)");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.cache_fraction = 0; })); }, "cache_fraction");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.skew = 3; })); }, "skew must be 1 or 2");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.align_rows = -1; })); }, "align_rows");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.rows_per_block = -1; })); }, "rows_per_block");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.dependency_rows = -1; })); }, "dependency_rows");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.vector_length = 3; })); }, "vector_length 3");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "persistent_teams");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "spin_limit");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.cache_fraction = 0; })); }, "mpk: cache_fraction must be in (0, 16] (got 0.000000)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.skew = 3; })); }, "mpk: wavefront skew must be 1 or 2 (got 3)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.align_rows = -1; })); }, "mpk: align_rows must be >= 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.rows_per_block = -1; })); }, "mpk: rows_per_block must be >= 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.dependency_rows = -1; })); }, "mpk: dependency_rows must be >= 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.vector_length = 3; })); }, "mpk: vector_length 3 must be a power of two <= ");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "mpk: persistent_teams must be >= 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "mpk: spin_limit must be >= 1");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.row_batch = 4; })); }, "row_batch must be 0 (the rule), 1, 8 or 16 (got 4)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.pipelined_rows_in_flight = 3; })); },
                  "pipelined_rows_in_flight must be 0 (the rule), 1 or 2 (got 3)");
@@ -564,15 +566,15 @@ TEST(MatrixPower, BadInputsAreRefused) {
         o.model = mpk::MpkDeviceModel{0, 2, 1, 1, 1};
         MpkD m(a, o);
       },
-      "memory_gbs");
-  expect_message([&] { MpkD m(std::shared_ptr<MpkD::Matrix>(), test::tiny_group_options(2)); }, "no level-ordered");
+      "mpk cost model: memory_gbs and cache_speedup must be positive");
+  expect_message([&] { MpkD m(std::shared_ptr<MpkD::Matrix>(), test::tiny_group_options(2)); }, "mpk: no level-ordered matrix given");
 
   MpkD mpk(a, test::tiny_group_options(2));
   Kokkos::View<double*, test::Mem> x("x", 20), short_x("x", 19);
   MpkD::MultiVector y("y", 20, 3), narrow("y", 20, 2), tall("y", 21, 3);
-  expect_message([&] { mpk.apply(MpkVariant::blocked, short_x, y); }, "x has 19 entries, the matrix has 20 rows");
-  expect_message([&] { mpk.apply(MpkVariant::blocked, x, narrow); }, "Y is 20 x 2, expected n x (p+1) = 20 x 3");
-  expect_message([&] { mpk.apply(MpkVariant::blocked, x, tall); }, "Y is 21 x 3");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, short_x, y); }, "mpk apply: x has 19 entries, the matrix has 20 rows");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, x, narrow); }, "mpk apply: Y is 20 x 2, expected n x (p+1) = 20 x 3");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, x, tall); }, "mpk apply: Y is 21 x 3, expected n x (p+1) = 20 x 3");
 }
 
 TEST(MatrixPower, VariantAndFormatNames) {
@@ -587,7 +589,7 @@ TEST(MatrixPower, VariantAndFormatNames) {
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(), "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, pipelined, automatic)");
   }
-  EXPECT_THROW(mpk::parse_format("ell"), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::parse_format("ell"), InvalidArgument, "unknown MPK format 'ell' (valid: csr, sell, automatic)");
   for (mpk::MpkOrdering o : {mpk::MpkOrdering::bfs, mpk::MpkOrdering::input, mpk::MpkOrdering::automatic})
     EXPECT_EQ(mpk::parse_ordering(mpk::to_string(o)), o);
   try {

@@ -8,6 +8,8 @@
 
 #include "mpk_test_util.hpp"
 
+#include "test_util.hpp"
+
 namespace ppsparse {
 namespace {
 
@@ -26,7 +28,7 @@ TEST(MpkReference, PowersOfASmallMatrixByHand) {
 }
 
 TEST(MpkReference, ErrorRatioAcceptsRoundingAndRejectsAnError) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto a = gen::stencil_7pt(6, 5, 4, seed);
   std::vector<double> x(static_cast<size_t>(a.nrows));
@@ -60,14 +62,12 @@ TEST(MpkReference, ErrorRatioAcceptsRoundingAndRejectsAnError) {
 
 TEST(MpkReference, BadInputsAreRefused) {
   const auto a = gen::band_matrix(10, 1, 1);
-  EXPECT_THROW(mpk::reference_mpk(a, std::vector<double>(9, 1.0), 2), InvalidArgument);
-  EXPECT_THROW(mpk::reference_mpk(a, std::vector<double>(10, 1.0), 0), InvalidArgument);
-  EXPECT_THROW(mpk::reference_mpk(test::random_csr<double>(4, 5, 1, 2, 1), std::vector<double>(5, 1.0), 1),
-               InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::reference_mpk(a, std::vector<double>(9, 1.0), 2), InvalidArgument, "mpk reference: x has 9 entries, the matrix has 10 rows");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::reference_mpk(a, std::vector<double>(10, 1.0), 0), InvalidArgument, "mpk reference: powers must be >= 1 (got 0)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::reference_mpk(test::random_csr<double>(4, 5, 1, 2, 1), std::vector<double>(5, 1.0), 1), InvalidArgument, "mpk reference: the matrix is 4 x 5, not square");
   const auto ref = mpk::reference_mpk(a, std::vector<double>(10, 1.0), 2);
-  EXPECT_THROW(mpk::max_error_ratio(std::vector<double>(20), ref, 1e-15), InvalidArgument);
-  EXPECT_THROW(mpk::max_difference_ratio(std::vector<double>(30), std::vector<double>(29), ref, 1e-15),
-               InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::max_error_ratio(std::vector<double>(20), ref, 1e-15), InvalidArgument, "mpk result: 20 entries, expected (powers+1) x n = 30");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::max_difference_ratio(std::vector<double>(30), std::vector<double>(29), ref, 1e-15), InvalidArgument, "mpk second result: 29 entries, expected (powers+1) x n = 30");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include "mpk_test_util.hpp"
 
+#include "test_util.hpp"
+
 namespace ppsparse {
 namespace {
 
@@ -27,7 +29,7 @@ Levelled levelled(const CsrMatrix<double, HostSpace>& a) {
 std::vector<double> unit_bytes(ordinal_t n) { return std::vector<double>(static_cast<size_t>(n), 1.0); }
 
 TEST(MpkSchedule, WavefrontOrdersAreLegalForEverySkewAndPower) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Levelled m = levelled(gen::stencil_7pt(9, 7, 5, seed));
   for (ordinal_t group_rows : {1, 3, 40, 1000}) {
@@ -59,7 +61,7 @@ TEST(MpkSchedule, SkewOneIsRaceDiagonalAndSkewTwoBatchesIndependentTiles) {
 }
 
 TEST(MpkSchedule, CheckerRejectsBrokenSchedules) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Levelled m = levelled(gen::band_matrix(60, 2, seed));
   const auto offsets = mpk::merge_levels(m.a, m.levels, unit_bytes(m.a.nrows), 6, 1);
@@ -76,7 +78,7 @@ TEST(MpkSchedule, CheckerRejectsBrokenSchedules) {
     EXPECT_NE(v.find("tile (group 0, power 2) runs in launch 1 but needs tile (group 1, power 1), which runs in launch 1"),
               std::string::npos)
         << v;
-    EXPECT_THROW(mpk::check_schedule(s, m.a), InvalidArgument);
+    PPSPARSE_EXPECT_THROW_MESSAGE(mpk::check_schedule(s, m.a), InvalidArgument, "mpk schedule: tile (group 0, power 2) runs in launch 1 but needs tile (group 1, power 1), which runs in launch 1");
   }
   {  // Two tiles swapped: a tile before its dependency.
     MpkSchedule s = mpk::make_wavefront_schedule(offsets, 4, 1);
@@ -110,7 +112,7 @@ TEST(MpkSchedule, CheckerRejectsBrokenSchedules) {
     const MpkSchedule s = mpk::make_wavefront_schedule(thin, 2, 2);
     const std::string v = mpk::schedule_violation(s, m.a);
     EXPECT_NE(v.find("rows may reference only their own and neighbouring groups"), std::string::npos) << v;
-    EXPECT_THROW(mpk::check_schedule(s, m.a), InvalidArgument);
+    PPSPARSE_EXPECT_THROW_MESSAGE(mpk::check_schedule(s, m.a), InvalidArgument, "mpk schedule: row 0 (group 0) references column 2 (group 2); rows may reference only their own and neighbouring groups");
   }
   {  // Not square.
     const auto r = test::random_csr<double>(5, 6, 1, 2, seed);
@@ -120,7 +122,7 @@ TEST(MpkSchedule, CheckerRejectsBrokenSchedules) {
 }
 
 TEST(MpkSchedule, MergeLevelsRespectsBudgetAlignmentAndAdjacency) {
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   const std::vector<CsrMatrix<double, HostSpace>> inputs{
@@ -174,25 +176,19 @@ TEST(MpkSchedule, MergeLevelsRepairsLevelsThatAreNotBfsLevels) {
 TEST(MpkSchedule, BadInputsAreRefused) {
   const auto a = gen::band_matrix(10, 1, 3);
   const std::vector<ordinal_t> lv{0, 5, 10};
-  EXPECT_THROW(mpk::merge_levels(a, {0, 5}, unit_bytes(10), 4, 1), InvalidArgument);
-  EXPECT_THROW(mpk::merge_levels(a, {0, 6, 5, 10}, unit_bytes(10), 4, 1), InvalidArgument);
-  EXPECT_THROW(mpk::merge_levels(a, lv, unit_bytes(9), 4, 1), InvalidArgument);
-  EXPECT_THROW(mpk::merge_levels(a, lv, unit_bytes(10), 0, 1), InvalidArgument);
-  EXPECT_THROW(mpk::merge_levels(a, lv, unit_bytes(10), 4, 0), InvalidArgument);
-  EXPECT_THROW(mpk::merge_levels(test::random_csr<double>(4, 5, 1, 2, 1), {0, 4}, unit_bytes(4), 4, 1),
-               InvalidArgument);
-  EXPECT_THROW(mpk::make_wavefront_schedule({0, 5, 10}, 0, 1), InvalidArgument);
-  EXPECT_THROW(mpk::make_wavefront_schedule({0, 5, 10}, 2, 3), InvalidArgument);
-  EXPECT_THROW(mpk::make_wavefront_schedule({1, 5, 10}, 2, 1), InvalidArgument);
-  EXPECT_THROW(mpk::make_wavefront_schedule({0, 5, 5, 10}, 2, 1), InvalidArgument);
-  EXPECT_THROW(mpk::live_groups(0, 1), InvalidArgument);
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(a, {0, 5}, unit_bytes(10), 4, 1)), InvalidArgument, "mpk merge_levels: level offsets must run from 0 to the row count 10");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(a, {0, 6, 5, 10}, unit_bytes(10), 4, 1)), InvalidArgument, "mpk merge_levels: level offsets decrease at level 1");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(9), 4, 1), InvalidArgument, "mpk merge_levels: row_bytes has 9 entries, expected 10");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(10), 0, 1), InvalidArgument, "mpk merge_levels: the group size in bytes must be positive");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(10), 4, 0), InvalidArgument, "mpk merge_levels: align must be >= 1 (got 0)");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(test::random_csr<double>(4, 5, 1, 2, 1), {0, 4}, unit_bytes(4), 4, 1)), InvalidArgument, "mpk merge_levels: the matrix is 4 x 5; matrix powers need a square matrix");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 10}, 0, 1)), InvalidArgument, "mpk: powers must be >= 1 (got 0)");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 10}, 2, 3)), InvalidArgument, "mpk: wavefront skew must be 1 or 2 (got 3)");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({1, 5, 10}, 2, 1)), InvalidArgument, "mpk schedule: group offsets must start at 0");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 5, 10}, 2, 1)), InvalidArgument, "mpk schedule: group offsets must increase strictly (group 1 is empty or negative)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::live_groups(0, 1), InvalidArgument, "mpk: powers must be >= 1 (got 0)");
   EXPECT_EQ(mpk::live_groups(5, 1), 6);
   EXPECT_EQ(mpk::live_groups(5, 2), 11);
-  try {
-    mpk::make_wavefront_schedule({0, 5, 10}, 2, 3);
-  } catch (const InvalidArgument& e) {
-    EXPECT_STREQ(e.what(), "mpk: wavefront skew must be 1 or 2 (got 3)");
-  }
 }
 
 TEST(MpkSchedule, EmptyMatrixHasAnEmptySchedule) {

@@ -15,7 +15,7 @@ namespace {
 TEST(MatrixPowerShared, RealMatricesAllVariants) {
   const auto dir = test::shared_dir() / "matrices";
   if (test::shared_dir().empty() || !std::filesystem::exists(dir)) GTEST_SKIP() << "no shared matrices (../shared)";
-  const auto seed = test::fresh_seed();
+  const auto seed = test::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))

@@ -21,7 +21,7 @@ TYPED_TEST_SUITE(SpmvKernels, Scalars);
 
 TYPED_TEST(SpmvKernels, CsrV1) {
   using S = TypeParam;
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (const auto& m : matrix_families(seed)) {
     const auto a = convert_values<S>(m.a);
@@ -68,7 +68,7 @@ std::vector<std::pair<std::string, spmv::CsrV2Options>> csr_v2_settings() {
 
 TYPED_TEST(SpmvKernels, CsrV2AllSettings) {
   using S = TypeParam;
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (const auto& m : matrix_families(seed)) {
     const auto a = convert_values<S>(m.a);
@@ -88,7 +88,7 @@ TYPED_TEST(SpmvKernels, CsrV2AllSettings) {
 }
 
 TEST(SpmvKernels, CsrV2SmallBudgetsReachEveryBlockKind) {
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   long long stream = 0, vector = 0, longs = 0, split = 0, tiles = 0, windows = 0;
   for (const auto& m : matrix_families(seed)) {
@@ -111,7 +111,7 @@ TEST(SpmvKernels, CsrV2SmallBudgetsReachEveryBlockKind) {
 
 TYPED_TEST(SpmvKernels, CsrCoopEveryRepeatAndTheFixedRule) {
   using S = TypeParam;
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto space = spmv::coop_search_space(Exec());
   std::vector<spmv::CoopParams> settings;
@@ -134,7 +134,7 @@ TYPED_TEST(SpmvKernels, CsrCoopEveryRepeatAndTheFixedRule) {
 
 TYPED_TEST(SpmvKernels, SellEveryChunkAndScope) {
   using S = TypeParam;
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (const auto& m : matrix_families(seed)) {
     const auto a = convert_values<S>(m.a);
@@ -154,7 +154,7 @@ TYPED_TEST(SpmvKernels, SellEveryChunkAndScope) {
 
 TYPED_TEST(SpmvKernels, HybEveryRowMax) {
   using S = TypeParam;
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (const auto& m : matrix_families(seed)) {
     const auto a = convert_values<S>(m.a);

@@ -18,7 +18,7 @@ TYPED_TEST_SUITE(SpmvPeers, Scalars);
 
 TYPED_TEST(SpmvPeers, KokkosKernelsNativeAndDefaultMatchTheReference) {
   using S = TypeParam;
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (const auto& m : matrix_families(seed)) {
     const auto a = convert_values<S>(m.a);
@@ -45,7 +45,7 @@ TEST(SpmvPeers, KokkosKernelsRejectsWrongVectors) {
 }
 
 TEST(SpmvPeers, VendorLibraryMatchesTheReferenceOrIsAbsent) {
-  const auto seed = fresh_seed();
+  const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   using V = spmv::VendorSpmv<double>;
   const auto host = random_csr<double>(300, 200, 0, 12, seed);
