@@ -118,8 +118,11 @@ TEST(CoopTuner, PaperLikeCostsEndWithinTwoPercentInEightCallsNearlyAlways) {
   // V along repeat and spend the calls a block step needed: over 100 seeds, 0.6 % of trials
   // ended above 2 % (at most 6 of 300, at worst 9.4 % off); with single steps none did. The
   // measured H100 landscapes (next test) and the H100 runs favour growing steps.
+  // Over 40 seeds: 1.4 +- 1.2 misses (at most 4), the worst 1.053 +- 0.027 (at most 1.093);
+  // the bounds are 6 and 4 standard deviations out.
+  std::cout << "paper-like costs: " << missed << " of 300 trials above 2 %, worst " << worst << "\n";
   EXPECT_LE(missed, 9) << "of 300 trials above 2 %";
-  EXPECT_LE(worst, 1.12);
+  EXPECT_LE(worst, 1.16);
 }
 
 // csr_coop's times measured on an H100 over the whole GPU search space, per matrix, with the
@@ -239,6 +242,7 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
   // adopt a worse point (tetmesh, third run: repeat 1 is 4 % slower than the start's repeat 2).
   // About 0.5 expected in the 7000 runs here.
   int regressions = 0;
+  double max_median = 0;
   for (const std::string& file : kH100LandscapeFiles) {
     SCOPED_TRACE(file);
     const auto landscapes = measured_landscapes(file);
@@ -260,12 +264,17 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
         regressions += l(best) > l(l.start) * 1.03;
       }
       std::nth_element(noisy.begin(), noisy.begin() + noisy.size() / 2, noisy.end());
-      // 1.03: tetmesh of the 2026-11-23 landscape ends on coop 4, repeat 16, block 128 in most
-      // noisy runs, 1.028 of that file's best (re-timed on the device, 1.011-1.021).
-      EXPECT_LE(noisy[noisy.size() / 2], 1.03);
+      // tetmesh of the 2026-11-23 landscape ends on coop 4, repeat 16, block 128 in most noisy
+      // runs, 1.028 of that file's best (re-timed on the device, 1.011-1.021). The largest
+      // median over all matrices, over 25 seeds: 1.016 +- 0.003, at most 1.028; the medians
+      // take the landscape's discrete values, so the bound sits above that value.
+      EXPECT_LE(noisy[noisy.size() / 2], 1.035);
+      max_median = std::max(max_median, noisy[noisy.size() / 2]);
     }
     EXPECT_EQ(within, 14);  // of the file's 14 matrices, without noise
   }
+  // Over 40 seeds: 0.15 +- 0.36 regressions (at most 1).
+  std::cout << "measured landscapes: " << regressions << " regressions, largest median " << max_median << "\n";
   EXPECT_LE(regressions, 3);
   // Plateau walk against strict descent, on the run where they differ (200 trials per matrix:
   // a standard error of about 0.07 on each sum).
@@ -277,6 +286,8 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
   strict.plateau_tolerance = 0.0;
   const double walk = expected_misses(second, single, 0.005, 200, rng);
   const double descent = expected_misses(second, strict, 0.005, 200, rng);
+  // Over 40 seeds: walk 0.026 +- 0.011, descent 0.895 +- 0.023.
+  std::cout << "expected misses at 0.5 % noise: walk " << walk << ", strict descent " << descent << "\n";
   EXPECT_LE(walk, 0.4);
   EXPECT_GE(descent, 0.7);
   // Growing repeat steps against single ones, on the two runs where tetmesh's best repeat is
@@ -287,6 +298,8 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
     grown += expected_misses(l, o, 0.005, 200, rng);
     unit += expected_misses(l, single, 0.005, 200, rng);
   }
+  // Over 40 seeds: unit - grown = 1.75 +- 0.05.
+  std::cout << "expected misses at 0.5 % noise: growing steps " << grown << ", single steps " << unit << "\n";
   EXPECT_LE(grown, unit - 0.8) << "growing steps " << grown << ", single steps " << unit;
 }
 
@@ -314,6 +327,7 @@ TEST(CoopTuner, MedianOfThreeRunsPerCallMissesLessOnMeasuredLandscapes) {
   }
   std::cout << "expected misses per 70 at 1.5 % noise: one run per call " << misses_one << ", median of three "
             << misses_three << " (" << misses_every << " without single-run decisions)\n";
+  // Over 40 seeds: three / one = 0.452 +- 0.018, three - every = -0.06 +- 0.17.
   EXPECT_LE(misses_three, 0.6 * misses_one);
   // Skipping the extra runs of clearly failed steps costs no accuracy (standard error of each
   // sum about 0.2).
@@ -325,8 +339,8 @@ TEST(CoopTuner, MedianOfThreeRunsPerCallMissesLessOnMeasuredLandscapes) {
 // measures the start; repeat halved first), on the five committed H100 landscape sets at 1 %
 // Gaussian noise per product (the local matrices: MeasuredLandscape::shape). With best() the
 // fastest point measured, 500 trials per matrix: 3.5-3.8 expected misses of 2 % in 8 calls per
-// 70 against 4.1-4.4 over nineteen seeds (differences 0.27-0.90; a standard error of about 0.1
-// on each sum).
+// 70 against 4.1-4.4 over nineteen seeds (differences 0.27-0.90). At 2000 trials per matrix, over
+// 25 seeds, the difference is 0.53 +- 0.07: the bound of 0.2 is 5 standard deviations out.
 TEST(CoopTuner, StartRunsAndLocalColumnsMissLessOnMeasuredLandscapes) {
   const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -341,8 +355,8 @@ TEST(CoopTuner, StartRunsAndLocalColumnsMissLessOnMeasuredLandscapes) {
   double misses_paper = 0, misses_now = 0;
   for (const std::string& file : kH100LandscapeFiles) {
     const auto l = measured_landscapes(file);
-    misses_paper += expected_misses(l, paper, 0.01, 500, rng);
-    misses_now += expected_misses(l, now, 0.01, 500, rng);
+    misses_paper += expected_misses(l, paper, 0.01, 2000, rng);
+    misses_now += expected_misses(l, now, 0.01, 2000, rng);
   }
   std::cout << "expected misses per 70 at 1 % noise: paper's flow " << misses_paper << ", start runs and local columns "
             << misses_now << "\n";
