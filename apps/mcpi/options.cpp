@@ -66,6 +66,12 @@ options:
   --json FILE            also write the results as JSON
   --help                 this text
 
+testing:
+  --test-perturb-reference E
+                         move one entry of the reference that --verify and --mpk compare
+                         with by E times its magnitude (E in (0, 1]), so that the test suite
+                         can show a wrong result failing; never for measurements
+
 Kokkos options (--kokkos-device-id=N, ...) are passed to Kokkos. Errors are one line on
 stderr with a non-zero exit status.
 )";
@@ -112,6 +118,14 @@ Options parse_options(int argc, const char* const* argv) {
       o.portable = true;
     } else if (a == "--stage-diagonal") {
       o.stage_diagonal = true;
+    } else if (a == "--test-perturb-reference") {
+      const std::string v = value();
+      char* end = nullptr;
+      errno = 0;
+      const double e = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || errno == ERANGE || !(e > 0 && e <= 1))
+        throw InvalidArgument("mcpi: --test-perturb-reference expects a number in (0, 1], got '" + v + "'");
+      o.test_perturb_reference = e;
     } else if (a == "--verify") {
       o.verify = 1;
     } else if (a == "--no-verify") {

@@ -25,6 +25,10 @@ struct Options {
   bool portable = false;           // --portable: no backend-specialised kernels
   int mpk = 0;                     // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
   int verify = -1;                 // -1 auto (small problems), 0 off, 1 on
+  // --test-perturb-reference E: for the test suite only. One entry of the reference that
+  // --verify (and --mpk's check) compares with is moved by E times its magnitude, so that a
+  // test can show that a wrong result makes mcpi fail. 0: off.
+  double test_perturb_reference = 0;
   bool help = false;
 };
 
