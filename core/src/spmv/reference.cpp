@@ -1,5 +1,6 @@
 #include <ppsparse/spmv/reference.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -46,7 +47,9 @@ double max_error_ratio(const std::vector<Scalar>& y, const SpmvReference& ref, d
   for (size_t i = 0; i < y.size(); ++i) {
     const double v = static_cast<double>(y[i]);
     if (std::isnan(v)) return std::numeric_limits<double>::infinity();
-    const double bound = tolerance * (ref.length[i] + 2.0) * ref.magnitude[i] + std::numeric_limits<double>::min();
+    const double terms = ref.length[i] + 2.0;
+    const double bound =
+        tolerance * std::min(terms, 2.0 * std::sqrt(terms)) * ref.magnitude[i] + std::numeric_limits<double>::min();
     worst = std::max(worst, std::fabs(v - ref.y[i]) / bound);
   }
   return worst;
