@@ -29,29 +29,6 @@ struct Row {
   bool fell_back_to_block_row;
 };
 
-// The largest error of a block row: max over rows r of ||a_r - b_r|| / max(||b_r||, floor), where
-// floor = 1e-3 x the root mean square of b's block rows keeps rows near zero from dividing by
-// nothing. Per row, so that one wrong block row among many is not diluted.
-double max_block_row_error(const std::vector<double>& a, const std::vector<double>& b, int nb) {
-  const size_t rows = b.size() / static_cast<size_t>(nb);
-  double total = 0;
-  for (double v : b) total += v * v;
-  const double floor = rows ? 1e-3 * std::sqrt(total / static_cast<double>(rows)) : 0.0;
-  double worst = 0;
-  for (size_t r = 0; r < rows; ++r) {
-    double num = 0, den = 0;
-    for (int k = 0; k < nb; ++k) {
-      const size_t i = r * static_cast<size_t>(nb) + static_cast<size_t>(k);
-      num += (a[i] - b[i]) * (a[i] - b[i]);
-      den += b[i] * b[i];
-    }
-    const double scale = std::max(std::sqrt(den), floor);
-    const double e = scale > 0 ? std::sqrt(num) / scale : std::sqrt(num);
-    if (!(e <= worst)) worst = e;  // a NaN stays
-  }
-  return worst;
-}
-
 int run(const mcpi_app::Options& opt) {
   const bool gpu = compat::is_gpu_space<DefaultExecSpace>();
   const auto t0 = Clock::now();
@@ -114,7 +91,7 @@ int run(const mcpi_app::Options& opt) {
     r.pct_copy = 100.0 * r.gbs / copy.gbs;
     r.gflops = tr.flops / t * 1e-9;
     r.reduction = res.residual_norms.back() / res.initial_residual_norm;
-    r.verify_error = verify ? max_block_row_error(res.dq, ref, s.nb) : -1.0;
+    r.verify_error = verify ? mcpi::max_block_row_error(res.dq, ref, s.nb) : -1.0;
     r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 && solver.geometry(v).map == mcpi::LaneMap::block_row &&
                                mcpi::base_variant(v) == mcpi::Variant::rows_per_warp;
     if (verify && !(r.verify_error < 1e-4)) ok = false;

@@ -1,6 +1,8 @@
 #include <ppsparse/mcpi/reference.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include <ppsparse/error.hpp>
@@ -66,6 +68,29 @@ std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std:
     }
   }
   return dq;
+}
+
+double max_block_row_error(const std::vector<double>& dq, const std::vector<double>& ref, int nb) {
+  if (nb < 1 || dq.size() != ref.size() || ref.size() % static_cast<size_t>(nb) != 0)
+    throw InvalidArgument("max_block_row_error: dq has " + std::to_string(dq.size()) + " entries, the reference " +
+                          std::to_string(ref.size()) + ", nb = " + std::to_string(nb));
+  const size_t rows = ref.size() / static_cast<size_t>(nb);
+  double total = 0;
+  for (double v : ref) total += v * v;
+  const double floor = rows ? 1e-3 * std::sqrt(total / static_cast<double>(rows)) : 0.0;
+  double worst = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    double num = 0, den = 0;
+    for (size_t i = r * static_cast<size_t>(nb); i < (r + 1) * static_cast<size_t>(nb); ++i) {
+      num += (dq[i] - ref[i]) * (dq[i] - ref[i]);
+      den += ref[i] * ref[i];
+    }
+    const double scale = std::max(std::sqrt(den), floor);
+    const double e = scale > 0 ? std::sqrt(num) / scale : std::sqrt(num);
+    if (std::isnan(e)) return e;
+    worst = std::max(worst, e);
+  }
+  return worst;
 }
 
 double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq) {

@@ -12,6 +12,14 @@ namespace ppsparse::mcpi {
 std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& colour_offsets,
                                      int sweeps);
 
+// The largest relative error of a block row of dq against ref (both nb values per block row):
+//   max over block rows r of ||dq_r - ref_r||_2 / max(||ref_r||_2, floor),
+// floor = 1e-3 x the root mean square of ref's block-row norms, so that rows near zero do not
+// divide by nothing. Compared per block row, one wrong row among many is not diluted as in a
+// global norm. NaN anywhere gives NaN. InvalidArgument unless the sizes agree and nb >= 1
+// divides them.
+double max_block_row_error(const std::vector<double>& dq, const std::vector<double>& ref, int nb);
+
 // ||R - (D + O) dQ||_2 in FP64 for an unfactored system (any numbering consistent with dq).
 double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq);
 
