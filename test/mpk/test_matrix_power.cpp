@@ -282,6 +282,27 @@ TEST(MatrixPower, PersistentKernelCompletesUnderWatchdog) {
   EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::persistent}, 3, seed), 1.0);
 }
 
+// Mutation: every variant run on the stencil with one entry of one row dropped (its value
+// set to 0), checked against the reference of the unmutated matrix, must fail the check: a
+// kernel that skips one entry is caught at every power.
+TEST(MatrixPower, OneDroppedEntryFailsEveryVariant) {
+  const auto seed = test::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto a = gen::stencil_27pt(10, 9, 8, seed);
+  auto dropped = copy_to<HostSpace>(a);
+  const ordinal_t row = a.nrows / 2;
+  const offset_t k = (a.row_ptr(row) + a.row_ptr(row + 1)) / 2;  // a middle entry of a full row
+  ASSERT_NE(a.values(k), 0.0);
+  dropped.values(k) = 0.0;
+  mpk::MpkOptions o = test::tiny_group_options(4, 64 * 1024);
+  MpkD good(a, o), bad(dropped, o);
+  for (MpkVariant v : mpk::concrete_variants()) {
+    SCOPED_TRACE(mpk::to_string(v));
+    EXPECT_LE(test::max_error_under_watchdog(good, a, {v}, 1, seed), 1.0);
+    EXPECT_GT(test::max_error_under_watchdog(bad, a, {v}, 1, seed), 1.0) << "a dropped entry went unnoticed";
+  }
+}
+
 // Dependency segments of every size give the same powers: one block per segment (the
 // finest waits), a few blocks, one segment per group (the tile-level waits). On a GPU many
 // teams wait on each other here; on one host thread the order alone keeps them legal.
