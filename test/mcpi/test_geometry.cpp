@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
 
@@ -8,17 +10,35 @@
 namespace ppsparse::mcpi {
 namespace {
 
+// Table I of seed 002 (Zubair et al.), copied from the paper as literal numbers: nb, nw, nbk,
+// nrbk. The test compares the code with the paper, not with the code's own table.
+struct PaperRow {
+  int nb, nw, nbk, nrbk;
+};
+constexpr PaperRow kSeed002TableI[16] = {{1, 1, 2, 4},  {2, 1, 8, 4},  {3, 1, 3, 4},  {4, 1, 2, 4},
+                                         {5, 1, 1, 4},  {6, 2, 1, 2},  {7, 2, 1, 2},  {8, 2, 1, 2},
+                                         {9, 4, 1, 1},  {10, 4, 1, 1}, {11, 4, 1, 1}, {12, 5, 1, 1},
+                                         {13, 6, 1, 1}, {14, 7, 1, 1}, {15, 8, 1, 1}, {16, 8, 1, 1}};
+
 TEST(McpiGeometry, WarpPerRowFollowsTableIForW32) {
-  for (int nb = 2; nb <= 16; ++nb) {
-    const auto t = seed002_table_i(nb);
-    const auto g = make_geometry(Variant::warp_per_row, nb, 32);
+  for (const PaperRow& p : kSeed002TableI) {
+    SCOPED_TRACE("nb=" + std::to_string(p.nb));
+    const auto t = seed002_table_i(p.nb);
+    const auto g = make_geometry(Variant::warp_per_row, p.nb, 32);
     EXPECT_EQ(g.map, LaneMap::entry);
-    EXPECT_EQ(g.warps_per_group, t.nw) << nb;
-    EXPECT_EQ(g.slots, t.nbk) << nb;
-    EXPECT_EQ(g.groups_per_team, t.nrbk) << nb;
-    // The table's rule: nb*nb*nbk <= 32*nw.
-    EXPECT_LE(nb * nb * g.slots, g.group_lanes()) << nb;
+    EXPECT_EQ(g.warps_per_group, p.nw);
+    EXPECT_EQ(g.groups_per_team, p.nrbk);
+    EXPECT_EQ(t.nw, p.nw);
+    EXPECT_EQ(t.nrbk, p.nrbk);
+    // The one documented departure: nb = 1 takes 32 blocks per iteration where the paper's
+    // nbk = 2 leaves 30 of 32 lanes idle.
+    const int nbk = p.nb == 1 ? 32 : p.nbk;
+    EXPECT_EQ(g.slots, nbk);
+    EXPECT_EQ(t.nbk, nbk);
+    // The paper's relation nb * nb * nbk <= 32 * nw.
+    EXPECT_LE(p.nb * p.nb * g.slots, g.group_lanes());
   }
+  PPSPARSE_EXPECT_THROW_MESSAGE(seed002_table_i(17), InvalidArgument, "seed002_table_i: nb = 17 is outside 1..16");
 }
 
 TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {

@@ -1,8 +1,11 @@
 // The MCPI lane mappings for 64-wide vector groups (AMD wavefronts on CDNA: gfx90a, gfx942).
-// The expected tables are written out by hand from the rule in make_geometry, so a change
-// of the rule shows up here as a diff of numbers, not as a silently different layout.
+// The expected tables are written out as numbers, so a change of the rule shows up here as a
+// diff of numbers, not as a silently different layout; and they are derived independently of
+// make_geometry (EntryTableFollowsThePapersRelation): a search over the paper's relation that
+// reproduces seed 002's Table I at 32 lanes gives the same numbers at 64.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -64,6 +67,51 @@ TEST(McpiGeometryW64, EntryMapLanesForNb1To16) {
       EXPECT_GT(e.nb * e.nb, (g.warps_per_group - 1) * kWave);
       EXPECT_GT((g.slots + 1) * e.nb * e.nb, g.group_lanes());
     }
+  }
+}
+
+// The entry map derived by search from seed 002's relation nb * nb * nbk <= W * nw, without
+// make_geometry: the fewest vector groups nw that hold one block, the most blocks nbk that fit
+// them, and nrbk = 4 / nw groups per team (at least 1: teams of 4 W lanes for small blocks).
+EntryRow derive_entry_row(int nb, int W) {
+  EntryRow r{nb, 0, 0, 0, 0};
+  while (nb * nb > W * r.wavefronts) ++r.wavefronts;
+  while ((r.slots + 1) * nb * nb <= W * r.wavefronts) ++r.slots;
+  r.groups_per_team = std::max(1, 4 / r.wavefronts);
+  r.busy_lanes = r.slots * nb * nb;
+  return r;
+}
+
+TEST(McpiGeometryW64, EntryTableFollowsThePapersRelation) {
+  // At W = 32 the search reproduces Table I of seed 002 (literal: nb, nw, nbk, nrbk) except
+  // where the paper departs from its own relation: nb = 1 (nbk 2, where 32 fit) and nb = 9
+  // (4 warps, where 3 hold the 81 entries).
+  const int table_i[16][4] = {{1, 1, 2, 4},  {2, 1, 8, 4},  {3, 1, 3, 4},  {4, 1, 2, 4},  {5, 1, 1, 4},  {6, 2, 1, 2},
+                              {7, 2, 1, 2},  {8, 2, 1, 2},  {9, 4, 1, 1},  {10, 4, 1, 1}, {11, 4, 1, 1}, {12, 5, 1, 1},
+                              {13, 6, 1, 1}, {14, 7, 1, 1}, {15, 8, 1, 1}, {16, 8, 1, 1}};
+  for (const auto& row : table_i) {
+    const int nb = row[0];
+    if (nb == 1 || nb == 9) continue;
+    SCOPED_TRACE("W=32 nb=" + std::to_string(nb));
+    const EntryRow d = derive_entry_row(nb, 32);
+    EXPECT_EQ(d.wavefronts, row[1]);
+    EXPECT_EQ(d.slots, row[2]);
+    EXPECT_EQ(d.groups_per_team, row[3]);
+  }
+  // At W = 64 the same search gives the table the tests below hold make_geometry to.
+  for (const auto& e : entry_table_w64()) {
+    SCOPED_TRACE("W=64 nb=" + std::to_string(e.nb));
+    const EntryRow d = derive_entry_row(e.nb, kWave);
+    EXPECT_EQ(d.wavefronts, e.wavefronts);
+    EXPECT_EQ(d.slots, e.slots);
+    EXPECT_EQ(d.groups_per_team, e.groups_per_team);
+    EXPECT_EQ(d.busy_lanes, e.busy_lanes);
+  }
+  // Rows map: the most block rows of nb lanes that fit one wavefront.
+  for (int nb = 1; nb <= 16; ++nb) {
+    int rows = 0;
+    while ((rows + 1) * nb <= kWave) ++rows;
+    EXPECT_EQ(make_geometry(Variant::rows_per_warp, nb, kWave).rows_per_group, rows) << "nb=" << nb;
   }
 }
 
