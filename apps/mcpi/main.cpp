@@ -148,6 +148,15 @@ int run(const mcpi_app::Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --help prints mcpi's usage first and alone: Kokkos would print its own help ahead of it.
+  // Kokkos' options are behind --kokkos-help, which Kokkos itself answers.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << mcpi_app::help_text();
+      return 0;
+    }
+  }
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
     const auto opt = mcpi_app::parse_options(argc, argv);

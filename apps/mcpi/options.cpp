@@ -72,8 +72,8 @@ testing:
                          with by E times its magnitude (E in (0, 1]), so that the test suite
                          can show a wrong result failing; never for measurements
 
-Kokkos options (--kokkos-device-id=N, ...) are passed to Kokkos. Errors are one line on
-stderr with a non-zero exit status.
+Kokkos options (--kokkos-device-id=N, ...) are passed to Kokkos; --kokkos-help lists them.
+Errors are one line on stderr with a non-zero exit status.
 )";
 }
 
