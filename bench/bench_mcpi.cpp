@@ -38,6 +38,12 @@
 // The label says which kernel ran (and any fallback note). Speedups over the peers are
 // computed by tools/mcpi_report.py.
 //
+// CUDA kernel settings (mcpi::KernelTuning; defaults: the automatic rules), each also set by
+// the environment variable the library read before they became options:
+//   --mcpi_small_colour=automatic|off|always (PPSPARSE_MCPI_CUDA_SMALL, also 0 and all)
+//   --mcpi_row_slots=0|1|2|4 (PPSPARSE_MCPI_CUDA_SLOTS)   --mcpi_wide_split=0|1|4 (PPSPARSE_MCPI_CUDA_WIDE_SPLIT)
+//   --mcpi_wide_prefetch=0|1 (PPSPARSE_MCPI_CUDA_PREFETCH) --mcpi_dependent_launch=0|1 (PPSPARSE_MCPI_CUDA_PDL)
+//
 //   ./bench/bench_mcpi --benchmark_out=mcpi.json --benchmark_out_format=json
 //   python3 bench/tools/mcpi_report.py mcpi.json --out mcpi_report
 #include <benchmark/benchmark.h>
@@ -98,6 +104,9 @@ struct McpiConfig {
   int sweeps = 10;               // --sweeps             PPSPARSE_BENCH_MCPI_SWEEPS
   int check_sweeps = 3;          // --check_sweeps       PPSPARSE_BENCH_MCPI_CHECK_SWEEPS
   std::vector<std::string> groups{"default", "nb_sweep", "mesh"};  // --problems PPSPARSE_BENCH_MCPI_PROBLEMS
+  // Settings of the CUDA kernels (mcpi/tuning.hpp). The environment names are those the library
+  // read before the tuning became options, so that the commands recorded in docs/perf still run.
+  mcpi::KernelTuning tuning;
 };
 
 bool path_exists(const std::string& p) {
@@ -135,7 +144,12 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
                                {"--mesh_dir", "PPSPARSE_MESH_DIR", ""},
                                {"--sweeps", "PPSPARSE_BENCH_MCPI_SWEEPS", ""},
                                {"--check_sweeps", "PPSPARSE_BENCH_MCPI_CHECK_SWEEPS", ""},
-                               {"--problems", "PPSPARSE_BENCH_MCPI_PROBLEMS", ""}};
+                               {"--problems", "PPSPARSE_BENCH_MCPI_PROBLEMS", ""},
+                               {"--mcpi_small_colour", "PPSPARSE_MCPI_CUDA_SMALL", ""},
+                               {"--mcpi_row_slots", "PPSPARSE_MCPI_CUDA_SLOTS", ""},
+                               {"--mcpi_wide_split", "PPSPARSE_MCPI_CUDA_WIDE_SPLIT", ""},
+                               {"--mcpi_wide_prefetch", "PPSPARSE_MCPI_CUDA_PREFETCH", ""},
+                               {"--mcpi_dependent_launch", "PPSPARSE_MCPI_CUDA_PDL", ""}};
   take_bench_flags(flags, argc, argv);
   auto flag_of = [&](const std::string& name) -> const BenchFlag& {
     for (const auto& f : flags)
@@ -163,6 +177,16 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   if (set("--mesh_dir")) c.mesh_dir = value("--mesh_dir");
   if (set("--sweeps")) c.sweeps = static_cast<int>(flag_integer("--sweeps", value("--sweeps"), 1, 100000));
   if (set("--check_sweeps")) c.check_sweeps = static_cast<int>(flag_integer("--check_sweeps", value("--check_sweeps"), 1, 1000));
+  if (set("--mcpi_small_colour")) c.tuning.small_colour = mcpi::parse_small_colour(value("--mcpi_small_colour"));
+  if (set("--mcpi_row_slots") && !value("--mcpi_row_slots").empty())
+    c.tuning.row_slots = static_cast<int>(flag_integer("--mcpi_row_slots", value("--mcpi_row_slots"), 0, 4));
+  if (set("--mcpi_wide_split") && !value("--mcpi_wide_split").empty())
+    c.tuning.wide_split = static_cast<int>(flag_integer("--mcpi_wide_split", value("--mcpi_wide_split"), 0, 4));
+  if (set("--mcpi_wide_prefetch") && !value("--mcpi_wide_prefetch").empty())
+    c.tuning.wide_prefetch = flag_integer("--mcpi_wide_prefetch", value("--mcpi_wide_prefetch"), 0, 1) == 1;
+  if (set("--mcpi_dependent_launch") && !value("--mcpi_dependent_launch").empty())
+    c.tuning.dependent_launch = flag_integer("--mcpi_dependent_launch", value("--mcpi_dependent_launch"), 0, 1) == 1;
+  mcpi::check_tuning(c.tuning);
   if (set("--problems")) {
     c.groups = flag_list("--problems", value("--problems"));
     for (const auto& g : c.groups)
@@ -386,7 +410,7 @@ void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiC
     Problem& p = g_cache->get(spec);
     const std::string key = std::string(mcpi::name(v)) + (backend ? "/backend" : "/portable");
     if (!p.checked.count(key)) {
-      const auto check = p.solver->solve({config.check_sweeps, v, false, false, backend});
+      const auto check = p.solver->solve({config.check_sweeps, v, false, false, backend, config.tuning});
       p.checked[key] = relative_difference(check.dq, p.reference);
     }
     const double err = p.checked[key];
@@ -394,7 +418,7 @@ void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiC
       state.SkipWithError(("dQ differs from the reference by " + std::to_string(err) + " (limit 1e-4)").c_str());
       return;
     }
-    const mcpi::Result res = p.solver->solve({config.sweeps, v, false, false, backend});
+    const mcpi::Result res = p.solver->solve({config.sweeps, v, false, false, backend, config.tuning});
     size_t i = 0;
     for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
     set_problem_counters(state, p, err, mean(res.sweep_seconds));
@@ -500,7 +524,7 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
     for (mcpi::Variant v : mcpi::all_variants()) {
       // With backend kernels: only where the backend has a kernel for (v, nb); elsewhere the
       // solver would run the portable kernel measured below.
-      if (gpu && mcpi::backend::has_kernel(v, spec.nb))
+      if (gpu && mcpi::backend::has_kernel(Exec(), v, spec.nb))
         finish(benchmark::RegisterBenchmark((prefix + mcpi::name(v) + "/backend").c_str(),
                                             [spec, &config, v](benchmark::State& st) {
                                               bench_variant(st, spec, config, v, true);

@@ -79,8 +79,8 @@ int run(const mcpi_app::Options& opt) {
   bool ok = true;
   for (mcpi::Variant v : variants) {
     progress(std::string("running ") + mcpi::name(v));
-    solver.solve({1, v, false, opt.stage_diagonal, !opt.portable});  // warm-up: first launch, scratch allocation
-    const auto res = solver.solve({opt.sweeps, v, true, opt.stage_diagonal, !opt.portable});
+    solver.solve({1, v, false, opt.stage_diagonal, !opt.portable, opt.tuning});  // warm-up: first launch, scratch allocation
+    const auto res = solver.solve({opt.sweeps, v, true, opt.stage_diagonal, !opt.portable, opt.tuning});
     Row r;
     r.variant = mcpi::name(v);
     r.kernel = res.kernel;

@@ -3,6 +3,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <ppsparse/error.hpp>
 
@@ -61,6 +64,12 @@ options:
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the
                          portable form of an asynchronous copy; off by default)
+  --small-colour MODE    CUDA: rows_per_warp's kernel for small colours: automatic (default),
+                         off or always
+  --row-slots N          CUDA: slots per block row of rows_per_warp: 0 (the rule), 1, 2 or 4
+  --wide-split N         CUDA, nb >= 16: warps per block row: 0 (the rule), 1 or 4
+  --wide-prefetch 0|1    CUDA, nb >= 16: L2 prefetch of the next blocks (default 1)
+  --dependent-launch 0|1 CUDA: each colour a programmatic dependent launch (default 1)
   --verify / --no-verify compare dQ with the FP64 host reference (default: on when the
                          problem has at most 2e7 block entries)
   --json FILE            also write the results as JSON
@@ -80,6 +89,17 @@ Errors are one line on stderr with a non-zero exit status.
 Options parse_options(int argc, const char* const* argv) {
   Options o;
   bool variant_all = false;
+  // The tuning's older environment names first; options below override them.
+  struct Legacy {
+    const char* env;
+    const char* option;
+  };
+  std::vector<std::pair<std::string, std::string>> tuning_args;
+  for (const Legacy& l : {Legacy{"PPSPARSE_MCPI_CUDA_SMALL", "--small-colour"}, Legacy{"PPSPARSE_MCPI_CUDA_SLOTS", "--row-slots"},
+                          Legacy{"PPSPARSE_MCPI_CUDA_WIDE_SPLIT", "--wide-split"},
+                          Legacy{"PPSPARSE_MCPI_CUDA_PREFETCH", "--wide-prefetch"},
+                          Legacy{"PPSPARSE_MCPI_CUDA_PDL", "--dependent-launch"}})
+    if (const char* v = std::getenv(l.env); v && *v) tuning_args.emplace_back(l.option, v);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -126,6 +146,9 @@ Options parse_options(int argc, const char* const* argv) {
       if (v.empty() || *end != '\0' || errno == ERANGE || !(e > 0 && e <= 1))
         throw InvalidArgument("mcpi: --test-perturb-reference expects a number in (0, 1], got '" + v + "'");
       o.test_perturb_reference = e;
+    } else if (a == "--small-colour" || a == "--row-slots" || a == "--wide-split" || a == "--wide-prefetch" ||
+               a == "--dependent-launch") {
+      tuning_args.emplace_back(a, value());
     } else if (a == "--verify") {
       o.verify = 1;
     } else if (a == "--no-verify") {
@@ -135,6 +158,28 @@ Options parse_options(int argc, const char* const* argv) {
     }
   }
   if (variant_all) o.variants.clear();
+  for (const auto& [option, text] : tuning_args) {
+    if (option == "--small-colour") {
+      try {
+        o.tuning.small_colour = ppsparse::mcpi::parse_small_colour(text);
+      } catch (const InvalidArgument&) {
+        throw InvalidArgument("mcpi: --small-colour expects automatic, off or always, got '" + text + "'");
+      }
+    } else if (option == "--row-slots") {
+      o.tuning.row_slots = static_cast<int>(parse_int(option, text, 0, 4));
+    } else if (option == "--wide-split") {
+      o.tuning.wide_split = static_cast<int>(parse_int(option, text, 0, 4));
+    } else if (option == "--wide-prefetch") {
+      o.tuning.wide_prefetch = parse_int(option, text, 0, 1) == 1;
+    } else {
+      o.tuning.dependent_launch = parse_int(option, text, 0, 1) == 1;
+    }
+  }
+  try {
+    ppsparse::mcpi::check_tuning(o.tuning);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("mcpi: ") + e.what());
+  }
   if (o.refine > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --refine applies to --mesh only");
   if (o.pattern_only && o.source != Options::Source::matrix)
     throw InvalidArgument("mcpi: --pattern-only applies to --matrix only");

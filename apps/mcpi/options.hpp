@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
@@ -30,6 +31,11 @@ struct Options {
   // test can show that a wrong result makes mcpi fail. 0: off.
   double test_perturb_reference = 0;
   bool help = false;
+  // Settings of the CUDA kernels: --small-colour, --row-slots, --wide-split, --wide-prefetch,
+  // --dependent-launch, each also read from the environment variable the library read before
+  // they became options (PPSPARSE_MCPI_CUDA_SMALL, _SLOTS, _WIDE_SPLIT, _PREFETCH, _PDL), so that
+  // the commands in docs/perf still run; the option wins.
+  ppsparse::mcpi::KernelTuning tuning;
 };
 
 // Parses argv (Kokkos' own --kokkos-* flags already removed). Throws

@@ -38,7 +38,14 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(std::string("mcpi cuda backend: ") + what + ": " + cudaGetErrorString(e));
 }
 
-cudaStream_t stream() { return Kokkos::Cuda().cuda_stream(); }
+// What one colour's launch needs besides its arguments: the caller's stream, whether colours
+// are launched as programmatic dependents, the device's multiprocessors, and the tuning.
+struct Launch {
+  cudaStream_t stream = nullptr;
+  bool dependent = false;
+  int sms = 1;
+  KernelTuning tuning;
+};
 
 // Forward (unit L) and backward (U) substitution of one block row held by lanes base..base+NB-1,
 // lane value rv = r_i; Dij(i, j) reads the LU factors. Every lane of the warp must call it.
@@ -80,7 +87,7 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // blocks of each row instead of one block of each of S times more rows; the slots' partial
 // sums are added by the same shuffles.
 // A programmatic dependent launch's two steps (griddepcontrol, sm_90 and up; older targets
-// compile without them, and pdl() never launches them this way). allow_next_grid: the next
+// compile without them, and run_colour never launches them this way below 9.0). allow_next_grid: the next
 // kernel may become resident once every block of this one has executed it. wait_previous_grid:
 // returns once the previous kernel has completed and its memory is visible.
 template <bool PDL>
@@ -96,7 +103,7 @@ __device__ __forceinline__ void wait_previous_grid() {
 #endif
 }
 
-// PDL: launched as a programmatic dependent of the previous colour (Hopper; see pdl()). Every
+// PDL: launched as a programmatic dependent of the previous colour (Hopper; see launch_colour). Every
 // block lets the next colour launch as soon as it starts, and reads its row pointers and the
 // first lines of its O and ja before griddepcontrol.wait, which returns once the previous
 // grid has completed and its dQ is visible; dQ is read and written only after it. So a colour's
@@ -225,61 +232,17 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
   if (active) a.dq[row * NB + lane] = static_cast<float>(x);
 }
 
-// A measurement switch (environment variable `name`): nullptr when unset or empty (the
-// automatic rule decides), else the entry of `allowed` it equals; anything else is a one-line
-// error, "mcpi cuda backend: NAME = 'text' must be 1, 2 or 4 (unset: automatic)".
-const char* env_choice(const char* name, std::initializer_list<const char*> allowed) {
-  const char* e = std::getenv(name);
-  if (!e || !*e) return nullptr;
-  const std::string text(e);
-  std::string list;
-  size_t i = 0;
-  for (const char* a : allowed) {
-    if (text == a) return a;
-    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::string(a);
-    ++i;
-  }
-  throw InvalidArgument(std::string("mcpi cuda backend: ") + name + " = '" + text + "' must be " + list +
-                        " (unset: automatic)");
-}
-// The small-colour kernel is on by default (measured: 0.766 -> 0.755 ms per sweep on the
-// default problem); PPSPARSE_MCPI_CUDA_SMALL=0 turns it off and =all uses it for every colour,
-// for measurements. (All colours lost at every nb tried on an H100: nb = 1 36.3 -> 15.9 % of
-// copy, nb = 5 75.5 -> 65.2 %, nb = 8 83.8 -> 83.1 %; docs/perf/bench_mcpi_h100.md.)
-int small_colour_mode() {
-  static const int m = [] {
-    const char* v = env_choice("PPSPARSE_MCPI_CUDA_SMALL", {"0", "all"});
-    return !v ? 1 : std::string(v) == "0" ? 0 : 2;
-  }();
-  return m;
-}
-// The L2 prefetch of wide_block_kernel is on by default; PPSPARSE_MCPI_CUDA_PREFETCH=0 turns
-// it off, for measurements.
-bool wide_prefetch() {
-  static const bool b = [] {
-    const char* v = env_choice("PPSPARSE_MCPI_CUDA_PREFETCH", {"0", "1"});
-    return !v || std::string(v) == "1";
-  }();
-  return b;
-}
-// env_choice of small integers: 0 when unset.
-int forced_choice(const char* name, std::initializer_list<const char*> allowed) {
-  const char* v = env_choice(name, allowed);
-  return v ? std::atoi(v) : 0;
-}
-// An attribute of the current device (0 if it cannot be read).
-int device_attribute(const cudaDeviceAttr attr) {
-  int dev = 0, value = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&value, attr, dev);
+// An attribute of a device (0 if it cannot be read), cached per device: read once per device
+// and attribute, not on every colour.
+int device_attribute(const int device, const cudaDeviceAttr attr) {
+  constexpr int kMaxDevices = 64;
+  static int cached[kMaxDevices][2] = {};
+  const int slot = attr == cudaDevAttrMultiProcessorCount ? 0 : attr == cudaDevAttrComputeCapabilityMajor ? 1 : -1;
+  if (slot >= 0 && device >= 0 && device < kMaxDevices && cached[device][slot] > 0) return cached[device][slot];
+  int value = 0;
+  if (cudaDeviceGetAttribute(&value, attr, device) != cudaSuccess) value = 0;
+  if (slot >= 0 && device >= 0 && device < kMaxDevices) cached[device][slot] = value;
   return value;
-}
-int sm_count() {
-  static const int n = [] {
-    const int sms = device_attribute(cudaDevAttrMultiProcessorCount);
-    return sms > 0 ? sms : 1;
-  }();
-  return n;
 }
 
 // 11_x: a warp owns one block row; lanes on the entries of S = 32 / NB^2 blocks (NB <= 5) or,
@@ -576,12 +539,7 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
 template <int NB>
 constexpr int kRowSlots = NB == 1 ? 4 : NB <= 8 ? 2 : 1;
 
-// PPSPARSE_MCPI_CUDA_SLOTS = 1, 2 or 4 forces the slots (where S * nb <= 32), for measurements;
-// unset or empty: kRowSlots. Other values are a one-line error.
-int slots_forced() {
-  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_SLOTS", {"1", "2", "4"});
-  return v;
-}
+// KernelTuning::row_slots = 1, 2 or 4 forces the slots (where S * nb <= 32); 0: kRowSlots.
 
 // rows_per_warp_kernel, the small-colour kernel and wide_block_kernel are launched as
 // programmatic dependents of the previous kernel (warp_per_row_kernel, never the best case,
@@ -592,28 +550,22 @@ int slots_forced() {
 // 61.4-61.5 -> 65.8-66.2, nb = 4 75.0-75.3 -> 77.8-78.5, nb = 8 85.1-85.5 -> 87.4-88.3, default
 // problem (nb = 5) 77.7-77.9 -> 79.8-80.8; wide_block_kernel nb = 16 80.7 -> 82.1-82.9, nb = 24
 // 92.7 -> 95.3-95.7, nb = 64 74.5-74.7 -> 74.9-75.8. Devices before compute capability 9.0
-// launch the ordinary way. PPSPARSE_MCPI_CUDA_PDL = 0 turns it off, for measurements.
-bool pdl() {
-  static const bool b = [] {
-    const char* v = env_choice("PPSPARSE_MCPI_CUDA_PDL", {"0", "1"});
-    return (!v || std::string(v) == "1") && device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
-  }();
-  return b;
-}
-
+// launch the ordinary way. KernelTuning::dependent_launch = false turns it off.
 // Launches a colour kernel of kWarps warps per block: `dependent` (its PDL instantiation) as a
-// programmatic dependent launch when pdl(), `plain` the ordinary way otherwise.
+// programmatic dependent launch when l.dependent, `plain` the ordinary way otherwise; both on
+// the caller's stream.
 template <class... Args>
-void launch_colour(void (*plain)(Args...), void (*dependent)(Args...), const unsigned grid, const Args... args) {
-  if (!pdl()) {
-    plain<<<grid, kWarps * 32, 0, stream()>>>(args...);
+void launch_colour(const Launch& l, void (*plain)(Args...), void (*dependent)(Args...), const unsigned grid,
+                   const Args... args) {
+  if (!l.dependent) {
+    plain<<<grid, kWarps * 32, 0, l.stream>>>(args...);
     return;
   }
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(kWarps * 32);
   cfg.dynamicSmemBytes = 0;
-  cfg.stream = stream();
+  cfg.stream = l.stream;
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
@@ -623,98 +575,93 @@ void launch_colour(void (*plain)(Args...), void (*dependent)(Args...), const uns
 }
 
 template <int NB, int S>
-void launch_rows_per_warp(const bool async, const ColourArgs& a, const long long rows) {
+void launch_rows_per_warp(const Launch& l, const bool async, const ColourArgs& a, const long long rows) {
   constexpr int R = 32 / (S * NB);
   const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
   if (async)
-    launch_colour(rows_per_warp_kernel<NB, true, S>, rows_per_warp_kernel<NB, true, S, true>, grid, a);
+    launch_colour(l, rows_per_warp_kernel<NB, true, S>, rows_per_warp_kernel<NB, true, S, true>, grid, a);
   else
-    launch_colour(rows_per_warp_kernel<NB, false, S>, rows_per_warp_kernel<NB, false, S, true>, grid, a);
+    launch_colour(l, rows_per_warp_kernel<NB, false, S>, rows_per_warp_kernel<NB, false, S, true>, grid, a);
 }
 
 template <int NB>
-void launch(Variant v, const ColourArgs& a) {
+void launch(const Launch& l, Variant v, const ColourArgs& a) {
   const long long rows = a.row_end - a.row_begin;
   const bool async = uses_async_copy(v);
   if (base_variant(v) == Variant::rows_per_warp) {
     constexpr int R = 32 / NB;
-    if (small_colour_mode() == 2 || (small_colour_mode() == 1 && rows / R < 2LL * sm_count())) {
+    using Small = KernelTuning::SmallColour;
+    const Small small = l.tuning.small_colour;
+    if (small == Small::always || (small == Small::automatic && rows / R < 2LL * l.sms)) {
       const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
       if (async)
-        launch_colour(row_slots_colwise_kernel<NB, true>, row_slots_colwise_kernel<NB, true, true>, g1, a);
+        launch_colour(l, row_slots_colwise_kernel<NB, true>, row_slots_colwise_kernel<NB, true, true>, g1, a);
       else
-        launch_colour(row_slots_colwise_kernel<NB, false>, row_slots_colwise_kernel<NB, false, true>, g1, a);
+        launch_colour(l, row_slots_colwise_kernel<NB, false>, row_slots_colwise_kernel<NB, false, true>, g1, a);
     } else {
-      const int slots = slots_forced() != 0 ? slots_forced() : kRowSlots<NB>;
+      const int slots = l.tuning.row_slots != 0 ? l.tuning.row_slots : kRowSlots<NB>;
       if (slots == 4 && 4 * NB <= 32) {
-        if constexpr (4 * NB <= 32) launch_rows_per_warp<NB, 4>(async, a, rows);
+        if constexpr (4 * NB <= 32) launch_rows_per_warp<NB, 4>(l, async, a, rows);
       } else if (slots == 2 && 2 * NB <= 32) {
-        if constexpr (2 * NB <= 32) launch_rows_per_warp<NB, 2>(async, a, rows);
+        if constexpr (2 * NB <= 32) launch_rows_per_warp<NB, 2>(l, async, a, rows);
       } else {
-        launch_rows_per_warp<NB, 1>(async, a, rows);
+        launch_rows_per_warp<NB, 1>(l, async, a, rows);
       }
     }
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
     if (async)
-      warp_per_row_kernel<NB, true><<<grid, kWarps * 32, 0, stream()>>>(a);
+      warp_per_row_kernel<NB, true><<<grid, kWarps * 32, 0, l.stream>>>(a);
     else
-      warp_per_row_kernel<NB, false><<<grid, kWarps * 32, 0, stream()>>>(a);
+      warp_per_row_kernel<NB, false><<<grid, kWarps * 32, 0, l.stream>>>(a);
   }
   check(cudaGetLastError(), "kernel launch");
 }
 
-// PPSPARSE_MCPI_CUDA_WIDE_SPLIT = 1 or 4 (kWarps) forces the warps per block row of wide_block_kernel,
-// for measurements; unset or empty, the rule of launch_wide decides (0 returned).
-int wide_split_forced() {
-  static_assert(kWarps == 4, "the switch's values are 1 and kWarps");
-  static const int v = forced_choice("PPSPARSE_MCPI_CUDA_WIDE_SPLIT", {"1", "4"});
-  return v;
-}
-
-// nb 16..64: one kernel for every variant (see wide_block_kernel).
+// nb 16..64: one kernel for every variant (see wide_block_kernel). KernelTuning::wide_split = 1
+// or 4 (kWarps) forces the warps per block row; 0: the rule below.
 template <int NB>
-void launch_wide(const ColourArgs& a) {
+void launch_wide(const Launch& l, const ColourArgs& a) {
+  static_assert(kWarps == 4, "KernelTuning::wide_split's values are 1 and kWarps");
   const long long rows = a.row_end - a.row_begin;
   // A row per warp while the colour has rows for about 96 warps per SM; fewer rows (small
   // colours, large nb): the thread block's warps share a row. Measured on an H100 (4 GB
   // nb-sweep problems, 11 colours, all colours split or none): split gained at nb = 24 (82.7 ->
   // 92.5 % of copy; 8.3 k rows per colour), 32 (75.1 -> 78.7), 48 (67.8 -> 78.9) and 64
   // (70.5 -> 74.8), and lost at nb = 16 (80.6 -> 75.0; 18.7 k rows per colour).
-  const int forced = wide_split_forced();
-  const bool split = forced == kWarps || (forced != 1 && rows < 96LL * sm_count());
-  const bool prefetch = wide_prefetch();
+  const int forced = l.tuning.wide_split;
+  const bool split = forced == kWarps || (forced != 1 && rows < 96LL * l.sms);
+  const bool prefetch = l.tuning.wide_prefetch;
   if (split) {
-    launch_colour(wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows), a,
-                  prefetch);
+    launch_colour(l, wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows),
+                  a, prefetch);
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-    launch_colour(wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, grid, a, prefetch);
+    launch_colour(l, wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, grid, a, prefetch);
   }
   check(cudaGetLastError(), "kernel launch");
 }
 
 template <int NB>
-void launch_for_nb(Variant v, const ColourArgs& a) {
+void launch_for_nb(const Launch& l, Variant v, const ColourArgs& a) {
   if constexpr (NB <= kMaxNarrowNb)
-    launch<NB>(v, a);
+    launch<NB>(l, v, a);
   else
-    launch_wide<NB>(a);
+    launch_wide<NB>(l, a);
 }
 
 template <int... NBs>
-void dispatch(Variant v, const ColourArgs& a, std::integer_sequence<int, NBs...>) {
-  ((a.nb == NBs + 1 ? (launch_for_nb<NBs + 1>(v, a), 0) : 0), ...);
+void dispatch(const Launch& l, Variant v, const ColourArgs& a, std::integer_sequence<int, NBs...>) {
+  ((a.nb == NBs + 1 ? (launch_for_nb<NBs + 1>(l, v, a), 0) : 0), ...);
 }
 
 }  // namespace
 
-Features features() {
+Features features(const Kokkos::Cuda& exec) {
   Features f;
   f.name = "cuda";
-  int dev = 0;
   cudaDeviceProp p{};
-  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess) {
+  if (cudaGetDeviceProperties(&p, exec.cuda_device()) == cudaSuccess) {
     f.l2_persistence = p.persistingL2CacheMaxSize > 0;
     f.async_copy = p.major >= 8;
   }
@@ -722,23 +669,23 @@ Features features() {
   return f;
 }
 
-bool has_kernel(Variant v, int nb) {
+bool has_kernel(const Kokkos::Cuda&, Variant v, int nb) {
   const Variant b = base_variant(v);
   // Every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 15, wide_block_kernel
   // above; rows_per_warp_prefetch and split run the portable kernels.
   return (b == Variant::rows_per_warp || b == Variant::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
 
-void run_colour(Variant v, const ColourArgs& a) {
-  if (!has_kernel(v, a.nb)) throw InvalidArgument(std::string("mcpi cuda backend: no kernel for ") + name(v));
-  // Every measurement switch is read on the first colour, so that a bad value is refused
-  // whether or not this problem reaches the kernel it steers (small problems never reach
-  // the slots: all their colours take the small-colour kernel).
-  static const bool switches_read =
-      (small_colour_mode(), wide_prefetch(), slots_forced(), pdl(), wide_split_forced(), true);
-  (void)switches_read;
+void run_colour(const Kokkos::Cuda& exec, Variant v, const ColourArgs& a, const KernelTuning& tuning) {
+  if (!has_kernel(exec, v, a.nb)) throw InvalidArgument(std::string("mcpi cuda backend: no kernel for ") + name(v));
   if (a.row_end <= a.row_begin) return;
-  dispatch(v, a, std::make_integer_sequence<int, kMaxNb>{});
+  Launch l;
+  l.stream = exec.cuda_stream();
+  const int device = exec.cuda_device();
+  l.dependent = tuning.dependent_launch && device_attribute(device, cudaDevAttrComputeCapabilityMajor) >= 9;
+  l.sms = std::max(1, device_attribute(device, cudaDevAttrMultiProcessorCount));
+  l.tuning = tuning;
+  dispatch(l, v, a, std::make_integer_sequence<int, kMaxNb>{});
 }
 
 }  // namespace ppsparse::mcpi::backend

@@ -1,4 +1,4 @@
-// The MCPI backend hooks (core/include/ppsparse/mcpi/backend.hpp) on AMD GPUs.
+// The MCPI backend hooks (core/include/ppsparse/mcpi/backend.hpp) for Kokkos::HIP.
 //
 // No specialised kernels: every variant runs core's portable Kokkos kernels, laid out for
 // 64-wide wavefronts by make_geometry (compat::vector_width_for<Kokkos::HIP>() == 64 on
@@ -27,7 +27,7 @@ hip::FeatureSupport device_support() {
 
 }  // namespace
 
-Features features() {
+Features features(const Kokkos::HIP&) {
   const hip::FeatureSupport s = device_support();
   Features f;
   f.name = "hip";
@@ -37,11 +37,7 @@ Features features() {
   return f;
 }
 
-bool has_kernel(Variant, int) { return false; }
-
-void run_colour(Variant v, const ColourArgs&) {
-  throw InvalidArgument(std::string("mcpi hip backend: no specialised kernel for ") + name(v) +
-                        " (the portable kernels run on AMD GPUs)");
-}
+// has_kernel and run_colour: core's portable templates (mcpi/backend.hpp) answer for
+// Kokkos::HIP, as no specialised kernel exists here.
 
 }  // namespace ppsparse::mcpi::backend

@@ -259,7 +259,7 @@ TEST(McpiSolver, HardwareVariantsSayWhatRanAndFallBackWhereUnavailable) {
   const Coloring col = color_distance1(graph);
   const auto sys = gen::make_block_system(graph, 5, 17);
   Solver<> solver(sys, col);
-  const bool portable_backend = backend::features().name == "portable";
+  const bool portable_backend = backend::features(DefaultExecSpace()).name == "portable";
   for (Variant v : all_variants()) {
     const auto res = solver.solve({2, v, false});
     EXPECT_FALSE(res.kernel.empty()) << name(v);

@@ -1,13 +1,18 @@
 #pragma once
-// Hooks through which a device backend (backends/cuda, backends/hip) supplies specialised
-// MCPI kernels and hardware features. Exactly one implementation is linked: the backend's
-// when it provides one (PPSPARSE_HAVE_MCPI_BACKEND), else core's portable one, which has no
-// specialised kernels and no features, so every variant runs the portable Kokkos kernels.
-// Backend kernels run on the default instance of the device execution space.
+// Hooks through which a device backend supplies specialised MCPI kernels and hardware
+// features, chosen by overloading on the execution-space type (ArborX's way): the templates
+// below are the portable fallback (no specialised kernels, no features, so every variant runs
+// the portable Kokkos kernels); backends/cuda overloads them for Kokkos::Cuda and
+// backends/hip for Kokkos::HIP. The hooks take the caller's execution-space instance and
+// launch on its stream.
 #include <cstddef>
 #include <string>
 
+#include <Kokkos_Core.hpp>
+
 #include <ppsparse/backend/l2_window.hpp>
+#include <ppsparse/error.hpp>
+#include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
@@ -19,7 +24,6 @@ struct Features {
   bool async_copy = false;
   std::string why_not;        // one line: what this backend lacks, for fallback notes
 };
-Features features();
 
 // One colour's rows [row_begin, row_end) in colour order; device pointers.
 struct ColourArgs {
@@ -33,10 +37,37 @@ struct ColourArgs {
   float* dq = nullptr;
 };
 
-// Whether the backend has a specialised kernel for (v, nb).
-bool has_kernel(Variant v, int nb);
-// Launches it (asynchronously). Precondition: has_kernel(v, a.nb).
-void run_colour(Variant v, const ColourArgs& a);
+// The features of the backend of `exec`.
+template <class ExecSpace>
+Features features(const ExecSpace&) {
+  Features f;
+  f.name = "portable";
+  f.why_not = std::string("no persisting-L2 window or asynchronous-copy kernels on ") + ExecSpace::name();
+  return f;
+}
+
+// Whether the backend of `exec` has a specialised kernel for (v, nb).
+template <class ExecSpace>
+bool has_kernel(const ExecSpace&, Variant, int) {
+  return false;
+}
+
+// Launches it on exec's stream (asynchronously). Precondition: has_kernel(exec, v, a.nb), and
+// tuning passed check_tuning.
+template <class ExecSpace>
+void run_colour(const ExecSpace&, Variant v, const ColourArgs&, const KernelTuning&) {
+  throw InvalidArgument(std::string("mcpi backend: no specialised kernel for ") + name(v) + " on " +
+                        ExecSpace::name());
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+Features features(const Kokkos::Cuda& exec);
+bool has_kernel(const Kokkos::Cuda& exec, Variant v, int nb);
+void run_colour(const Kokkos::Cuda& exec, Variant v, const ColourArgs& a, const KernelTuning& tuning);
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+Features features(const Kokkos::HIP& exec);
+#endif
 
 // The persisting-L2 window (backend/l2_window.hpp), for dQ.
 using ppsparse::backend::L2Window;

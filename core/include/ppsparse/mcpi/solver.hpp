@@ -20,6 +20,7 @@
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/mcpi/sweep_kernel.hpp>
 #include <ppsparse/mcpi/traffic.hpp>
+#include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/reorder/coloring.hpp>
 #include <ppsparse/reorder/permutation.hpp>
@@ -36,6 +37,9 @@ struct Options {
   // Use the device backend's specialised kernel for the variant when it has one (chosen
   // automatically on CUDA); false forces the portable Kokkos kernels.
   bool backend_kernels = true;
+  // Settings of the backend's specialised kernels (mcpi/tuning.hpp); the defaults are the
+  // automatic rules.
+  KernelTuning tuning = {};
 };
 
 struct Result {
@@ -102,6 +106,7 @@ class Solver {
 
   Result solve(const Options& opt) {
     if (opt.sweeps < 0) throw InvalidArgument("mcpi: sweeps must be >= 0, got " + std::to_string(opt.sweeps));
+    check_tuning(opt.tuning);
     Result res;
     res.sweeps = opt.sweeps;
     res.variant = opt.variant;
@@ -111,13 +116,13 @@ class Solver {
     if (opt.residual_history) res.initial_residual_norm = residual_norm();
     ExecSpace exec;
     const bool specialised = uses_backend_kernel(opt.variant, opt.backend_kernels);
-    res.kernel = (specialised ? backend::features().name : std::string("portable")) + " " +
+    res.kernel = (specialised ? backend::features(exec).name : std::string("portable")) + " " +
                  name(specialised ? opt.variant : base_variant(opt.variant));
     backend::L2Window window;
     if (uses_l2_window(opt.variant) || uses_async_copy(opt.variant)) {
       if (!specialised) {
         res.note = std::string("fell back to the portable ") + name(base_variant(opt.variant)) + ": " +
-                   (opt.backend_kernels ? backend::features().why_not : std::string("backend kernels disabled"));
+                   (opt.backend_kernels ? backend::features(exec).why_not : std::string("backend kernels disabled"));
       } else if (uses_l2_window(opt.variant)) {
         window = backend::l2_window_begin(dq_.data(), dq_.span() * sizeof(float));
         res.note = window.note;
@@ -126,7 +131,7 @@ class Solver {
     for (int it = 0; it < opt.sweeps; ++it) {
       exec.fence();
       Kokkos::Timer timer;
-      sweep(exec, opt.variant, opt.stage_diagonal, opt.backend_kernels);
+      sweep(exec, opt.variant, opt.stage_diagonal, opt.backend_kernels, opt.tuning);
       exec.fence();
       const double t = timer.seconds();
       res.seconds += t;
@@ -138,14 +143,16 @@ class Solver {
     return res;
   }
 
-  // One sweep over all colours, asynchronous on exec (benchmarks time this directly).
-  // Whether `variant` runs the device backend's specialised kernel here.
+  // Whether `variant` runs the device backend's specialised kernel here (the backend of
+  // ExecSpace, whichever instance).
   bool uses_backend_kernel(Variant variant, bool backend_kernels = true) const {
-    return backend_kernels && std::is_same_v<ExecSpace, DefaultExecSpace> && compat::is_gpu_space<ExecSpace>() &&
-           backend::has_kernel(variant, nb_);
+    return backend_kernels && backend::has_kernel(ExecSpace(), variant, nb_);
   }
 
-  void sweep(const ExecSpace& exec, Variant variant, bool stage_diagonal = false, bool backend_kernels = true) {
+  // One sweep over all colours, asynchronous on exec's stream (benchmarks time this directly).
+  // `tuning` must pass check_tuning (solve() checks it).
+  void sweep(const ExecSpace& exec, Variant variant, bool stage_diagonal = false, bool backend_kernels = true,
+             const KernelTuning& tuning = {}) {
     stage_diagonal_ = stage_diagonal;
     const bool specialised = uses_backend_kernel(variant, backend_kernels);
     for (ordinal_t c = 0; c < colouring_.ncolors; ++c) {
@@ -162,7 +169,7 @@ class Solver {
         a.D = dev_.D.data();
         a.R = dev_.R.data();
         a.dq = dq_.data();
-        backend::run_colour(variant, a);
+        backend::run_colour(exec, variant, a, tuning);
         continue;
       }
       switch (base_variant(variant)) {

@@ -1,0 +1,37 @@
+#include <ppsparse/mcpi/tuning.hpp>
+
+#include <string>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::mcpi {
+
+void check_tuning(const KernelTuning& t) {
+  if (t.row_slots != 0 && t.row_slots != 1 && t.row_slots != 2 && t.row_slots != 4)
+    throw InvalidArgument("mcpi tuning: row_slots = " + std::to_string(t.row_slots) +
+                          " must be 0 (the rule), 1, 2 or 4");
+  if (t.wide_split != 0 && t.wide_split != 1 && t.wide_split != 4)
+    throw InvalidArgument("mcpi tuning: wide_split = " + std::to_string(t.wide_split) +
+                          " must be 0 (the rule), 1 or 4");
+  const int mode = static_cast<int>(t.small_colour);
+  if (mode < 0 || mode > 2)
+    throw InvalidArgument("mcpi tuning: small_colour = " + std::to_string(mode) + " is not a SmallColour");
+}
+
+const char* to_string(KernelTuning::SmallColour mode) {
+  switch (mode) {
+    case KernelTuning::SmallColour::automatic: return "automatic";
+    case KernelTuning::SmallColour::off: return "off";
+    case KernelTuning::SmallColour::always: return "always";
+  }
+  return "?";
+}
+
+KernelTuning::SmallColour parse_small_colour(const std::string& text) {
+  if (text == "automatic" || text.empty()) return KernelTuning::SmallColour::automatic;
+  if (text == "off" || text == "0") return KernelTuning::SmallColour::off;
+  if (text == "always" || text == "all") return KernelTuning::SmallColour::always;
+  throw InvalidArgument("mcpi tuning: small_colour '" + text + "' must be automatic, off or always");
+}
+
+}  // namespace ppsparse::mcpi
