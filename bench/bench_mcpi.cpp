@@ -5,7 +5,7 @@
 //   peer_cusparse        seed 000's baseline (mcpi::VendorPeer): cusparseSbsrmv per colour,
 //                        then two cublasDtrsmBatched with D's LU factors (CUDA builds only)
 //   peer_kokkos_kernels  KokkosSparse BsrMatrix spmv (native) per colour, then KokkosBatched
-//                        LU solves per block row (bench/peers/mcpi_kokkos_kernels.hpp)
+//                        LU solves per block row (peers/include/ppsparse/peers/mcpi_kokkos_kernels.hpp)
 // and the device-to-device copy measured in the same run (copy/<MiB>MiB, bench/common).
 //
 // Problems (sizes by flags or environment; GPU defaults in brackets, CPU defaults small):
@@ -66,7 +66,7 @@
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/mcpi/solver.hpp>
-#include <ppsparse/mcpi/vendor_peer.hpp>
+#include <ppsparse/peers/mcpi_vendor_peer.hpp>
 #include <ppsparse/mesh/refine.hpp>
 #include <ppsparse/mesh/su2_reader.hpp>
 #include <ppsparse/mesh/vertex_graph.hpp>
@@ -75,7 +75,7 @@
 #include "common/bench_config.hpp"
 #include "common/copy_bandwidth.hpp"
 #include "common/counters.hpp"
-#include "peers/mcpi_kokkos_kernels.hpp"
+#include <ppsparse/peers/mcpi_kokkos_kernels.hpp>
 
 namespace ppsparse::bench {
 namespace {

@@ -49,10 +49,10 @@
 
 #include <ppsparse/backend/device_timer.hpp>
 #include <ppsparse/error.hpp>
-#include <ppsparse/spmv/kokkos_kernels_spmv.hpp>
+#include <ppsparse/peers/kokkos_kernels_spmv.hpp>
 #include <ppsparse/spmv/reference.hpp>
 #include <ppsparse/spmv/spmv.hpp>
-#include <ppsparse/spmv/vendor_spmv.hpp>
+#include <ppsparse/peers/vendor_spmv.hpp>
 
 #include "common/bench_config.hpp"
 #include "common/copy_bandwidth.hpp"

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include <ppsparse/error.hpp>
-#include <ppsparse/mcpi/vendor_peer.hpp>
+#include <ppsparse/peers/mcpi_vendor_peer.hpp>
 
 namespace ppsparse::mcpi {
 namespace {

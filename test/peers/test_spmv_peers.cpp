@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <ppsparse/error.hpp>
-#include <ppsparse/spmv/kokkos_kernels_spmv.hpp>
-#include <ppsparse/spmv/vendor_spmv.hpp>
+#include <ppsparse/peers/kokkos_kernels_spmv.hpp>
+#include <ppsparse/peers/vendor_spmv.hpp>
 
-#include "spmv_test_util.hpp"
+#include "spmv/spmv_test_util.hpp"
 
 namespace ppsparse::test {
 namespace {

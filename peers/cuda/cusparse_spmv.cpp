@@ -10,7 +10,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/formats/convert.hpp>
-#include <ppsparse/spmv/vendor_spmv.hpp>
+#include <ppsparse/peers/vendor_spmv.hpp>
 
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12100
 #define PPSPARSE_CUSPARSE_HAS_SELL 1

@@ -8,7 +8,7 @@
 #include <rocsparse/rocsparse.h>
 
 #include <ppsparse/error.hpp>
-#include <ppsparse/spmv/vendor_spmv.hpp>
+#include <ppsparse/peers/vendor_spmv.hpp>
 
 // rocSPARSE 3 (ROCm 6.0) added the stage argument of rocsparse_spmv; rocSPARSE 2 sizes the
 // buffer when it is null and computes otherwise (its preprocess call is then a plain SpMV).

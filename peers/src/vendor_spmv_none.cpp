@@ -1,10 +1,10 @@
 // VendorSpmv on builds without a vendor sparse library (host-only Kokkos): available() is
-// false and setup()/apply() refuse. backends/cuda (cuSPARSE) and backends/hip (rocSPARSE)
-// define PPSPARSE_HAVE_VENDOR_SPARSE and provide the real implementation.
-#if !defined(PPSPARSE_HAVE_VENDOR_SPARSE)
+// false and setup()/apply() refuse. peers/cuda (cuSPARSE) and peers/hip (rocSPARSE)
+// define PPSPARSE_PEERS_VENDOR_SPMV and provide the real implementation.
+#if !defined(PPSPARSE_PEERS_VENDOR_SPMV)
 
 #include <ppsparse/error.hpp>
-#include <ppsparse/spmv/vendor_spmv.hpp>
+#include <ppsparse/peers/vendor_spmv.hpp>
 
 namespace ppsparse::spmv {
 

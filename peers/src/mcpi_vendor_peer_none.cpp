@@ -1,10 +1,10 @@
 // VendorPeer on builds without the vendor libraries (host-only or HIP Kokkos): available()
-// is false and setup()/sweep() refuse. backends/cuda defines PPSPARSE_HAVE_VENDOR_MCPI and
+// is false and setup()/sweep() refuse. peers/cuda defines PPSPARSE_PEERS_VENDOR_MCPI and
 // provides the cuSPARSE + cuBLAS implementation (mcpi_cusparse_peer.cpp).
-#if !defined(PPSPARSE_HAVE_VENDOR_MCPI)
+#if !defined(PPSPARSE_PEERS_VENDOR_MCPI)
 
 #include <ppsparse/error.hpp>
-#include <ppsparse/mcpi/vendor_peer.hpp>
+#include <ppsparse/peers/mcpi_vendor_peer.hpp>
 
 namespace ppsparse::mcpi {
 

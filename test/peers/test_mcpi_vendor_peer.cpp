@@ -11,7 +11,7 @@
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/block_lu.hpp>
 #include <ppsparse/mcpi/reference.hpp>
-#include <ppsparse/mcpi/vendor_peer.hpp>
+#include <ppsparse/peers/mcpi_vendor_peer.hpp>
 #include <ppsparse/reorder/coloring.hpp>
 #include <ppsparse/reorder/permutation.hpp>
 

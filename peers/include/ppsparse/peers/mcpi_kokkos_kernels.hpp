@@ -27,9 +27,9 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/formats/block_system.hpp>
-#include <ppsparse/mcpi/vendor_peer.hpp>  // check_colour_ordered_system
+#include <ppsparse/peers/mcpi_vendor_peer.hpp>  // check_colour_ordered_system
 
-#include "peers/mcpi_kokkos_kernels_compat.hpp"
+#include <ppsparse/peers/mcpi_kokkos_kernels_compat.hpp>
 
 namespace ppsparse::bench {
 
