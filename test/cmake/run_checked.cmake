@@ -1,5 +1,5 @@
-# Runs one mcpi command line as ctest's test body and checks both its exit status and its output
-# (PASS_REGULAR_EXPRESSION alone would ignore the status).
+# Runs one command line as ctest's test body and checks both its exit status and its output
+# (PASS_REGULAR_EXPRESSION alone would ignore the status). Used by the mcpi and benchmark tests.
 #   -DCOMMAND=<program^^arg^^arg...>  the command, arguments separated by ^^
 #   -DEXPECT_EXIT=<n>                 the exit status it must return
 #   -DPASS=<regex>                    must match stdout + stderr (optional)
@@ -33,5 +33,5 @@ if(DEFINED STDERR_LINES)
   endif()
 endif()
 if(problems)
-  message(FATAL_ERROR "mcpi_cli: ${problems}")
+  message(FATAL_ERROR "run_checked: ${problems}")
 endif()
