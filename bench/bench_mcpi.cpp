@@ -92,17 +92,17 @@ constexpr double kFp64ReferenceMaxEntries = 2e7;
 struct McpiConfig {
   bool gpu = false;
   std::uint64_t seed = 2024;
-  int grid = 0;                  // --grid               PPSPARSE_BENCH_MCPI_GRID
-  int nb = 5;                    // --nb                 PPSPARSE_BENCH_MCPI_NB
-  std::vector<int> nb_list;      // --nb_list=1,2,...    PPSPARSE_BENCH_MCPI_NB_LIST
-  double nb_sweep_mb = 0;        // --nb_sweep_mb        PPSPARSE_BENCH_MCPI_NB_SWEEP_MB
-  int nb_sweep_min_grid = 0;     // --nb_sweep_min_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MIN_GRID
-  int nb_sweep_max_grid = 0;     // --nb_sweep_max_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MAX_GRID
+  int grid = 0;                     // --grid               PPSPARSE_BENCH_MCPI_GRID
+  int nb = 5;                       // --nb                 PPSPARSE_BENCH_MCPI_NB
+  std::vector<int> nb_list;         // --nb_list=1,2,...    PPSPARSE_BENCH_MCPI_NB_LIST
+  double nb_sweep_mb = 0;           // --nb_sweep_mb        PPSPARSE_BENCH_MCPI_NB_SWEEP_MB
+  int nb_sweep_min_grid = 0;        // --nb_sweep_min_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MIN_GRID
+  int nb_sweep_max_grid = 0;        // --nb_sweep_max_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MAX_GRID
   std::vector<std::string> meshes;  // --meshes=a,b      PPSPARSE_BENCH_MCPI_MESHES
-  int refine = 0;                // --refine             PPSPARSE_BENCH_MCPI_REFINE
-  std::string mesh_dir;          // --mesh_dir           PPSPARSE_MESH_DIR
-  int sweeps = 10;               // --sweeps             PPSPARSE_BENCH_MCPI_SWEEPS
-  int check_sweeps = 3;          // --check_sweeps       PPSPARSE_BENCH_MCPI_CHECK_SWEEPS
+  int refine = 0;                   // --refine             PPSPARSE_BENCH_MCPI_REFINE
+  std::string mesh_dir;             // --mesh_dir           PPSPARSE_MESH_DIR
+  int sweeps = 10;                  // --sweeps             PPSPARSE_BENCH_MCPI_SWEEPS
+  int check_sweeps = 3;             // --check_sweeps       PPSPARSE_BENCH_MCPI_CHECK_SWEEPS
   std::vector<std::string> groups{"default", "nb_sweep", "mesh"};  // --problems PPSPARSE_BENCH_MCPI_PROBLEMS
   // Settings of the CUDA kernels (mcpi/tuning.hpp). The environment names are those the library
   // read before the tuning became options, so that the commands recorded in docs/perf still run.
@@ -162,7 +162,8 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   if (set("--nb")) c.nb = static_cast<int>(flag_integer("--nb", value("--nb"), 1, 64));
   if (set("--nb_list")) {
     c.nb_list.clear();
-    for (const auto& t : flag_list("--nb_list", value("--nb_list"))) c.nb_list.push_back(static_cast<int>(flag_integer("--nb_list", t, 1, 64)));
+    for (const auto& t : flag_list("--nb_list", value("--nb_list")))
+      c.nb_list.push_back(static_cast<int>(flag_integer("--nb_list", t, 1, 64)));
   }
   if (set("--nb_sweep_mb")) c.nb_sweep_mb = flag_number("--nb_sweep_mb", value("--nb_sweep_mb"), true);
   if (set("--nb_sweep_max_grid"))
@@ -176,7 +177,8 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   if (set("--refine")) c.refine = static_cast<int>(flag_integer("--refine", value("--refine"), 0, 6));
   if (set("--mesh_dir")) c.mesh_dir = value("--mesh_dir");
   if (set("--sweeps")) c.sweeps = static_cast<int>(flag_integer("--sweeps", value("--sweeps"), 1, 100000));
-  if (set("--check_sweeps")) c.check_sweeps = static_cast<int>(flag_integer("--check_sweeps", value("--check_sweeps"), 1, 1000));
+  if (set("--check_sweeps"))
+    c.check_sweeps = static_cast<int>(flag_integer("--check_sweeps", value("--check_sweeps"), 1, 1000));
   if (set("--mcpi_small_colour")) c.tuning.small_colour = mcpi::parse_small_colour(value("--mcpi_small_colour"));
   if (set("--mcpi_row_slots") && !value("--mcpi_row_slots").empty())
     c.tuning.row_slots = static_cast<int>(flag_integer("--mcpi_row_slots", value("--mcpi_row_slots"), 0, 4));
@@ -251,8 +253,8 @@ std::vector<ProblemSpec> problem_specs(const McpiConfig& c) {
       const double vertices = c.nb_sweep_mb * 1e6 / sweep_bytes_per_vertex(nb);
       const int g = std::max(c.nb_sweep_min_grid,
                              std::min(c.nb_sweep_max_grid, static_cast<int>(std::lround(std::cbrt(vertices)))));
-      specs.push_back(mesh_graph_problem("nbsweep_nb" + two_digits(nb) + "_g" + std::to_string(g), "nb_sweep", g, nb,
-                                         c.seed));
+      specs.push_back(
+          mesh_graph_problem("nbsweep_nb" + two_digits(nb) + "_g" + std::to_string(g), "nb_sweep", g, nb, c.seed));
     }
   if (wanted("mesh"))
     for (const std::string& m : c.meshes) {
@@ -313,9 +315,9 @@ struct Problem {
   mcpi::SweepTraffic traffic{};
   Coloring colouring;
   std::unique_ptr<mcpi::Solver<Exec>> solver;
-  BlockSystem<Mem> ordered;  // colour order, D factored: the peers' input
-  std::vector<double> reference;  // ppsparse portable rows_per_warp, check_sweeps sweeps, user numbering
-  double fp64_err = -1;           // reference vs the FP64 host reference (-1: problem too large)
+  BlockSystem<Mem> ordered;               // colour order, D factored: the peers' input
+  std::vector<double> reference;          // ppsparse portable rows_per_warp, check_sweeps sweeps, user numbering
+  double fp64_err = -1;                   // reference vs the FP64 host reference (-1: problem too large)
   std::map<std::string, double> checked;  // case -> relative difference (validated once)
   std::unique_ptr<mcpi::VendorPeer> vendor;
   std::unique_ptr<KokkosKernelsMcpiPeer<Exec>> kk;
@@ -516,34 +518,31 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
     if (!spec.make) {
       std::cerr << "# bench_mcpi: skipping " << spec.name << ": " << spec.description << "\n";
       const std::string why = spec.description;
-      benchmark::RegisterBenchmark((prefix + "skipped").c_str(),
-                                   [why](benchmark::State& st) { st.SkipWithError(why.c_str()); })
-          ->Iterations(1);
+      benchmark::RegisterBenchmark((prefix + "skipped").c_str(), [why](benchmark::State& st) {
+        st.SkipWithError(why.c_str());
+      })->Iterations(1);
       continue;
     }
     for (mcpi::Variant v : mcpi::all_variants()) {
       // With backend kernels: only where the backend has a kernel for (v, nb); elsewhere the
       // solver would run the portable kernel measured below.
       if (gpu && mcpi::backend::has_kernel(Exec(), v, spec.nb))
-        finish(benchmark::RegisterBenchmark((prefix + mcpi::name(v) + "/backend").c_str(),
-                                            [spec, &config, v](benchmark::State& st) {
-                                              bench_variant(st, spec, config, v, true);
-                                            }));
+        finish(benchmark::RegisterBenchmark(
+            (prefix + mcpi::name(v) + "/backend").c_str(),
+            [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, true); }));
       // Portable: the _l2 / _l2_async variants are hardware features of a backend; without
       // backend kernels they run exactly their base variant's portable kernel, so only the
       // four base variants are measured.
       if (mcpi::base_variant(v) == v)
-        finish(benchmark::RegisterBenchmark((prefix + mcpi::name(v) + "/portable").c_str(),
-                                            [spec, &config, v](benchmark::State& st) {
-                                              bench_variant(st, spec, config, v, false);
-                                            }));
+        finish(benchmark::RegisterBenchmark(
+            (prefix + mcpi::name(v) + "/portable").c_str(),
+            [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, false); }));
     }
     for (const std::string which : {"cusparse", "kokkos_kernels"}) {
       if (which == "cusparse" && !mcpi::VendorPeer::available()) continue;  // noted once in main
-      finish(benchmark::RegisterBenchmark((prefix + "peer_" + which).c_str(),
-                                          [spec, &config, which](benchmark::State& st) {
-                                            bench_peer(st, spec, config, which);
-                                          }));
+      finish(benchmark::RegisterBenchmark(
+          (prefix + "peer_" + which).c_str(),
+          [spec, &config, which](benchmark::State& st) { bench_peer(st, spec, config, which); }));
     }
   }
 }

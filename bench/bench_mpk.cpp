@@ -97,7 +97,7 @@ struct MpkBenchConfig {
   long long spin_limit = 0;  // MpkOptions::spin_limit (0: the operator's default)
   int rows_in_flight = 0;    // MpkOptions::pipelined_rows_in_flight (0: the operator's rule)
   mpk::MpkOrdering ordering = mpk::MpkOrdering::automatic;  // LevelMatrixOptions::ordering
-  int powers_per_pass = 0;   // MpkOptions::pipelined_powers_per_pass, capped at p (0: the operator's rule)
+  int powers_per_pass = 0;  // MpkOptions::pipelined_powers_per_pass, capped at p (0: the operator's rule)
 };
 
 const Clock::time_point g_start = Clock::now();
@@ -132,7 +132,8 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
                                   : flag_number(s[0].flag, s[0].value, true);
   c.multiples = number_list(s[1]);
-  for (const auto& p : flag_list(s[2].flag, s[2].value)) c.powers.push_back(static_cast<int>(flag_integer(s[2].flag, p, 1, 64)));
+  for (const auto& p : flag_list(s[2].flag, s[2].value))
+    c.powers.push_back(static_cast<int>(flag_integer(s[2].flag, p, 1, 64)));
   c.fractions = number_list(s[3]);
   c.time_budget_s = flag_number(s[4].flag, s[4].value, false);
   // 0: the operator's default.
@@ -160,7 +161,9 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
 std::vector<MatrixSpec> synthetic_suite(double multiple, double cache_mb, std::uint64_t seed) {
   const double bytes = multiple * cache_mb * 1024.0 * 1024.0;
   auto rows_for = [bytes](double per_row) { return std::max(64.0, bytes / (per_row * 12.0 + 8.0)); };
-  auto cube = [&](double per_row) { return static_cast<ordinal_t>(std::max(4.0, std::round(std::cbrt(rows_for(per_row))))); };
+  auto cube = [&](double per_row) {
+    return static_cast<ordinal_t>(std::max(4.0, std::round(std::cbrt(rows_for(per_row)))));
+  };
   auto n_of = [&](double per_row) { return static_cast<ordinal_t>(std::min(rows_for(per_row), 2.0e9)); };
   char tag[32];
   std::snprintf(tag, sizeof tag, "x%g", multiple);
@@ -172,16 +175,17 @@ std::vector<MatrixSpec> synthetic_suite(double multiple, double cache_mb, std::u
        [=] { return gen::stencil_7pt(s7, s7, s7, seed); }},
       {"stencil27_" + t, "synthetic", "27-point stencil " + std::to_string(s27) + "^3",
        [=] { return gen::stencil_27pt(s27, s27, s27, seed + 1); }},
-      {"band7_" + t, "synthetic", "band-7, n = " + std::to_string(b7), [=] { return gen::band_matrix(b7, 3, seed + 2); }},
+      {"band7_" + t, "synthetic", "band-7, n = " + std::to_string(b7),
+       [=] { return gen::band_matrix(b7, 3, seed + 2); }},
       {"band27_" + t, "synthetic", "band-27, n = " + std::to_string(b27),
        [=] { return gen::band_matrix(b27, 13, seed + 3); }},
   };
 }
 
 struct Variant {
-  std::string name;         // in the benchmark name
+  std::string name;  // in the benchmark name
   mpk::MpkVariant variant;
-  std::string config;       // which operator: "main@f", "race@f", "rowkernel"
+  std::string config;  // which operator: "main@f", "race@f", "rowkernel"
   double fraction = 0.5;
 };
 
@@ -217,10 +221,9 @@ class Cache {
       reference_ = mpk::reference_mpk(matrix_->host_matrix(), x_, pmax);
       name_ = spec.name;
       std::cerr << "# matrix " << name_ << ": " << host_.nrows << " rows, " << host_.nnz() << " entries ("
-                << spec.description << "), " << matrix_->level_offsets().size() - 1 << " levels (" << mpk::to_string(matrix_->ordering())
-                << " order), baseline "
-                << matrix_->baseline_description() << "; setup "
-                << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
+                << spec.description << "), " << matrix_->level_offsets().size() - 1 << " levels ("
+                << mpk::to_string(matrix_->ordering()) << " order), baseline " << matrix_->baseline_description()
+                << "; setup " << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
     }
     return matrix_;
   }
@@ -231,8 +234,7 @@ class Cache {
     auto it = ops_.find(key);
     if (it != ops_.end()) return *it->second;
     // Benchmarks run p by p: the operators of another p are done with (their vectors are large).
-    for (auto o = ops_.begin(); o != ops_.end();)
-      o = o->second->powers() != p ? ops_.erase(o) : std::next(o);
+    for (auto o = ops_.begin(); o != ops_.end();) o = o->second->powers() != p ? ops_.erase(o) : std::next(o);
     mpk::MpkOptions o;
     o.powers = p;
     o.cache_fraction = v.fraction;
@@ -309,7 +311,8 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
       const double err = cache().error(mpk);
       cache().verified[name] = err;
       if (!(err <= 1.0)) {
-        state.SkipWithError(("wrong result: error ratio " + std::to_string(err) + " against the FP64 reference").c_str());
+        state.SkipWithError(
+            ("wrong result: error ratio " + std::to_string(err) + " against the FP64 reference").c_str());
         return;
       }
     }
@@ -371,7 +374,8 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
     state.counters["p"] = p;
     state.counters["setup_ms"] = 1e3 * mpk.setup_seconds();
     std::string label = std::string(mpk::to_string(variant)) + " " + mpk.describe();
-    if (v.variant == mpk::MpkVariant::automatic) label = "auto->" + label + " | " + mpk.estimate().reason + " | " + mpk.automatic_timing();
+    if (v.variant == mpk::MpkVariant::automatic)
+      label = "auto->" + label + " | " + mpk.estimate().reason + " | " + mpk.automatic_timing();
     state.SetLabel(label);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -422,7 +426,8 @@ void register_mpk_benchmarks(const BenchConfig& config) {
     for (int p : g_config.powers)
       for (const Variant& v : variants(g_config)) {
         const std::string name = "mpk/" + spec.name + "/p" + std::to_string(p) + "/" + v.name;
-        benchmark::RegisterBenchmark(name.c_str(), [spec, p, v, name](benchmark::State& st) { bench_mpk(st, spec, p, v, name); })
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [spec, p, v, name](benchmark::State& st) { bench_mpk(st, spec, p, v, name); })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->Repetitions(config.reps)

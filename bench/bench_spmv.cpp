@@ -1,6 +1,6 @@
 // SpMV benchmark: the ppsparse kernels (csr_v1, csr_v2, csr_coop with the fixed rule and
-// tuned, sell, sell_hyb = SELL + CSR tail of very long rows) against Kokkos Kernels (native and default) and the vendor library (CSR and
-// sliced ELL), in FP64 and FP32, on the shared real matrices and on generated large ones.
+// tuned, sell, sell_hyb = SELL + CSR tail of very long rows) against Kokkos Kernels (native and default) and the vendor
+// library (CSR and sliced ELL), in FP64 and FP32, on the shared real matrices and on generated large ones.
 //
 // Names: spmv/<matrix>/<fp64|fp32>/<algorithm>. Each product is y = A x (alpha 1, beta 0),
 // timed with fences around one call (manual time); --reps repetitions, median reported.
@@ -66,9 +66,9 @@ using Exec = DefaultExecSpace;
 using Mem = DefaultMemSpace;
 
 const std::vector<std::string>& algorithm_names() {
-  static const std::vector<std::string> names{"auto",     "csr_v1",    "csr_v2",     "csr_coop",
-                                              "csr_coop_tuned", "sell", "sell_hyb",   "kk_native",
-                                              "kk_default", "vendor_csr", "vendor_sell"};
+  static const std::vector<std::string> names{"auto",           "csr_v1",     "csr_v2",     "csr_coop",
+                                              "csr_coop_tuned", "sell",       "sell_hyb",   "kk_native",
+                                              "kk_default",     "vendor_csr", "vendor_sell"};
   return names;
 }
 
@@ -173,8 +173,7 @@ struct Runner {
 template <class S>
 struct OperatorRunner : Runner<S> {
   spmv::SpmvOperator<Exec, S, Mem> op;
-  OperatorRunner(spmv::SpmvAlgorithm alg, const CsrMatrix<S, Mem>& a, const spmv::SpmvOptions& o)
-      : op(alg, a, o) {
+  OperatorRunner(spmv::SpmvAlgorithm alg, const CsrMatrix<S, Mem>& a, const spmv::SpmvOptions& o) : op(alg, a, o) {
     this->traffic = op.traffic(false);
     this->setup_seconds = op.setup_seconds();
   }
@@ -200,8 +199,8 @@ struct VendorRunner : Runner<S> {
     this->setup_seconds = v.setup_seconds();
     this->traffic = spmv::csr_traffic<S>(a.nrows, a.ncols, a.nnz(), false);
     if (f == spmv::VendorFormat::sell)
-      this->traffic.kernel_bytes = this->traffic.model_bytes + static_cast<double>(v.stored_entries() - a.nnz()) *
-                                                                   (sizeof(S) + sizeof(ordinal_t));
+      this->traffic.kernel_bytes = this->traffic.model_bytes +
+                                   static_cast<double>(v.stored_entries() - a.nnz()) * (sizeof(S) + sizeof(ordinal_t));
   }
   void apply(const Kokkos::View<S*, Mem>& x, const Kokkos::View<S*, Mem>& y) override { v.apply(S(1), x, S(0), y); }
   std::string describe() const override { return v.name(); }
@@ -238,7 +237,6 @@ std::unique_ptr<Runner<S>> make_runner(const std::string& variant, const CsrMatr
   throw InvalidArgument("bench_spmv: unknown algorithm '" + algo + "'");
 }
 
-
 template <class S>
 void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::string& algo) {
   const bool vendor = algo.rfind("vendor_", 0) == 0;
@@ -270,8 +268,8 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
     runner->apply(p.x, p.y);
     Kokkos::fence();
     const auto yh = Kokkos::create_mirror_view_and_copy(HostSpace(), p.y);
-    const double err =
-        spmv::max_error_ratio(std::vector<S>(yh.data(), yh.data() + yh.extent(0)), p.reference, spmv::default_tolerance<S>());
+    const double err = spmv::max_error_ratio(std::vector<S>(yh.data(), yh.data() + yh.extent(0)), p.reference,
+                                             spmv::default_tolerance<S>());
     if (!(err <= 1.0)) {
       state.SkipWithError(("wrong result: error ratio " + std::to_string(err) + " against the FP64 reference").c_str());
       return;
@@ -289,7 +287,8 @@ void bench_spmv(benchmark::State& state, const MatrixSpec& spec, const std::stri
     double mean = 0;
     for (double t : times) mean += t;
     mean /= std::max<size_t>(1, times.size());
-    set_bandwidth_counters(state, runner->traffic.model_bytes, runner->traffic.kernel_bytes, runner->traffic.flops, mean);
+    set_bandwidth_counters(state, runner->traffic.model_bytes, runner->traffic.kernel_bytes, runner->traffic.flops,
+                           mean);
     state.counters["setup_ms"] = 1e3 * runner->setup_seconds;
     state.counters["setup_spmvs"] = mean > 0 ? runner->setup_seconds / mean : 0.0;
     state.counters["err"] = err;
@@ -376,8 +375,8 @@ std::vector<std::pair<double, spmv::CoopParams>> coop_exhaustive_search(const Pr
 }
 
 // The tuner as a solver meets it (one product per call, on an operator set up with these
-// tuner options), against every point of its search space. tuning_overhead: the device time of the calls until the tuner is done, over the
-// best point's time, minus those calls: what tuning costs in products of the best, against
+// tuner options), against every point of its search space. tuning_overhead: the device time of the calls until the
+// tuner is done, over the best point's time, minus those calls: what tuning costs in products of the best, against
 // knowing the best from the start (the median run). exhaustive_runs > 0 repeats the whole
 // search that many times and judges each repeat's fastest point as a tuner run is judged.
 void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::CoopTunerOptions& tuner_options,
@@ -480,8 +479,8 @@ void bench_tuner(benchmark::State& state, const MatrixSpec& spec, const spmv::Co
       std::snprintf(ratio, sizeof ratio, "%.3f", r_after8[run]);
       label += std::string(run ? "," : "") + " " + after8[run].to_string() + " (" + ratio + ")";
     }
-    label += "; done (" + std::to_string(done_calls[0]) + " calls, run 1) " + done[0].to_string() + "; exhaustive best " +
-             best_params.to_string();
+    label += "; done (" + std::to_string(done_calls[0]) + " calls, run 1) " + done[0].to_string() +
+             "; exhaustive best " + best_params.to_string();
     if (!i_again.empty()) {
       std::vector<double> r_again;
       label += "; the exhaustive search again:";
@@ -513,8 +512,8 @@ struct TunerTiming {
   bool paired;
   bool every_call;
 };
-constexpr TunerTiming kTunerTimings[] = {{"1", 1, false, false},          {"1/paired", 1, true, false},
-                                         {"3", 3, false, false},          {"3/paired", 3, true, false},
+constexpr TunerTiming kTunerTimings[] = {{"1", 1, false, false},           {"1/paired", 1, true, false},
+                                         {"3", 3, false, false},           {"3/paired", 3, true, false},
                                          {"3/every_call", 3, false, true}, {"5", 5, false, false}};
 
 void register_spmv_benchmarks(const BenchConfig& config) {
@@ -544,10 +543,10 @@ void register_spmv_benchmarks(const BenchConfig& config) {
       for (const std::string& algo : names) {
         const std::string name = "spmv/" + spec.name + "/" + prec + "/" + algo;
         auto* b = std::string(prec) == "fp64"
-                      ? benchmark::RegisterBenchmark(name.c_str(),
-                                                     [spec, algo](benchmark::State& st) { bench_spmv<double>(st, spec, algo); })
-                      : benchmark::RegisterBenchmark(name.c_str(),
-                                                     [spec, algo](benchmark::State& st) { bench_spmv<float>(st, spec, algo); });
+                      ? benchmark::RegisterBenchmark(
+                            name.c_str(), [spec, algo](benchmark::State& st) { bench_spmv<double>(st, spec, algo); })
+                      : benchmark::RegisterBenchmark(
+                            name.c_str(), [spec, algo](benchmark::State& st) { bench_spmv<float>(st, spec, algo); });
         b->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->Repetitions(config.reps)
@@ -572,8 +571,8 @@ void register_spmv_benchmarks(const BenchConfig& config) {
             t.runs_per_call = timing.runs_per_call;
             t.paired = timing.paired;
             if (timing.every_call) t.single_run_margin = std::numeric_limits<double>::infinity();
-            const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) +
-                                     "/runs=" + timing.name + flow;
+            const std::string name =
+                "spmv_tuner/" + spec.name + "/fp64/samples=" + std::to_string(samples) + "/runs=" + timing.name + flow;
             benchmark::RegisterBenchmark(name.c_str(), [spec, t](benchmark::State& st) { bench_tuner(st, spec, t, 0); })
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond)
@@ -583,9 +582,8 @@ void register_spmv_benchmarks(const BenchConfig& config) {
       // The default tuner, and the exhaustive search repeated kTunerRuns times as if it were a tuner
       // (its fastest point re-timed beside the reference's best): the device's own resolution.
       const std::string name = "spmv_tuner/" + spec.name + "/fp64/samples=1/runs=1/exhaustive_again";
-      benchmark::RegisterBenchmark(name.c_str(), [spec](benchmark::State& st) {
-        bench_tuner(st, spec, spmv::CoopTunerOptions{}, kTunerRuns);
-      })
+      benchmark::RegisterBenchmark(
+          name.c_str(), [spec](benchmark::State& st) { bench_tuner(st, spec, spmv::CoopTunerOptions{}, kTunerRuns); })
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond)
           ->Iterations(1);

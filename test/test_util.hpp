@@ -107,7 +107,8 @@ inline std::uint64_t test_seed() {
 // Random host CSR: each row gets a length drawn from [min_len, max_len] (capped at
 // ncols), distinct sorted columns, values uniform in [-1, 1] (never all zero).
 template <class Scalar>
-CsrMatrix<Scalar, HostSpace> random_csr(ordinal_t nrows, ordinal_t ncols, int min_len, int max_len, std::uint64_t seed) {
+CsrMatrix<Scalar, HostSpace> random_csr(ordinal_t nrows, ordinal_t ncols, int min_len, int max_len,
+                                        std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> val(-1.0, 1.0);
   std::vector<std::vector<ordinal_t>> rows(static_cast<size_t>(nrows));
@@ -141,16 +142,16 @@ CsrMatrix<Scalar, HostSpace> random_csr(ordinal_t nrows, ordinal_t ncols, int mi
 
 // Asserts that `statement` throws `exception` whose message contains `substring`: a bad-input
 // test checks what the user is told, not only the type.
-#define PPSPARSE_EXPECT_THROW_MESSAGE(statement, exception, substring)                                         \
+#define PPSPARSE_EXPECT_THROW_MESSAGE(statement, exception, substring)                                     \
   do {                                                                                                     \
-    const std::string ppsparse_message_ = ::ppsparse::test::message_of<exception>([&] { statement; });    \
+    const std::string ppsparse_message_ = ::ppsparse::test::message_of<exception>([&] { statement; });     \
     EXPECT_NE(ppsparse_message_.find(substring), std::string::npos)                                        \
         << #statement " should throw " #exception " saying \"" << (substring) << "\"; it "                 \
         << (ppsparse_message_.empty() ? std::string("threw none") : "said \"" + ppsparse_message_ + "\""); \
   } while (0)
-#define PPSPARSE_ASSERT_THROW_MESSAGE(statement, exception, substring)                                         \
+#define PPSPARSE_ASSERT_THROW_MESSAGE(statement, exception, substring)                                     \
   do {                                                                                                     \
-    const std::string ppsparse_message_ = ::ppsparse::test::message_of<exception>([&] { statement; });    \
+    const std::string ppsparse_message_ = ::ppsparse::test::message_of<exception>([&] { statement; });     \
     ASSERT_NE(ppsparse_message_.find(substring), std::string::npos)                                        \
         << #statement " should throw " #exception " saying \"" << (substring) << "\"; it "                 \
         << (ppsparse_message_.empty() ? std::string("threw none") : "said \"" + ppsparse_message_ + "\""); \

@@ -51,10 +51,11 @@ int run(const mcpi_app::Options& opt) {
   for (ordinal_t c = 0; c < col.ncolors; ++c) std::printf(" %d", col.color_offsets[c + 1] - col.color_offsets[c]);
   std::printf("\n");
   const auto tr = solver.traffic();
-  std::printf("bytes     %.1f MB per sweep (model: O values %.1f + O indices %.1f + row pointers %.1f + D %.1f + R %.1f"
-              " + dQ read once %.1f + dQ written once %.1f MB)\n",
-              tr.total() * 1e-6, tr.o_values * 1e-6, tr.o_indices * 1e-6, tr.o_row_ptr * 1e-6, tr.d * 1e-6, tr.r * 1e-6,
-              tr.dq_read * 1e-6, tr.dq_write * 1e-6);
+  std::printf(
+      "bytes     %.1f MB per sweep (model: O values %.1f + O indices %.1f + row pointers %.1f + D %.1f + R %.1f"
+      " + dQ read once %.1f + dQ written once %.1f MB)\n",
+      tr.total() * 1e-6, tr.o_values * 1e-6, tr.o_indices * 1e-6, tr.o_row_ptr * 1e-6, tr.d * 1e-6, tr.r * 1e-6,
+      tr.dq_read * 1e-6, tr.dq_write * 1e-6);
 
   progress("measuring the device-to-device copy bandwidth");
   const CopyBandwidth copy = measure_copy_bandwidth<DefaultExecSpace>();
@@ -79,7 +80,8 @@ int run(const mcpi_app::Options& opt) {
   bool ok = true;
   for (mcpi::Variant v : variants) {
     progress(std::string("running ") + mcpi::name(v));
-    solver.solve({1, v, false, opt.stage_diagonal, !opt.portable, opt.tuning});  // warm-up: first launch, scratch allocation
+    solver.solve(
+        {1, v, false, opt.stage_diagonal, !opt.portable, opt.tuning});  // warm-up: first launch, scratch allocation
     const auto res = solver.solve({opt.sweeps, v, true, opt.stage_diagonal, !opt.portable, opt.tuning});
     Row r;
     r.variant = mcpi::name(v);
@@ -92,7 +94,8 @@ int run(const mcpi_app::Options& opt) {
     r.gflops = tr.flops / t * 1e-9;
     r.reduction = res.residual_norms.back() / res.initial_residual_norm;
     r.verify_error = verify ? mcpi::max_block_row_error(res.dq, ref, s.nb) : -1.0;
-    r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 && solver.geometry(v).map == mcpi::LaneMap::block_row &&
+    r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 &&
+                               solver.geometry(v).map == mcpi::LaneMap::block_row &&
                                mcpi::base_variant(v) == mcpi::Variant::rows_per_warp;
     if (verify && !(r.verify_error < 1e-4)) ok = false;
     if (!std::isfinite(r.reduction)) ok = false;
@@ -114,12 +117,14 @@ int run(const mcpi_app::Options& opt) {
   for (const auto& r : rows)
     if (!r.note.empty()) std::printf("note: %s: %s\n", r.variant.c_str(), r.note.c_str());
   if (opt.stage_diagonal) std::printf("(D staged through registers into scratch: --stage-diagonal)\n");
-  std::printf("(time: median sweep of %d after one warm-up sweep; GB/s from the bytes model above; "
-              "residual after %d sweeps from dQ = 0)\n",
-              opt.sweeps, opt.sweeps);
+  std::printf(
+      "(time: median sweep of %d after one warm-up sweep; GB/s from the bytes model above; "
+      "residual after %d sweeps from dQ = 0)\n",
+      opt.sweeps, opt.sweeps);
   if (verify)
-    std::printf("(row err: the largest relative error of a block row of dQ against the FP64 host reference; "
-                "< 1e-4 passes)\n");
+    std::printf(
+        "(row err: the largest relative error of a block row of dQ against the FP64 host reference; "
+        "< 1e-4 passes)\n");
 
   if (!opt.json.empty()) {
     std::ofstream js(opt.json);
@@ -131,9 +136,9 @@ int run(const mcpi_app::Options& opt) {
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       js << "    {\"variant\": \"" << r.variant << "\", \"kernel\": \"" << r.kernel << "\", \"note\": \"" << r.note
-         << "\", \"ms_per_sweep\": " << r.ms_per_sweep << ", \"gbs\": " << r.gbs
-         << ", \"pct_copy\": " << r.pct_copy << ", \"gflops\": " << r.gflops << ", \"residual_reduction\": "
-         << r.reduction << ", \"verify_error\": " << r.verify_error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+         << "\", \"ms_per_sweep\": " << r.ms_per_sweep << ", \"gbs\": " << r.gbs << ", \"pct_copy\": " << r.pct_copy
+         << ", \"gflops\": " << r.gflops << ", \"residual_reduction\": " << r.reduction
+         << ", \"verify_error\": " << r.verify_error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     js << "  ]\n}\n";
     if (!js) throw InputError(opt.json, "write failed");
@@ -169,8 +174,9 @@ int main(int argc, char** argv) {
       // scalar matrix.
       if (opt.source == mcpi_app::Options::Source::matrix && !opt.pattern_only)
         return mcpi_app::run_mpk_mode(ppsparse::io::read_matrix_market<double>(opt.path), opt.path, opt, opt.mpk);
-      const auto problem = mcpi_app::build_problem(opt, ppsparse::compat::is_gpu_space<ppsparse::DefaultExecSpace>(),
-                                                   [](const std::string& s) { std::printf("[setup] %s\n", s.c_str()); });
+      const auto problem =
+          mcpi_app::build_problem(opt, ppsparse::compat::is_gpu_space<ppsparse::DefaultExecSpace>(),
+                                  [](const std::string& s) { std::printf("[setup] %s\n", s.c_str()); });
       return mcpi_app::run_mpk_mode(problem, opt, opt.mpk);
     }
     return run(opt);

@@ -81,14 +81,14 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   const auto traffic = op.traffic();
 
   std::printf("\nproblem   %s\n", description.c_str());
-  std::printf("mpk       y_k = A^k x, k = 1..%d, FP64, on %s: n = %d, nnz = %lld, %zu levels (%s order)\n",
-              powers, DefaultExecSpace::name(), n, static_cast<long long>(a.nnz()),
-              op.matrix().level_offsets().size() - 1, ppsparse::mpk::to_string(op.matrix().ordering()));
-  std::printf("schedule  %d level groups, %d launches (wavefront skew %d), cache budget %.2f MB of a %.2f MB "
-              "last-level cache, %d persistent teams, graph: %s\n",
-              sched.ngroups(), sched.nlaunches(), sched.skew, op.cache_budget_bytes() / 1e6,
-              op.last_level_cache() / 1e6, op.persistent_teams(),
-              op.graph_is_native() ? "Kokkos graph" : "plain launches (Kokkos < 4)");
+  std::printf("mpk       y_k = A^k x, k = 1..%d, FP64, on %s: n = %d, nnz = %lld, %zu levels (%s order)\n", powers,
+              DefaultExecSpace::name(), n, static_cast<long long>(a.nnz()), op.matrix().level_offsets().size() - 1,
+              ppsparse::mpk::to_string(op.matrix().ordering()));
+  std::printf(
+      "schedule  %d level groups, %d launches (wavefront skew %d), cache budget %.2f MB of a %.2f MB "
+      "last-level cache, %d persistent teams, graph: %s\n",
+      sched.ngroups(), sched.nlaunches(), sched.skew, op.cache_budget_bytes() / 1e6, op.last_level_cache() / 1e6,
+      op.persistent_teams(), op.graph_is_native() ? "Kokkos graph" : "plain launches (Kokkos < 4)");
   if (op.pipelined_fallback().empty())
     std::printf("pipelined %d teams, reach %lld row blocks, %lld entries of a block in team scratch\n",
                 op.pipelined_teams(), op.pipelined_reach(), static_cast<long long>(op.pipelined_scratch_entries()));
@@ -97,9 +97,10 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   std::printf("baseline  %s\n", op.matrix().baseline_description().c_str());
   std::printf("copy      %.1f GB/s (device-to-device, %.0f MiB buffers, read + write)\n", copy.gbs,
               copy.buffer_bytes / 1048576.0);
-  std::printf("bytes     %.1f MB per MPK by the back-to-back model (%d x matrix + x + y), %.1f MB by the blocked "
-              "model (matrix once + x + %d vectors)\n",
-              traffic.back_to_back_bytes * 1e-6, powers, traffic.blocked_bytes * 1e-6, powers);
+  std::printf(
+      "bytes     %.1f MB per MPK by the back-to-back model (%d x matrix + x + y), %.1f MB by the blocked "
+      "model (matrix once + x + %d vectors)\n",
+      traffic.back_to_back_bytes * 1e-6, powers, traffic.blocked_bytes * 1e-6, powers);
 
   // x in the user's numbering, and the FP64 reference (for the round-off bound).
   std::mt19937_64 rng(options.seed);
@@ -122,8 +123,8 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   std::vector<Row> rows;
   std::vector<double> y_b2b;
   const std::vector<mpk::MpkVariant> variants{mpk::MpkVariant::back_to_back, mpk::MpkVariant::blocked,
-                                              mpk::MpkVariant::graph, mpk::MpkVariant::persistent,
-                                              mpk::MpkVariant::pipelined, mpk::MpkVariant::automatic};
+                                              mpk::MpkVariant::graph,        mpk::MpkVariant::persistent,
+                                              mpk::MpkVariant::pipelined,    mpk::MpkVariant::automatic};
   for (mpk::MpkVariant v : variants) {
     Row r;
     r.variant = mpk::to_string(v);
@@ -174,18 +175,19 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
     permute_seconds = std::max(0.0, t[t.size() / 2]);
   }
 
-  std::printf("\n%-14s %-14s %10s %12s %12s %8s %9s %16s\n", "variant", "ran", "ms/MPK", "GB/s b2b-mod",
-              "GB/s blk-mod", "% copy", "speedup", "round-off check");
+  std::printf("\n%-14s %-14s %10s %12s %12s %8s %9s %16s\n", "variant", "ran", "ms/MPK", "GB/s b2b-mod", "GB/s blk-mod",
+              "% copy", "speedup", "round-off check");
   bool ok = true;
   for (const auto& r : rows) {
     std::printf("%-14s %-14s %10.3f %12.1f %12.1f %8.1f %9.2f %9.2e %s\n", r.variant.c_str(), r.resolved.c_str(),
                 r.seconds * 1e3, r.gbs, r.gbs_min, r.pct_copy, r.speedup, r.check, r.ok ? "ok" : "FAILED");
     ok = ok && r.ok;
   }
-  std::printf("(median of %d MPKs after one warm-up, in the level numbering; apply() in the user's numbering adds "
-              "%.3f ms to permute x in and Y out. round-off check: back_to_back against the FP64 host reference, "
-              "the others against back_to_back; <= 1 passes)\n",
-              reps, permute_seconds * 1e3);
+  std::printf(
+      "(median of %d MPKs after one warm-up, in the level numbering; apply() in the user's numbering adds "
+      "%.3f ms to permute x in and Y out. round-off check: back_to_back against the FP64 host reference, "
+      "the others against back_to_back; <= 1 passes)\n",
+      reps, permute_seconds * 1e3);
   std::printf("(automatic: %s; %s)\n", op.estimate().reason.c_str(), op.automatic_timing().c_str());
 
   if (!options.json.empty()) {
@@ -197,8 +199,9 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
        << ", \"cache_budget_bytes\": " << op.cache_budget_bytes() << ", \"llc_bytes\": " << op.last_level_cache()
        << ", \"persistent_teams\": " << op.persistent_teams() << ",\n  \"baseline\": \""
        << json_escape(op.matrix().baseline_description()) << "\", \"copy_gbs\": " << copy.gbs
-       << ",\n  \"back_to_back_bytes\": " << traffic.back_to_back_bytes << ", \"blocked_bytes\": "
-       << traffic.blocked_bytes << ", \"permute_ms\": " << permute_seconds * 1e3 << ",\n  \"results\": [\n";
+       << ",\n  \"back_to_back_bytes\": " << traffic.back_to_back_bytes
+       << ", \"blocked_bytes\": " << traffic.blocked_bytes << ", \"permute_ms\": " << permute_seconds * 1e3
+       << ",\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       js << "    {\"variant\": \"" << r.variant << "\", \"ran\": \"" << r.resolved << "\", \"ms\": " << r.seconds * 1e3

@@ -95,10 +95,11 @@ Options parse_options(int argc, const char* const* argv) {
     const char* option;
   };
   std::vector<std::pair<std::string, std::string>> tuning_args;
-  for (const Legacy& l : {Legacy{"PPSPARSE_MCPI_CUDA_SMALL", "--small-colour"}, Legacy{"PPSPARSE_MCPI_CUDA_SLOTS", "--row-slots"},
-                          Legacy{"PPSPARSE_MCPI_CUDA_WIDE_SPLIT", "--wide-split"},
-                          Legacy{"PPSPARSE_MCPI_CUDA_PREFETCH", "--wide-prefetch"},
-                          Legacy{"PPSPARSE_MCPI_CUDA_PDL", "--dependent-launch"}})
+  for (const Legacy& l :
+       {Legacy{"PPSPARSE_MCPI_CUDA_SMALL", "--small-colour"}, Legacy{"PPSPARSE_MCPI_CUDA_SLOTS", "--row-slots"},
+        Legacy{"PPSPARSE_MCPI_CUDA_WIDE_SPLIT", "--wide-split"},
+        Legacy{"PPSPARSE_MCPI_CUDA_PREFETCH", "--wide-prefetch"},
+        Legacy{"PPSPARSE_MCPI_CUDA_PDL", "--dependent-launch"}})
     if (const char* v = std::getenv(l.env); v && *v) tuning_args.emplace_back(l.option, v);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

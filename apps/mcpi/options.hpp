@@ -13,19 +13,19 @@ namespace mcpi_app {
 struct Options {
   enum class Source { builtin, matrix, mesh };
   Source source = Source::builtin;
-  std::string path;                // --matrix / --mesh file
-  int block = 5;                   // nb
-  int refine = 0;                  // --refine K (meshes)
-  ppsparse::ordinal_t grid = 0;    // built-in problem: grid edge (0: per-backend default)
+  std::string path;              // --matrix / --mesh file
+  int block = 5;                 // nb
+  int refine = 0;                // --refine K (meshes)
+  ppsparse::ordinal_t grid = 0;  // built-in problem: grid edge (0: per-backend default)
   int sweeps = 15;
   std::vector<ppsparse::mcpi::Variant> variants;  // empty: all
-  std::string json;                // --json FILE
+  std::string json;                               // --json FILE
   std::uint64_t seed = 2026;
-  bool pattern_only = false;       // --matrix: synthetic FUN3D-like values on the file's pattern
-  bool stage_diagonal = false;     // --stage-diagonal
-  bool portable = false;           // --portable: no backend-specialised kernels
-  int mpk = 0;                     // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
-  int verify = -1;                 // -1 auto (small problems), 0 off, 1 on
+  bool pattern_only = false;    // --matrix: synthetic FUN3D-like values on the file's pattern
+  bool stage_diagonal = false;  // --stage-diagonal
+  bool portable = false;        // --portable: no backend-specialised kernels
+  int mpk = 0;                  // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
+  int verify = -1;              // -1 auto (small problems), 0 off, 1 on
   // --test-perturb-reference E: for the test suite only. One entry of the reference that
   // --verify (and --mpk's check) compares with is moved by E times its magnitude, so that a
   // test can show that a wrong result makes mcpi fail. 0: off.

@@ -26,12 +26,12 @@
 namespace ppsparse::mcpi::backend {
 namespace {
 
-constexpr int kWarps = 4;         // warps per thread block
+constexpr int kWarps = 4;  // warps per thread block
 // Largest nb of the 11_x / 16_x kernels. At nb = 16 their lanes hold 16 partial sums each and
 // reduce them with 256 shuffles per row: on an H100 (512 MB nb-sweep problem) rows_per_warp
 // reached 38.0 % of copy there, wide_block_kernel 50.5 %.
 constexpr int kMaxNarrowNb = 15;
-constexpr int kMaxNb = 64;        // largest nb of the solver (mcpi/geometry.hpp)
+constexpr int kMaxNb = 64;  // largest nb of the solver (mcpi/geometry.hpp)
 constexpr unsigned kFull = 0xffffffffu;
 
 void check(cudaError_t e, const char* what) {
@@ -50,7 +50,8 @@ struct Launch {
 // Forward (unit L) and backward (U) substitution of one block row held by lanes base..base+NB-1,
 // lane value rv = r_i; Dij(i, j) reads the LU factors. Every lane of the warp must call it.
 template <int NB, class DAt>
-__device__ __forceinline__ double substitute(double rv, const int i, const int base, const bool active, const DAt& Dij) {
+__device__ __forceinline__ double substitute(double rv, const int i, const int base, const bool active,
+                                             const DAt& Dij) {
 #pragma unroll
   for (int j = 0; j < NB - 1; ++j) {
     const double rj = __shfl_sync(kFull, rv, base + j);
@@ -122,7 +123,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
   const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
   const long long row = first + r;
   const bool in_row = r < R && row < a.row_end;  // the lane takes part in the row's SpMV
-  const bool active = in_row && s == 0;           // ... and in its substitution
+  const bool active = in_row && s == 0;          // ... and in its substitution
   if (ASYNC && first < a.row_end) {
     const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
     async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
@@ -396,7 +397,8 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     prefetch_l2(o_row + prefetched, upto - prefetched, lane);
     prefetched = max(prefetched, upto);
     if (prefetched == o_bytes) {
-      if (substitutes) prefetch_l2(reinterpret_cast<const char*>(Drow), NB2 * static_cast<long long>(sizeof(double)), lane);
+      if (substitutes)
+        prefetch_l2(reinterpret_cast<const char*>(Drow), NB2 * static_cast<long long>(sizeof(double)), lane);
       d_prefetched = true;
     }
   };
@@ -537,7 +539,9 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
 // 50.8, nb = 4 69.9 / 75.4 / 71.4, nb = 5 (default problem) 75.2 / 77.9 / 56.8, nb = 6 79.5 /
 // 83.5, nb = 8 83.2 / 85.7 / 65.9, nb = 9 83.6 / 74.3, nb = 12 83.4 / 80.4.
 template <int NB>
-constexpr int kRowSlots = NB == 1 ? 4 : NB <= 8 ? 2 : 1;
+constexpr int kRowSlots = NB == 1   ? 4
+                          : NB <= 8 ? 2
+                                    : 1;
 
 // KernelTuning::row_slots = 1, 2 or 4 forces the slots (where S * nb <= 32); 0: kRowSlots.
 
@@ -633,8 +637,8 @@ void launch_wide(const Launch& l, const ColourArgs& a) {
   const bool split = forced == kWarps || (forced != 1 && rows < 96LL * l.sms);
   const bool prefetch = l.tuning.wide_prefetch;
   if (split) {
-    launch_colour(l, wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows),
-                  a, prefetch);
+    launch_colour(l, wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows), a,
+                  prefetch);
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
     launch_colour(l, wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, grid, a, prefetch);

@@ -24,7 +24,8 @@ KOKKOS_INLINE_FUNCTION void team_copy_start(const Member& team, const T* src, co
     return;
   } else {
     const std::int64_t bytes = count * static_cast<std::int64_t>(sizeof(T));
-    if (bytes % 4 == 0 && reinterpret_cast<std::uintptr_t>(src) % 4 == 0 && reinterpret_cast<std::uintptr_t>(dst) % 4 == 0) {
+    if (bytes % 4 == 0 && reinterpret_cast<std::uintptr_t>(src) % 4 == 0 &&
+        reinterpret_cast<std::uintptr_t>(dst) % 4 == 0) {
       const auto* s = reinterpret_cast<const std::uint32_t*>(src);
       auto* d = reinterpret_cast<std::uint32_t*>(dst);
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bytes / 4),

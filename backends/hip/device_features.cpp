@@ -47,9 +47,12 @@ FeatureSupport feature_support(const std::string& arch) {
   // as CUDA-only and has no hipStreamSetAttribute). dQ is cached like all other data.
   f.l2_persistence = false;
   if (is_cdna2(arch)) {
-    f.l2_note = "gfx90a (MI200) has no persisting-L2 control in HIP; dQ shares the 8 MB L2 of the GCD with the streamed blocks";
+    f.l2_note =
+        "gfx90a (MI200) has no persisting-L2 control in HIP; dQ shares the 8 MB L2 of the GCD with the streamed blocks";
   } else if (is_cdna3(arch)) {
-    f.l2_note = arch + " (MI300) has no persisting-L2 control in HIP; dQ shares the 4 MB L2 of each XCD and the 256 MB Infinity Cache with the streamed blocks";
+    f.l2_note = arch +
+                " (MI300) has no persisting-L2 control in HIP; dQ shares the 4 MB L2 of each XCD and the 256 MB "
+                "Infinity Cache with the streamed blocks";
   } else {
     f.l2_note = arch + " has no persisting-L2 control in HIP";
   }
@@ -58,9 +61,13 @@ FeatureSupport feature_support(const std::string& arch) {
   // that ROCm 5.2's clang 15 lacks, so D is read from global memory by the kernel itself.
   f.async_copy = false;
   if (is_cdna2(arch)) {
-    f.async_note = "gfx90a: no asynchronous global-to-LDS copy in HIP (the ISA's buffer_load ... lds needs builtins newer than clang 15)";
+    f.async_note =
+        "gfx90a: no asynchronous global-to-LDS copy in HIP (the ISA's buffer_load ... lds needs builtins newer than "
+        "clang 15)";
   } else if (is_cdna3(arch)) {
-    f.async_note = arch + ": no asynchronous global-to-LDS copy in HIP (global_load_lds needs __builtin_amdgcn_global_load_lds, newer than clang 15)";
+    f.async_note = arch +
+                   ": no asynchronous global-to-LDS copy in HIP (global_load_lds needs "
+                   "__builtin_amdgcn_global_load_lds, newer than clang 15)";
   } else {
     f.async_note = arch + ": no asynchronous global-to-LDS copy in HIP";
   }

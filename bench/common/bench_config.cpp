@@ -17,8 +17,8 @@ double flag_number(const std::string& flag, const std::string& text, const bool 
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v) || !(positive ? v > 0 : v >= 0))
-    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not a " + (positive ? "positive" : "nonnegative") +
-                          " number");
+    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not a " +
+                          (positive ? "positive" : "nonnegative") + " number");
   return v;
 }
 
@@ -27,8 +27,8 @@ long long flag_integer(const std::string& flag, const std::string& text, const l
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) + ", " +
-                          std::to_string(hi) + "]");
+    throw InvalidArgument("benchmark flag " + flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) +
+                          ", " + std::to_string(hi) + "]");
   return v;
 }
 
@@ -70,13 +70,11 @@ BenchConfig parse_bench_config(int& argc, char** argv) {
   c.matrix_mb = c.gpu ? 512 : 24;
   c.copy_mb = c.gpu ? 2048 : 256;
   c.shared_dir = PPSPARSE_BENCH_SHARED_DIR;
-  std::vector<BenchFlag> s{{"--matrix_mb", "PPSPARSE_BENCH_MATRIX_MB", ""},
-                           {"--copy_mb", "PPSPARSE_BENCH_COPY_MB", ""},
-                           {"--reps", "PPSPARSE_BENCH_REPS", ""},
-                           {"--min_time", "PPSPARSE_BENCH_MIN_TIME", ""},
-                           {"--shared_dir", "PPSPARSE_SHARED_DIR", ""},
-                           {"--seed", "PPSPARSE_BENCH_SEED", ""},
-                           {"--variants", "PPSPARSE_BENCH_VARIANTS", ""}};
+  std::vector<BenchFlag> s{
+      {"--matrix_mb", "PPSPARSE_BENCH_MATRIX_MB", ""}, {"--copy_mb", "PPSPARSE_BENCH_COPY_MB", ""},
+      {"--reps", "PPSPARSE_BENCH_REPS", ""},           {"--min_time", "PPSPARSE_BENCH_MIN_TIME", ""},
+      {"--shared_dir", "PPSPARSE_SHARED_DIR", ""},     {"--seed", "PPSPARSE_BENCH_SEED", ""},
+      {"--variants", "PPSPARSE_BENCH_VARIANTS", ""}};
   take_bench_flags(s, argc, argv);
   if (s[0].set) c.matrix_mb = flag_number(s[0].flag, s[0].value, true);
   if (s[1].set) c.copy_mb = flag_number(s[1].flag, s[1].value, true);

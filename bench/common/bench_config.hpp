@@ -34,10 +34,10 @@ struct BenchConfig {
 
 // One "--flag=value" of a benchmark program, also settable by an environment variable.
 struct BenchFlag {
-  const char* flag;  // "--name"
-  const char* env;   // its environment variable
-  std::string value; // the default until set
-  bool set = false;  // given by the environment or the command line
+  const char* flag;   // "--name"
+  const char* env;    // its environment variable
+  std::string value;  // the default until set
+  bool set = false;   // given by the environment or the command line
 };
 
 // Sets each flag from its environment variable, then from argv ("--flag=value" wins), and

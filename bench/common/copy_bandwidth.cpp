@@ -23,7 +23,8 @@ using CopyView = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::memory_spa
 struct CopyPair {
   CopyView src, dst;
   explicit CopyPair(std::size_t total_bytes)
-      : src(Kokkos::view_alloc(Kokkos::WithoutInitializing, "copy.src"), std::max<std::size_t>(1, total_bytes / 2 / sizeof(double))),
+      : src(Kokkos::view_alloc(Kokkos::WithoutInitializing, "copy.src"),
+            std::max<std::size_t>(1, total_bytes / 2 / sizeof(double))),
         dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, "copy.dst"), src.extent(0)) {
     // Touch both (first-touch page faults must not be timed).
     Kokkos::deep_copy(src, 1.0);
@@ -44,8 +45,8 @@ struct CopyPair {
 
 double measure_copy_bandwidth_gbs(std::size_t total_bytes, int runs) {
   // The library's measurement (also used by the mcpi app), so every report divides by the same yardstick.
-  return ppsparse::measure_copy_bandwidth<Kokkos::DefaultExecutionSpace>(std::max<std::size_t>(total_bytes / 2, sizeof(double)),
-                                                                         std::max(1, runs))
+  return ppsparse::measure_copy_bandwidth<Kokkos::DefaultExecutionSpace>(
+             std::max<std::size_t>(total_bytes / 2, sizeof(double)), std::max(1, runs))
       .gbs;
 }
 

@@ -53,15 +53,15 @@ std::vector<MatrixSpec> large_matrix_suite(double matrix_mb, std::uint64_t seed)
   std::vector<MatrixSpec> s;
 
   const ordinal_t s7 = cube(7), s27 = cube(27), tet = cube(15), mixed = cube(18);
-  s.push_back({name("stencil7", s7), "large", "7-point stencil on a cube",
-               [=] { return gen::stencil_7pt(s7, s7, s7, seed); }});
+  s.push_back(
+      {name("stencil7", s7), "large", "7-point stencil on a cube", [=] { return gen::stencil_7pt(s7, s7, s7, seed); }});
   s.push_back({name("stencil27", s27), "large", "27-point stencil on a cube",
                [=] { return gen::stencil_27pt(s27, s27, s27, seed + 1); }});
   const ordinal_t b7 = n_of(7), b65 = n_of(65), b401 = n_of(401);
-  s.push_back({name("band7", b7), "large", "band matrix, 7 per row",
-               [=] { return gen::band_matrix(b7, 3, seed + 2); }});
-  s.push_back({name("band65", b65), "large", "band matrix, 65 per row",
-               [=] { return gen::band_matrix(b65, 32, seed + 3); }});
+  s.push_back(
+      {name("band7", b7), "large", "band matrix, 7 per row", [=] { return gen::band_matrix(b7, 3, seed + 2); }});
+  s.push_back(
+      {name("band65", b65), "large", "band matrix, 65 per row", [=] { return gen::band_matrix(b65, 32, seed + 3); }});
   s.push_back({name("band401", b401), "large", "band matrix, 401 per row",
                [=] { return gen::band_matrix(b401, 200, seed + 4); }});
   s.push_back({name("tetmesh", tet), "large", "scalar matrix of a tetrahedral mesh graph (15 per row)",
@@ -88,7 +88,8 @@ std::vector<MatrixSpec> large_matrix_suite(double matrix_mb, std::uint64_t seed)
   s.push_back({name("uniform32", u32), "large", "uniformly random columns, 16-48 per row",
                [=] { return uniform_random_matrix(u32, u32, 16, 48, seed + 12); }});
   s.push_back({name("longrows", lr), "large", "band matrix (7 per row) with 16 rows of n/16 random entries", [=] {
-                 return with_long_rows(gen::band_matrix(lr, 3, seed + 13), 16, std::max<ordinal_t>(lr / 16, 1), seed + 14);
+                 return with_long_rows(gen::band_matrix(lr, 3, seed + 13), 16, std::max<ordinal_t>(lr / 16, 1),
+                                       seed + 14);
                }});
   s.push_back({name("wide4x", wide), "large", "rectangular n x 4n, uniformly random, 8-16 per row",
                [=] { return uniform_random_matrix(wide, 4 * wide, 8, 16, seed + 15); }});

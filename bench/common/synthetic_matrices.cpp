@@ -40,7 +40,8 @@ void random_row(ordinal_t ncols, ordinal_t len, std::mt19937_64& rng, std::vecto
 
 CsrMatrix<double, HostSpace> rmat_matrix(int scale, double avg_degree, double a, double b, double c,
                                          std::uint64_t seed) {
-  if (scale < 1 || scale > 30) throw InvalidArgument("rmat_matrix: scale " + std::to_string(scale) + " outside [1, 30]");
+  if (scale < 1 || scale > 30)
+    throw InvalidArgument("rmat_matrix: scale " + std::to_string(scale) + " outside [1, 30]");
   if (!(a > 0 && b >= 0 && c >= 0 && a + b + c < 1))
     throw InvalidArgument("rmat_matrix: quadrant probabilities must be positive and sum below 1");
   const ordinal_t n = static_cast<ordinal_t>(1) << scale;

@@ -47,7 +47,9 @@ template <class Scalar>
 struct ScaleY {
   Kokkos::View<Scalar*, DefaultMemSpace> y;
   Scalar beta;
-  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const {
+    y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i);
+  }
 };
 
 }  // namespace
@@ -121,7 +123,8 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
   check_csr_extents(who, a);
   if (!supports(format)) throw InvalidArgument(who + ": sliced ELL needs cuSPARSE 12.1 or newer");
   if (a.nnz() > static_cast<offset_t>(max_ordinal))
-    throw InvalidArgument(who + ": " + std::to_string(a.nnz()) + " entries exceed the 32-bit offsets used with cuSPARSE");
+    throw InvalidArgument(who + ": " + std::to_string(a.nnz()) +
+                          " entries exceed the 32-bit offsets used with cuSPARSE");
   const double t0 = seconds_now();
   auto impl = std::make_unique<Impl>();
   impl->format = format;

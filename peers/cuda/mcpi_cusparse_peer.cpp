@@ -33,7 +33,8 @@ void check(cublasStatus_t status, const char* what) {
     throw Error(std::string("mcpi VendorPeer: ") + what + " failed: " + cublasGetStatusString(status));
 }
 void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw Error(std::string("mcpi VendorPeer: ") + what + " failed: " + cudaGetErrorString(status));
+  if (status != cudaSuccess)
+    throw Error(std::string("mcpi VendorPeer: ") + what + " failed: " + cudaGetErrorString(status));
 }
 
 __global__ void residual_kernel(long long count, const double* __restrict__ R, const float* __restrict__ q,
@@ -49,7 +50,9 @@ __global__ void store_kernel(long long count, const double* __restrict__ r, floa
 
 unsigned blocks_for(long long count) { return static_cast<unsigned>((count + 255) / 256); }
 
-double now_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 template <class T>
 Kokkos::View<T*, DefaultMemSpace> to_device(const std::vector<T>& v, const char* label) {
@@ -67,8 +70,8 @@ struct VendorPeer::Impl {
   cudaStream_t stream = nullptr;
   BlockSystem<DefaultMemSpace> s;  // shared views
   std::vector<ordinal_t> offsets;
-  std::vector<offset_t> first_block;                // per colour: index of its first block
-  Kokkos::View<int*, DefaultMemSpace> row_ptr32;    // colour c's m+1 rebased pointers start at offsets[c] + c
+  std::vector<offset_t> first_block;                      // per colour: index of its first block
+  Kokkos::View<int*, DefaultMemSpace> row_ptr32;          // colour c's m+1 rebased pointers start at offsets[c] + c
   Kokkos::View<std::uintptr_t*, DefaultMemSpace> d_ptrs;  // D block of each row (trsm A arrays)
   Kokkos::View<std::uintptr_t*, DefaultMemSpace> r_ptrs;  // r block of each row of a colour (trsm B arrays)
   Kokkos::View<float*, DefaultMemSpace> q, dq;
@@ -121,12 +124,12 @@ struct VendorPeer::Impl {
       const long long count = static_cast<long long>(m) * nb;
       colour_spmv(c);
       residual_kernel<<<blocks_for(count), 256, 0, stream>>>(count, s.R.data() + static_cast<size_t>(b) * nb, q.data(),
-                                                              r.data());
+                                                             r.data());
       check(cudaGetLastError(), "residual kernel launch");
       const auto* A = reinterpret_cast<const double* const*>(d_ptrs.data() + b);
       auto* const* B = reinterpret_cast<double* const*>(r_ptrs.data());
-      check(cublasDtrsmBatched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, nb, 1, &one,
-                               A, nb, B, nb, m),
+      check(cublasDtrsmBatched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, nb, 1,
+                               &one, A, nb, B, nb, m),
             "cublasDtrsmBatched (unit lower)");
       check(cublasDtrsmBatched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nb, 1,
                                &one, A, nb, B, nb, m),

@@ -38,7 +38,9 @@ template <class Scalar>
 struct ScaleY {
   Kokkos::View<Scalar*, DefaultMemSpace> y;
   Scalar beta;
-  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const {
+    y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i);
+  }
 };
 
 }  // namespace
@@ -103,7 +105,8 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
   check_csr_extents(who, a);
   if (!supports(format)) throw InvalidArgument(who + ": only CSR is supported");
   if (a.nnz() > static_cast<offset_t>(max_ordinal))
-    throw InvalidArgument(who + ": " + std::to_string(a.nnz()) + " entries exceed the 32-bit offsets used with rocSPARSE");
+    throw InvalidArgument(who + ": " + std::to_string(a.nnz()) +
+                          " entries exceed the 32-bit offsets used with rocSPARSE");
   const double t0 = seconds_now();
   auto impl = std::make_unique<Impl>();
   impl->nrows = a.nrows;
@@ -133,13 +136,13 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
     const Scalar one = 1, zero = 0;
     size_t bytes = 0;
     check(rocsparse_spmv(impl->handle, rocsparse_operation_none, &one, impl->mat, impl->vec_x, &zero, impl->vec_y,
-                         data_type<Scalar>(), rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_buffer_size) &bytes,
-                         nullptr),
+                         data_type<Scalar>(), rocsparse_spmv_alg_default,
+                         PPS_STAGE(rocsparse_spmv_stage_buffer_size) & bytes, nullptr),
           "rocsparse_spmv (buffer size)");
     impl->buffer = Kokkos::View<char*, DefaultMemSpace>("rocsparse.buffer", bytes > 0 ? bytes : 1);
     check(rocsparse_spmv(impl->handle, rocsparse_operation_none, &one, impl->mat, impl->vec_x, &zero, impl->vec_y,
-                         data_type<Scalar>(), rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_preprocess) &bytes,
-                         impl->buffer.data()),
+                         data_type<Scalar>(), rocsparse_spmv_alg_default,
+                         PPS_STAGE(rocsparse_spmv_stage_preprocess) & bytes, impl->buffer.data()),
           "rocsparse_spmv (preprocess)");
   }
   Kokkos::fence();
@@ -171,7 +174,7 @@ void VendorSpmv<Scalar>::apply(Scalar alpha, const ConstVector<Scalar, memory_sp
   }
   size_t bytes = m.buffer.extent(0);
   check(rocsparse_spmv(m.handle, rocsparse_operation_none, &alpha, m.mat, m.vec_x, &beta, m.vec_y, data_type<Scalar>(),
-                       rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_compute) &bytes, m.buffer.data()),
+                       rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_compute) & bytes, m.buffer.data()),
         "rocsparse_spmv");
 }
 

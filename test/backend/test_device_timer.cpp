@@ -20,8 +20,9 @@ using Exec = Kokkos::DefaultExecutionSpace;
 // wake-up costs are a small part of it.
 void busy_work(Kokkos::View<double*> v, int launches) {
   for (int l = 0; l < launches; ++l)
-    Kokkos::parallel_for("ppsparse::test_device_timer_work", Kokkos::RangePolicy<Exec>(0, v.extent(0)),
-                         KOKKOS_LAMBDA(const int i) { v(i) = 0.5 * v(i) + std::sqrt(static_cast<double>(i) + v(i)); });
+    Kokkos::parallel_for(
+        "ppsparse::test_device_timer_work", Kokkos::RangePolicy<Exec>(0, v.extent(0)),
+        KOKKOS_LAMBDA(const int i) { v(i) = 0.5 * v(i) + std::sqrt(static_cast<double>(i) + v(i)); });
 }
 
 TEST(DeviceTimer, MeasuresTheWorkBetweenItsMarks) {
@@ -60,7 +61,8 @@ TEST(DeviceTimer, StopWithoutStartIsAnError) {
   }
   timer.start();
   EXPECT_GE(timer.stop(), 0.0);
-  PPSPARSE_EXPECT_THROW_MESSAGE(timer.stop(), ppsparse::Error, "DeviceTimer::stop: start() was not called");  // each stop() needs its own start()
+  PPSPARSE_EXPECT_THROW_MESSAGE(timer.stop(), ppsparse::Error,
+                                "DeviceTimer::stop: start() was not called");  // each stop() needs its own start()
 }
 
 TEST(DeviceTimer, SaysHowItMeasures) {

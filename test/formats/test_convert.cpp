@@ -43,7 +43,8 @@ TEST(Convert, CsrValidateAcceptsRandom) {
 TEST(Convert, CsrValidateRejectsUnsortedAndOutOfRange) {
   auto a = test::random_csr<double>(5, 5, 2, 2, 7);
   std::swap(a.col_idx(0), a.col_idx(1));
-  PPSPARSE_EXPECT_THROW_MESSAGE(validate(a), InvalidArgument, "CSR matrix: column indices not strictly increasing in row 0");
+  PPSPARSE_EXPECT_THROW_MESSAGE(validate(a), InvalidArgument,
+                                "CSR matrix: column indices not strictly increasing in row 0");
   auto b = test::random_csr<double>(5, 5, 2, 2, 7);
   b.col_idx(3) = 5;
   PPSPARSE_EXPECT_THROW_MESSAGE(validate(b), InvalidArgument, "CSR matrix: column index 5 out of range in row 1");
@@ -70,8 +71,10 @@ TEST(Convert, CsrToBsrFillsMissingBlockEntriesWithZero) {
   a.row_ptr(2) = 1;
   a.row_ptr(3) = 2;
   a.row_ptr(4) = 2;
-  a.col_idx(0) = 1; a.values(0) = 3.0f;   // (0,1) -> block (0,0), entry (0,1)
-  a.col_idx(1) = 3; a.values(1) = -2.0f;  // (2,3) -> block (1,1), entry (0,1)
+  a.col_idx(0) = 1;
+  a.values(0) = 3.0f;  // (0,1) -> block (0,0), entry (0,1)
+  a.col_idx(1) = 3;
+  a.values(1) = -2.0f;  // (2,3) -> block (1,1), entry (0,1)
   auto b = csr_to_bsr(a, 2);
   ASSERT_EQ(b.nnzb(), 2);
   EXPECT_EQ(b.ja(0), 0);
@@ -83,7 +86,8 @@ TEST(Convert, CsrToBsrFillsMissingBlockEntriesWithZero) {
 
 TEST(Convert, CsrToBsrRejectsNonDividingBlock) {
   auto a = test::random_csr<double>(10, 10, 1, 3, 3);
-  PPSPARSE_EXPECT_THROW_MESSAGE(csr_to_bsr(a, 3), InvalidArgument, "csr_to_bsr: block size 3 does not divide the matrix size 10 x 10");
+  PPSPARSE_EXPECT_THROW_MESSAGE(csr_to_bsr(a, 3), InvalidArgument,
+                                "csr_to_bsr: block size 3 does not divide the matrix size 10 x 10");
   PPSPARSE_EXPECT_THROW_MESSAGE(csr_to_bsr(a, 0), InvalidArgument, "csr_to_bsr: block size 0 is not positive");
 }
 
@@ -152,7 +156,8 @@ TEST(Convert, BlockSystemToCsrMergesDiagonal) {
   EXPECT_EQ(c.values(2), 10.0);
   EXPECT_EQ(c.values(3), 12.0);
   s.d_factored = true;
-  PPSPARSE_EXPECT_THROW_MESSAGE(block_system_to_csr(s), InvalidArgument, "block_system_to_csr: D is LU-factored in place; convert before factoring");
+  PPSPARSE_EXPECT_THROW_MESSAGE(block_system_to_csr(s), InvalidArgument,
+                                "block_system_to_csr: D is LU-factored in place; convert before factoring");
 }
 
 }  // namespace

@@ -199,12 +199,19 @@ TEST(BlockSystem, BadInputsAreRefused) {
   const Graph g = gen::tet_mesh_graph(2, 2, 2);
   EXPECT_EQ(test::invalid_argument_message([&] { gen::make_block_system(g, 0, 1); }),
             "make_block_system: block size 0 is outside [1, 64]");
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::make_block_system(g, 65, 1), InvalidArgument, "make_block_system: block size 65 is outside [1, 64]");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::make_block_system(g, 65, 1), InvalidArgument,
+                                "make_block_system: block size 65 is outside [1, 64]");
   EXPECT_EQ(test::invalid_argument_message([&] { gen::make_block_system(g, 3, 1, {1.0}); }),
             "make_block_system: dominance 1 must be finite and greater than 1 for the iteration to converge");
-  PPSPARSE_EXPECT_THROW_MESSAGE((gen::make_block_system(g, 3, 1, {std::numeric_limits<double>::quiet_NaN()})), InvalidArgument, "make_block_system: dominance nan must be finite and greater than 1 for the iteration to converge");
-  PPSPARSE_EXPECT_THROW_MESSAGE((gen::make_block_system(g, 3, 1, {std::numeric_limits<double>::infinity()})), InvalidArgument, "make_block_system: dominance inf must be finite and greater than 1 for the iteration to converge");
-  PPSPARSE_EXPECT_THROW_MESSAGE((gen::make_block_system(g, 3, 1, {-2.0})), InvalidArgument, "make_block_system: dominance -2 must be finite and greater than 1 for the iteration to converge");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      (gen::make_block_system(g, 3, 1, {std::numeric_limits<double>::quiet_NaN()})), InvalidArgument,
+      "make_block_system: dominance nan must be finite and greater than 1 for the iteration to converge");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      (gen::make_block_system(g, 3, 1, {std::numeric_limits<double>::infinity()})), InvalidArgument,
+      "make_block_system: dominance inf must be finite and greater than 1 for the iteration to converge");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      (gen::make_block_system(g, 3, 1, {-2.0})), InvalidArgument,
+      "make_block_system: dominance -2 must be finite and greater than 1 for the iteration to converge");
   // n * nb past 2^31-1 is refused before the graph is even read.
   Graph huge;
   huge.n = 40000000;

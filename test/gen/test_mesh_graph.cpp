@@ -131,16 +131,23 @@ TEST(MeshGraph, MixedIsDeterministicInTheSeed) {
 }
 
 TEST(MeshGraph, BadSizesAreRefused) {
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(0, 3, 3), InvalidArgument, "tet_mesh_graph: grid 0 x 3 x 3 has a nonpositive dimension");
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(3, -1, 3), InvalidArgument, "tet_mesh_graph: grid 3 x -1 x 3 has a nonpositive dimension");
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::mixed_mesh_graph(3, 3, 0, 1), InvalidArgument, "mixed_mesh_graph: grid 3 x 3 x 0 has a nonpositive dimension");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(0, 3, 3), InvalidArgument,
+                                "tet_mesh_graph: grid 0 x 3 x 3 has a nonpositive dimension");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(3, -1, 3), InvalidArgument,
+                                "tet_mesh_graph: grid 3 x -1 x 3 has a nonpositive dimension");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::mixed_mesh_graph(3, 3, 0, 1), InvalidArgument,
+                                "mixed_mesh_graph: grid 3 x 3 x 0 has a nonpositive dimension");
   EXPECT_EQ(test::invalid_argument_message([] { gen::tet_mesh_graph(3, 0, 3); }),
             "tet_mesh_graph: grid 3 x 0 x 3 has a nonpositive dimension");
   EXPECT_EQ(test::invalid_argument_message([] { gen::mixed_mesh_graph(2000, 2000, 1000, 1); }),
             "mixed_mesh_graph: grid 2000 x 2000 x 1000 has more than 2^31-1 (2147483647) points");
   // Products that overflow 64 bits are still refused cleanly.
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(max_ordinal, max_ordinal, max_ordinal), InvalidArgument, "tet_mesh_graph: grid 2147483647 x 2147483647 x 2147483647 has more than 2^31-1 (2147483647) points");
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::tet_mesh_graph(65536, 32768, 1), InvalidArgument, "tet_mesh_graph: grid 65536 x 32768 x 1 has more than 2^31-1 (2147483647) points");  // exactly 2^31
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      gen::tet_mesh_graph(max_ordinal, max_ordinal, max_ordinal), InvalidArgument,
+      "tet_mesh_graph: grid 2147483647 x 2147483647 x 2147483647 has more than 2^31-1 (2147483647) points");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      gen::tet_mesh_graph(65536, 32768, 1), InvalidArgument,
+      "tet_mesh_graph: grid 65536 x 32768 x 1 has more than 2^31-1 (2147483647) points");  // exactly 2^31
 }
 
 }  // namespace

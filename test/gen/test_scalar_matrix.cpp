@@ -169,8 +169,10 @@ TEST(ScalarMatrix, SameSeedSameValuesOtherSeedOtherValues) {
 }
 
 TEST(ScalarMatrix, BadSizesAreRefused) {
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::stencil_7pt(0, 2, 2, 1), InvalidArgument, "stencil_7pt: grid 0 x 2 x 2 has a nonpositive dimension");
-  PPSPARSE_EXPECT_THROW_MESSAGE(gen::stencil_27pt(2, 2, -3, 1), InvalidArgument, "stencil_27pt: grid 2 x 2 x -3 has a nonpositive dimension");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::stencil_7pt(0, 2, 2, 1), InvalidArgument,
+                                "stencil_7pt: grid 0 x 2 x 2 has a nonpositive dimension");
+  PPSPARSE_EXPECT_THROW_MESSAGE(gen::stencil_27pt(2, 2, -3, 1), InvalidArgument,
+                                "stencil_27pt: grid 2 x 2 x -3 has a nonpositive dimension");
   PPSPARSE_EXPECT_THROW_MESSAGE(gen::band_matrix(0, 1, 1), InvalidArgument, "band_matrix: size 0 is not positive");
   EXPECT_EQ(test::invalid_argument_message([] { gen::stencil_27pt(1 << 11, 1 << 10, 1 << 10, 1); }),
             "stencil_27pt: grid 2048 x 1024 x 1024 has more than 2^31-1 (2147483647) points");

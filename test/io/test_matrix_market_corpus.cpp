@@ -60,7 +60,8 @@ InputError read_error(const std::string& path, const MmReadOptions& opt = {}) {
 void expect_error(const InputError& e, const std::string& path, long long line, const std::string& reason) {
   EXPECT_EQ(e.file(), path);
   EXPECT_EQ(e.line(), line) << e.what();
-  EXPECT_NE(e.reason().find(reason), std::string::npos) << "reason: " << e.reason() << "\nexpected to contain: " << reason;
+  EXPECT_NE(e.reason().find(reason), std::string::npos)
+      << "reason: " << e.reason() << "\nexpected to contain: " << reason;
   const std::string what = e.what();
   EXPECT_EQ(what, path + ":" + std::to_string(line) + ": " + e.reason());
   EXPECT_EQ(what.find('\n'), std::string::npos) << "message is not one line";
@@ -246,8 +247,9 @@ TEST(MatrixMarketCorpus, ArrayIsColumnMajorAndDense) {
                  {{0, 0, 1}, {0, 1, 3}, {0, 2, 5}, {1, 0, 2}, {1, 1, 4}, {1, 2, 0}});
   expect_entries(read_matrix_market<double>(corpus("good/array_symmetric.mtx")), 3, 3,
                  {{0, 0, 1}, {0, 1, 2}, {0, 2, 3}, {1, 0, 2}, {1, 1, 4}, {1, 2, 5}, {2, 0, 3}, {2, 1, 5}, {2, 2, 6}});
-  expect_entries(read_matrix_market<float>(corpus("good/array_skew.mtx")), 3, 3,
-                 {{0, 0, 0}, {0, 1, -1}, {0, 2, -2}, {1, 0, 1}, {1, 1, 0}, {1, 2, -3}, {2, 0, 2}, {2, 1, 3}, {2, 2, 0}});
+  expect_entries(
+      read_matrix_market<float>(corpus("good/array_skew.mtx")), 3, 3,
+      {{0, 0, 0}, {0, 1, -1}, {0, 2, -2}, {1, 0, 1}, {1, 1, 0}, {1, 2, -3}, {2, 0, 2}, {2, 1, 3}, {2, 2, 0}});
 }
 
 TEST(MatrixMarketCorpus, NonfiniteOnlyWhenAllowed) {
@@ -276,7 +278,8 @@ TEST(MatrixMarketCorpus, DuplicatesRefusedUnderErrorPolicy) {
   expect_error(read_error(path, opt), path, 5,
                "duplicate entry (1, 2): line 3 already gave (1, 2) (DuplicatePolicy::error)");
   path = corpus("good/dup_mirror.mtx");
-  expect_error(read_error(path, opt), path, 5, "duplicate entry (2, 1): line 3 already gave (2, 1) or its mirror (1, 2)");
+  expect_error(read_error(path, opt), path, 5,
+               "duplicate entry (2, 1): line 3 already gave (2, 1) or its mirror (1, 2)");
   path = corpus("good/dup_skew_mirror.mtx");
   expect_error(read_error<float>(path, opt), path, 4, "or its mirror (1, 2)");
   // Files without duplicates read the same under both policies.
@@ -289,8 +292,8 @@ class ScratchFile {
  public:
   ScratchFile(const std::string& text, const std::string& suffix = ".mtx") {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = (fs::temp_directory_path() /
-             ("ppsparse_mm_" + std::to_string(::getpid()) + "_" + info->name() + "_" + std::to_string(count_++) + suffix))
+    path_ = (fs::temp_directory_path() / ("ppsparse_mm_" + std::to_string(::getpid()) + "_" + info->name() + "_" +
+                                          std::to_string(count_++) + suffix))
                 .string();
     std::ofstream(path_, std::ios::binary) << text;
   }
@@ -315,7 +318,8 @@ TEST(MatrixMarketCorpus, ValuesThatDoNotFitTheScalar) {
   expect_error(read_error<float>(big.path()), big.path(), 3, "value '1e39' overflows float");
   EXPECT_EQ(read_matrix_market<double>(big.path()).values(0), 1e39);
   ScratchFile odd("%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 16777217\n");
-  expect_error(read_error<float>(odd.path()), odd.path(), 3, "integer value 16777217 is not exactly representable as float");
+  expect_error(read_error<float>(odd.path()), odd.path(), 3,
+               "integer value 16777217 is not exactly representable as float");
   EXPECT_EQ(read_matrix_market<double>(odd.path()).values(0), 16777217.0);
   // Subnormal values are values, not overflow.
   ScratchFile tiny("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 4.9406564584124654e-324\n");

@@ -61,7 +61,8 @@ void expect_dense_of(const CsrMatrix<S, HostSpace>& a, const CsrMatrix<S, HostSp
   for (ordinal_t i = 0; i < a.nrows; ++i) {
     std::vector<S> row(static_cast<size_t>(a.ncols), S(0));
     for (offset_t k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) row[a.col_idx(k)] = a.values(k);
-    for (ordinal_t j = 0; j < a.ncols; ++j) ASSERT_EQ(b.values(b.row_ptr(i) + j), row[j]) << "(" << i << "," << j << ")";
+    for (ordinal_t j = 0; j < a.ncols; ++j)
+      ASSERT_EQ(b.values(b.row_ptr(i) + j), row[j]) << "(" << i << "," << j << ")";
   }
 }
 
@@ -138,8 +139,8 @@ void round_trip_all_options(std::uint64_t seed) {
           const ordinal_t m = std::uniform_int_distribution<ordinal_t>(1, 60)(rng);
           const ordinal_t n = sym == MmSymmetry::general ? std::uniform_int_distribution<ordinal_t>(1, 60)(rng) : m;
           const auto a = random_matrix<S>(m, n, sym, field, rng());
-          const std::string path = dir / (std::string("m_") + to_string(format) + "_" + to_string(field) + "_" +
-                                           to_string(sym) + ext);
+          const std::string path =
+              dir / (std::string("m_") + to_string(format) + "_" + to_string(field) + "_" + to_string(sym) + ext);
           SCOPED_TRACE(path);
           MmWriteOptions opt;
           opt.format = format;
@@ -191,8 +192,15 @@ TEST(MatrixMarketRoundTrip, EveryFieldSymmetryAndFormatFloat) {
 
 TEST(MatrixMarketRoundTrip, ExtremeValuesAreExact) {
   ScratchDir dir;
-  const std::vector<double> values = {0.1, 1.0 / 3.0, -2.0 / 3.0, 1e-300, -1.7976931348623157e308,
-                                      std::numeric_limits<double>::denorm_min(), 4.9e-320, 123456789.123456789, -0.0};
+  const std::vector<double> values = {0.1,
+                                      1.0 / 3.0,
+                                      -2.0 / 3.0,
+                                      1e-300,
+                                      -1.7976931348623157e308,
+                                      std::numeric_limits<double>::denorm_min(),
+                                      4.9e-320,
+                                      123456789.123456789,
+                                      -0.0};
   CsrMatrix<double, HostSpace> a(1, static_cast<ordinal_t>(values.size()), static_cast<offset_t>(values.size()));
   for (size_t k = 0; k < values.size(); ++k) {
     a.col_idx(k) = static_cast<ordinal_t>(k);
@@ -216,7 +224,8 @@ TEST(MatrixMarketRoundTrip, NonfiniteValuesNeedTheOption) {
   a.values(0) = std::nan("");
   a.values(a.nnz() - 1) = -std::numeric_limits<double>::infinity();
   write_matrix_market(dir / "nan.mtx", a);
-  PPSPARSE_EXPECT_THROW_MESSAGE(read_matrix_market<double>(dir / "nan.mtx"), InputError, "nan.mtx:4: non-finite value 'nan' (set MmReadOptions::allow_nonfinite to accept it)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_matrix_market<double>(dir / "nan.mtx"), InputError,
+                                "nan.mtx:4: non-finite value 'nan' (set MmReadOptions::allow_nonfinite to accept it)");
   MmReadOptions opt;
   opt.allow_nonfinite = true;
   expect_same(a, read_matrix_market<double>(dir / "nan.mtx", opt));
@@ -232,8 +241,10 @@ TEST(MatrixMarketRoundTrip, EmptyMatrices) {
       const std::string path = dir / "empty.mtx";
       write_matrix_market(path, a, opt);
       const auto b = read_matrix_market<double>(path);
-      if (format == MmFormat::coordinate) expect_same(a, b);
-      else expect_dense_of(a, b);
+      if (format == MmFormat::coordinate)
+        expect_same(a, b);
+      else
+        expect_dense_of(a, b);
     }
   }
 }

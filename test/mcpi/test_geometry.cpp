@@ -79,12 +79,18 @@ TEST(McpiGeometry, LargeBlocksUseSeveralWarpsPerBlock) {
 }
 
 TEST(McpiGeometry, RejectsBadBlockSizesAndNames) {
-  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Variant::warp_per_row, 0, 32), InvalidArgument, "MCPI kernels support block sizes 1..64; got nb = 0");
-  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Variant::warp_per_row, 65, 32), InvalidArgument, "MCPI kernels support block sizes 1..64; got nb = 65");
-  PPSPARSE_EXPECT_THROW_MESSAGE(parse_variant("warp-per-row"), InvalidArgument, "unknown MCPI variant 'warp-per-row' (valid: warp_per_row, rows_per_warp, rows_per_warp_prefetch, split, warp_per_row_l2, warp_per_row_l2_async, rows_per_warp_l2, rows_per_warp_l2_async)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Variant::warp_per_row, 0, 32), InvalidArgument,
+                                "MCPI kernels support block sizes 1..64; got nb = 0");
+  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Variant::warp_per_row, 65, 32), InvalidArgument,
+                                "MCPI kernels support block sizes 1..64; got nb = 65");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      parse_variant("warp-per-row"), InvalidArgument,
+      "unknown MCPI variant 'warp-per-row' (valid: warp_per_row, rows_per_warp, rows_per_warp_prefetch, split, "
+      "warp_per_row_l2, warp_per_row_l2_async, rows_per_warp_l2, rows_per_warp_l2_async)");
   EXPECT_EQ(parse_variant("rows_per_warp"), Variant::rows_per_warp);
   // The message lists the valid names.
-  PPSPARSE_EXPECT_THROW_MESSAGE(parse_variant("bogus"), InvalidArgument, "unknown MCPI variant 'bogus' (valid: warp_per_row,");
+  PPSPARSE_EXPECT_THROW_MESSAGE(parse_variant("bogus"), InvalidArgument,
+                                "unknown MCPI variant 'bogus' (valid: warp_per_row,");
 }
 
 }  // namespace

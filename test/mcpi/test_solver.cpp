@@ -30,7 +30,6 @@ double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
   return std::sqrt(num / den);
 }
 
-
 bool all_finite(const std::vector<double>& x) {
   for (double v : x)
     if (!std::isfinite(v)) return false;
@@ -95,7 +94,7 @@ TEST(McpiSolver, MaxBlockRowErrorOnHandComputedCases) {
   // Two block rows of nb = 2: ref (3, 4 | 0, 0), rms of the row norms sqrt(25 / 2), floor 3.54e-3.
   const std::vector<double> ref{3, 4, 0, 0};
   EXPECT_EQ(max_block_row_error(ref, ref, 2), 0.0);
-  EXPECT_DOUBLE_EQ(max_block_row_error({3, 4.5, 0, 0}, ref, 2), 0.1);                          // 0.5 / 5
+  EXPECT_DOUBLE_EQ(max_block_row_error({3, 4.5, 0, 0}, ref, 2), 0.1);                               // 0.5 / 5
   EXPECT_DOUBLE_EQ(max_block_row_error({3, 4, 1e-3, 0}, ref, 2), 1e-3 / (1e-3 * std::sqrt(12.5)));  // the floor
   EXPECT_TRUE(std::isnan(max_block_row_error({3, std::nan(""), 0, 0}, ref, 2)));
   PPSPARSE_EXPECT_THROW_MESSAGE(max_block_row_error({1, 2, 3}, ref, 2), InvalidArgument,
@@ -168,8 +167,7 @@ TEST(McpiSolver, ResidualDecreasesOnDominantSystems) {
       }
       EXPECT_LT(res.residual_norms.back(), 1e-3 * res.initial_residual_norm) << name(v) << " nb=" << nb;
       // The device residual agrees with the host one for the returned iterate.
-      EXPECT_NEAR(res.residual_norms.back(), reference_residual_norm(sys, res.dq),
-                  1e-6 * res.initial_residual_norm);
+      EXPECT_NEAR(res.residual_norms.back(), reference_residual_norm(sys, res.dq), 1e-6 * res.initial_residual_norm);
     }
   }
 }
@@ -209,8 +207,13 @@ TEST(McpiSolver, NearlySingularPivotIsReported) {
   auto sys = gen::make_block_system(graph, 2, 3);
   // [[1, 1], [1, 1 + 1e-15]]: second pivot 1e-15 relative to scale 1.
   double* d = &sys.D(5 * 4);
-  d[0] = 1; d[1] = 1; d[2] = 1; d[3] = 1 + 1e-15;
-  PPSPARSE_EXPECT_THROW_MESSAGE(Solver<>(sys, col), NumericalError, "diagonal block 5: zero or tiny pivot at row 1 of the 2x2 block (LU without pivoting cannot factor it)");
+  d[0] = 1;
+  d[1] = 1;
+  d[2] = 1;
+  d[3] = 1 + 1e-15;
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      Solver<>(sys, col), NumericalError,
+      "diagonal block 5: zero or tiny pivot at row 1 of the 2x2 block (LU without pivoting cannot factor it)");
 }
 
 TEST(McpiSolver, RejectsBadInputs) {
@@ -245,7 +248,8 @@ TEST(McpiSolver, RejectsBadInputs) {
     }
   }
   Solver<> solver(sys, col);
-  PPSPARSE_EXPECT_THROW_MESSAGE((solver.solve({-1, Variant::warp_per_row, false})), InvalidArgument, "mcpi: sweeps must be >= 0, got -1");
+  PPSPARSE_EXPECT_THROW_MESSAGE((solver.solve({-1, Variant::warp_per_row, false})), InvalidArgument,
+                                "mcpi: sweeps must be >= 0, got -1");
 }
 
 }  // namespace

@@ -26,10 +26,12 @@ TEST(McpiTuning, BadValuesAreRefusedWithTheirReason) {
   KernelTuning t;
   EXPECT_NO_THROW(check_tuning(t));
   t.row_slots = 3;
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument, "mcpi tuning: row_slots = 3 must be 0 (the rule), 1, 2 or 4");
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument,
+                                "mcpi tuning: row_slots = 3 must be 0 (the rule), 1, 2 or 4");
   t = {};
   t.wide_split = 2;
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument, "mcpi tuning: wide_split = 2 must be 0 (the rule), 1 or 4");
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument,
+                                "mcpi tuning: wide_split = 2 must be 0 (the rule), 1 or 4");
   t = {};
   t.small_colour = static_cast<Small>(7);
   PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument, "mcpi tuning: small_colour = 7 is not a SmallColour");
@@ -45,7 +47,8 @@ TEST(McpiTuning, BadValuesAreRefusedWithTheirReason) {
   Solver<> solver(gen::make_block_system(graph, 2, 1), color_distance1(graph));
   Options o;
   o.tuning.row_slots = 8;
-  PPSPARSE_EXPECT_THROW_MESSAGE(solver.solve(o), InvalidArgument, "mcpi tuning: row_slots = 8 must be 0 (the rule), 1, 2 or 4");
+  PPSPARSE_EXPECT_THROW_MESSAGE(solver.solve(o), InvalidArgument,
+                                "mcpi tuning: row_slots = 8 must be 0 (the rule), 1, 2 or 4");
 }
 
 // Every setting that chooses another kernel or launch, against the FP64 reference, block row by

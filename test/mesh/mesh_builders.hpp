@@ -25,13 +25,26 @@ inline void orient_positive(Mesh& m) {
     if (element_signed_volume(m, e) > 0) continue;
     ordinal_t* v = m.elem_nodes.data() + m.elem_ptr[e];
     switch (m.types[e]) {
-      case ElementType::tetrahedron: std::swap(v[1], v[2]); break;
-      case ElementType::pyramid: std::swap(v[1], v[3]); break;
-      case ElementType::prism: std::swap_ranges(v, v + 3, v + 3); break;
-      case ElementType::hexahedron: std::swap_ranges(v, v + 4, v + 4); break;
-      case ElementType::triangle: std::swap(v[1], v[2]); break;
-      case ElementType::quadrilateral: std::swap(v[1], v[3]); break;
-      default: break;
+      case ElementType::tetrahedron:
+        std::swap(v[1], v[2]);
+        break;
+      case ElementType::pyramid:
+        std::swap(v[1], v[3]);
+        break;
+      case ElementType::prism:
+        std::swap_ranges(v, v + 3, v + 3);
+        break;
+      case ElementType::hexahedron:
+        std::swap_ranges(v, v + 4, v + 4);
+        break;
+      case ElementType::triangle:
+        std::swap(v[1], v[2]);
+        break;
+      case ElementType::quadrilateral:
+        std::swap(v[1], v[3]);
+        break;
+      default:
+        break;
     }
   }
 }
@@ -44,7 +57,8 @@ struct Lattice {
   ordinal_t id(int i, int j, int k) const { return static_cast<ordinal_t>((k * (ny + 1) + j) * (nx + 1) + i); }
   // Cube corner c (bits x, y, z) of cell (i, j, k), in hexahedron order.
   ordinal_t corner(int i, int j, int k, int c) const {
-    static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                  {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
     return id(i + off[c][0], j + off[c][1], k + off[c][2]);
   }
 };
@@ -107,7 +121,8 @@ inline Mesh box_mesh(const Lattice& g, CellSplit split, double jitter, std::uint
           m.coords.push_back(k + 0.5 + u(rng));
           static const int faces[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4},
                                           {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
-          for (const auto& f : faces) add_element(m, ElementType::pyramid, {c(f[0]), c(f[1]), c(f[2]), c(f[3]), centre});
+          for (const auto& f : faces)
+            add_element(m, ElementType::pyramid, {c(f[0]), c(f[1]), c(f[2]), c(f[3]), centre});
         }
       }
   orient_positive(m);
@@ -138,17 +153,30 @@ inline Mesh single_element(ElementType t, double perturb, std::uint64_t seed) {
   static const double tet[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   static const double pyr[5][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.5, 0.5, 1}};
   static const double pri[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}};
-  static const double hex[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  static const double hex[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                   {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
   static const double tri[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
   static const double quad[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
   const double(*ref)[3] = nullptr;
   switch (t) {
-    case ElementType::tetrahedron: ref = tet; break;
-    case ElementType::pyramid: ref = pyr; break;
-    case ElementType::prism: ref = pri; break;
-    case ElementType::hexahedron: ref = hex; break;
-    case ElementType::triangle: ref = tri; break;
-    default: ref = quad; break;
+    case ElementType::tetrahedron:
+      ref = tet;
+      break;
+    case ElementType::pyramid:
+      ref = pyr;
+      break;
+    case ElementType::prism:
+      ref = pri;
+      break;
+    case ElementType::hexahedron:
+      ref = hex;
+      break;
+    case ElementType::triangle:
+      ref = tri;
+      break;
+    default:
+      ref = quad;
+      break;
   }
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -163,7 +191,8 @@ inline Mesh single_element(ElementType t, double perturb, std::uint64_t seed) {
   std::vector<ordinal_t> nodes;
   for (int n = 0; n < nodes_per_element(t); ++n) {
     double p[3] = {ref[n][0] + perturb * u(rng), ref[n][1] + perturb * u(rng), ref[n][2] + perturb * u(rng)};
-    for (int r = 0; r < m.dim; ++r) m.coords.push_back(b[r] + a[r][0] * p[0] + a[r][1] * p[1] + (m.dim == 3 ? a[r][2] * p[2] : 0.0));
+    for (int r = 0; r < m.dim; ++r)
+      m.coords.push_back(b[r] + a[r][0] * p[0] + a[r][1] * p[1] + (m.dim == 3 ? a[r][2] * p[2] : 0.0));
     nodes.push_back(n);
   }
   add_element(m, t, nodes);
@@ -192,12 +221,24 @@ inline std::vector<FaceKey> sorted_faces(const Mesh& m) {
   for (ordinal_t e = 0; e < m.nelements(); ++e) {
     const std::vector<std::vector<int>>* faces = nullptr;
     switch (m.types[e]) {
-      case ElementType::tetrahedron: faces = &tet; break;
-      case ElementType::pyramid: faces = &pyr; break;
-      case ElementType::prism: faces = &pri; break;
-      case ElementType::hexahedron: faces = &hex; break;
-      case ElementType::triangle: faces = &tri; break;
-      default: faces = &quad; break;
+      case ElementType::tetrahedron:
+        faces = &tet;
+        break;
+      case ElementType::pyramid:
+        faces = &pyr;
+        break;
+      case ElementType::prism:
+        faces = &pri;
+        break;
+      case ElementType::hexahedron:
+        faces = &hex;
+        break;
+      case ElementType::triangle:
+        faces = &tri;
+        break;
+      default:
+        faces = &quad;
+        break;
     }
     const ordinal_t* v = m.elem_nodes.data() + m.elem_ptr[e];
     for (const auto& f : *faces) {

@@ -9,7 +9,7 @@
 namespace ppsparse::mesh {
 namespace {
 
-const ElementType all_types[] = {ElementType::line,       ElementType::triangle, ElementType::quadrilateral,
+const ElementType all_types[] = {ElementType::line,        ElementType::triangle,   ElementType::quadrilateral,
                                  ElementType::tetrahedron, ElementType::hexahedron, ElementType::prism,
                                  ElementType::pyramid};
 
@@ -38,8 +38,10 @@ TEST(Mesh, ElementTables) {
     }
     for (int d : degree) EXPECT_GE(d, 1);
   }
-  for (long long id : {-1LL, 0LL, 1LL, 2LL, 4LL, 6LL, 7LL, 8LL, 11LL, 15LL, 300LL}) EXPECT_FALSE(is_element_type_id(id));
-  PPSPARSE_EXPECT_THROW_MESSAGE(nodes_per_element(static_cast<ElementType>(7)), InvalidArgument, "nodes_per_element: invalid element type id 7");
+  for (long long id : {-1LL, 0LL, 1LL, 2LL, 4LL, 6LL, 7LL, 8LL, 11LL, 15LL, 300LL})
+    EXPECT_FALSE(is_element_type_id(id));
+  PPSPARSE_EXPECT_THROW_MESSAGE(nodes_per_element(static_cast<ElementType>(7)), InvalidArgument,
+                                "nodes_per_element: invalid element type id 7");
 }
 
 TEST(Mesh, ReferenceElementVolumes) {
@@ -85,8 +87,8 @@ TEST(Mesh, HexahedronVolumeIsExactForTrilinearMaps) {
     for (int k = 0; k < 8; ++k) {
       nodes.push_back(parts.npoints());
       for (int d = 0; d < 3; ++d)
-        parts.coords.push_back(X(0.5 * (off[c][0] + off[k][0]), 0.5 * (off[c][1] + off[k][1]),
-                                 0.5 * (off[c][2] + off[k][2]), d));
+        parts.coords.push_back(
+            X(0.5 * (off[c][0] + off[k][0]), 0.5 * (off[c][1] + off[k][1]), 0.5 * (off[c][2] + off[k][2]), d));
     }
     builders::add_element(parts, ElementType::hexahedron, nodes);
   }
@@ -159,8 +161,10 @@ TEST(Mesh, ValidateRejectsEachDefect) {
   m = good();
   m.elem_nodes[3] = m.elem_nodes[1];
   expect_reject(m, "repeats node 1");
-  PPSPARSE_EXPECT_THROW_MESSAGE(element_volume(good(), 1), InvalidArgument, "element_signed_volume: element 1 out of range [0, 1)");
-  PPSPARSE_EXPECT_THROW_MESSAGE(element_volume(good(), -1), InvalidArgument, "element_signed_volume: element -1 out of range [0, 1)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(element_volume(good(), 1), InvalidArgument,
+                                "element_signed_volume: element 1 out of range [0, 1)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(element_volume(good(), -1), InvalidArgument,
+                                "element_signed_volume: element -1 out of range [0, 1)");
 }
 
 }  // namespace

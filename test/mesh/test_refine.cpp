@@ -43,11 +43,11 @@ long long euler_characteristic(const Mesh& m) {
 void expect_volume_and_orientation(const Mesh& coarse, const Mesh& fine) {
   const long double before = builders::total_volume(coarse);
   const long double after = builders::total_volume(fine);
-  EXPECT_NEAR(static_cast<double>(after / before), 1.0, 1e-12) << "volume " << static_cast<double>(before) << " -> "
-                                                               << static_cast<double>(after);
+  EXPECT_NEAR(static_cast<double>(after / before), 1.0, 1e-12)
+      << "volume " << static_cast<double>(before) << " -> " << static_cast<double>(after);
   for (ordinal_t e = 0; e < fine.nelements(); ++e)
-    ASSERT_GT(element_signed_volume(fine, e), 0.0) << "child " << e << " (" << element_name(fine.types[e])
-                                                   << ") is inverted";
+    ASSERT_GT(element_signed_volume(fine, e), 0.0)
+        << "child " << e << " (" << element_name(fine.types[e]) << ") is inverted";
 }
 
 TEST(Refine, RejectsBadArguments) {
@@ -67,13 +67,17 @@ TEST(Refine, RejectsBadArguments) {
               "refine_uniform: 11 refinements of 1 elements give 8589934592 elements after refinement 11, past the "
               "32-bit limit 2147483647");
   }
-  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(tet, 1000000), InvalidArgument, "refine_uniform: 1000000 refinements of 1 elements give 8589934592 elements after refinement 11, past the 32-bit limit 2147483647");
+  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(tet, 1000000), InvalidArgument,
+                                "refine_uniform: 1000000 refinements of 1 elements give 8589934592 elements after "
+                                "refinement 11, past the 32-bit limit 2147483647");
   Mesh broken = tet;
   broken.elem_nodes[0] = 9;
-  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(broken, 1), InvalidArgument, "refine_uniform: input mesh: element 0 (tetrahedron) node 9 out of range [0, 4)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(broken, 1), InvalidArgument,
+                                "refine_uniform: input mesh: element 0 (tetrahedron) node 9 out of range [0, 4)");
   broken = tet;
   broken.types[0] = ElementType::line;
-  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(broken, 1), InvalidArgument, "refine_uniform: input mesh: element 0 is a line, not a volume element of a 3-D mesh");
+  PPSPARSE_EXPECT_THROW_MESSAGE(refine_uniform(broken, 1), InvalidArgument,
+                                "refine_uniform: input mesh: element 0 is a line, not a volume element of a 3-D mesh");
 }
 
 TEST(Refine, ZeroTimesIsACopy) {
@@ -94,9 +98,9 @@ TEST(Refine, SingleElements) {
     long long children1, points1, children2, points2;
   };
   const Case cases[] = {
-      {ElementType::tetrahedron, 8, 10, 64, 35},   {ElementType::hexahedron, 8, 27, 64, 125},
-      {ElementType::prism, 8, 18, 64, 75},         {ElementType::pyramid, 10, 14, 92, 55},
-      {ElementType::triangle, 4, 6, 16, 15},       {ElementType::quadrilateral, 4, 9, 16, 25},
+      {ElementType::tetrahedron, 8, 10, 64, 35}, {ElementType::hexahedron, 8, 27, 64, 125},
+      {ElementType::prism, 8, 18, 64, 75},       {ElementType::pyramid, 10, 14, 92, 55},
+      {ElementType::triangle, 4, 6, 16, 15},     {ElementType::quadrilateral, 4, 9, 16, 25},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(element_name(c.type));
@@ -176,8 +180,8 @@ TEST(Refine, ConformingOnEveryElementType) {
       EXPECT_LE(faces.max_sharing, 2);
       EXPECT_EQ(faces.boundary, factor * faces0.boundary);
       EXPECT_EQ(euler_characteristic(mk), 1);
-      EXPECT_EQ(mk.npoints(), prev.npoints() + edge_count(prev) + quad_faces(prev) +
-                                  count_type(prev, ElementType::hexahedron));
+      EXPECT_EQ(mk.npoints(),
+                prev.npoints() + edge_count(prev) + quad_faces(prev) + count_type(prev, ElementType::hexahedron));
       expect_volume_and_orientation(m0, mk);
       prev = mk;
     }
@@ -279,14 +283,15 @@ TEST(Refine, DISABLED_RefinementStatistics) {
       if (k > 0) m = refine_uniform(m, 1);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const Graph g = vertex_graph(m);
-      std::printf("%-24s K=%d  points %9d  elements %9d  mean degree %6.3f  max degree %3d  (refine %.2f s)\n", file,
-                  k, m.npoints(), m.nelements(), static_cast<double>(g.num_edges_directed()) / g.n,
-                  [&] {
-                    ordinal_t d = 0;
-                    for (ordinal_t v = 0; v < g.n; ++v) d = std::max(d, g.degree(v));
-                    return d;
-                  }(),
-                  seconds);
+      std::printf(
+          "%-24s K=%d  points %9d  elements %9d  mean degree %6.3f  max degree %3d  (refine %.2f s)\n", file, k,
+          m.npoints(), m.nelements(), static_cast<double>(g.num_edges_directed()) / g.n,
+          [&] {
+            ordinal_t d = 0;
+            for (ordinal_t v = 0; v < g.n; ++v) d = std::max(d, g.degree(v));
+            return d;
+          }(),
+          seconds);
     }
   }
 }

@@ -93,7 +93,7 @@ TEST(Su2Reader, Hybrid2d) {
   ASSERT_EQ(m.npoints(), 8);
   ASSERT_EQ(m.nelements(), 4);
   EXPECT_EQ(m.types, (std::vector<ElementType>{ElementType::quadrilateral, ElementType::quadrilateral,
-                                                ElementType::triangle, ElementType::triangle}));
+                                               ElementType::triangle, ElementType::triangle}));
   EXPECT_EQ(m.coords.size(), 16u);
   double area = 0;
   for (ordinal_t e = 0; e < 4; ++e) area += element_volume(m, e);
@@ -117,7 +117,7 @@ TEST(Su2Reader, AllThreeDimensionalTypes) {
   const Mesh m = read_su2((corpus() / "good_all_3d_types.su2").string());
   ASSERT_EQ(m.nelements(), 4);
   EXPECT_EQ(m.types, (std::vector<ElementType>{ElementType::hexahedron, ElementType::pyramid, ElementType::prism,
-                                                ElementType::tetrahedron}));
+                                               ElementType::tetrahedron}));
   const double want[] = {1.0, 1.0 / 3, 0.5, 1.0 / 6};
   for (ordinal_t e = 0; e < 4; ++e) {
     EXPECT_NEAR(element_signed_volume(m, e), want[e], 1e-15) << element_name(m.types[e]);
@@ -131,11 +131,10 @@ TEST(Su2Reader, RandomMeshRoundTrip) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   auto coin = [&] { return std::uniform_int_distribution<int>(0, 1)(rng) == 1; };
-  const Mesh meshes[] = {
-      builders::box_mesh({3, 2, 2}, builders::CellSplit::hexahedra_and_pyramids, 0.2, seed),
-      builders::box_mesh({2, 3, 2}, builders::CellSplit::tetrahedra, 0.1, seed + 1),
-      builders::box_mesh({2, 2, 3}, builders::CellSplit::prisms, 0.2, seed + 2),
-      builders::rectangle_mesh(4, 3, 0.2, seed + 3)};
+  const Mesh meshes[] = {builders::box_mesh({3, 2, 2}, builders::CellSplit::hexahedra_and_pyramids, 0.2, seed),
+                         builders::box_mesh({2, 3, 2}, builders::CellSplit::tetrahedra, 0.1, seed + 1),
+                         builders::box_mesh({2, 2, 3}, builders::CellSplit::prisms, 0.2, seed + 2),
+                         builders::rectangle_mesh(4, 3, 0.2, seed + 3)};
   const fs::path path = fs::temp_directory_path() / ("ppsparse_su2_roundtrip_" + std::to_string(seed) + ".su2");
   for (const Mesh& m : meshes) {
     {

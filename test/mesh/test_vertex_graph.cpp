@@ -93,14 +93,14 @@ TEST(VertexGraph, KuhnTetrahedraHaveFourteenNeighbours) {
 TEST(VertexGraph, RejectsInvalidMesh) {
   Mesh m = builders::single_element(ElementType::hexahedron, 0.0, 3);
   m.elem_nodes[5] = 8;
-  PPSPARSE_EXPECT_THROW_MESSAGE(vertex_graph(m), InvalidArgument, "vertex_graph: mesh: element 0 (hexahedron) node 8 out of range [0, 8)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(vertex_graph(m), InvalidArgument,
+                                "vertex_graph: mesh: element 0 (hexahedron) node 8 out of range [0, 8)");
 }
 
 TEST(VertexGraph, RealMeshes) {
   const auto dir = test::shared_dir();
   if (dir.empty()) GTEST_SKIP() << "no shared dir (../shared) with real meshes";
-  for (const char* file :
-       {"brick_tets.su2", "brick_pyra.su2", "brick_hex.su2", "pipe.su2", "naca0012_hybrid_2d.su2"}) {
+  for (const char* file : {"brick_tets.su2", "brick_pyra.su2", "brick_hex.su2", "pipe.su2", "naca0012_hybrid_2d.su2"}) {
     SCOPED_TRACE(file);
     const Mesh m = read_su2((dir / "meshes" / file).string());
     const Graph g = vertex_graph(m);

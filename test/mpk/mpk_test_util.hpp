@@ -120,7 +120,7 @@ double run_against_reference(mpk::MatrixPowerKernel<Exec, Scalar, Mem>& mpk, con
   Kokkos::View<Scalar*, Mem> xd("x", static_cast<size_t>(n));
   Kokkos::deep_copy(xd, xh);
   typename mpk::MatrixPowerKernel<Exec, Scalar, Mem>::MultiVector y("Y", static_cast<size_t>(n),
-                                                                     static_cast<size_t>(p) + 1);
+                                                                    static_cast<size_t>(p) + 1);
   Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
   // Poison the operator's own vectors too, so that no variant can pass on values an earlier
   // run left behind (a row it skipped would stay NaN).
@@ -169,7 +169,8 @@ void expect_all_variants_match(const CsrMatrix<Scalar, HostSpace>& a, const mpk:
     variants.push_back(mpk::MpkVariant::automatic);
     for (mpk::MpkVariant v : variants) {
       const double err = run_against_reference(mpk, a, v, seed + p);
-      if (std::getenv("MPK_TEST_VERBOSE")) std::printf("%s %s err=%.3g\n", mpk::to_string(v), mpk.describe().c_str(), err);
+      if (std::getenv("MPK_TEST_VERBOSE"))
+        std::printf("%s %s err=%.3g\n", mpk::to_string(v), mpk.describe().c_str(), err);
       ASSERT_LE(err, 1.0) << "p=" << p << " variant " << mpk::to_string(v) << ": " << mpk.describe();
     }
   }

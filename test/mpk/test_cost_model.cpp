@@ -97,7 +97,7 @@ TEST(MpkCostModel, PipelinedReadsTheMatrixOnceWhereItRunsItself) {
   mpk::MpkShape s = large_shape();
   auto e = mpk::estimate_mpk(s, gpu_like());
   EXPECT_DOUBLE_EQ(e.pipelined, e.persistent);  // it would run persistent
-  EXPECT_EQ(e.best, MpkVariant::persistent);     // the tie goes to the earlier variant
+  EXPECT_EQ(e.best, MpkVariant::persistent);    // the tie goes to the earlier variant
   s.pipelined_native = true;
   e = mpk::estimate_mpk(s, gpu_like());
   const double t_mem = 1.5e9 / 3000e9;
@@ -114,14 +114,19 @@ TEST(MpkCostModel, PipelinedReadsTheMatrixOnceWhereItRunsItself) {
 TEST(MpkCostModel, BadModelsAndShapesAreRefused) {
   mpk::MpkShape s;
   s.powers = 2;
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{0, 2, 1, 1, 1})), InvalidArgument, "mpk cost model: memory_gbs and cache_speedup must be positive");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 0, 1, 1, 1})), InvalidArgument, "mpk cost model: memory_gbs and cache_speedup must be positive");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 2, -1, 1, 1})), InvalidArgument, "mpk cost model: launch, graph and tile costs must be nonnegative");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{0, 2, 1, 1, 1})), InvalidArgument,
+                                "mpk cost model: memory_gbs and cache_speedup must be positive");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 0, 1, 1, 1})), InvalidArgument,
+                                "mpk cost model: memory_gbs and cache_speedup must be positive");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::estimate_mpk(s, mpk::MpkDeviceModel{10, 2, -1, 1, 1})), InvalidArgument,
+                                "mpk cost model: launch, graph and tile costs must be nonnegative");
   s.powers = 0;
-  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::estimate_mpk(s, gpu_like()), InvalidArgument, "mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::estimate_mpk(s, gpu_like()), InvalidArgument,
+                                "mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
   s.powers = 1;
   s.launches = -1;
-  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::estimate_mpk(s, gpu_like()), InvalidArgument, "mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::estimate_mpk(s, gpu_like()), InvalidArgument,
+                                "mpk cost model: the shape needs powers >= 1 and nonnegative sizes");
   s.launches = 0;
   s.pipelined_passes = 2;  // more launches than powers
   try {

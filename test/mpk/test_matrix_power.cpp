@@ -141,7 +141,8 @@ TEST(MatrixPower, SellColumnsOf16And32Bits) {
     Level m(star, lo);
     ADD_FAILURE() << "index_bits 16 accepted for a star of 40000 leaves";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("mpk (level order): index_bits = 16, but a column lies more than 32767 columns from its row"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "mpk (level order): index_bits = 16, but a column lies more than 32767 columns from its row"),
               std::string::npos)
         << e.what();
   }
@@ -204,7 +205,8 @@ TEST(MatrixPower, AutomaticOrderingKeepsANarrowerInputNumbering) {
   std::shuffle(shuffle.begin(), shuffle.end(), std::mt19937_64(seed));
   std::vector<std::pair<ordinal_t, ordinal_t>> entries;
   for (ordinal_t i = 0; i < grid.nrows; ++i)
-    for (offset_t e = grid.row_ptr(i); e < grid.row_ptr(i + 1); ++e) entries.emplace_back(shuffle[i], shuffle[grid.col_idx(e)]);
+    for (offset_t e = grid.row_ptr(i); e < grid.row_ptr(i + 1); ++e)
+      entries.emplace_back(shuffle[i], shuffle[grid.col_idx(e)]);
   const auto shuffled = test::csr_from_entries(grid.nrows, entries, seed + 1);
   using Level = mpk::LevelOrderedMatrix<test::Exec, double, test::Mem>;
   auto ordered = [](const CsrMatrix<double, HostSpace>& a, mpk::MpkOrdering ordering) {
@@ -342,42 +344,43 @@ TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
   for (const auto& a : {gen::stencil_7pt(6, 5, 4, seed), random}) {
     for (mpk::MpkFormat f : {mpk::MpkFormat::csr, mpk::MpkFormat::sell}) {
       for (int rows_in_flight : {1, 2})
-      for (std::size_t scratch : {std::size_t{0}, std::size_t{1}})
-      for (int per_pass : {0, 3}) {
-        SCOPED_TRACE(std::string(mpk::to_string(f)) + " nrows " + std::to_string(a.nrows) + " scratch " +
-                     std::to_string(scratch) + " rows_in_flight " + std::to_string(rows_in_flight) +
-                     " powers_per_pass " + std::to_string(per_pass));
-        mpk::MpkOptions o;
-        o.powers = 8;
-        o.rows_per_block = 128;  // one block
-        o.matrix.format = f;
-        o.matrix.baseline = spmv::SpmvAlgorithm::csr_v1;
-        o.pipelined_scratch_bytes = scratch;
-        o.pipelined_rows_in_flight = rows_in_flight;
-        o.pipelined_powers_per_pass = per_pass;
-        if (rows_in_flight == 2) o.vector_length = 1;  // pairs need one lane per row
-        MpkD mpk(a, o);
-        // One pass of all 8 powers by the rule (reach 0); else 3 + 3 + 2, each pass a launch.
-        EXPECT_EQ(mpk.pipelined_passes(), per_pass == 0 ? std::vector<int>{8} : (std::vector<int>{3, 3, 2}));
-        EXPECT_NE(mpk.describe().find(per_pass == 0 ? "passes=8" : "passes=3+3+2"), std::string::npos) << mpk.describe();
-        EXPECT_EQ(mpk.pipelined_rows_in_flight(), rows_in_flight);
-        EXPECT_NE(mpk.describe().find("rows_in_flight=" + std::to_string(rows_in_flight)), std::string::npos)
-            << mpk.describe();
-        ASSERT_TRUE(mpk.pipelined_fallback().empty()) << mpk.pipelined_fallback();
-        EXPECT_EQ(mpk.pipelined_reach(), 0);
-        EXPECT_GE(mpk.pipelined_teams(), 1);
-        const offset_t entries = mpk.matrix().stored_entries(0, a.nrows);
-        EXPECT_GE(entries, a.nnz());
-        if (scratch == 0)
-          EXPECT_EQ(mpk.pipelined_scratch_entries(), entries);  // the whole block is kept
-        else
-          EXPECT_EQ(mpk.pipelined_scratch_entries(), 0);
-        EXPECT_NE(mpk.describe().find("pipelined: teams="), std::string::npos) << mpk.describe();
-        for (int run = 0; run < 3; ++run)
-          EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + run), 1.0);
-        EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::persistent, seed + 5), 1.0);  // shared counters
-        EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + 6), 1.0);
-      }
+        for (std::size_t scratch : {std::size_t{0}, std::size_t{1}})
+          for (int per_pass : {0, 3}) {
+            SCOPED_TRACE(std::string(mpk::to_string(f)) + " nrows " + std::to_string(a.nrows) + " scratch " +
+                         std::to_string(scratch) + " rows_in_flight " + std::to_string(rows_in_flight) +
+                         " powers_per_pass " + std::to_string(per_pass));
+            mpk::MpkOptions o;
+            o.powers = 8;
+            o.rows_per_block = 128;  // one block
+            o.matrix.format = f;
+            o.matrix.baseline = spmv::SpmvAlgorithm::csr_v1;
+            o.pipelined_scratch_bytes = scratch;
+            o.pipelined_rows_in_flight = rows_in_flight;
+            o.pipelined_powers_per_pass = per_pass;
+            if (rows_in_flight == 2) o.vector_length = 1;  // pairs need one lane per row
+            MpkD mpk(a, o);
+            // One pass of all 8 powers by the rule (reach 0); else 3 + 3 + 2, each pass a launch.
+            EXPECT_EQ(mpk.pipelined_passes(), per_pass == 0 ? std::vector<int>{8} : (std::vector<int>{3, 3, 2}));
+            EXPECT_NE(mpk.describe().find(per_pass == 0 ? "passes=8" : "passes=3+3+2"), std::string::npos)
+                << mpk.describe();
+            EXPECT_EQ(mpk.pipelined_rows_in_flight(), rows_in_flight);
+            EXPECT_NE(mpk.describe().find("rows_in_flight=" + std::to_string(rows_in_flight)), std::string::npos)
+                << mpk.describe();
+            ASSERT_TRUE(mpk.pipelined_fallback().empty()) << mpk.pipelined_fallback();
+            EXPECT_EQ(mpk.pipelined_reach(), 0);
+            EXPECT_GE(mpk.pipelined_teams(), 1);
+            const offset_t entries = mpk.matrix().stored_entries(0, a.nrows);
+            EXPECT_GE(entries, a.nnz());
+            if (scratch == 0)
+              EXPECT_EQ(mpk.pipelined_scratch_entries(), entries);  // the whole block is kept
+            else
+              EXPECT_EQ(mpk.pipelined_scratch_entries(), 0);
+            EXPECT_NE(mpk.describe().find("pipelined: teams="), std::string::npos) << mpk.describe();
+            for (int run = 0; run < 3; ++run)
+              EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + run), 1.0);
+            EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::persistent, seed + 5), 1.0);  // shared counters
+            EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + 6), 1.0);
+          }
     }
   }
 }
@@ -418,43 +421,44 @@ TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
                                 {gen::stencil_7pt(40, 36, 32, seed), 512, 1024, 4 << 20}};
   for (const auto& [a, rows_per_block, dependency_rows, cache_bytes] : cases) {
     for (int p : {2, 7})
-    for (int per_pass : {0, 2}) {
-      SCOPED_TRACE("nrows " + std::to_string(a.nrows) + " rows_per_block " + std::to_string(rows_per_block) + " p " +
-                   std::to_string(p) + " powers_per_pass " + std::to_string(per_pass));
-      mpk::MpkOptions o = test::tiny_group_options(p, cache_bytes);
-      o.rows_per_block = rows_per_block;
-      o.dependency_rows = dependency_rows;
-      o.pipelined_powers_per_pass = per_pass;
-      MpkD mpk(a, o);
-      ASSERT_GT(mpk.pipelined_reach(), 0);
-      if (mpk.pipelined_fallback().empty()) {  // every needed block of a pass held at once, or all blocks
-        const long long row_blocks = mpk.blocks() / mpk.powers();
-        const auto& passes = mpk.pipelined_passes();
-        ASSERT_FALSE(passes.empty());
-        EXPECT_EQ(std::accumulate(passes.begin(), passes.end(), 0), p);
-        const int q = *std::max_element(passes.begin(), passes.end());
-        if (per_pass) EXPECT_EQ(q, per_pass);
-        // The rule splits only where teams cycle through the blocks and all p do not fit, or more
-        // than 60 % of the teams would wait; then it takes the most powers within both.
-        const long long r = mpk.pipelined_guaranteed_teams();  // R of the plan
-        const bool cycling = r < row_blocks;
-        if (per_pass == 0 && q < p)
-          EXPECT_TRUE(cycling && (r < (p - 1) * mpk.pipelined_reach() + 1 || (p - 1) * mpk.pipelined_reach() > 0.6 * r))
-              << mpk.describe();
-        if (per_pass == 0 && q > 2 && cycling) EXPECT_LE((q - 1) * mpk.pipelined_reach(), 0.6 * r) << mpk.describe();
-        EXPECT_GE(r, std::min((q - 1) * mpk.pipelined_reach() + 1, row_blocks));
-        EXPECT_GE(mpk.pipelined_teams(), r);  // the launch holds at least R teams, at most the blocks
-        EXPECT_LE(mpk.pipelined_teams(), row_blocks);
-        EXPECT_GT(mpk.pipelined_scratch_entries(), 0);
-        EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::pipelined);
-      } else {
-        EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::persistent);
-        EXPECT_NE(mpk.pipelined_fallback().find("teams must run at once"), std::string::npos)
-            << mpk.pipelined_fallback();
-        EXPECT_NE(mpk.describe().find("pipelined: runs persistent ("), std::string::npos) << mpk.describe();
+      for (int per_pass : {0, 2}) {
+        SCOPED_TRACE("nrows " + std::to_string(a.nrows) + " rows_per_block " + std::to_string(rows_per_block) + " p " +
+                     std::to_string(p) + " powers_per_pass " + std::to_string(per_pass));
+        mpk::MpkOptions o = test::tiny_group_options(p, cache_bytes);
+        o.rows_per_block = rows_per_block;
+        o.dependency_rows = dependency_rows;
+        o.pipelined_powers_per_pass = per_pass;
+        MpkD mpk(a, o);
+        ASSERT_GT(mpk.pipelined_reach(), 0);
+        if (mpk.pipelined_fallback().empty()) {  // every needed block of a pass held at once, or all blocks
+          const long long row_blocks = mpk.blocks() / mpk.powers();
+          const auto& passes = mpk.pipelined_passes();
+          ASSERT_FALSE(passes.empty());
+          EXPECT_EQ(std::accumulate(passes.begin(), passes.end(), 0), p);
+          const int q = *std::max_element(passes.begin(), passes.end());
+          if (per_pass) EXPECT_EQ(q, per_pass);
+          // The rule splits only where teams cycle through the blocks and all p do not fit, or more
+          // than 60 % of the teams would wait; then it takes the most powers within both.
+          const long long r = mpk.pipelined_guaranteed_teams();  // R of the plan
+          const bool cycling = r < row_blocks;
+          if (per_pass == 0 && q < p)
+            EXPECT_TRUE(cycling &&
+                        (r < (p - 1) * mpk.pipelined_reach() + 1 || (p - 1) * mpk.pipelined_reach() > 0.6 * r))
+                << mpk.describe();
+          if (per_pass == 0 && q > 2 && cycling) EXPECT_LE((q - 1) * mpk.pipelined_reach(), 0.6 * r) << mpk.describe();
+          EXPECT_GE(r, std::min((q - 1) * mpk.pipelined_reach() + 1, row_blocks));
+          EXPECT_GE(mpk.pipelined_teams(), r);  // the launch holds at least R teams, at most the blocks
+          EXPECT_LE(mpk.pipelined_teams(), row_blocks);
+          EXPECT_GT(mpk.pipelined_scratch_entries(), 0);
+          EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::pipelined);
+        } else {
+          EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::persistent);
+          EXPECT_NE(mpk.pipelined_fallback().find("teams must run at once"), std::string::npos)
+              << mpk.pipelined_fallback();
+          EXPECT_NE(mpk.describe().find("pipelined: runs persistent ("), std::string::npos) << mpk.describe();
+        }
+        EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::pipelined}, 3, seed), 1.0);
       }
-      EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::pipelined}, 3, seed), 1.0);
-    }
   }
 }
 
@@ -489,7 +493,9 @@ TEST(MatrixPower, AutomaticTimesCandidatesTheModelPutsCloseBehindBackToBack) {
   const double tiles = static_cast<double>(MpkD(a, o).schedule().ngroups()) * p;
   // Data terms ~0 and 1 us launches: back_to_back 4 us, blocked 1 us per launch, graph out of
   // reach, persistent (and pipelined, which equals it where it would run persistent) 1 us + the tiles' syncs.
-  auto model_with_persistent_us = [&](double us) { return mpk::MpkDeviceModel{1e12, 2.5, 1.0, 1e6, (us - 1.0) / tiles}; };
+  auto model_with_persistent_us = [&](double us) {
+    return mpk::MpkDeviceModel{1e12, 2.5, 1.0, 1e6, (us - 1.0) / tiles};
+  };
 
   o.model = model_with_persistent_us(5.0);  // 1.25 x back_to_back
   MpkD close(a, o);
@@ -547,7 +553,8 @@ TEST(MatrixPower, BadInputsAreRefused) {
   {
     auto bad = gen::band_matrix(5, 1, 1);
     bad.col_idx(1) = 9;
-    expect_message([&] { MpkD m(bad, test::tiny_group_options(2)); }, "mpk matrix: column index 9 out of range in row 0");
+    expect_message([&] { MpkD m(bad, test::tiny_group_options(2)); },
+                   "mpk matrix: column index 9 out of range in row 0");
   }
   auto options = [](auto edit) {
     mpk::MpkOptions o = test::tiny_group_options(2);
@@ -555,15 +562,22 @@ TEST(MatrixPower, BadInputsAreRefused) {
     return o;
   };
   expect_message([&] { MpkD m(a, options([](auto& o) { o.powers = 0; })); }, "powers must be in [1, 4096] (got 0)");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.cache_fraction = 0; })); }, "mpk: cache_fraction must be in (0, 16] (got 0.000000)");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.skew = 3; })); }, "mpk: wavefront skew must be 1 or 2 (got 3)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.cache_fraction = 0; })); },
+                 "mpk: cache_fraction must be in (0, 16] (got 0.000000)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.skew = 3; })); },
+                 "mpk: wavefront skew must be 1 or 2 (got 3)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.align_rows = -1; })); }, "mpk: align_rows must be >= 0");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.rows_per_block = -1; })); }, "mpk: rows_per_block must be >= 0");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.dependency_rows = -1; })); }, "mpk: dependency_rows must be >= 0");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.vector_length = 3; })); }, "mpk: vector_length 3 must be a power of two <= ");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); }, "mpk: persistent_teams must be >= 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.rows_per_block = -1; })); },
+                 "mpk: rows_per_block must be >= 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.dependency_rows = -1; })); },
+                 "mpk: dependency_rows must be >= 0");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.vector_length = 3; })); },
+                 "mpk: vector_length 3 must be a power of two <= ");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.persistent_teams = -2; })); },
+                 "mpk: persistent_teams must be >= 0");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.spin_limit = 0; })); }, "mpk: spin_limit must be >= 1");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.row_batch = 4; })); }, "row_batch must be 0 (the rule), 1, 8 or 16 (got 4)");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.row_batch = 4; })); },
+                 "row_batch must be 0 (the rule), 1, 8 or 16 (got 4)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.pipelined_rows_in_flight = 3; })); },
                  "pipelined_rows_in_flight must be 0 (the rule), 1 or 2 (got 3)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.pipelined_powers_per_pass = 3; })); },
@@ -574,13 +588,14 @@ TEST(MatrixPower, BadInputsAreRefused) {
     expect_message(
         [&] {
           MpkD m(a, options([](auto& o) {
-            o.vector_length = 2;
-            o.pipelined_rows_in_flight = 2;
-          }));
+                   o.vector_length = 2;
+                   o.pipelined_rows_in_flight = 2;
+                 }));
         },
         "pipelined_rows_in_flight 2 needs one vector lane per row (vector_length is 2)");
   expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.sell_chunk = -1; })); }, "sell_chunk -1");
-  expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.index_bits = 8; })); }, "index_bits 8 must be 0, 16 or 32");
+  expect_message([&] { MpkD m(a, options([](auto& o) { o.matrix.index_bits = 8; })); },
+                 "index_bits 8 must be 0, 16 or 32");
   expect_message(
       [&] {
         mpk::MpkOptions o = test::tiny_group_options(2);
@@ -588,14 +603,18 @@ TEST(MatrixPower, BadInputsAreRefused) {
         MpkD m(a, o);
       },
       "mpk cost model: memory_gbs and cache_speedup must be positive");
-  expect_message([&] { MpkD m(std::shared_ptr<MpkD::Matrix>(), test::tiny_group_options(2)); }, "mpk: no level-ordered matrix given");
+  expect_message([&] { MpkD m(std::shared_ptr<MpkD::Matrix>(), test::tiny_group_options(2)); },
+                 "mpk: no level-ordered matrix given");
 
   MpkD mpk(a, test::tiny_group_options(2));
   Kokkos::View<double*, test::Mem> x("x", 20), short_x("x", 19);
   MpkD::MultiVector y("y", 20, 3), narrow("y", 20, 2), tall("y", 21, 3);
-  expect_message([&] { mpk.apply(MpkVariant::blocked, short_x, y); }, "mpk apply: x has 19 entries, the matrix has 20 rows");
-  expect_message([&] { mpk.apply(MpkVariant::blocked, x, narrow); }, "mpk apply: Y is 20 x 2, expected n x (p+1) = 20 x 3");
-  expect_message([&] { mpk.apply(MpkVariant::blocked, x, tall); }, "mpk apply: Y is 21 x 3, expected n x (p+1) = 20 x 3");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, short_x, y); },
+                 "mpk apply: x has 19 entries, the matrix has 20 rows");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, x, narrow); },
+                 "mpk apply: Y is 20 x 2, expected n x (p+1) = 20 x 3");
+  expect_message([&] { mpk.apply(MpkVariant::blocked, x, tall); },
+                 "mpk apply: Y is 21 x 3, expected n x (p+1) = 20 x 3");
 }
 
 TEST(MatrixPower, VariantAndFormatNames) {
@@ -608,9 +627,11 @@ TEST(MatrixPower, VariantAndFormatNames) {
     mpk::parse_variant("fast");
     ADD_FAILURE();
   } catch (const InvalidArgument& e) {
-    EXPECT_STREQ(e.what(), "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, pipelined, automatic)");
+    EXPECT_STREQ(e.what(),
+                 "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, pipelined, automatic)");
   }
-  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::parse_format("ell"), InvalidArgument, "unknown MPK format 'ell' (valid: csr, sell, automatic)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::parse_format("ell"), InvalidArgument,
+                                "unknown MPK format 'ell' (valid: csr, sell, automatic)");
   for (mpk::MpkOrdering o : {mpk::MpkOrdering::bfs, mpk::MpkOrdering::input, mpk::MpkOrdering::automatic})
     EXPECT_EQ(mpk::parse_ordering(mpk::to_string(o)), o);
   try {

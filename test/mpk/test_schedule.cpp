@@ -49,8 +49,8 @@ TEST(MpkSchedule, WavefrontOrdersAreLegalForEverySkewAndPower) {
 
 TEST(MpkSchedule, SkewOneIsRaceDiagonalAndSkewTwoBatchesIndependentTiles) {
   const MpkSchedule race = mpk::make_wavefront_schedule({0, 1, 2, 3, 4}, 3, 1);
-  const std::vector<Tile> expected{{0, 1}, {1, 1}, {0, 2}, {2, 1}, {1, 2}, {0, 3}, {3, 1}, {2, 2},
-                                   {1, 3}, {3, 2}, {2, 3}, {3, 3}};
+  const std::vector<Tile> expected{{0, 1}, {1, 1}, {0, 2}, {2, 1}, {1, 2}, {0, 3},
+                                   {3, 1}, {2, 2}, {1, 3}, {3, 2}, {2, 3}, {3, 3}};
   EXPECT_EQ(race.order, expected);
   const MpkSchedule batched = mpk::make_wavefront_schedule({0, 1, 2, 3, 4}, 3, 2);
   // Step s holds tiles (s - 2(k-1), k): steps 0..7.
@@ -75,10 +75,13 @@ TEST(MpkSchedule, CheckerRejectsBrokenSchedules) {
     // Tiles 0 and 1 are (0,1), (1,1); tile 2 is (0,2): put (1,1) and (0,2) in one launch.
     s.launch_offsets.erase(s.launch_offsets.begin() + 2);
     const std::string v = mpk::schedule_violation(s, m.a);
-    EXPECT_NE(v.find("tile (group 0, power 2) runs in launch 1 but needs tile (group 1, power 1), which runs in launch 1"),
-              std::string::npos)
+    EXPECT_NE(
+        v.find("tile (group 0, power 2) runs in launch 1 but needs tile (group 1, power 1), which runs in launch 1"),
+        std::string::npos)
         << v;
-    PPSPARSE_EXPECT_THROW_MESSAGE(mpk::check_schedule(s, m.a), InvalidArgument, "mpk schedule: tile (group 0, power 2) runs in launch 1 but needs tile (group 1, power 1), which runs in launch 1");
+    PPSPARSE_EXPECT_THROW_MESSAGE(mpk::check_schedule(s, m.a), InvalidArgument,
+                                  "mpk schedule: tile (group 0, power 2) runs in launch 1 but needs tile (group 1, "
+                                  "power 1), which runs in launch 1");
   }
   {  // Two tiles swapped: a tile before its dependency.
     MpkSchedule s = mpk::make_wavefront_schedule(offsets, 4, 1);
@@ -112,7 +115,9 @@ TEST(MpkSchedule, CheckerRejectsBrokenSchedules) {
     const MpkSchedule s = mpk::make_wavefront_schedule(thin, 2, 2);
     const std::string v = mpk::schedule_violation(s, m.a);
     EXPECT_NE(v.find("rows may reference only their own and neighbouring groups"), std::string::npos) << v;
-    PPSPARSE_EXPECT_THROW_MESSAGE(mpk::check_schedule(s, m.a), InvalidArgument, "mpk schedule: row 0 (group 0) references column 2 (group 2); rows may reference only their own and neighbouring groups");
+    PPSPARSE_EXPECT_THROW_MESSAGE(mpk::check_schedule(s, m.a), InvalidArgument,
+                                  "mpk schedule: row 0 (group 0) references column 2 (group 2); rows may reference "
+                                  "only their own and neighbouring groups");
   }
   {  // Not square.
     const auto r = test::random_csr<double>(5, 6, 1, 2, seed);
@@ -145,9 +150,8 @@ TEST(MpkSchedule, MergeLevelsRespectsBudgetAlignmentAndAdjacency) {
           for (size_t k = 0; k + 1 < g.size(); ++k) {
             double sum = 0;
             for (ordinal_t r = g[k]; r < g[k + 1]; ++r) sum += bytes[r];
-            const bool one_level =
-                std::upper_bound(m.levels.begin(), m.levels.end(), g[k]) ==
-                std::lower_bound(m.levels.begin(), m.levels.end(), g[k + 1]);
+            const bool one_level = std::upper_bound(m.levels.begin(), m.levels.end(), g[k]) ==
+                                   std::lower_bound(m.levels.begin(), m.levels.end(), g[k + 1]);
             if (sum > budget && !one_level) {
               // Merging for adjacency can also make a group bigger; that only happens with
               // cuts inside levels, i.e. never without alignment on BFS levels.
@@ -176,16 +180,27 @@ TEST(MpkSchedule, MergeLevelsRepairsLevelsThatAreNotBfsLevels) {
 TEST(MpkSchedule, BadInputsAreRefused) {
   const auto a = gen::band_matrix(10, 1, 3);
   const std::vector<ordinal_t> lv{0, 5, 10};
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(a, {0, 5}, unit_bytes(10), 4, 1)), InvalidArgument, "mpk merge_levels: level offsets must run from 0 to the row count 10");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(a, {0, 6, 5, 10}, unit_bytes(10), 4, 1)), InvalidArgument, "mpk merge_levels: level offsets decrease at level 1");
-  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(9), 4, 1), InvalidArgument, "mpk merge_levels: row_bytes has 9 entries, expected 10");
-  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(10), 0, 1), InvalidArgument, "mpk merge_levels: the group size in bytes must be positive");
-  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(10), 4, 0), InvalidArgument, "mpk merge_levels: align must be >= 1 (got 0)");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(test::random_csr<double>(4, 5, 1, 2, 1), {0, 4}, unit_bytes(4), 4, 1)), InvalidArgument, "mpk merge_levels: the matrix is 4 x 5; matrix powers need a square matrix");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 10}, 0, 1)), InvalidArgument, "mpk: powers must be >= 1 (got 0)");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 10}, 2, 3)), InvalidArgument, "mpk: wavefront skew must be 1 or 2 (got 3)");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({1, 5, 10}, 2, 1)), InvalidArgument, "mpk schedule: group offsets must start at 0");
-  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 5, 10}, 2, 1)), InvalidArgument, "mpk schedule: group offsets must increase strictly (group 1 is empty or negative)");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(a, {0, 5}, unit_bytes(10), 4, 1)), InvalidArgument,
+                                "mpk merge_levels: level offsets must run from 0 to the row count 10");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::merge_levels(a, {0, 6, 5, 10}, unit_bytes(10), 4, 1)), InvalidArgument,
+                                "mpk merge_levels: level offsets decrease at level 1");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(9), 4, 1), InvalidArgument,
+                                "mpk merge_levels: row_bytes has 9 entries, expected 10");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(10), 0, 1), InvalidArgument,
+                                "mpk merge_levels: the group size in bytes must be positive");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mpk::merge_levels(a, lv, unit_bytes(10), 4, 0), InvalidArgument,
+                                "mpk merge_levels: align must be >= 1 (got 0)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      (mpk::merge_levels(test::random_csr<double>(4, 5, 1, 2, 1), {0, 4}, unit_bytes(4), 4, 1)), InvalidArgument,
+      "mpk merge_levels: the matrix is 4 x 5; matrix powers need a square matrix");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 10}, 0, 1)), InvalidArgument,
+                                "mpk: powers must be >= 1 (got 0)");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 10}, 2, 3)), InvalidArgument,
+                                "mpk: wavefront skew must be 1 or 2 (got 3)");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({1, 5, 10}, 2, 1)), InvalidArgument,
+                                "mpk schedule: group offsets must start at 0");
+  PPSPARSE_EXPECT_THROW_MESSAGE((mpk::make_wavefront_schedule({0, 5, 5, 10}, 2, 1)), InvalidArgument,
+                                "mpk schedule: group offsets must increase strictly (group 1 is empty or negative)");
   PPSPARSE_EXPECT_THROW_MESSAGE(mpk::live_groups(0, 1), InvalidArgument, "mpk: powers must be >= 1 (got 0)");
   EXPECT_EQ(mpk::live_groups(5, 1), 6);
   EXPECT_EQ(mpk::live_groups(5, 2), 11);

@@ -88,8 +88,9 @@ TEST(McpiVendorPeer, BadSystemsAreRefusedWithTheirReason) {
                                 "peer: block size nb = 65 is outside [1, 64]");
   auto short_r = in.device;
   short_r.R = Kokkos::View<double*, Mem>("R", 7);
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_colour_ordered_system(who, short_r, in.colour_offsets), InvalidArgument,
-                                "peer: the system's extents disagree (n = 80, nb = 3, O 80 x 80 blocks of 3, D 720 and R 7 entries)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      check_colour_ordered_system(who, short_r, in.colour_offsets), InvalidArgument,
+      "peer: the system's extents disagree (n = 80, nb = 3, O 80 x 80 blocks of 3, D 720 and R 7 entries)");
   std::vector<ordinal_t> offsets = in.colour_offsets;
   offsets.back() -= 1;
   PPSPARSE_EXPECT_THROW_MESSAGE(check_colour_ordered_system(who, in.device, offsets), InvalidArgument,

@@ -129,8 +129,10 @@ TEST(Coloring, UserColorsAreCheckedAndCompacted) {
   broken.n = 2;
   broken.row_ptr = {0, 1, 1};
   broken.adj = {1};
-  PPSPARSE_EXPECT_THROW_MESSAGE(color_distance1(broken), InvalidArgument, "color_distance1: graph: edge 0-1 is not symmetric");
-  PPSPARSE_EXPECT_THROW_MESSAGE((is_valid_coloring(broken, {0, 1})), InvalidArgument, "is_valid_coloring: graph: edge 0-1 is not symmetric");
+  PPSPARSE_EXPECT_THROW_MESSAGE(color_distance1(broken), InvalidArgument,
+                                "color_distance1: graph: edge 0-1 is not symmetric");
+  PPSPARSE_EXPECT_THROW_MESSAGE((is_valid_coloring(broken, {0, 1})), InvalidArgument,
+                                "is_valid_coloring: graph: edge 0-1 is not symmetric");
 }
 
 }  // namespace

@@ -81,7 +81,8 @@ TEST(Permutation, BadPermutationsAreRefused) {
               Permutation::from_old_to_new({-1, 0});
             }),
             "Permutation::from_old_to_new: entry 0 is -1, outside [0, 2)");
-  EXPECT_EQ(test::invalid_argument_message([] { Permutation::identity(-2); }), "Permutation::identity: size -2 is negative");
+  EXPECT_EQ(test::invalid_argument_message([] { Permutation::identity(-2); }),
+            "Permutation::identity: size -2 is negative");
   // A hand-built Permutation whose two maps disagree is caught where it is used.
   Permutation broken = Permutation::identity(3);
   std::swap(broken.new_to_old[0], broken.new_to_old[1]);
@@ -138,7 +139,8 @@ TEST(Permutation, CsrEqualsExplicitPAPt) {
   EXPECT_EQ(test::invalid_argument_message([&] { permute(rect, Permutation::identity(3)); }),
             "permute: matrix is 3 x 4, not square");
   const auto sq = test::random_csr<double>(4, 4, 1, 2, seed);
-  PPSPARSE_EXPECT_THROW_MESSAGE(permute(sq, Permutation::identity(5)), InvalidArgument, "permute(CSR): permutation has 5 new-to-old and 5 old-to-new entries, expected 4");
+  PPSPARSE_EXPECT_THROW_MESSAGE(permute(sq, Permutation::identity(5)), InvalidArgument,
+                                "permute(CSR): permutation has 5 new-to-old and 5 old-to-new entries, expected 4");
 }
 
 template <class S>
@@ -164,7 +166,8 @@ TEST(Permutation, BsrEqualsExplicitPAPtOnBlocks) {
   check_bsr_permutation<float>(seed);
   check_bsr_permutation<double>(seed);
   BsrMatrix<float, HostSpace> rect(2, 3, 2, 0);
-  PPSPARSE_EXPECT_THROW_MESSAGE(permute(rect, Permutation::identity(3)), InvalidArgument, "permute: block matrix is 3 x 2 blocks, not square");
+  PPSPARSE_EXPECT_THROW_MESSAGE(permute(rect, Permutation::identity(3)), InvalidArgument,
+                                "permute: block matrix is 3 x 2 blocks, not square");
 }
 
 TEST(Permutation, BlockSystemMovesODAndRTogether) {
@@ -183,7 +186,8 @@ TEST(Permutation, BlockSystemMovesODAndRTogether) {
   EXPECT_EQ(tr, to_new(r, p, nb));
   auto bad = s;
   bad.R = Kokkos::View<double*, HostSpace>("R", 2);
-  PPSPARSE_EXPECT_THROW_MESSAGE(permute(bad, p), InvalidArgument, "permute: block system of 18 block rows with nb 3 has inconsistent O, D or R sizes");
+  PPSPARSE_EXPECT_THROW_MESSAGE(permute(bad, p), InvalidArgument,
+                                "permute: block system of 18 block rows with nb 3 has inconsistent O, D or R sizes");
 }
 
 TEST(Permutation, GraphAndComposition) {
@@ -206,7 +210,8 @@ TEST(Permutation, GraphAndComposition) {
   const auto a = test::random_csr<double>(30, 30, 1, 6, seed);
   const auto f30 = random_permutation(30, seed + 3), t30 = random_permutation(30, seed + 4);
   EXPECT_EQ(dense(permute(permute(a, f30), t30)), dense(permute(a, compose(f30, t30))));
-  PPSPARSE_EXPECT_THROW_MESSAGE(compose(f30, Permutation::identity(31)), InvalidArgument, "compose: then: permutation has 31 new-to-old and 31 old-to-new entries, expected 30");
+  PPSPARSE_EXPECT_THROW_MESSAGE(compose(f30, Permutation::identity(31)), InvalidArgument,
+                                "compose: then: permutation has 31 new-to-old and 31 old-to-new entries, expected 30");
   // n = 0 and n = 1.
   EXPECT_EQ(permute(Graph{}, Permutation::identity(0)).n, 0);
   Graph one;

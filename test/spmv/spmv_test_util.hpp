@@ -50,7 +50,8 @@ inline std::vector<ordinal_t> random_columns(ordinal_t ncols, ordinal_t len, std
   std::vector<ordinal_t> all(static_cast<size_t>(ncols));
   for (ordinal_t c = 0; c < ncols; ++c) all[c] = c;
   len = std::min(len, ncols);
-  for (ordinal_t k = 0; k < len; ++k) std::swap(all[k], all[k + std::uniform_int_distribution<ordinal_t>(0, ncols - 1 - k)(rng)]);
+  for (ordinal_t k = 0; k < len; ++k)
+    std::swap(all[k], all[k + std::uniform_int_distribution<ordinal_t>(0, ncols - 1 - k)(rng)]);
   std::vector<ordinal_t> r(all.begin(), all.begin() + len);
   std::sort(r.begin(), r.end());
   return r;
@@ -141,9 +142,9 @@ void expect_matches_reference(const std::string& what, const CsrMatrix<S, HostSp
       size_t worst = 0;
       for (size_t i = 0; i < y.size(); ++i)
         if (!(std::fabs(y[i] - ref.y[i]) <= std::fabs(y[worst] - ref.y[worst]))) worst = i;
-      ADD_FAILURE() << what << ", alpha " << ab.alpha << ", beta " << ab.beta << ": error ratio " << ratio
-                    << " (row " << worst << ": got " << (y.empty() ? 0.0 : static_cast<double>(y[worst]))
-                    << ", expected " << (y.empty() ? 0.0 : ref.y[worst]) << ")";
+      ADD_FAILURE() << what << ", alpha " << ab.alpha << ", beta " << ab.beta << ": error ratio " << ratio << " (row "
+                    << worst << ": got " << (y.empty() ? 0.0 : static_cast<double>(y[worst])) << ", expected "
+                    << (y.empty() ? 0.0 : ref.y[worst]) << ")";
       return;
     }
   }

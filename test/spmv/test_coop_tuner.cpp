@@ -173,9 +173,9 @@ std::vector<MeasuredLandscape> measured_landscapes(const std::string& file) {
 }
 
 // The five committed H100 landscape sets, 14 matrices each.
-const std::vector<std::string> kH100LandscapeFiles{"coop_landscape_h100.txt", "coop_landscape_devtimer_h100.txt",
-                                                   "coop_landscape_plateau_h100.txt", "coop_landscape_20261123_h100.txt",
-                                                   "coop_landscape_20261123b_h100.txt"};
+const std::vector<std::string> kH100LandscapeFiles{
+    "coop_landscape_h100.txt", "coop_landscape_devtimer_h100.txt", "coop_landscape_plateau_h100.txt",
+    "coop_landscape_20261123_h100.txt", "coop_landscape_20261123b_h100.txt"};
 
 // The tuner's choice after 8 calls on l from its start, driven as SpmvOperator drives it, each
 // product's time scaled by 1 + noise (relative Gaussian noise of the distribution's sigma): the
@@ -235,8 +235,8 @@ TEST(CoopTuner, ReachesTwoPercentOnMeasuredH100LandscapesWithinEightCalls) {
   std::normal_distribution<double> noise(0.0, 0.01);
   CoopTunerOptions o;
   o.samples = 1;
-  o.runs_per_call = 1;  // one product per call: the noise as calibrated below
-  o.start_runs = 0;     // the first call measures the start
+  o.runs_per_call = 1;                    // one product per call: the noise as calibrated below
+  o.start_runs = 0;                       // the first call measures the start
   o.repeat_direction_from_shape = false;  // repeat halved first: the paper's tuner
   // Noisy runs that end more than 3 % slower than the start: a single sample 3 sigma fast can
   // adopt a worse point (tetmesh, third run: repeat 1 is 4 % slower than the start's repeat 2).
@@ -368,7 +368,8 @@ TEST(CoopTuner, StartRunsAndLocalColumnsMissLessOnMeasuredLandscapes) {
 // Two level steps in a row are not walked through.
 TEST(CoopTuner, PlateauWalkCrossesOneLevelStep) {
   const CoopSearchSpace cpu{1, {1}, 64};
-  const std::map<int, double> along_repeat{{1, 1.10}, {2, 1.08}, {4, 1.00}, {8, 1.005}, {16, 0.97}, {32, 1.2}, {64, 1.3}};
+  const std::map<int, double> along_repeat{{1, 1.10},  {2, 1.08}, {4, 1.00}, {8, 1.005},
+                                           {16, 0.97}, {32, 1.2}, {64, 1.3}};
   auto cost = [&](const CoopParams& p) { return along_repeat.at(p.repeat); };
   CoopTunerOptions o;
   o.samples = 1;
@@ -403,8 +404,9 @@ TEST(CoopTuner, NeverWorseThanStartOnArbitraryCosts) {
       if (it == table.end()) it = table.emplace(key, std::uniform_real_distribution<double>(1.0, 2.0)(rng)).first;
       return it->second;
     };
-    const CoopParams start{1 << std::uniform_int_distribution<int>(0, 5)(rng), 1 << std::uniform_int_distribution<int>(0, 6)(rng),
-                           space.block_sizes[std::uniform_int_distribution<size_t>(0, space.block_sizes.size() - 1)(rng)]};
+    const CoopParams start{
+        1 << std::uniform_int_distribution<int>(0, 5)(rng), 1 << std::uniform_int_distribution<int>(0, 6)(rng),
+        space.block_sizes[std::uniform_int_distribution<size_t>(0, space.block_sizes.size() - 1)(rng)]};
     CoopTunerOptions o;
     o.samples = 1 + trial % 3;
     o.max_steps = 4 + trial % 20;
@@ -437,8 +439,13 @@ TEST(CoopTuner, MedianIgnoresOutliersAndNoiseStaysBounded) {
   const double eps = 0.03;
   for (int trial = 0; trial < 100; ++trial) {
     const CoopParams start{4, 8, 128};
-    PaperLikeCost cost{std::uniform_int_distribution<int>(1, 3)(rng), std::uniform_int_distribution<int>(1, 5)(rng), 2,
-                       0.3, 0.05, 0.01, space.block_sizes};
+    PaperLikeCost cost{std::uniform_int_distribution<int>(1, 3)(rng),
+                       std::uniform_int_distribution<int>(1, 5)(rng),
+                       2,
+                       0.3,
+                       0.05,
+                       0.01,
+                       space.block_sizes};
     CoopTunerOptions o;
     o.samples = 3;
     // Deterministic cost, but the first run of every candidate is 10x slow (a cold start):
@@ -496,52 +503,87 @@ TEST(CoopTuner, StartThatIsBestIsKept) {
 
 TEST(CoopTuner, RejectsBadInput) {
   const auto space = gpu_like_space();
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({3, 1, 128}, space); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({3, 1, 128}, space);
+            }),
             "CoopTuner start: coop = 3 must be a power of two in [1, 32] (the vector width of this execution space)");
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 0, 128}, space); }), "CoopTuner start: repeat = 0 must be >= 1");
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({8, 1, 100}, space); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({4, 0, 128}, space);
+            }),
+            "CoopTuner start: repeat = 0 must be >= 1");
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({8, 1, 100}, space);
+            }),
             "CoopTuner start: block_size = 100 must be a positive multiple of coop = 8");
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 160}, space); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({4, 1, 160}, space);
+            }),
             "CoopTuner: start block_size = 160 is not one of the search space's block sizes");
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{0, 16, 0.0}); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, space, CoopTunerOptions{0, 16, 0.0});
+            }),
             "CoopTuner: samples = 0 must be >= 1");
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 0, 0.0}); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 0, 0.0});
+            }),
             "CoopTuner: max_steps = 0 must be >= 1");
-  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, -0.5}); }).find("min_gain"),
+  EXPECT_NE(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, -0.5});
+            }).find("min_gain"),
             std::string::npos);
-  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, 0.0, 1.5}); })
-                .find("plateau_tolerance = 1.500000 must be in [0, 1)"),
+  EXPECT_NE(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, space, CoopTunerOptions{1, 4, 0.0, 1.5});
+            }).find("plateau_tolerance = 1.500000 must be in [0, 1)"),
             std::string::npos);
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, CoopSearchSpace{32, {}, 64}); }), "CoopTuner: empty search space");
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, CoopSearchSpace{32, {}, 64});
+            }),
+            "CoopTuner: empty search space");
   CoopTuner t({4, 1, 128}, space);
-  EXPECT_NE(invalid_argument_message([&] { t.record(-1.0); }).find("is not a finite nonnegative number"), std::string::npos);
-  EXPECT_NE(invalid_argument_message([&] { t.record(std::nan("")); }).find("is not a finite nonnegative number"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { t.record(-1.0); }).find("is not a finite nonnegative number"),
+            std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { t.record(std::nan("")); }).find("is not a finite nonnegative number"),
+            std::string::npos);
   CoopTunerOptions three;
   three.runs_per_call = 3;
   CoopTuner t3({4, 1, 128}, space, three);
-  EXPECT_EQ(invalid_argument_message([&] { t3.record_call({1e-3, 2e-3}); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              t3.record_call({1e-3, 2e-3});
+            }),
             "CoopTuner::record_call: 2 run times, expected runs_per_call = 3 (or 1 that decides its step)");
   // The start's time is the reference: one run never decides it.
   EXPECT_EQ(invalid_argument_message([&] { t3.record_call({1e-3}); }),
             "CoopTuner::record_call: 1 run time, expected runs_per_call = 3 (or 1 that decides its step)");
-  EXPECT_NE(invalid_argument_message([&] { t3.record_call({1e-3, -1.0, 2e-3}); }).find("is not a finite nonnegative number"),
+  EXPECT_NE(invalid_argument_message([&] {
+              t3.record_call({1e-3, -1.0, 2e-3});
+            }).find("is not a finite nonnegative number"),
             std::string::npos);
   CoopTunerOptions one;
   one.runs_per_call = 1;
   CoopTuner t1({4, 1, 128}, space, one);
-  EXPECT_EQ(invalid_argument_message([&] { t1.record_call({1e-3, 2e-3}); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              t1.record_call({1e-3, 2e-3});
+            }),
             "CoopTuner::record_call: 2 run times, expected runs_per_call = 1");
   EXPECT_EQ(t.calls(), 0);
   EXPECT_EQ(t3.calls(), 0);
   CoopTunerOptions o;
   o.runs_per_call = 0;
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, o); }), "CoopTuner: runs_per_call = 0 must be >= 1");
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, space, o);
+            }),
+            "CoopTuner: runs_per_call = 0 must be >= 1");
   o.runs_per_call = 3;
   o.single_run_margin = -0.1;
-  EXPECT_EQ(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, o); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, space, o);
+            }),
             "CoopTuner: single_run_margin = -0.100000 must be >= 0");
   o.single_run_margin = std::nan("");
-  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 1, 128}, space, o); }).find("single_run_margin"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] {
+              CoopTuner({4, 1, 128}, space, o);
+            }).find("single_run_margin"),
+            std::string::npos);
 }
 
 // One run decides a step only when it fails the step by the margin: after a start of 1 ms
@@ -584,7 +626,8 @@ TEST(CoopTuner, NormalisedTimesFollowTheBestsRecordedTime) {
   t.record_call({2e-3});
   EXPECT_TRUE(t.wants_pair());
   EXPECT_DOUBLE_EQ(t.normalised(5.5e-3, 5e-3), 2.2e-3);
-  EXPECT_NE(invalid_argument_message([&] { t.normalised(0.0, 1e-3); }).find("is not a finite positive number"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { t.normalised(0.0, 1e-3); }).find("is not a finite positive number"),
+            std::string::npos);
   EXPECT_NE(invalid_argument_message([&] { t.normalised(1e-3, std::nan("")); }).find("is not a finite positive number"),
             std::string::npos);
   t.record_call({t.normalised(4e-3, 5e-3)});  // 20 % faster than the best, in a slow moment
@@ -605,9 +648,13 @@ TEST(CoopTuner, RecordStartTakesTheMedianAndIsNotACall) {
   o.start_runs = 3;
   CoopTuner t({4, 8, 128}, gpu_like_space(), o);
   EXPECT_TRUE(t.wants_start_runs());
-  EXPECT_NE(invalid_argument_message([&] { t.record_start({1e-3, 2e-3}); }).find("expected start_runs = 3"),
+  EXPECT_NE(invalid_argument_message([&] {
+              t.record_start({1e-3, 2e-3});
+            }).find("expected start_runs = 3"),
             std::string::npos);
-  EXPECT_NE(invalid_argument_message([&] { t.record_start({1e-3, -1.0, 2e-3}); }).find("is not a finite nonnegative"),
+  EXPECT_NE(invalid_argument_message([&] {
+              t.record_start({1e-3, -1.0, 2e-3});
+            }).find("is not a finite nonnegative"),
             std::string::npos);
   t.record_start({5e-3, 1e-3, 2e-3});
   EXPECT_FALSE(t.wants_start_runs());
@@ -617,7 +664,9 @@ TEST(CoopTuner, RecordStartTakesTheMedianAndIsNotACall) {
   EXPECT_DOUBLE_EQ(t.start_run_seconds(), 8e-3);
   ASSERT_EQ(t.history().size(), 1u);
   EXPECT_NE(t.candidate(), (CoopParams{4, 8, 128}));
-  EXPECT_NE(invalid_argument_message([&] { t.record_start({1e-3, 1e-3, 1e-3}); }).find("measured already"),
+  EXPECT_NE(invalid_argument_message([&] {
+              t.record_start({1e-3, 1e-3, 1e-3});
+            }).find("measured already"),
             std::string::npos);
   t.record_call({1e-3});  // the first call: a step, faster than the start's median
   EXPECT_EQ(t.calls(), 1);
@@ -630,7 +679,9 @@ TEST(CoopTuner, RecordStartTakesTheMedianAndIsNotACall) {
   paper.record_call({2e-3});
   EXPECT_EQ(paper.start_seconds(), 2e-3);
   o.start_runs = -1;
-  EXPECT_NE(invalid_argument_message([&] { CoopTuner({4, 8, 128}, gpu_like_space(), o); }).find("start_runs = -1"),
+  EXPECT_NE(invalid_argument_message([&] {
+              CoopTuner({4, 8, 128}, gpu_like_space(), o);
+            }).find("start_runs = -1"),
             std::string::npos);
 }
 

@@ -143,7 +143,8 @@ TYPED_TEST(SpmvKernels, SellEveryChunkAndScope) {
         const auto sd = copy_to<Mem>(csr_to_sell(a, C, sigma));
         for (const auto loads : {spmv::MatrixLoads::streaming, spmv::MatrixLoads::cached})
           expect_matches_reference<S>(
-              "sell C=" + std::to_string(C) + " sigma=" + std::to_string(sigma) + " on " + m.name + loads_name(loads), a,
+              "sell C=" + std::to_string(C) + " sigma=" + std::to_string(sigma) + " on " + m.name + loads_name(loads),
+              a,
               [&](S alpha, const auto& x, S beta, const auto& y) {
                 spmv::sell_spmv(Exec(), alpha, sd, x, beta, y, loads);
               },
@@ -211,11 +212,11 @@ TEST(SpmvKernels, SellIgnoresPaddingEvenWithInfInX) {
 
 TEST(SpmvKernels, FixedRuleFollowsThePaper) {
   // coop: smallest power of two >= sqrt(average row length), capped at W.
-  EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000, 32, 1000, true).coop, 2);    // avg 4 -> sqrt 2
-  EXPECT_EQ(spmv::coop_fixed_rule(1000, 27000, 32, 1000, true).coop, 8);   // avg 27 -> 5.2 -> 8
+  EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000, 32, 1000, true).coop, 2);      // avg 4 -> sqrt 2
+  EXPECT_EQ(spmv::coop_fixed_rule(1000, 27000, 32, 1000, true).coop, 8);     // avg 27 -> 5.2 -> 8
   EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000000, 32, 1000, true).coop, 32);  // capped
-  EXPECT_EQ(spmv::coop_fixed_rule(1000, 27000, 1, 1000, false).coop, 1);   // CPU: W = 1
-  EXPECT_EQ(spmv::coop_fixed_rule(1000, 0, 32, 1000, true).coop, 1);       // empty rows
+  EXPECT_EQ(spmv::coop_fixed_rule(1000, 27000, 1, 1000, false).coop, 1);     // CPU: W = 1
+  EXPECT_EQ(spmv::coop_fixed_rule(1000, 0, 32, 1000, true).coop, 1);         // empty rows
   EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000, 32, 1000, true).block_size, 128);
   EXPECT_EQ(spmv::coop_fixed_rule(1000, 4000, 1, 1, false).block_size, 1);
   // Enough teams: 16 * concurrency / block_size of them, repeat as large as that allows.
@@ -223,7 +224,7 @@ TEST(SpmvKernels, FixedRuleFollowsThePaper) {
   const long long rows_per_team = static_cast<long long>(p.block_size / p.coop) * p.repeat;
   EXPECT_GE((10'000'000 + rows_per_team - 1) / rows_per_team, 16LL * 270'336 / 128);
   EXPECT_LT((10'000'000 + 2 * rows_per_team - 1) / (2 * rows_per_team), 16LL * 270'336 / 128);
-  EXPECT_EQ(spmv::coop_fixed_rule(100, 700, 32, 270'336, true).repeat, 1);  // small: one row per group
+  EXPECT_EQ(spmv::coop_fixed_rule(100, 700, 32, 270'336, true).repeat, 1);         // small: one row per group
   EXPECT_EQ(spmv::coop_fixed_rule(1'000'000, 7'000'000, 1, 1, false).repeat, 32);  // capped
 }
 

@@ -13,7 +13,8 @@ namespace {
 
 TEST(SpmvSharedMatrices, EveryAlgorithmMatchesTheReference) {
   const auto dir = shared_dir();
-  if (dir.empty() || !std::filesystem::exists(dir / "matrices")) GTEST_SKIP() << "no ../shared/matrices beside the checkout";
+  if (dir.empty() || !std::filesystem::exists(dir / "matrices"))
+    GTEST_SKIP() << "no ../shared/matrices beside the checkout";
   const auto seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   int files = 0;

@@ -27,9 +27,11 @@ using spmv::SpmvOperator;
 // reference (expect_matches_reference, which also calls with alpha = 0: not timed). Each call
 // runs through around(apply), for tests that watch a call from both sides.
 template <class Host>
-void tune_checking_each_call(SpmvOperator<Exec, double>& op, const Host& host, std::uint64_t seed, int max_calls,
-                             const std::function<void(const std::function<void()>&)>& around =
-                                 [](const std::function<void()>& apply) { apply(); }) {
+void tune_checking_each_call(
+    SpmvOperator<Exec, double>& op, const Host& host, std::uint64_t seed, int max_calls,
+    const std::function<void(const std::function<void()>&)>& around = [](const std::function<void()>& apply) {
+      apply();
+    }) {
   for (int calls = 0; !op.tuner()->done() && calls < max_calls; ++calls)
     expect_matches_reference<double>(
         "tuning call " + std::to_string(calls), host,
@@ -45,7 +47,8 @@ TEST(SpmvOperator, AlgorithmNamesRoundTrip) {
             "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
   EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_algorithm(""); }),
             "unknown SpMV algorithm '' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
-  PPSPARSE_EXPECT_THROW_MESSAGE(spmv::parse_spmv_algorithm("CSR_V1"), InvalidArgument, "unknown SpMV algorithm 'CSR_V1' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(spmv::parse_spmv_algorithm("CSR_V1"), InvalidArgument,
+                                "unknown SpMV algorithm 'CSR_V1' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
 }
 
 template <class S>
@@ -192,7 +195,8 @@ TEST(SpmvOperator, TuningCallsJudgeTheMedianOfTheirRuns) {
   for (const auto& [p, seconds] : op.tuner()->history()) EXPECT_NEAR(seconds, cost(p), 1e-9) << p.to_string();
   // Tuned: one product per call, no clock reads.
   expect_matches_reference<double>(
-      "tuned", host, [&](double alpha, const auto& x, double beta, const auto& y) { op.apply(alpha, x, beta, y); }, seed);
+      "tuned", host, [&](double alpha, const auto& x, double beta, const auto& y) { op.apply(alpha, x, beta, y); },
+      seed);
   EXPECT_EQ(reads, 2 * 3 * (timed + 1));
   options.tuner.runs_per_call = 0;
   EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, options); }),
@@ -306,8 +310,10 @@ TEST(SpmvOperator, RejectsWrongVectors) {
     SpmvOperator<Exec, double> op(alg, a);
     const std::string who = op.algorithm() == SpmvAlgorithm::sell ? "sell_spmv" : spmv::to_string(op.algorithm());
     Kokkos::View<double*, Mem> x("x", 4), y("y", 5), x_short("x", 3), y_long("y", 6), both("both", 9);
-    EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, x_short, 0.0, y); }), who + ": x has 3 entries, the matrix has 4 columns");
-    EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, x, 0.0, y_long); }), who + ": y has 6 entries, the matrix has 5 rows");
+    EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, x_short, 0.0, y); }),
+              who + ": x has 3 entries, the matrix has 4 columns");
+    EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, x, 0.0, y_long); }),
+              who + ": y has 6 entries, the matrix has 5 rows");
     const auto xo = Kokkos::subview(both, std::make_pair(0, 4));
     const auto yo = Kokkos::subview(both, std::make_pair(3, 8));
     EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, xo, 0.0, yo); }),
@@ -364,8 +370,9 @@ TEST(SpmvOperator, RejectsBadOptions) {
             "csr_v2 options: team_threads = -2 must be >= 1");
   o = {};
   o.csr_v2.vector_length = 3;
-  EXPECT_NE(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); })
-                .find("csr_v2 options: vector_length = 3 must be a power of two"),
+  EXPECT_NE(message_of<Error>([&] {
+              SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o);
+            }).find("csr_v2 options: vector_length = 3 must be a power of two"),
             std::string::npos);
   o = {};
   o.csr_v2.tile_nnz = 100;
@@ -381,8 +388,9 @@ TEST(SpmvOperator, RejectsBadOptions) {
   EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, o); }),
             "csr_coop setup: repeat = 0 must be >= 1");
   o.coop = spmv::CoopParams{128, 1, 128};
-  EXPECT_NE(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, o); })
-                .find("csr_coop setup: coop = 128 must be a power of two in [1, "),
+  EXPECT_NE(message_of<Error>([&] {
+              SpmvOperator<Exec, double>(SpmvAlgorithm::csr_coop, a, o);
+            }).find("csr_coop setup: coop = 128 must be a power of two in [1, "),
             std::string::npos);
   o = {};
   o.sell.C = -1;
@@ -396,22 +404,29 @@ TEST(SpmvOperator, RejectsBadOptions) {
   o.sell.hyb_row_max = -2;
   EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, o); }),
             "sell options: hyb_row_max = -2 must be >= 1, 0 (pure SELL) or -1 (automatic)");
-  EXPECT_EQ(message_of<Error>([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 0); }),
-            "hyb setup: row_max = 0 must be >= 1");
-  EXPECT_EQ(message_of<Error>([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 2, 8); }),
+  EXPECT_EQ(
+      message_of<Error>([&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 0); }),
+      "hyb setup: row_max = 0 must be >= 1");
+  EXPECT_EQ(message_of<Error>(
+                [&] { spmv::make_hyb<Exec, double, Mem>(Exec(), random_csr<double>(4, 4, 1, 2, 1), 8, 1, 2, 8); }),
             "hyb setup: index_bits = 8 must be 0, 16 or 32");
   // Direct kernel calls check their own parameters.
   Kokkos::View<double*, Mem> x("x", 20), y("y", 20);
-  EXPECT_EQ(message_of<Error>([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 0}); }),
+  EXPECT_EQ(message_of<Error>([&] {
+              spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 0});
+            }),
             "csr_coop: block_size = 0 must be a positive multiple of coop = 1");
   if (spmv::coop_search_space(Exec()).max_coop == 1)
-    EXPECT_NE(message_of<Error>([&] { spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 4096}); })
-                  .find("threads per team; this execution space allows at most"),
+    EXPECT_NE(message_of<Error>([&] {
+                spmv::csr_coop(Exec(), 1.0, a, x, 0.0, y, spmv::CoopParams{1, 1, 4096});
+              }).find("threads per team; this execution space allows at most"),
               std::string::npos);
   const auto other = copy_to<Mem>(random_csr<double>(20, 20, 1, 5, 6));
   const auto plan = spmv::make_csr_v2_plan(Exec(), a);
   if (other.nnz() != a.nnz())
-    EXPECT_NE(message_of<Error>([&] { spmv::csr_v2(Exec(), 1.0, other, plan, x, 0.0, y); }).find("csr_v2: the plan was built for"),
+    EXPECT_NE(message_of<Error>([&] {
+                spmv::csr_v2(Exec(), 1.0, other, plan, x, 0.0, y);
+              }).find("csr_v2: the plan was built for"),
               std::string::npos);
 }
 
@@ -452,8 +467,10 @@ TEST(SpmvOperator, AutomaticPicksByRowLengthsAndDevice) {
 TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   const auto o = spmv::parse_spmv_options(
       "v2.team_threads=64,v2.vector_length=4,v2.tile_nnz=2048,v2.max_rows_per_block=100,v2.short_row_max=9,"
-      "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,coop.repeat=4,"
-      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,coop.tuner_start_runs=0,coop.tuner_shape=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
+      "v2.flat_row_max=5,v2.split_row_min=9000,v2.split_tile_nnz=3000,v2.x_in_scratch=1,v2.x_window=512,coop.coop=2,"
+      "coop.repeat=4,"
+      "coop.block_size=8,coop.autotune=0,coop.tuner_runs_per_call=5,coop.tuner_paired=1,coop.tuner_start_runs=0,coop."
+      "tuner_shape=0,sell.C=16,sell.sigma=1,sell.hyb_row_max=-1,sell.index_bits=32,"
       "check_structure=0,persist_x=1,streaming_loads=0");
   EXPECT_EQ(o.csr_v2.team_threads, 64);
   EXPECT_EQ(o.csr_v2.vector_length, 4);
@@ -487,22 +504,31 @@ TEST(SpmvOptionsText, ParsesEveryKeyAndRejectsBadPairs) {
   EXPECT_EQ(empty.csr_v2.tile_nnz, 0);
   EXPECT_EQ(spmv::parse_spmv_options("sell.C=4,").sell.C, 4);
 
-  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("v2.tile=8"); }).rfind(
-                "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ", 0),
+  EXPECT_EQ(message_of<Error>([] {
+              spmv::parse_spmv_options("v2.tile=8");
+            }).rfind("spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ", 0),
             0u);
-  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C"); }), "spmv options: 'sell.C': expected key=value");
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C"); }),
+            "spmv options: 'sell.C': expected key=value");
   EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C=8x"); }),
             "spmv options: 'sell.C=8x': '8x' is not an integer");
-  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C="); }), "spmv options: 'sell.C=': '' is not an integer");
+  EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("sell.C="); }),
+            "spmv options: 'sell.C=': '' is not an integer");
   EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_options("v2.tile_nnz=99999999999"); }),
             "spmv options: 'v2.tile_nnz=99999999999': 99999999999 is outside the 32-bit range");
   // Out-of-range values are caught where they are used, naming the field.
   const auto a = copy_to<Mem>(random_csr<double>(5, 4, 1, 3, 1));
-  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.C=0,sell.sigma=-3")); }),
+  EXPECT_EQ(message_of<Error>([&] {
+              SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.C=0,sell.sigma=-3"));
+            }),
             "sell options: sigma = -3 must be >= 1");
-  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.index_bits=8")); }),
+  EXPECT_EQ(message_of<Error>([&] {
+              SpmvOperator<Exec, double>(SpmvAlgorithm::sell, a, spmv::parse_spmv_options("sell.index_bits=8"));
+            }),
             "sell options: index_bits = 8 must be 0 (16 where the columns fit, else 32), 16 or 32");
-  EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, spmv::parse_spmv_options("v2.flat_row_max=-2")); }),
+  EXPECT_EQ(message_of<Error>([&] {
+              SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, spmv::parse_spmv_options("v2.flat_row_max=-2"));
+            }),
             "csr_v2 options: flat_row_max = -2 must be >= 0 (or -1 for the default)");
 }
 
@@ -558,7 +584,8 @@ TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
     for (auto& v : x) v = u(rng);
     for (const bool hyb : {false, true}) {
       for (const int bits : {0, 16, 32}) {
-        SCOPED_TRACE("half-width " + std::to_string(half) + ", index_bits " + std::to_string(bits) + (hyb ? ", hyb" : ""));
+        SCOPED_TRACE("half-width " + std::to_string(half) + ", index_bits " + std::to_string(bits) +
+                     (hyb ? ", hyb" : ""));
         spmv::SpmvOptions o;
         o.sell.index_bits = bits;
         o.sell.hyb_row_max = hyb ? -1 : 0;

@@ -65,9 +65,7 @@ using Kokkos::Experimental::isfinite;
 #endif
 
 // Name of the default device backend, for reports.
-inline const char* default_backend_name() {
-  return Kokkos::DefaultExecutionSpace::name();
-}
+inline const char* default_backend_name() { return Kokkos::DefaultExecutionSpace::name(); }
 
 // Vector-group width W for an execution space: a warp on NVIDIA (32), a wavefront on
 // AMD (64 on CDNA/GCN; 32 on the RDNA targets Kokkos builds in wave32, as Kokkos sizes its

@@ -17,7 +17,9 @@
 #include <ppsparse/kokkos_compat.hpp>
 
 namespace ppsparse::backend::portable {
-KOKKOS_FORCEINLINE_FUNCTION std::uint64_t handoff_load_relaxed(std::uint64_t* p) { return compat::atomic_load_relaxed(p); }
+KOKKOS_FORCEINLINE_FUNCTION std::uint64_t handoff_load_relaxed(std::uint64_t* p) {
+  return compat::atomic_load_relaxed(p);
+}
 KOKKOS_FORCEINLINE_FUNCTION void handoff_acquire_fence() { Kokkos::memory_fence(); }
 KOKKOS_FORCEINLINE_FUNCTION void handoff_add_release(std::uint64_t* p, std::uint64_t v) {
   Kokkos::memory_fence();

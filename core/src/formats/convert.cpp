@@ -12,17 +12,19 @@ template <class Scalar>
 void validate(const CsrMatrix<Scalar, HostSpace>& a, const std::string& what) {
   if (a.nrows < 0 || a.ncols < 0) throw InvalidArgument(what + ": negative dimensions");
   if (a.row_ptr.extent(0) != static_cast<size_t>(a.nrows) + 1)
-    throw InvalidArgument(what + ": row_ptr has " + std::to_string(a.row_ptr.extent(0)) + " entries, expected nrows+1 = " +
-                          std::to_string(static_cast<long long>(a.nrows) + 1));
+    throw InvalidArgument(what + ": row_ptr has " + std::to_string(a.row_ptr.extent(0)) +
+                          " entries, expected nrows+1 = " + std::to_string(static_cast<long long>(a.nrows) + 1));
   if (a.row_ptr(0) != 0) throw InvalidArgument(what + ": row_ptr[0] is not 0");
   if (a.row_ptr(a.nrows) != a.nnz() || a.values.extent(0) != a.col_idx.extent(0))
     throw InvalidArgument(what + ": row_ptr[nrows], col_idx and values disagree on the entry count");
   for (ordinal_t i = 0; i < a.nrows; ++i) {
-    if (a.row_ptr(i + 1) < a.row_ptr(i)) throw InvalidArgument(what + ": row_ptr decreases at row " + std::to_string(i));
+    if (a.row_ptr(i + 1) < a.row_ptr(i))
+      throw InvalidArgument(what + ": row_ptr decreases at row " + std::to_string(i));
     for (offset_t k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) {
       const ordinal_t c = a.col_idx(k);
       if (c < 0 || c >= a.ncols)
-        throw InvalidArgument(what + ": column index " + std::to_string(c) + " out of range in row " + std::to_string(i));
+        throw InvalidArgument(what + ": column index " + std::to_string(c) + " out of range in row " +
+                              std::to_string(i));
       if (k > a.row_ptr(i) && c <= a.col_idx(k - 1))
         throw InvalidArgument(what + ": column indices not strictly increasing in row " + std::to_string(i));
     }
@@ -34,8 +36,7 @@ void validate(const BsrMatrix<Scalar, HostSpace>& a, const std::string& what) {
   if (a.nb < 1) throw InvalidArgument(what + ": block size " + std::to_string(a.nb) + " is not positive");
   if (a.ia.extent(0) != static_cast<size_t>(a.nblockrows) + 1)
     throw InvalidArgument(what + ": ia has " + std::to_string(a.ia.extent(0)) + " entries, expected nblockrows+1");
-  if (a.ia(0) != 0 || a.ia(a.nblockrows) != a.nnzb())
-    throw InvalidArgument(what + ": ia does not span [0, nnzb]");
+  if (a.ia(0) != 0 || a.ia(a.nblockrows) != a.nnzb()) throw InvalidArgument(what + ": ia does not span [0, nnzb]");
   if (a.values.extent(0) != static_cast<size_t>(a.nnzb()) * a.block_size())
     throw InvalidArgument(what + ": values size is not nnzb*nb*nb");
   for (ordinal_t i = 0; i < a.nblockrows; ++i) {
@@ -43,7 +44,8 @@ void validate(const BsrMatrix<Scalar, HostSpace>& a, const std::string& what) {
     for (offset_t k = a.ia(i); k < a.ia(i + 1); ++k) {
       const ordinal_t c = a.ja(k);
       if (c < 0 || c >= a.nblockcols)
-        throw InvalidArgument(what + ": block column " + std::to_string(c) + " out of range in block row " + std::to_string(i));
+        throw InvalidArgument(what + ": block column " + std::to_string(c) + " out of range in block row " +
+                              std::to_string(i));
       if (k > a.ia(i) && c <= a.ja(k - 1))
         throw InvalidArgument(what + ": block columns not strictly increasing in block row " + std::to_string(i));
     }
@@ -199,8 +201,7 @@ CsrMatrix<Scalar, HostSpace> sell_to_csr(const SellMatrix<Scalar, HostSpace>& s)
 }
 
 CsrMatrix<double, HostSpace> block_system_to_csr(const BlockSystem<HostSpace>& s) {
-  if (s.d_factored)
-    throw InvalidArgument("block_system_to_csr: D is LU-factored in place; convert before factoring");
+  if (s.d_factored) throw InvalidArgument("block_system_to_csr: D is LU-factored in place; convert before factoring");
   const int nb = s.nb;
   const size_t bs = static_cast<size_t>(nb) * nb;
   // Merge O's blocks with the diagonal block in column order, per block row.
@@ -216,7 +217,8 @@ CsrMatrix<double, HostSpace> block_system_to_csr(const BlockSystem<HostSpace>& s
     };
     for (offset_t k = s.O.ia(bi); k < s.O.ia(bi + 1); ++k) {
       const ordinal_t bj = s.O.ja(k);
-      if (bj == bi) throw InvalidArgument("block_system_to_csr: O contains a diagonal block in block row " + std::to_string(bi));
+      if (bj == bi)
+        throw InvalidArgument("block_system_to_csr: O contains a diagonal block in block row " + std::to_string(bi));
       if (!diag_done && bj > bi) {
         put(bi, [&](size_t e) { return s.D(static_cast<size_t>(bi) * bs + e); });
         diag_done = true;
@@ -229,10 +231,11 @@ CsrMatrix<double, HostSpace> block_system_to_csr(const BlockSystem<HostSpace>& s
   return bsr_to_csr(full);
 }
 
-BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>& a, int nb, const std::vector<double>& R) {
+BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>& a, int nb,
+                                             const std::vector<double>& R) {
   if (a.nrows != a.ncols)
-    throw InvalidArgument("block_system_from_csr: matrix is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) +
-                          ", not square");
+    throw InvalidArgument("block_system_from_csr: matrix is " + std::to_string(a.nrows) + " x " +
+                          std::to_string(a.ncols) + ", not square");
   if (R.size() != static_cast<size_t>(a.nrows))
     throw InvalidArgument("block_system_from_csr: R has " + std::to_string(R.size()) + " entries, expected " +
                           std::to_string(a.nrows));
@@ -256,7 +259,8 @@ BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>&
         for (size_t e = 0; e < bs; ++e) s.D(static_cast<size_t>(i) * bs + e) = full.values(src + e);
       } else {
         s.O.ja(pos) = full.ja(k);
-        for (size_t e = 0; e < bs; ++e) s.O.values(static_cast<size_t>(pos) * bs + e) = static_cast<float>(full.values(src + e));
+        for (size_t e = 0; e < bs; ++e)
+          s.O.values(static_cast<size_t>(pos) * bs + e) = static_cast<float>(full.values(src + e));
         ++pos;
       }
     }
@@ -297,14 +301,14 @@ void sell_apply_index_bits(SellMatrix<Scalar, HostSpace>& s, const int index_bit
     throw InvalidArgument(who + ": " + option + " = 16, but a column lies more than 32767 columns from its row");
 }
 
-#define PPSPARSE_INSTANTIATE_CONVERT(S)                                                                   \
-  template void validate<S>(const CsrMatrix<S, HostSpace>&, const std::string&);                         \
-  template void validate<S>(const BsrMatrix<S, HostSpace>&, const std::string&);                         \
-  template BsrMatrix<S, HostSpace> csr_to_bsr<S>(const CsrMatrix<S, HostSpace>&, int);                   \
-  template CsrMatrix<S, HostSpace> bsr_to_csr<S>(const BsrMatrix<S, HostSpace>&);                        \
-  template SellMatrix<S, HostSpace> csr_to_sell<S>(const CsrMatrix<S, HostSpace>&, int, ordinal_t);      \
-  template CsrMatrix<S, HostSpace> sell_to_csr<S>(const SellMatrix<S, HostSpace>&);                       \
-  template bool sell_compress_columns<S>(SellMatrix<S, HostSpace>&);                                    \
+#define PPSPARSE_INSTANTIATE_CONVERT(S)                                                             \
+  template void validate<S>(const CsrMatrix<S, HostSpace>&, const std::string&);                    \
+  template void validate<S>(const BsrMatrix<S, HostSpace>&, const std::string&);                    \
+  template BsrMatrix<S, HostSpace> csr_to_bsr<S>(const CsrMatrix<S, HostSpace>&, int);              \
+  template CsrMatrix<S, HostSpace> bsr_to_csr<S>(const BsrMatrix<S, HostSpace>&);                   \
+  template SellMatrix<S, HostSpace> csr_to_sell<S>(const CsrMatrix<S, HostSpace>&, int, ordinal_t); \
+  template CsrMatrix<S, HostSpace> sell_to_csr<S>(const SellMatrix<S, HostSpace>&);                 \
+  template bool sell_compress_columns<S>(SellMatrix<S, HostSpace>&);                                \
   template void sell_apply_index_bits<S>(SellMatrix<S, HostSpace>&, int, const std::string&, const std::string&);
 
 PPSPARSE_INSTANTIATE_CONVERT(float)

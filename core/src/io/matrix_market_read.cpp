@@ -28,18 +28,24 @@ const char* to_string(MmFormat format) { return format == MmFormat::coordinate ?
 
 const char* to_string(MmField field) {
   switch (field) {
-    case MmField::real: return "real";
-    case MmField::integer: return "integer";
-    case MmField::pattern: return "pattern";
+    case MmField::real:
+      return "real";
+    case MmField::integer:
+      return "integer";
+    case MmField::pattern:
+      return "pattern";
   }
   return "?";
 }
 
 const char* to_string(MmSymmetry symmetry) {
   switch (symmetry) {
-    case MmSymmetry::general: return "general";
-    case MmSymmetry::symmetric: return "symmetric";
-    case MmSymmetry::skew_symmetric: return "skew-symmetric";
+    case MmSymmetry::general:
+      return "general";
+    case MmSymmetry::symmetric:
+      return "symmetric";
+    case MmSymmetry::skew_symmetric:
+      return "skew-symmetric";
   }
   return "?";
 }
@@ -222,24 +228,37 @@ MmHeader parse_header(LineReader& in) {
                          symmetry = banner.field[4];
   if (!iequals(object, "matrix")) in.fail("object " + quote(object) + " is not supported (only 'matrix' is)");
 
-  if (iequals(format, "coordinate")) h.format = MmFormat::coordinate;
-  else if (iequals(format, "array")) h.format = MmFormat::array;
-  else in.fail("unknown format " + quote(format) + " (expected coordinate or array)");
+  if (iequals(format, "coordinate"))
+    h.format = MmFormat::coordinate;
+  else if (iequals(format, "array"))
+    h.format = MmFormat::array;
+  else
+    in.fail("unknown format " + quote(format) + " (expected coordinate or array)");
 
-  if (iequals(field, "real")) h.field = MmField::real;
-  else if (iequals(field, "integer")) h.field = MmField::integer;
-  else if (iequals(field, "pattern")) h.field = MmField::pattern;
-  else if (iequals(field, "complex")) in.fail("field 'complex' is not supported (real, integer and pattern are)");
-  else in.fail("unknown field " + quote(field) + " (expected real, integer or pattern)");
+  if (iequals(field, "real"))
+    h.field = MmField::real;
+  else if (iequals(field, "integer"))
+    h.field = MmField::integer;
+  else if (iequals(field, "pattern"))
+    h.field = MmField::pattern;
+  else if (iequals(field, "complex"))
+    in.fail("field 'complex' is not supported (real, integer and pattern are)");
+  else
+    in.fail("unknown field " + quote(field) + " (expected real, integer or pattern)");
 
-  if (iequals(symmetry, "general")) h.symmetry = MmSymmetry::general;
-  else if (iequals(symmetry, "symmetric")) h.symmetry = MmSymmetry::symmetric;
-  else if (iequals(symmetry, "skew-symmetric")) h.symmetry = MmSymmetry::skew_symmetric;
+  if (iequals(symmetry, "general"))
+    h.symmetry = MmSymmetry::general;
+  else if (iequals(symmetry, "symmetric"))
+    h.symmetry = MmSymmetry::symmetric;
+  else if (iequals(symmetry, "skew-symmetric"))
+    h.symmetry = MmSymmetry::skew_symmetric;
   else if (iequals(symmetry, "hermitian"))
     in.fail("symmetry 'hermitian' is not supported (general, symmetric and skew-symmetric are)");
-  else in.fail("unknown symmetry " + quote(symmetry) + " (expected general, symmetric or skew-symmetric)");
+  else
+    in.fail("unknown symmetry " + quote(symmetry) + " (expected general, symmetric or skew-symmetric)");
 
-  if (h.field == MmField::pattern && h.format == MmFormat::array) in.fail("a pattern matrix needs coordinate format, not array");
+  if (h.field == MmField::pattern && h.format == MmFormat::array)
+    in.fail("a pattern matrix needs coordinate format, not array");
   if (h.field == MmField::pattern && h.symmetry == MmSymmetry::skew_symmetric)
     in.fail("a pattern matrix cannot be skew-symmetric (it has no values to negate)");
 
@@ -252,14 +271,18 @@ MmHeader parse_header(LineReader& in) {
   const char* layout = coordinate ? "'rows columns entries'" : "'rows columns'";
   const Fields size(line);
   if (size.count < expected)
-    in.fail("size line has " + std::to_string(size.count) + " of its " + std::to_string(expected) + " numbers " + layout);
-  if (size.count > expected) in.fail("unexpected text " + quote(size.from(expected)) + " after the size line " + layout);
+    in.fail("size line has " + std::to_string(size.count) + " of its " + std::to_string(expected) + " numbers " +
+            layout);
+  if (size.count > expected)
+    in.fail("unexpected text " + quote(size.from(expected)) + " after the size line " + layout);
   static const char* const names[3] = {"rows", "columns", "entries"};
   long long value[3] = {0, 0, 0};
   for (int k = 0; k < expected; ++k) {
     const IntParse r = parse_int(size.field[k], value[k]);
-    if (r == IntParse::not_integer) in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is not an integer");
-    if (r == IntParse::too_large) in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is too large");
+    if (r == IntParse::not_integer)
+      in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is not an integer");
+    if (r == IntParse::too_large)
+      in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is too large");
     if (value[k] < 0) in.fail(std::string("size line: negative ") + names[k] + " " + std::to_string(value[k]));
     if (k < 2 && value[k] > max_ordinal)
       in.fail("size line: " + std::to_string(value[k]) + " " + names[k] + " exceed the 32-bit index limit " +
@@ -275,9 +298,15 @@ MmHeader parse_header(LineReader& in) {
   } else {
     const long long n = h.nrows;  // < 2^31, so the products below fit in 64 bits
     switch (h.symmetry) {
-      case MmSymmetry::general: h.entries = h.nrows * h.ncols; break;
-      case MmSymmetry::symmetric: h.entries = n * (n + 1) / 2; break;
-      case MmSymmetry::skew_symmetric: h.entries = n * (n - 1) / 2; break;
+      case MmSymmetry::general:
+        h.entries = h.nrows * h.ncols;
+        break;
+      case MmSymmetry::symmetric:
+        h.entries = n * (n + 1) / 2;
+        break;
+      case MmSymmetry::skew_symmetric:
+        h.entries = n * (n - 1) / 2;
+        break;
     }
   }
   return h;
@@ -294,16 +323,18 @@ Scalar parse_value(LineReader& in, std::string_view s, MmField field, bool allow
     if (r == IntParse::too_large) in.fail("integer value " + quote(s) + " does not fit in 64 bits");
     const Scalar x = static_cast<Scalar>(v);
     // 2^63 itself is outside long long, so test the range before converting back.
-    const bool exact = x < static_cast<Scalar>(0x1p63) && x >= static_cast<Scalar>(-0x1p63) &&
-                       static_cast<long long>(x) == v;
+    const bool exact =
+        x < static_cast<Scalar>(0x1p63) && x >= static_cast<Scalar>(-0x1p63) && static_cast<long long>(x) == v;
     if (!exact) in.fail("integer value " + std::to_string(v) + " is not exactly representable as " + scalar_name);
     return x;
   }
   errno = 0;
   char* end = nullptr;
   Scalar x;
-  if constexpr (std::is_same_v<Scalar, float>) x = std::strtof(s.data(), &end);
-  else x = static_cast<Scalar>(std::strtod(s.data(), &end));
+  if constexpr (std::is_same_v<Scalar, float>)
+    x = std::strtof(s.data(), &end);
+  else
+    x = static_cast<Scalar>(std::strtod(s.data(), &end));
   if (end != s.data() + s.size()) in.fail("value " + quote(s) + " is not a number");
   // ERANGE also flags subnormal results, which are kept; only overflow is refused.
   if (errno == ERANGE && std::isinf(x)) in.fail("value " + quote(s) + " overflows " + scalar_name);
@@ -358,12 +389,12 @@ void read_coordinate_entries(LineReader& in, const MmHeader& h, const MmReadOpti
     }
     const int used = pattern ? 2 : 3;
     if (f.count > used)
-      in.fail("unexpected text " + quote(f.from(used)) + (pattern ? " after the column index (a pattern entry has no value)"
-                                                                : " after the value"));
+      in.fail("unexpected text " + quote(f.from(used)) +
+              (pattern ? " after the column index (a pattern entry has no value)" : " after the value"));
     ordinal_t i = static_cast<ordinal_t>(idx[0] - 1), j = static_cast<ordinal_t>(idx[1] - 1);
     if (h.symmetry == MmSymmetry::skew_symmetric && i == j && v != Scalar(0))
-      in.fail("nonzero diagonal entry (" + std::to_string(idx[0]) + ", " + std::to_string(idx[1]) + ") = " +
-              format_value(static_cast<double>(v)) + " in a skew-symmetric matrix");
+      in.fail("nonzero diagonal entry (" + std::to_string(idx[0]) + ", " + std::to_string(idx[1]) +
+              ") = " + format_value(static_cast<double>(v)) + " in a skew-symmetric matrix");
     if (h.symmetry != MmSymmetry::general && i < j) {
       // An upper-triangle entry stands for its lower mirror.
       std::swap(i, j);
@@ -542,7 +573,8 @@ CsrMatrix<Scalar, HostSpace> read_array(LineReader& in, const MmHeader& h, const
     if (is_skippable(line)) continue;
     const Fields f(line);
     const Scalar v = parse_value<Scalar>(in, f.field[0], h.field, opt.allow_nonfinite);
-    if (f.count > 1) in.fail("unexpected text " + quote(f.from(1)) + " after the value (an array file holds one value a line)");
+    if (f.count > 1)
+      in.fail("unexpected text " + quote(f.from(1)) + " after the value (an array file holds one value a line)");
     stored.push_back(v);
   }
   expect_end(in, h);
@@ -561,9 +593,15 @@ CsrMatrix<Scalar, HostSpace> read_array(LineReader& in, const MmHeader& h, const
       a.col_idx(p) = j;
       Scalar v;
       switch (h.symmetry) {
-        case MmSymmetry::general: v = stored[static_cast<size_t>(j) * m + i]; break;
-        case MmSymmetry::symmetric: v = i >= j ? stored[lower_at(i, j)] : stored[lower_at(j, i)]; break;
-        default: v = i == j ? Scalar(0) : i > j ? stored[lower_at(i, j)] : -stored[lower_at(j, i)]; break;
+        case MmSymmetry::general:
+          v = stored[static_cast<size_t>(j) * m + i];
+          break;
+        case MmSymmetry::symmetric:
+          v = i >= j ? stored[lower_at(i, j)] : stored[lower_at(j, i)];
+          break;
+        default:
+          v = i == j ? Scalar(0) : i > j ? stored[lower_at(i, j)] : -stored[lower_at(j, i)];
+          break;
       }
       a.values(p) = v;
     }

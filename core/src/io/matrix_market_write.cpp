@@ -40,7 +40,8 @@ class TextSink {
     errno = 0;
     file_ = gzopen(path.c_str(), ends_with(path, ".gz") ? "wb6" : "wbT");
     if (!file_)
-      throw InputError(path, std::string("cannot open for writing: ") + (errno ? std::strerror(errno) : "out of memory"));
+      throw InputError(path,
+                       std::string("cannot open for writing: ") + (errno ? std::strerror(errno) : "out of memory"));
     buf_.reserve(chunk + 64);
   }
   TextSink(const TextSink&) = delete;
@@ -59,8 +60,8 @@ class TextSink {
   template <class Scalar>
   void real(Scalar v) {
     char tmp[40];
-    const int n = std::snprintf(tmp, sizeof tmp, "%.*g", std::numeric_limits<Scalar>::max_digits10,
-                                static_cast<double>(v));
+    const int n =
+        std::snprintf(tmp, sizeof tmp, "%.*g", std::numeric_limits<Scalar>::max_digits10, static_cast<double>(v));
     buf_.append(tmp, static_cast<size_t>(n));
   }
   void space() { buf_ += ' '; }
@@ -127,8 +128,8 @@ void check_writable(const std::string& path, const CsrMatrix<Scalar, HostSpace>&
   if (opt.symmetry == MmSymmetry::general) return;
   const char* name = to_string(opt.symmetry);
   if (a.nrows != a.ncols)
-    throw InvalidArgument(who + "a " + name + " matrix must be square, this one is " + std::to_string(a.nrows) +
-                          " x " + std::to_string(a.ncols));
+    throw InvalidArgument(who + "a " + name + " matrix must be square, this one is " + std::to_string(a.nrows) + " x " +
+                          std::to_string(a.ncols));
   const bool skew = opt.symmetry == MmSymmetry::skew_symmetric;
   const bool values = opt.field != MmField::pattern;
   for (ordinal_t i = 0; i < a.nrows; ++i)
@@ -154,8 +155,10 @@ void check_writable(const std::string& path, const CsrMatrix<Scalar, HostSpace>&
 
 template <class Scalar>
 void put_value(TextSink& out, Scalar v, MmField field) {
-  if (field == MmField::integer) out.integer(static_cast<long long>(v));
-  else out.real(v);
+  if (field == MmField::integer)
+    out.integer(static_cast<long long>(v));
+  else
+    out.real(v);
 }
 
 template <class Scalar>
@@ -226,7 +229,8 @@ void write_array(TextSink& out, const CsrMatrix<Scalar, HostSpace>& a, const MmW
 }  // namespace
 
 template <class Scalar>
-void write_matrix_market(const std::string& path, const CsrMatrix<Scalar, HostSpace>& a, const MmWriteOptions& options) {
+void write_matrix_market(const std::string& path, const CsrMatrix<Scalar, HostSpace>& a,
+                         const MmWriteOptions& options) {
   check_writable(path, a, options);
   TextSink out(path);
   out.text("%%MatrixMarket matrix ");
@@ -238,12 +242,15 @@ void write_matrix_market(const std::string& path, const CsrMatrix<Scalar, HostSp
   out.end_line();
   out.text("% written by ppsparse");
   out.end_line();
-  if (options.format == MmFormat::coordinate) write_coordinate(out, a, options);
-  else write_array(out, a, options);
+  if (options.format == MmFormat::coordinate)
+    write_coordinate(out, a, options);
+  else
+    write_array(out, a, options);
   out.close();
 }
 
 template void write_matrix_market<float>(const std::string&, const CsrMatrix<float, HostSpace>&, const MmWriteOptions&);
-template void write_matrix_market<double>(const std::string&, const CsrMatrix<double, HostSpace>&, const MmWriteOptions&);
+template void write_matrix_market<double>(const std::string&, const CsrMatrix<double, HostSpace>&,
+                                          const MmWriteOptions&);
 
 }  // namespace ppsparse::io

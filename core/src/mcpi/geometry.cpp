@@ -9,11 +9,11 @@ namespace ppsparse::mcpi {
 TableIRow seed002_table_i(int nb) {
   // Seed 002, table I, verbatim except nb = 1, where the table's nbk = 2 would leave
   // 30 of 32 lanes idle; we process 32 blocks per iteration instead.
-  static const TableIRow table[17] = {
-      {0, 0, 0},                                                                      // unused
-      {1, 32, 4}, {1, 8, 4}, {1, 3, 4}, {1, 2, 4}, {1, 1, 4},                         // nb 1..5
-      {2, 1, 2}, {2, 1, 2}, {2, 1, 2},                                                // nb 6..8
-      {4, 1, 1}, {4, 1, 1}, {4, 1, 1}, {5, 1, 1}, {6, 1, 1}, {7, 1, 1}, {8, 1, 1}, {8, 1, 1}};  // nb 9..16
+  static const TableIRow table[17] = {{0, 0, 0},                                               // unused
+                                      {1, 32, 4}, {1, 8, 4}, {1, 3, 4}, {1, 2, 4}, {1, 1, 4},  // nb 1..5
+                                      {2, 1, 2},  {2, 1, 2}, {2, 1, 2},                        // nb 6..8
+                                      {4, 1, 1},  {4, 1, 1}, {4, 1, 1}, {5, 1, 1}, {6, 1, 1},
+                                      {7, 1, 1},  {8, 1, 1}, {8, 1, 1}};  // nb 9..16
   if (nb < 1 || nb > 16) throw InvalidArgument("seed002_table_i: nb = " + std::to_string(nb) + " is outside 1..16");
   return table[nb];
 }

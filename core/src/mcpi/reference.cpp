@@ -103,7 +103,8 @@ double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vecto
     for (int i = 0; i < nb; ++i) r[i] = s.R(static_cast<size_t>(row) * nb + i);
     subtract_off_diagonal(s, row, dq, r);
     for (int j = 0; j < nb; ++j)
-      for (int i = 0; i < nb; ++i) r[i] -= s.D(static_cast<size_t>(row) * nb2 + j * nb + i) * dq[static_cast<size_t>(row) * nb + j];
+      for (int i = 0; i < nb; ++i)
+        r[i] -= s.D(static_cast<size_t>(row) * nb2 + j * nb + i) * dq[static_cast<size_t>(row) * nb + j];
     for (int i = 0; i < nb; ++i) sum += r[i] * r[i];
   }
   return std::sqrt(sum);

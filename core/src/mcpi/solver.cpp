@@ -21,14 +21,16 @@ void check_system(const BlockSystem<HostSpace>& s, const Coloring& colouring) {
   for (ordinal_t i = 0; i < s.n; ++i) {
     for (offset_t k = s.O.ia(i); k < s.O.ia(i + 1); ++k) {
       const ordinal_t j = s.O.ja(k);
-      if (j == i) throw InvalidArgument("mcpi: O holds a diagonal block in block row " + std::to_string(i) + " (D holds those)");
+      if (j == i)
+        throw InvalidArgument("mcpi: O holds a diagonal block in block row " + std::to_string(i) + " (D holds those)");
       if (colouring.color[i] == colouring.color[j])
         throw InvalidArgument("mcpi: invalid colouring: coupled block rows " + std::to_string(i) + " and " +
                               std::to_string(j) + " share colour " + std::to_string(colouring.color[i]));
       for (size_t e = 0; e < nb2; ++e) {
         const float v = s.O.values(static_cast<size_t>(k) * nb2 + e);
         if (!std::isfinite(v))
-          throw NumericalError("mcpi: O block (" + std::to_string(i) + ", " + std::to_string(j) + ") holds a NaN or Inf");
+          throw NumericalError("mcpi: O block (" + std::to_string(i) + ", " + std::to_string(j) +
+                               ") holds a NaN or Inf");
       }
     }
     for (int e = 0; e < s.nb; ++e)

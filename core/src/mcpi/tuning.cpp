@@ -20,9 +20,12 @@ void check_tuning(const KernelTuning& t) {
 
 const char* to_string(KernelTuning::SmallColour mode) {
   switch (mode) {
-    case KernelTuning::SmallColour::automatic: return "automatic";
-    case KernelTuning::SmallColour::off: return "off";
-    case KernelTuning::SmallColour::always: return "always";
+    case KernelTuning::SmallColour::automatic:
+      return "automatic";
+    case KernelTuning::SmallColour::off:
+      return "off";
+    case KernelTuning::SmallColour::always:
+      return "always";
   }
   return "?";
 }

@@ -9,46 +9,71 @@ namespace ppsparse::mesh {
 
 bool is_element_type_id(long long id) {
   switch (id) {
-    case 3: case 5: case 9: case 10: case 12: case 13: case 14: return true;
-    default: return false;
+    case 3:
+    case 5:
+    case 9:
+    case 10:
+    case 12:
+    case 13:
+    case 14:
+      return true;
+    default:
+      return false;
   }
 }
 
 int nodes_per_element(ElementType t) {
   switch (t) {
-    case ElementType::line: return 2;
-    case ElementType::triangle: return 3;
-    case ElementType::quadrilateral: return 4;
-    case ElementType::tetrahedron: return 4;
-    case ElementType::hexahedron: return 8;
-    case ElementType::prism: return 6;
-    case ElementType::pyramid: return 5;
+    case ElementType::line:
+      return 2;
+    case ElementType::triangle:
+      return 3;
+    case ElementType::quadrilateral:
+      return 4;
+    case ElementType::tetrahedron:
+      return 4;
+    case ElementType::hexahedron:
+      return 8;
+    case ElementType::prism:
+      return 6;
+    case ElementType::pyramid:
+      return 5;
   }
   throw InvalidArgument("nodes_per_element: invalid element type id " + std::to_string(static_cast<int>(t)));
 }
 
 int element_dimension(ElementType t) {
   switch (t) {
-    case ElementType::line: return 1;
+    case ElementType::line:
+      return 1;
     case ElementType::triangle:
-    case ElementType::quadrilateral: return 2;
+    case ElementType::quadrilateral:
+      return 2;
     case ElementType::tetrahedron:
     case ElementType::hexahedron:
     case ElementType::prism:
-    case ElementType::pyramid: return 3;
+    case ElementType::pyramid:
+      return 3;
   }
   throw InvalidArgument("element_dimension: invalid element type id " + std::to_string(static_cast<int>(t)));
 }
 
 const char* element_name(ElementType t) {
   switch (t) {
-    case ElementType::line: return "line";
-    case ElementType::triangle: return "triangle";
-    case ElementType::quadrilateral: return "quadrilateral";
-    case ElementType::tetrahedron: return "tetrahedron";
-    case ElementType::hexahedron: return "hexahedron";
-    case ElementType::prism: return "prism";
-    case ElementType::pyramid: return "pyramid";
+    case ElementType::line:
+      return "line";
+    case ElementType::triangle:
+      return "triangle";
+    case ElementType::quadrilateral:
+      return "quadrilateral";
+    case ElementType::tetrahedron:
+      return "tetrahedron";
+    case ElementType::hexahedron:
+      return "hexahedron";
+    case ElementType::prism:
+      return "prism";
+    case ElementType::pyramid:
+      return "pyramid";
   }
   return "invalid element type";
 }
@@ -58,20 +83,26 @@ const std::vector<std::array<int, 2>>& element_edges(ElementType t) {
   static const std::vector<std::array<int, 2>> tri{{0, 1}, {1, 2}, {2, 0}};
   static const std::vector<std::array<int, 2>> quad{{0, 1}, {1, 2}, {2, 3}, {3, 0}};
   static const std::vector<std::array<int, 2>> tet{{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
-  static const std::vector<std::array<int, 2>> pyramid{{0, 1}, {1, 2}, {2, 3}, {3, 0},
-                                                       {0, 4}, {1, 4}, {2, 4}, {3, 4}};
+  static const std::vector<std::array<int, 2>> pyramid{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
   static const std::vector<std::array<int, 2>> prism{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5},
                                                      {5, 3}, {0, 3}, {1, 4}, {2, 5}};
   static const std::vector<std::array<int, 2>> hex{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
                                                    {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
   switch (t) {
-    case ElementType::line: return line;
-    case ElementType::triangle: return tri;
-    case ElementType::quadrilateral: return quad;
-    case ElementType::tetrahedron: return tet;
-    case ElementType::hexahedron: return hex;
-    case ElementType::prism: return prism;
-    case ElementType::pyramid: return pyramid;
+    case ElementType::line:
+      return line;
+    case ElementType::triangle:
+      return tri;
+    case ElementType::quadrilateral:
+      return quad;
+    case ElementType::tetrahedron:
+      return tet;
+    case ElementType::hexahedron:
+      return hex;
+    case ElementType::prism:
+      return prism;
+    case ElementType::pyramid:
+      return pyramid;
   }
   throw InvalidArgument("element_edges: invalid element type id " + std::to_string(static_cast<int>(t)));
 }
@@ -210,12 +241,18 @@ double element_signed_volume(const Mesh& m, ordinal_t e) {
       const Vec3 d = p[1] - p[0];
       return std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
     }
-    case ElementType::triangle: return 0.5 * cross2(p[1] - p[0], p[2] - p[0]);
-    case ElementType::quadrilateral: return 0.5 * cross2(p[2] - p[0], p[3] - p[1]);
-    case ElementType::tetrahedron: return det3(p[1] - p[0], p[2] - p[0], p[3] - p[0]) / 6.0;
-    case ElementType::pyramid: return pyramid_volume(p);
-    case ElementType::prism: return -prism_volume(p);  // VTK: 0,1,2 normal points away from 3,4,5
-    case ElementType::hexahedron: return hexahedron_volume(p);
+    case ElementType::triangle:
+      return 0.5 * cross2(p[1] - p[0], p[2] - p[0]);
+    case ElementType::quadrilateral:
+      return 0.5 * cross2(p[2] - p[0], p[3] - p[1]);
+    case ElementType::tetrahedron:
+      return det3(p[1] - p[0], p[2] - p[0], p[3] - p[0]) / 6.0;
+    case ElementType::pyramid:
+      return pyramid_volume(p);
+    case ElementType::prism:
+      return -prism_volume(p);  // VTK: 0,1,2 normal points away from 3,4,5
+    case ElementType::hexahedron:
+      return hexahedron_volume(p);
   }
   throw InvalidArgument("element_signed_volume: element " + std::to_string(e) + " has an invalid type");
 }

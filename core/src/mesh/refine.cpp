@@ -31,10 +31,14 @@ const std::vector<std::array<int, 4>>& quad_faces(ElementType t) {
                                                    {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
   switch (t) {
     case ElementType::quadrilateral:  // in 2-D the element is its own face
-    case ElementType::pyramid: return self;
-    case ElementType::prism: return prism;
-    case ElementType::hexahedron: return hex;
-    default: return none;
+    case ElementType::pyramid:
+      return self;
+    case ElementType::prism:
+      return prism;
+    case ElementType::hexahedron:
+      return hex;
+    default:
+      return none;
   }
 }
 
@@ -94,10 +98,8 @@ std::vector<ChildTemplate> tetrahedron_children(int diagonal) {
   const Mask a = corners(0, 1), b = corners(0, 2), c = corners(0, 3);
   const Mask d = corners(1, 2), e = corners(1, 3), f = corners(2, 3);
   const auto T = ElementType::tetrahedron;
-  std::vector<ChildTemplate> out{{T, {corners(0), a, b, c}},
-                                 {T, {a, corners(1), d, e}},
-                                 {T, {b, d, corners(2), f}},
-                                 {T, {c, e, f, corners(3)}}};
+  std::vector<ChildTemplate> out{
+      {T, {corners(0), a, b, c}}, {T, {a, corners(1), d, e}}, {T, {b, d, corners(2), f}}, {T, {c, e, f, corners(3)}}};
   // Around the diagonal (p, q), the other four points in a cycle; (p, q, r_i, r_i+1).
   Mask p, q;
   std::array<Mask, 4> ring;
@@ -180,26 +182,40 @@ const Rule& rule_for(ElementType t, int variant) {
                               make_rule(ElementType::tetrahedron, tetrahedron_children(1)),
                               make_rule(ElementType::tetrahedron, tetrahedron_children(2))};
   switch (t) {
-    case ElementType::triangle: return tri;
-    case ElementType::quadrilateral: return quad;
-    case ElementType::hexahedron: return hex;
-    case ElementType::prism: return prism;
-    case ElementType::pyramid: return pyramid;
-    case ElementType::tetrahedron: return tet[variant];
-    default: throw InvalidArgument(std::string("refine_uniform: cannot refine a ") + element_name(t));
+    case ElementType::triangle:
+      return tri;
+    case ElementType::quadrilateral:
+      return quad;
+    case ElementType::hexahedron:
+      return hex;
+    case ElementType::prism:
+      return prism;
+    case ElementType::pyramid:
+      return pyramid;
+    case ElementType::tetrahedron:
+      return tet[variant];
+    default:
+      throw InvalidArgument(std::string("refine_uniform: cannot refine a ") + element_name(t));
   }
 }
 
 // Index of the type in a per-type count array.
 int type_slot(ElementType t) {
   switch (t) {
-    case ElementType::triangle: return 0;
-    case ElementType::quadrilateral: return 1;
-    case ElementType::tetrahedron: return 2;
-    case ElementType::pyramid: return 3;
-    case ElementType::prism: return 4;
-    case ElementType::hexahedron: return 5;
-    default: return 6;
+    case ElementType::triangle:
+      return 0;
+    case ElementType::quadrilateral:
+      return 1;
+    case ElementType::tetrahedron:
+      return 2;
+    case ElementType::pyramid:
+      return 3;
+    case ElementType::prism:
+      return 4;
+    case ElementType::hexahedron:
+      return 5;
+    default:
+      return 6;
   }
 }
 
@@ -282,8 +298,8 @@ Mesh refine_once(const Mesh& m, int level, int times) {
   sort_unique(edges);
   sort_unique(faces);
 
-  const long long total_points = static_cast<long long>(np) + static_cast<long long>(edges.size()) +
-                                 static_cast<long long>(faces.size()) + nhex;
+  const long long total_points =
+      static_cast<long long>(np) + static_cast<long long>(edges.size()) + static_cast<long long>(faces.size()) + nhex;
   if (total_points > max_ordinal)
     throw InvalidArgument("refine_uniform: refinement " + std::to_string(level) + " of " + std::to_string(times) +
                           " gives " + std::to_string(total_points) + " points, past the 32-bit limit " +

@@ -169,8 +169,7 @@ class Su2Parser {
 
   void read_ndime(std::string_view value) {
     long long d = 0;
-    if (parse_int(value, d) != Parsed::ok || (d != 2 && d != 3))
-      fail("NDIME must be 2 or 3, got " + quoted(value));
+    if (parse_int(value, d) != Parsed::ok || (d != 2 && d != 3)) fail("NDIME must be 2 or 3, got " + quoted(value));
     mesh_.dim = static_cast<int>(d);
   }
 
@@ -226,8 +225,7 @@ class Su2Parser {
            std::to_string(mesh_.dim) + "-D mesh");
     const int npe = nodes_per_element(t);
     const int given = static_cast<int>(tokens_.size()) - 1;
-    if (given < npe)
-      fail(type_label(t) + " needs " + std::to_string(npe) + " node ids, got " + std::to_string(given));
+    if (given < npe) fail(type_label(t) + " needs " + std::to_string(npe) + " node ids, got " + std::to_string(given));
     if (given > npe) {
       const std::string_view junk = garbage_after(npe + 1);
       if (!junk.empty())
@@ -290,8 +288,7 @@ class Su2Parser {
       next_data_line(line, p, count, "points", header);
       split(line, tokens_);
       const int given = static_cast<int>(tokens_.size());
-      if (given < dim)
-        fail("point needs " + std::to_string(dim) + " coordinates, got " + std::to_string(given));
+      if (given < dim) fail("point needs " + std::to_string(dim) + " coordinates, got " + std::to_string(given));
       if (given > dim) {
         const std::string_view junk = garbage_after(dim);
         if (!junk.empty())

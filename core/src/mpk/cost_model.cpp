@@ -16,12 +16,18 @@ template MpkDeviceModel default_device_model<DefaultExecSpace>();
 
 double MpkEstimate::seconds(MpkVariant v) const {
   switch (v) {
-    case MpkVariant::back_to_back: return back_to_back;
-    case MpkVariant::blocked: return blocked;
-    case MpkVariant::graph: return graph;
-    case MpkVariant::persistent: return persistent;
-    case MpkVariant::pipelined: return pipelined;
-    case MpkVariant::automatic: return seconds(best);
+    case MpkVariant::back_to_back:
+      return back_to_back;
+    case MpkVariant::blocked:
+      return blocked;
+    case MpkVariant::graph:
+      return graph;
+    case MpkVariant::persistent:
+      return persistent;
+    case MpkVariant::pipelined:
+      return pipelined;
+    case MpkVariant::automatic:
+      return seconds(best);
   }
   return 0;
 }

@@ -53,13 +53,13 @@ bool is_power_of_two(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 template <class Scalar, class MemSpace>
 Kokkos::View<const Scalar*, MemSpace> column(const Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>& y, int k) {
   // A LayoutLeft column is contiguous; an unmanaged view of it converts to the SpMV vector type.
-  return Kokkos::View<const Scalar*, MemSpace, Kokkos::MemoryUnmanaged>(y.data() + static_cast<size_t>(k) * y.stride_1(),
-                                                                          y.extent(0));
+  return Kokkos::View<const Scalar*, MemSpace, Kokkos::MemoryUnmanaged>(
+      y.data() + static_cast<size_t>(k) * y.stride_1(), y.extent(0));
 }
 template <class Scalar, class MemSpace>
 Kokkos::View<Scalar*, MemSpace> mutable_column(const Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>& y, int k) {
   return Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryUnmanaged>(y.data() + static_cast<size_t>(k) * y.stride_1(),
-                                                                    y.extent(0));
+                                                                  y.extent(0));
 }
 
 }  // namespace
@@ -69,8 +69,8 @@ Kokkos::View<Scalar*, MemSpace> mutable_column(const Kokkos::View<Scalar**, Kokk
 
 template <class ExecSpace, class Scalar, class MemSpace>
 LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMatrix<Scalar, HostSpace>& a,
-                                                                     const LevelMatrixOptions& options,
-                                                                     const ExecSpace& space)
+                                                                    const LevelMatrixOptions& options,
+                                                                    const ExecSpace& space)
     : space_(space) {
   const double t0 = seconds_now();
   constexpr bool gpu = compat::is_gpu_space<ExecSpace>();
@@ -121,7 +121,7 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
   new_to_old_ = Kokkos::View<ordinal_t*, MemSpace>("mpk.new_to_old", static_cast<size_t>(a.nrows));
   {
     Kokkos::View<const ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged> h(perm_.new_to_old.data(),
-                                                                          perm_.new_to_old.size());
+                                                                         perm_.new_to_old.size());
     Kokkos::deep_copy(new_to_old_, h);
   }
 
@@ -206,7 +206,8 @@ struct MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::Impl {
   MpkVariant last_single_launch = MpkVariant::persistent;
 
   template <class Functor>
-  void set_handoff(Functor& f, const ordinal_t nsegments, const detail::Counter epoch, const long long spin_limit) const {
+  void set_handoff(Functor& f, const ordinal_t nsegments, const detail::Counter epoch,
+                   const long long spin_limit) const {
     f.handoff.segment_blocks = segment_blocks;
     f.handoff.done = done;
     f.handoff.ticket = ticket;
@@ -223,7 +224,7 @@ struct MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::Impl {
 
 template <class ExecSpace, class Scalar, class MemSpace>
 MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(const CsrMatrix<Scalar, HostSpace>& a,
-                                                                   const MpkOptions& options, const ExecSpace& space)
+                                                                  const MpkOptions& options, const ExecSpace& space)
     : MatrixPowerKernel(std::make_shared<Matrix>(a, options.matrix, space), options) {}
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -231,7 +232,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::~MatrixPowerKernel() = default;
 
 template <class ExecSpace, class Scalar, class MemSpace>
 MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_ptr<Matrix> matrix,
-                                                                   const MpkOptions& options)
+                                                                  const MpkOptions& options)
     : matrix_(std::move(matrix)), options_(options), impl_(std::make_unique<Impl>()) {
   const double t0 = seconds_now();
   constexpr bool gpu = compat::is_gpu_space<ExecSpace>();
@@ -255,7 +256,8 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   if (o.persistent_teams < 0) throw InvalidArgument(who + ": persistent_teams must be >= 0");
   if (o.spin_limit < 1) throw InvalidArgument(who + ": spin_limit must be >= 1");
   if (o.row_batch != 0 && o.row_batch != 1 && o.row_batch != 8 && o.row_batch != 16)
-    throw InvalidArgument(who + ": row_batch must be 0 (the rule), 1, 8 or 16 (got " + std::to_string(o.row_batch) + ")");
+    throw InvalidArgument(who + ": row_batch must be 0 (the rule), 1, 8 or 16 (got " + std::to_string(o.row_batch) +
+                          ")");
   if (o.pipelined_rows_in_flight < 0 || o.pipelined_rows_in_flight > 2)
     throw InvalidArgument(who + ": pipelined_rows_in_flight must be 0 (the rule), 1 or 2 (got " +
                           std::to_string(o.pipelined_rows_in_flight) + ")");
@@ -270,14 +272,14 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
 
   // Cache budget and groups.
   llc_ = last_level_cache_bytes();
-  cache_budget_ = o.cache_bytes ? o.cache_bytes : static_cast<std::size_t>(o.cache_fraction * static_cast<double>(llc_));
+  cache_budget_ =
+      o.cache_bytes ? o.cache_bytes : static_cast<std::size_t>(o.cache_fraction * static_cast<double>(llc_));
   std::vector<double> row_bytes(static_cast<size_t>(n));
   for (ordinal_t r = 0; r < n; ++r) row_bytes[r] = m.row_matrix_bytes(r) + 2.0 * sizeof(Scalar);
   const double group_bytes = static_cast<double>(cache_budget_) / live_groups(p, o.skew);
   const ordinal_t align = o.align_rows ? o.align_rows : std::max<ordinal_t>(32, sell ? m.sell_chunk() : 1);
-  schedule_ = make_wavefront_schedule(merge_levels(m.host_matrix(), m.level_offsets(), row_bytes,
-                                                   std::max(group_bytes, 1.0), align),
-                                      p, o.skew);
+  schedule_ = make_wavefront_schedule(
+      merge_levels(m.host_matrix(), m.level_offsets(), row_bytes, std::max(group_bytes, 1.0), align), p, o.skew);
   check_schedule(schedule_, m.host_matrix());
 
   // Kernel geometry.
@@ -384,7 +386,8 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   const auto& h = m.host_matrix();
   auto segment_of = [&](ordinal_t row) {
     return static_cast<ordinal_t>(std::upper_bound(segment_offsets.begin(), segment_offsets.end(), row) -
-                                  segment_offsets.begin()) - 1;
+                                  segment_offsets.begin()) -
+           1;
   };
   const ordinal_t nrow_blocks = static_cast<ordinal_t>(row_block_offsets.size()) - 1;
   std::vector<ordinal_t> dep_lo(static_cast<size_t>(nrow_blocks)), dep_hi(static_cast<size_t>(nrow_blocks));
@@ -413,8 +416,8 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   total_blocks_ = static_cast<long long>(blocks.size());
   impl_->blocks = Kokkos::View<detail::Block*, MemSpace>("mpk.blocks", blocks.size());
   impl_->segment_blocks = Kokkos::View<detail::Counter*, MemSpace>("mpk.segment_blocks", segment_blocks.size());
-  Kokkos::deep_copy(impl_->blocks,
-                    Kokkos::View<const detail::Block*, HostSpace, Kokkos::MemoryUnmanaged>(blocks.data(), blocks.size()));
+  Kokkos::deep_copy(impl_->blocks, Kokkos::View<const detail::Block*, HostSpace, Kokkos::MemoryUnmanaged>(
+                                       blocks.data(), blocks.size()));
   Kokkos::deep_copy(impl_->segment_blocks, Kokkos::View<const detail::Counter*, HostSpace, Kokkos::MemoryUnmanaged>(
                                                segment_blocks.data(), segment_blocks.size()));
   impl_->done = Kokkos::View<detail::Counter*, MemSpace>("mpk.done", static_cast<size_t>(S) * p);
@@ -476,14 +479,15 @@ MpkTraffic MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::traffic() const {
   MpkTraffic t;
   t.spmv_bytes = spmv::csr_min_bytes<Scalar>(matrix_->nrows(), matrix_->nrows(), matrix_->nnz(), false);
   t.back_to_back_bytes = p * t.spmv_bytes;
-  t.blocked_bytes = nnz * (sizeof(Scalar) + sizeof(ordinal_t)) + (n + 1) * sizeof(offset_t) + (p + 1) * n * sizeof(Scalar);
+  t.blocked_bytes =
+      nnz * (sizeof(Scalar) + sizeof(ordinal_t)) + (n + 1) * sizeof(offset_t) + (p + 1) * n * sizeof(Scalar);
   t.flops = 2.0 * nnz * p;
   return t;
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply(MpkVariant variant, const ConstVector& x,
-                                                            const MultiVector& y) {
+                                                           const MultiVector& y) {
   const ordinal_t n = nrows();
   if (static_cast<long long>(x.extent(0)) != n)
     throw InvalidArgument("mpk apply: x has " + std::to_string(x.extent(0)) + " entries, the matrix has " +
@@ -503,12 +507,23 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply(MpkVariant variant, c
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply_internal(MpkVariant variant) {
   switch (resolve(variant)) {
-    case MpkVariant::back_to_back: run_back_to_back(); return;
-    case MpkVariant::blocked: run_blocked(); return;
-    case MpkVariant::graph: run_graph(); return;
-    case MpkVariant::persistent: run_persistent(); return;
-    case MpkVariant::pipelined: run_pipelined(); return;
-    case MpkVariant::automatic: break;
+    case MpkVariant::back_to_back:
+      run_back_to_back();
+      return;
+    case MpkVariant::blocked:
+      run_blocked();
+      return;
+    case MpkVariant::graph:
+      run_graph();
+      return;
+    case MpkVariant::persistent:
+      run_persistent();
+      return;
+    case MpkVariant::pipelined:
+      run_pipelined();
+      return;
+    case MpkVariant::automatic:
+      break;
   }
   throw InvalidArgument("mpk: unknown variant");
 }
@@ -532,7 +547,8 @@ MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant va
       std::vector<MpkVariant> candidates{MpkVariant::back_to_back};
       std::vector<MpkVariant> ranked;
       for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})
-        if ((v != MpkVariant::graph || graph_is_native()) && (v != MpkVariant::pipelined || pipelined_fallback_.empty()))
+        if ((v != MpkVariant::graph || graph_is_native()) &&
+            (v != MpkVariant::pipelined || pipelined_fallback_.empty()))
           ranked.push_back(v);
       std::stable_sort(ranked.begin(), ranked.end(),
                        [&](MpkVariant a, MpkVariant b) { return estimate_.seconds(a) < estimate_.seconds(b); });
@@ -564,7 +580,8 @@ MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant va
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
-std::vector<double> MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::time_variants(const std::vector<MpkVariant>& variants) {
+std::vector<double> MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::time_variants(
+    const std::vector<MpkVariant>& variants) {
   const ExecSpace& space = matrix_->space();
   for (MpkVariant v : variants) apply_internal(v);  // warm-up (graph capture, first launch)
   // One run of each, timed: runs of a few milliseconds or less are launch-sensitive.
@@ -614,10 +631,10 @@ void with_rows_of_batch(const Matrix& m, const int lanes, F&& f) {
     const auto& s = *m.sell_matrix();
     if (s.compressed_columns())
       f(detail::SellRows<Scalar, MemSpace, true, Batch>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C,
-                                                       lanes});
+                                                        lanes});
     else
       f(detail::SellRows<Scalar, MemSpace, false, Batch>{s.chunk_ptr, s.row_len, s.col_idx, s.col_offset, s.values, s.C,
-                                                        lanes});
+                                                         lanes});
   } else {
     const auto& a = m.device_matrix();
     f(detail::CsrRows<Scalar, MemSpace, Batch>{a.row_ptr, a.col_idx, a.values, lanes});
@@ -733,8 +750,9 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
     if constexpr (min_teams > 0) {
       if (team_size_ * vector_length_ == detail::kPersistentBoundThreads) {
         using Bounds = Kokkos::LaunchBounds<detail::kPersistentBoundThreads, min_teams>;
-        Kokkos::parallel_for("ppsparse::mpk_persistent",
-                             Kokkos::TeamPolicy<ExecSpace, Bounds>(space, persistent_teams_, team_size_, vector_length_), f);
+        Kokkos::parallel_for(
+            "ppsparse::mpk_persistent",
+            Kokkos::TeamPolicy<ExecSpace, Bounds>(space, persistent_teams_, team_size_, vector_length_), f);
         return;
       }
     }
@@ -750,7 +768,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_persistent() {
 
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset_t largest_block_entries,
-                                                                    const long long team_bound, const ordinal_t nrow_blocks) {
+                                                                    const long long team_bound,
+                                                                    const ordinal_t nrow_blocks) {
   constexpr bool gpu = compat::is_gpu_space<ExecSpace>();
   const int p = powers();
   const std::size_t entry_bytes = sizeof(Scalar) + static_cast<std::size_t>(matrix_->column_bytes());
@@ -825,7 +844,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
     launched = resident;
     pipelined_scratch_entries_ =
         options_.pipelined_scratch_bytes
-            ? std::min<offset_t>(largest_block_entries, static_cast<offset_t>(options_.pipelined_scratch_bytes / entry_bytes))
+            ? std::min<offset_t>(largest_block_entries,
+                                 static_cast<offset_t>(options_.pipelined_scratch_bytes / entry_bytes))
             : largest_block_entries;
   }
   // Every block of the first (q-1) x reach + 1 unfinished ones must be held by a running team,
@@ -838,7 +858,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
   // (stencil27 at 2x: 1.20 -> 1.14x) or fewer (band27, stencil7 at 2x; docs/perf/mpk_h100.md).
   auto fits = [&](long long q) { return resident >= (q - 1) * pipelined_reach_ + 1; };
   auto few_wait = [&](long long q) {
-    return resident >= nrow_blocks || static_cast<double>((q - 1) * pipelined_reach_) <= 0.6 * static_cast<double>(resident);
+    return resident >= nrow_blocks ||
+           static_cast<double>((q - 1) * pipelined_reach_) <= 0.6 * static_cast<double>(resident);
   };
   int q = options_.pipelined_powers_per_pass;
   if (q == 0) {
@@ -951,14 +972,15 @@ template <class ExecSpace, class Scalar, class MemSpace>
 std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
   char line[512];
   const Matrix& m = *matrix_;
-  std::snprintf(line, sizeof line,
-                "p=%d format=%s%s order=%s groups=%d launches=%d skew=%d budget=%.3gMB (LLC %.3gMB) blocks=%lld rows/block=%d "
-                "segments=%d team=%dx%d row_batch=%d persistent_teams=%d graph=%s baseline=%s",
-                powers(), to_string(m.format()),
-                m.format() == MpkFormat::sell ? ("-" + std::to_string(m.sell_chunk())).c_str() : "",
-                to_string(m.ordering()), schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6,
-                total_blocks_, rows_per_block_, nsegments_, team_size_, vector_length_, row_batch_, persistent_teams_,
-                graph_is_native() ? "kokkos" : "plain-launches", m.baseline_description().c_str());
+  std::snprintf(
+      line, sizeof line,
+      "p=%d format=%s%s order=%s groups=%d launches=%d skew=%d budget=%.3gMB (LLC %.3gMB) blocks=%lld rows/block=%d "
+      "segments=%d team=%dx%d row_batch=%d persistent_teams=%d graph=%s baseline=%s",
+      powers(), to_string(m.format()),
+      m.format() == MpkFormat::sell ? ("-" + std::to_string(m.sell_chunk())).c_str() : "", to_string(m.ordering()),
+      schedule_.ngroups(), schedule_.nlaunches(), schedule_.skew, cache_budget_ / 1e6, llc_ / 1e6, total_blocks_,
+      rows_per_block_, nsegments_, team_size_, vector_length_, row_batch_, persistent_teams_,
+      graph_is_native() ? "kokkos" : "plain-launches", m.baseline_description().c_str());
   auto pass_list = [&] {
     std::string l;
     for (int q : pipelined_passes_) l += (l.empty() ? "" : "+") + std::to_string(q);
@@ -966,10 +988,10 @@ std::string MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::describe() const {
   };
   std::string pipelined =
       pipelined_fallback_.empty()
-          ? " pipelined: teams=" + std::to_string(pipelined_teams_) + " (" + std::to_string(pipelined_guaranteed_teams_) +
-                " guaranteed) reach=" + std::to_string(pipelined_reach_) +
-                " scratch=" + std::to_string(pipelined_scratch_entries_) + " entries rows_in_flight=" +
-                std::to_string(pipelined_rows_in_flight_) + " passes=" + pass_list()
+          ? " pipelined: teams=" + std::to_string(pipelined_teams_) + " (" +
+                std::to_string(pipelined_guaranteed_teams_) + " guaranteed) reach=" + std::to_string(pipelined_reach_) +
+                " scratch=" + std::to_string(pipelined_scratch_entries_) +
+                " entries rows_in_flight=" + std::to_string(pipelined_rows_in_flight_) + " passes=" + pass_list()
           : " pipelined: runs persistent (" + pipelined_fallback_ + ")";
   return line + pipelined;
 }

@@ -11,8 +11,8 @@ namespace {
 void check_size(size_t size, const MpkReference& ref, const char* what) {
   const size_t expected = static_cast<size_t>(ref.powers + 1) * static_cast<size_t>(ref.n);
   if (size != expected)
-    throw InvalidArgument(std::string("mpk ") + what + ": " + std::to_string(size) + " entries, expected (powers+1) x n = " +
-                          std::to_string(expected));
+    throw InvalidArgument(std::string("mpk ") + what + ": " + std::to_string(size) +
+                          " entries, expected (powers+1) x n = " + std::to_string(expected));
 }
 
 double bound(const MpkReference& ref, int k, size_t index, double tolerance) {
@@ -93,9 +93,9 @@ double max_difference_ratio(const std::vector<Scalar>& y1, const std::vector<Sca
   return worst;
 }
 
-#define PPSPARSE_MPK_REFERENCE_INSTANTIATE(S)                                                                  \
-  template MpkReference reference_mpk(const CsrMatrix<S, HostSpace>&, const std::vector<double>&, int);       \
-  template double max_error_ratio(const std::vector<S>&, const MpkReference&, double);                       \
+#define PPSPARSE_MPK_REFERENCE_INSTANTIATE(S)                                                           \
+  template MpkReference reference_mpk(const CsrMatrix<S, HostSpace>&, const std::vector<double>&, int); \
+  template double max_error_ratio(const std::vector<S>&, const MpkReference&, double);                  \
   template double max_difference_ratio(const std::vector<S>&, const std::vector<S>&, const MpkReference&, double);
 PPSPARSE_MPK_REFERENCE_INSTANTIATE(float)
 PPSPARSE_MPK_REFERENCE_INSTANTIATE(double)

@@ -141,9 +141,9 @@ KOKKOS_INLINE_FUNCTION auto span_product(const Member& team, const Rows& rows, c
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(team, rows.lanes),
       [&](const int lane, Scalar& part) {
-        part += row_dot<Rows::batch, Scalar>(s.begin + static_cast<offset_t>(lane) * step, s.end,
-                                             static_cast<offset_t>(rows.lanes) * step, cols, vals,
-                                             [&](const ordinal_t c) { return y(c, k_in); }, r);
+        part += row_dot<Rows::batch, Scalar>(
+            s.begin + static_cast<offset_t>(lane) * step, s.end, static_cast<offset_t>(rows.lanes) * step, cols, vals,
+            [&](const ordinal_t c) { return y(c, k_in); }, r);
       },
       sum);
   return sum;
@@ -154,9 +154,9 @@ template <class Rows, class X, class Vals, class Index, class Scalar>
 KOKKOS_INLINE_FUNCTION void pair_product(const Rows& rows, const ordinal_t r0, const RowSpan s0, const ordinal_t r1,
                                          const RowSpan s1, const X& y, const int k_in, const Vals& vals,
                                          const Index& index, Scalar& sum0, Scalar& sum1) {
-  row_dot_pair<Rows::batch, Scalar>(s0.begin, s0.end, s1.begin, s1.end, rows.entry_step(), rows.columns(index, r0),
-                                    rows.columns(index, r1), vals, [&](const ordinal_t c) { return y(c, k_in); }, r0,
-                                    r1, sum0, sum1);
+  row_dot_pair<Rows::batch, Scalar>(
+      s0.begin, s0.end, s1.begin, s1.end, rows.entry_step(), rows.columns(index, r0), rows.columns(index, r1), vals,
+      [&](const ordinal_t c) { return y(c, k_in); }, r0, r1, sum0, sum1);
 }
 
 // Rows of a CSR matrix: the `lanes` vector lanes of a team thread take entries lane,
@@ -322,7 +322,8 @@ struct SegmentHandoff {
   // the team barrier after it). On a stall (spin_limit polls, or another team's stall) it
   // records 1 + code and returns. Each round reads all the counters before testing any, so
   // that their loads are in flight together.
-  KOKKOS_INLINE_FUNCTION void wait_for(const ordinal_t lo, const ordinal_t hi, const int k_in, const long long code) const {
+  KOKKOS_INLINE_FUNCTION void wait_for(const ordinal_t lo, const ordinal_t hi, const int k_in,
+                                       const long long code) const {
     const long long base = (k_in - 1) * static_cast<long long>(nsegments);
     ordinal_t first = lo;  // segments below first are known done
     long long polls = 0;
@@ -356,9 +357,9 @@ struct SegmentHandoff {
 // are coherent and RandomAccess only tells the compiler that y_in and y_out do not overlap
 // (they are different columns), which it needs to keep the row loop tight.
 template <class ExecSpace, class Scalar, class MemSpace>
-using SingleLaunchInput =
-    std::conditional_t<compat::is_gpu_space<ExecSpace>(), Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace>,
-                       Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>;
+using SingleLaunchInput = std::conditional_t<
+    compat::is_gpu_space<ExecSpace>(), Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace>,
+    Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>;
 
 // The single-launch kernel: see "Persistent kernel" in mpk/matrix_power.hpp.
 template <class ExecSpace, class Scalar, class MemSpace, class Rows>
@@ -382,7 +383,8 @@ struct PersistentFunctor {
             if (mine < total_blocks) {
               const Block b = blocks(mine);
               if (b.power > 1)
-                handoff.wait_for(b.dep_lo, b.dep_hi, b.power - 1, (b.power - 1) * static_cast<long long>(ngroups) + b.group);
+                handoff.wait_for(b.dep_lo, b.dep_hi, b.power - 1,
+                                 (b.power - 1) * static_cast<long long>(ngroups) + b.group);
             }
           },
           t);  // the broadcast is a team barrier: every thread reads after the leader's acquire
@@ -428,7 +430,7 @@ struct PipelinedFunctor {
   Kokkos::View<const Block*, MemSpace> blocks;  // row blocks in row order (power unused)
   SegmentHandoff<MemSpace> handoff;
   long long nblocks;
-  int first_power = 0;       // this pass computes powers first_power + 1 .. first_power + powers
+  int first_power = 0;  // this pass computes powers first_power + 1 .. first_power + powers
   int powers;
   offset_t scratch_entries;  // entries of a block that team scratch holds
   ordinal_t block_rows;      // rows of the largest block (kept_span_count)
@@ -439,8 +441,8 @@ struct PipelinedFunctor {
   }
   // Team scratch for `entries` stored entries and the spans of a block of `rows` rows.
   static std::size_t scratch_bytes(const offset_t entries, const ordinal_t rows) {
-    return ScratchValues::shmem_size(static_cast<size_t>(entries)) + ScratchIndex::shmem_size(static_cast<size_t>(entries)) +
-           ScratchSpans::shmem_size(kept_span_count(rows));
+    return ScratchValues::shmem_size(static_cast<size_t>(entries)) +
+           ScratchIndex::shmem_size(static_cast<size_t>(entries)) + ScratchSpans::shmem_size(kept_span_count(rows));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -453,7 +455,8 @@ struct PipelinedFunctor {
     // while the others wait for its blocks. A ticket goes only to a running team.
     while (true) {
       long long t = 0;
-      Kokkos::single(Kokkos::PerTeam(team), [&](long long& mine) { mine = handoff.take_ticket(); }, t);
+      Kokkos::single(
+          Kokkos::PerTeam(team), [&](long long& mine) { mine = handoff.take_ticket(); }, t);
       if (t >= nblocks) return;
       const Block b = blocks(t);
       offset_t first = 0, last = 0;

@@ -121,8 +121,7 @@ std::vector<ordinal_t> merge_levels(const CsrMatrix<Scalar, HostSpace>& a, const
 
 MpkSchedule make_wavefront_schedule(std::vector<ordinal_t> group_offsets, int powers, int skew) {
   live_groups(powers, skew);  // checks powers and skew
-  if (group_offsets.empty())
-    throw InvalidArgument("mpk schedule: group offsets must start at 0");
+  if (group_offsets.empty()) throw InvalidArgument("mpk schedule: group offsets must start at 0");
   if (const std::string d = offsets_defect(group_offsets, group_offsets.back()); !d.empty())
     throw InvalidArgument("mpk schedule: " + d);
   MpkSchedule s;
@@ -154,8 +153,8 @@ std::string schedule_violation(const MpkSchedule& s, const CsrMatrix<Scalar, Hos
   const ordinal_t G = s.ngroups();
   const long long ntiles = static_cast<long long>(G) * s.powers;
   if (static_cast<long long>(s.order.size()) != ntiles)
-    return "the order holds " + std::to_string(s.order.size()) + " tiles, expected groups x powers = " +
-           std::to_string(ntiles);
+    return "the order holds " + std::to_string(s.order.size()) +
+           " tiles, expected groups x powers = " + std::to_string(ntiles);
   if (s.launch_offsets.empty() || s.launch_offsets.front() != 0 ||
       s.launch_offsets.back() != static_cast<int>(s.order.size()))
     return "launch offsets must run from 0 to the tile count " + std::to_string(s.order.size());
@@ -192,7 +191,8 @@ std::string schedule_violation(const MpkSchedule& s, const CsrMatrix<Scalar, Hos
   for (ordinal_t r = 0; r < a.nrows; ++r)
     for (offset_t e = a.row_ptr(r); e < a.row_ptr(r + 1); ++e) {
       const ordinal_t c = a.col_idx(e);
-      if (c < 0 || c >= a.ncols) return "row " + std::to_string(r) + " has column " + std::to_string(c) + " out of range";
+      if (c < 0 || c >= a.ncols)
+        return "row " + std::to_string(r) + " has column " + std::to_string(c) + " out of range";
       const ordinal_t g = group_of[r], h = group_of[c];
       if (h > g + 1 || h < g - 1)
         return "row " + std::to_string(r) + " (group " + std::to_string(g) + ") references column " +
@@ -208,10 +208,10 @@ void check_schedule(const MpkSchedule& schedule, const CsrMatrix<Scalar, HostSpa
   if (!v.empty()) throw InvalidArgument("mpk schedule: " + v);
 }
 
-#define PPSPARSE_MPK_SCHEDULE_INSTANTIATE(S)                                                                   \
+#define PPSPARSE_MPK_SCHEDULE_INSTANTIATE(S)                                                                  \
   template std::vector<ordinal_t> merge_levels(const CsrMatrix<S, HostSpace>&, const std::vector<ordinal_t>&, \
-                                               const std::vector<double>&, double, ordinal_t);               \
-  template std::string schedule_violation(const MpkSchedule&, const CsrMatrix<S, HostSpace>&);               \
+                                               const std::vector<double>&, double, ordinal_t);                \
+  template std::string schedule_violation(const MpkSchedule&, const CsrMatrix<S, HostSpace>&);                \
   template void check_schedule(const MpkSchedule&, const CsrMatrix<S, HostSpace>&);
 PPSPARSE_MPK_SCHEDULE_INSTANTIATE(float)
 PPSPARSE_MPK_SCHEDULE_INSTANTIATE(double)

@@ -6,12 +6,18 @@ namespace ppsparse::mpk {
 
 const char* to_string(MpkVariant variant) {
   switch (variant) {
-    case MpkVariant::back_to_back: return "back_to_back";
-    case MpkVariant::blocked: return "blocked";
-    case MpkVariant::graph: return "graph";
-    case MpkVariant::persistent: return "persistent";
-    case MpkVariant::pipelined: return "pipelined";
-    case MpkVariant::automatic: return "automatic";
+    case MpkVariant::back_to_back:
+      return "back_to_back";
+    case MpkVariant::blocked:
+      return "blocked";
+    case MpkVariant::graph:
+      return "graph";
+    case MpkVariant::persistent:
+      return "persistent";
+    case MpkVariant::pipelined:
+      return "pipelined";
+    case MpkVariant::automatic:
+      return "automatic";
   }
   return "?";
 }
@@ -34,9 +40,12 @@ MpkVariant parse_variant(const std::string& name) {
 
 const char* to_string(MpkFormat format) {
   switch (format) {
-    case MpkFormat::csr: return "csr";
-    case MpkFormat::sell: return "sell";
-    case MpkFormat::automatic: return "automatic";
+    case MpkFormat::csr:
+      return "csr";
+    case MpkFormat::sell:
+      return "sell";
+    case MpkFormat::automatic:
+      return "automatic";
   }
   return "?";
 }
@@ -49,9 +58,12 @@ MpkFormat parse_format(const std::string& name) {
 
 const char* to_string(MpkOrdering ordering) {
   switch (ordering) {
-    case MpkOrdering::bfs: return "bfs";
-    case MpkOrdering::input: return "input";
-    case MpkOrdering::automatic: return "automatic";
+    case MpkOrdering::bfs:
+      return "bfs";
+    case MpkOrdering::input:
+      return "input";
+    case MpkOrdering::automatic:
+      return "automatic";
   }
   return "?";
 }

@@ -106,7 +106,8 @@ BfsLevels input_order_levels(const Graph& g) {
   for (ordinal_t begin = 0; begin < g.n;) {
     for (; scanned < begin; ++scanned) {
       far = std::max(far, scanned);
-      if (g.degree(scanned) > 0) far = std::max(far, g.adj[g.row_ptr[scanned + 1] - 1]);  // sorted: the last is the largest
+      if (g.degree(scanned) > 0)
+        far = std::max(far, g.adj[g.row_ptr[scanned + 1] - 1]);  // sorted: the last is the largest
     }
     const ordinal_t end = std::min(g.n, std::max(begin + 1, far + 1));
     out.level_offsets.push_back(end);

@@ -44,7 +44,8 @@ CoopTuner::CoopTuner(const CoopParams& start, const CoopSearchSpace& space, cons
       start_seconds_(std::numeric_limits<double>::infinity()),
       first_repeat_direction_(shape.local_columns ? +1 : -1) {
   const std::string who = "CoopTuner";
-  if (options.samples < 1) throw InvalidArgument(who + ": samples = " + std::to_string(options.samples) + " must be >= 1");
+  if (options.samples < 1)
+    throw InvalidArgument(who + ": samples = " + std::to_string(options.samples) + " must be >= 1");
   if (options.runs_per_call < 1)
     throw InvalidArgument(who + ": runs_per_call = " + std::to_string(options.runs_per_call) + " must be >= 1");
   if (options.start_runs < 0)
@@ -117,7 +118,8 @@ double CoopTuner::normalised(const double candidate_seconds, const double best_s
   for (const double s : {candidate_seconds, best_seconds})
     if (!(s > 0.0) || !std::isfinite(s))
       throw InvalidArgument("CoopTuner::normalised: time " + std::to_string(s) + " s is not a finite positive number");
-  if (measured_.empty()) throw InvalidArgument("CoopTuner::normalised: no best measured yet (the start's call is not paired)");
+  if (measured_.empty())
+    throw InvalidArgument("CoopTuner::normalised: no best measured yet (the start's call is not paired)");
   return candidate_seconds / best_seconds * fastest_seconds_;
 }
 
@@ -153,8 +155,8 @@ void CoopTuner::record_call(const std::vector<double>& run_seconds) {
   const bool single = run_seconds.size() == 1 && first_run_decides(run_seconds[0]);
   if (static_cast<int>(run_seconds.size()) != options_.runs_per_call && !single)
     throw InvalidArgument("CoopTuner::record_call: " + std::to_string(run_seconds.size()) +
-                          (run_seconds.size() == 1 ? " run time" : " run times") + ", expected runs_per_call = " +
-                          std::to_string(options_.runs_per_call) +
+                          (run_seconds.size() == 1 ? " run time" : " run times") +
+                          ", expected runs_per_call = " + std::to_string(options_.runs_per_call) +
                           (options_.runs_per_call > 1 ? " (or 1 that decides its step)" : ""));
   for (const double s : run_seconds) check_run_seconds("CoopTuner::record_call", s);
   record(median_of(run_seconds));
@@ -233,7 +235,8 @@ void CoopTuner::choose_next() {
       int bi = -1;
       for (int b = 0; b < static_cast<int>(blocks_.size()); ++b)
         if (valid(Point{next.coop_idx, next.repeat_idx, b}) &&
-            (bi < 0 || std::abs(blocks_[b] - blocks_[next.block_idx]) < std::abs(blocks_[bi] - blocks_[next.block_idx])))
+            (bi < 0 ||
+             std::abs(blocks_[b] - blocks_[next.block_idx]) < std::abs(blocks_[bi] - blocks_[next.block_idx])))
           bi = b;
       if (bi >= 0) next.block_idx = bi;
     }

@@ -11,8 +11,7 @@ std::string CoopParams::to_string() const {
   return "coop=" + std::to_string(coop) + " repeat=" + std::to_string(repeat) + " block=" + std::to_string(block_size);
 }
 
-CoopParams coop_fixed_rule(ordinal_t nrows, offset_t nnz, int vector_width, int concurrency, bool gpu,
-                           int max_repeat) {
+CoopParams coop_fixed_rule(ordinal_t nrows, offset_t nnz, int vector_width, int concurrency, bool gpu, int max_repeat) {
   CoopParams p;
   const double avg = nrows > 0 ? static_cast<double>(nnz) / static_cast<double>(nrows) : 0.0;
   p.coop = std::min(detail::next_power_of_two(std::sqrt(avg)), std::max(1, vector_width));
@@ -150,10 +149,11 @@ void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatri
   using Functor = CsrCoopFunctor<ExecSpace, Scalar, MemSpace>;
   const Functor f{a.row_ptr, a.col_idx, a.values, x, y, alpha, beta, a.nrows, params.repeat, params.coop};
   const int team_size = params.block_size / params.coop;
-  const int team_max = Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, params.coop).team_size_max(f, Kokkos::ParallelForTag());
+  const int team_max =
+      Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, params.coop).team_size_max(f, Kokkos::ParallelForTag());
   if (team_size > team_max)
-    throw InvalidArgument("csr_coop: block_size = " + std::to_string(params.block_size) + " with coop = " +
-                          std::to_string(params.coop) + " asks for " + std::to_string(team_size) +
+    throw InvalidArgument("csr_coop: block_size = " + std::to_string(params.block_size) +
+                          " with coop = " + std::to_string(params.coop) + " asks for " + std::to_string(team_size) +
                           " threads per team; this execution space allows at most " + std::to_string(team_max));
   if (a.nrows == 0) return;
   if (alpha == Scalar(0)) return detail::scale_vector(space, beta, y);
@@ -163,12 +163,12 @@ void csr_coop(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatri
                        Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(league), team_size, params.coop), f);
 }
 
-#define PPSPARSE_INSTANTIATE_CSR_COOP(S)                                                                        \
-  template void csr_coop<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
-      const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
-      S, const Vector<S, DefaultMemSpace>&, const CoopParams&);
+#define PPSPARSE_INSTANTIATE_CSR_COOP(S)                                                                           \
+  template void csr_coop<DefaultExecSpace, S, DefaultMemSpace>(                                                    \
+      const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, S, \
+      const Vector<S, DefaultMemSpace>&, const CoopParams&);
 
-#define PPSPARSE_INSTANTIATE_COOP_MATRIX_SHAPE(S)                  \
+#define PPSPARSE_INSTANTIATE_COOP_MATRIX_SHAPE(S)                                   \
   template CoopMatrixShape coop_matrix_shape<DefaultExecSpace, S, DefaultMemSpace>( \
       const DefaultExecSpace&, const CsrMatrix<S, DefaultMemSpace>&);
 

@@ -32,14 +32,15 @@ void csr_v1(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
   check_vectors("csr_v1", a.nrows, a.ncols, x, y);
   if (a.nrows == 0) return;
   if (alpha == Scalar(0)) return detail::scale_vector(space, beta, y);
-  Kokkos::parallel_for("ppsparse::csr_v1", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0, a.nrows),
+  Kokkos::parallel_for("ppsparse::csr_v1",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0, a.nrows),
                        CsrV1Functor<Scalar, MemSpace>{a.row_ptr, a.col_idx, a.values, x, y, alpha, beta});
 }
 
-#define PPSPARSE_INSTANTIATE_CSR_V1(S)                                                                          \
-  template void csr_v1<DefaultExecSpace, S, DefaultMemSpace>(                                                   \
-      const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
-      S, const Vector<S, DefaultMemSpace>&);
+#define PPSPARSE_INSTANTIATE_CSR_V1(S)                                                                             \
+  template void csr_v1<DefaultExecSpace, S, DefaultMemSpace>(                                                      \
+      const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, S, \
+      const Vector<S, DefaultMemSpace>&);
 
 PPSPARSE_INSTANTIATE_CSR_V1(float)
 PPSPARSE_INSTANTIATE_CSR_V1(double)

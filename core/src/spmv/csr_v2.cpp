@@ -30,7 +30,8 @@ CsrV2Options csr_v2_resolve_options(const CsrV2Options& in) {
   if (o.flat_row_max == -1) o.flat_row_max = 8;
   if (o.split_row_min == 0) o.split_row_min = 8 * o.tile_nnz;
   if (o.split_tile_nnz == 0) o.split_tile_nnz = 4 * o.tile_nnz;
-  if (o.x_window == 0) o.x_window = gpu ? 2048 : static_cast<ordinal_t>(std::min<offset_t>(2 * o.tile_nnz, max_ordinal));
+  if (o.x_window == 0)
+    o.x_window = gpu ? 2048 : static_cast<ordinal_t>(std::min<offset_t>(2 * o.tile_nnz, max_ordinal));
   auto fail = [&](const std::string& what, long long v, const std::string& rule) {
     throw InvalidArgument(who + ": " + what + " = " + std::to_string(v) + " " + rule);
   };
@@ -55,8 +56,9 @@ CsrV2Options csr_v2_resolve_options(const CsrV2Options& in) {
 template <class Scalar, class MemSpace>
 std::string CsrV2Plan<Scalar, MemSpace>::summary() const {
   return "blocks=" + std::to_string(num_blocks) + " (stream " + std::to_string(stream_blocks) + ", vector " +
-         std::to_string(vector_blocks) + ", long " + std::to_string(long_rows) + ", tiles " + std::to_string(num_tiles) +
-         " of " + std::to_string(num_split_rows) + " split rows) team=" + std::to_string(options.team_threads) +
+         std::to_string(vector_blocks) + ", long " + std::to_string(long_rows) + ", tiles " +
+         std::to_string(num_tiles) + " of " + std::to_string(num_split_rows) +
+         " split rows) team=" + std::to_string(options.team_threads) +
          " vector=" + std::to_string(options.vector_length) + " tile_nnz=" + std::to_string(options.tile_nnz) +
          " x_windows=" + std::to_string(x_windows);
 }
@@ -305,10 +307,10 @@ CsrV2Plan<Scalar, MemSpace> make_csr_v2_plan(const ExecSpace& space, const CsrMa
 
   using Scratch = ScratchVector<ExecSpace, Scalar>;
   // A stream block holds at most max_rows_per_block rows of mean length <= short_row_max.
-  const size_t stream_entries =
-      plan.stream_blocks > 0
-          ? static_cast<size_t>(std::min<offset_t>(o.tile_nnz, static_cast<offset_t>(o.max_rows_per_block) * o.short_row_max))
-          : 0;
+  const size_t stream_entries = plan.stream_blocks > 0
+                                    ? static_cast<size_t>(std::min<offset_t>(
+                                          o.tile_nnz, static_cast<offset_t>(o.max_rows_per_block) * o.short_row_max))
+                                    : 0;
   const size_t window_entries = plan.x_windows > 0 ? static_cast<size_t>(o.x_window) : 0;
   plan.stream_capacity = static_cast<offset_t>(stream_entries);
   plan.window_capacity = static_cast<ordinal_t>(window_entries);
@@ -349,8 +351,8 @@ void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
     if (plan.scratch_bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(plan.scratch_bytes));
     const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag());
     if (team_size > team_max)
-      throw InvalidArgument("csr_v2: team_threads = " + std::to_string(o.team_threads) + " with vector_length = " +
-                            std::to_string(v) + " asks for " + std::to_string(team_size) +
+      throw InvalidArgument("csr_v2: team_threads = " + std::to_string(o.team_threads) +
+                            " with vector_length = " + std::to_string(v) + " asks for " + std::to_string(team_size) +
                             " threads per team; this execution space allows at most " + std::to_string(team_max));
     Kokkos::parallel_for("ppsparse::csr_v2", policy, f);
   };
@@ -375,19 +377,19 @@ void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
   else
     launch(functor(std::false_type{}));
   if (plan.num_split_rows > 0)
-    Kokkos::parallel_for("ppsparse::csr_v2_split_rows",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(
-                             space, 0, static_cast<ordinal_t>(plan.num_split_rows)),
-                         CsrV2FinishSplitRows<Scalar, MemSpace>{plan.split_rows, plan.split_tile_ptr, plan.tile_sums,
-                                                                y, alpha, beta});
+    Kokkos::parallel_for(
+        "ppsparse::csr_v2_split_rows",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0,
+                                                                     static_cast<ordinal_t>(plan.num_split_rows)),
+        CsrV2FinishSplitRows<Scalar, MemSpace>{plan.split_rows, plan.split_tile_ptr, plan.tile_sums, y, alpha, beta});
 }
 
-#define PPSPARSE_INSTANTIATE_CSR_V2(S)                                                                          \
-  template struct CsrV2Plan<S, DefaultMemSpace>;                                                                \
-  template CsrV2Plan<S, DefaultMemSpace> make_csr_v2_plan<DefaultExecSpace, S, DefaultMemSpace>(                \
-      const DefaultExecSpace&, const CsrMatrix<S, DefaultMemSpace>&, const CsrV2Options&);                      \
-  template void csr_v2<DefaultExecSpace, S, DefaultMemSpace>(                                                   \
-      const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const CsrV2Plan<S, DefaultMemSpace>&,   \
+#define PPSPARSE_INSTANTIATE_CSR_V2(S)                                                                        \
+  template struct CsrV2Plan<S, DefaultMemSpace>;                                                              \
+  template CsrV2Plan<S, DefaultMemSpace> make_csr_v2_plan<DefaultExecSpace, S, DefaultMemSpace>(              \
+      const DefaultExecSpace&, const CsrMatrix<S, DefaultMemSpace>&, const CsrV2Options&);                    \
+  template void csr_v2<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
+      const DefaultExecSpace&, S, const CsrMatrix<S, DefaultMemSpace>&, const CsrV2Plan<S, DefaultMemSpace>&, \
       const ConstVector<S, DefaultMemSpace>&, S, const Vector<S, DefaultMemSpace>&, MatrixLoads);
 
 PPSPARSE_INSTANTIATE_CSR_V2(float)

@@ -97,12 +97,12 @@ void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatri
                        AddTail<Scalar, MemSpace>{a.tail_rows, a.tail_y, y, alpha});
 }
 
-#define PPSPARSE_INSTANTIATE_HYB(S)                                                                             \
-  template HybMatrix<S, DefaultMemSpace> make_hyb<DefaultExecSpace, S, DefaultMemSpace>(                        \
-      const DefaultExecSpace&, const CsrMatrix<S, HostSpace>&, int, ordinal_t, ordinal_t, int);                      \
-  template void hyb_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
-      const DefaultExecSpace&, S, const HybMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
-      S, const Vector<S, DefaultMemSpace>&, MatrixLoads);
+#define PPSPARSE_INSTANTIATE_HYB(S)                                                                                \
+  template HybMatrix<S, DefaultMemSpace> make_hyb<DefaultExecSpace, S, DefaultMemSpace>(                           \
+      const DefaultExecSpace&, const CsrMatrix<S, HostSpace>&, int, ordinal_t, ordinal_t, int);                    \
+  template void hyb_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                    \
+      const DefaultExecSpace&, S, const HybMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, S, \
+      const Vector<S, DefaultMemSpace>&, MatrixLoads);
 
 PPSPARSE_INSTANTIATE_HYB(float)
 PPSPARSE_INSTANTIATE_HYB(double)

@@ -85,17 +85,19 @@ template <class Scalar, class MemSpace>
 struct ScaleFunctor {
   Kokkos::View<Scalar*, MemSpace> y;
   Scalar beta;
-  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const {
+    y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i);
+  }
 };
 
 // y = beta*y (y = 0 when beta == 0): the whole product when alpha == 0.
 template <class ExecSpace, class Scalar, class MemSpace>
 void scale_vector(const ExecSpace& space, const Scalar beta, const Kokkos::View<Scalar*, MemSpace>& y) {
   if (y.extent(0) == 0) return;
-  Kokkos::parallel_for("ppsparse::spmv_scale_y",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(
-                           space, 0, static_cast<ordinal_t>(y.extent(0))),
-                       ScaleFunctor<Scalar, MemSpace>{y, beta});
+  Kokkos::parallel_for(
+      "ppsparse::spmv_scale_y",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0, static_cast<ordinal_t>(y.extent(0))),
+      ScaleFunctor<Scalar, MemSpace>{y, beta});
 }
 
 inline bool is_power_of_two(long long v) { return v > 0 && (v & (v - 1)) == 0; }

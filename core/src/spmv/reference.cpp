@@ -55,9 +55,9 @@ double max_error_ratio(const std::vector<Scalar>& y, const SpmvReference& ref, d
   return worst;
 }
 
-#define PPSPARSE_INSTANTIATE_REFERENCE(S)                                                                             \
+#define PPSPARSE_INSTANTIATE_REFERENCE(S)                                                                              \
   template SpmvReference reference_spmv<S>(double, const CsrMatrix<S, HostSpace>&, const std::vector<double>&, double, \
-                                           const std::vector<double>&);                                               \
+                                           const std::vector<double>&);                                                \
   template double max_error_ratio<S>(const std::vector<S>&, const SpmvReference&, double);
 
 PPSPARSE_INSTANTIATE_REFERENCE(float)

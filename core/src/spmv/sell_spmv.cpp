@@ -61,8 +61,13 @@ struct SellArrays {
   int C;
 
   explicit SellArrays(const SellMatrix<Scalar, MemSpace>& a)
-      : chunk_ptr(a.chunk_ptr), row_len(a.row_len), perm(a.perm), col_idx(a.col_idx), col_offset(a.col_offset),
-        values(a.values), C(a.C) {}
+      : chunk_ptr(a.chunk_ptr),
+        row_len(a.row_len),
+        perm(a.perm),
+        col_idx(a.col_idx),
+        col_offset(a.col_offset),
+        values(a.values),
+        C(a.C) {}
 };
 
 // Compressed: columns are read as perm[p] + col_offset[k] (2 bytes per entry, not 4).
@@ -130,13 +135,14 @@ void check_sell_extents(const Sell& a) {
     throw InvalidArgument(who + ": invalid SELL header (nrows, ncols, C, nchunks)");
   const long long chunks = (static_cast<long long>(a.nrows) + a.C - 1) / a.C;
   if (a.nchunks != chunks)
-    throw InvalidArgument(who + ": nchunks = " + std::to_string(a.nchunks) + ", expected ceil(nrows / C) = " +
-                          std::to_string(chunks));
+    throw InvalidArgument(who + ": nchunks = " + std::to_string(a.nchunks) +
+                          ", expected ceil(nrows / C) = " + std::to_string(chunks));
   if (a.chunk_ptr.extent(0) != static_cast<size_t>(a.nchunks) + 1 ||
       a.row_len.extent(0) != static_cast<size_t>(a.nchunks) * a.C || a.perm.extent(0) != static_cast<size_t>(a.nrows) ||
       a.col_idx.extent(0) != a.values.extent(0) ||
       (a.col_offset.extent(0) != 0 && a.col_offset.extent(0) != a.values.extent(0)))
-    throw InvalidArgument(who + ": SELL arrays have inconsistent extents (chunk_ptr, row_len, perm, col_idx, col_offset, values)");
+    throw InvalidArgument(
+        who + ": SELL arrays have inconsistent extents (chunk_ptr, row_len, perm, col_idx, col_offset, values)");
 }
 
 }  // namespace
@@ -185,16 +191,18 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
     const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>> policy(space, 0, a.nrows);
     const SellArrays<Scalar, MemSpace> arrays(a);
     if (a.compressed_columns())
-      Kokkos::parallel_for("ppsparse::sell_spmv", policy, SellHostFunctor<Scalar, MemSpace, true>{arrays, x, y, alpha, beta});
+      Kokkos::parallel_for("ppsparse::sell_spmv", policy,
+                           SellHostFunctor<Scalar, MemSpace, true>{arrays, x, y, alpha, beta});
     else
-      Kokkos::parallel_for("ppsparse::sell_spmv", policy, SellHostFunctor<Scalar, MemSpace, false>{arrays, x, y, alpha, beta});
+      Kokkos::parallel_for("ppsparse::sell_spmv", policy,
+                           SellHostFunctor<Scalar, MemSpace, false>{arrays, x, y, alpha, beta});
   }
 }
 
-#define PPSPARSE_INSTANTIATE_SELL(S)                                                                             \
-  template void sell_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                 \
-      const DefaultExecSpace&, S, const SellMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, \
-      S, const Vector<S, DefaultMemSpace>&, MatrixLoads);
+#define PPSPARSE_INSTANTIATE_SELL(S)                                                                                \
+  template void sell_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                    \
+      const DefaultExecSpace&, S, const SellMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, S, \
+      const Vector<S, DefaultMemSpace>&, MatrixLoads);
 
 PPSPARSE_INSTANTIATE_SELL(float)
 PPSPARSE_INSTANTIATE_SELL(double)

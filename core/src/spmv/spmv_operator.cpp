@@ -12,11 +12,16 @@ namespace ppsparse::spmv {
 
 const char* to_string(SpmvAlgorithm algorithm) {
   switch (algorithm) {
-    case SpmvAlgorithm::csr_v1: return "csr_v1";
-    case SpmvAlgorithm::csr_v2: return "csr_v2";
-    case SpmvAlgorithm::csr_coop: return "csr_coop";
-    case SpmvAlgorithm::sell: return "sell";
-    case SpmvAlgorithm::automatic: return "auto";
+    case SpmvAlgorithm::csr_v1:
+      return "csr_v1";
+    case SpmvAlgorithm::csr_v2:
+      return "csr_v2";
+    case SpmvAlgorithm::csr_coop:
+      return "csr_coop";
+    case SpmvAlgorithm::sell:
+      return "sell";
+    case SpmvAlgorithm::automatic:
+      return "auto";
   }
   return "?";
 }
@@ -81,7 +86,8 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
     if (choice.hyb && options_.sell.hyb_row_max == 0) options_.sell.hyb_row_max = -1;
   }
   switch (algorithm_) {
-    case SpmvAlgorithm::csr_v1: break;
+    case SpmvAlgorithm::csr_v1:
+      break;
     case SpmvAlgorithm::csr_v2:
       v2_plan_ = std::make_shared<CsrV2Plan<Scalar, MemSpace>>(make_csr_v2_plan(space, a, options_.csr_v2));
       break;
@@ -117,8 +123,8 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
       const auto host = copy_to<HostSpace>(a);
       if (o.hyb_row_max != 0) {
         const ordinal_t row_max = o.hyb_row_max > 0 ? o.hyb_row_max : hyb_auto_row_max(a.nrows, a.nnz());
-        hyb_ = std::make_shared<HybMatrix<Scalar, MemSpace>>(make_hyb<ExecSpace, Scalar, MemSpace>(
-            space, host, o.C, o.sigma, row_max, o.index_bits));
+        hyb_ = std::make_shared<HybMatrix<Scalar, MemSpace>>(
+            make_hyb<ExecSpace, Scalar, MemSpace>(space, host, o.C, o.sigma, row_max, o.index_bits));
       } else {
         auto sell = csr_to_sell(host, o.C, o.sigma);
         sell_apply_index_bits(sell, o.index_bits, who, "sell.index_bits");
@@ -126,7 +132,8 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
       }
       break;
     }
-    default: throw InvalidArgument("SpmvOperator: unknown algorithm");
+    default:
+      throw InvalidArgument("SpmvOperator: unknown algorithm");
   }
   space_.fence();
   setup_seconds_ = steady_seconds() - t0;
@@ -167,9 +174,14 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
                                                       const nondeduced_t<Vector<Scalar, MemSpace>>& y) {
   if (options_.persist_x && alpha != Scalar(0) && x.extent(0) > 0) keep_x_in_l2(x);
   switch (algorithm_) {
-    case SpmvAlgorithm::automatic: break;  // resolved at setup
-    case SpmvAlgorithm::csr_v1: csr_v1(space_, alpha, a_, x, beta, y); return;
-    case SpmvAlgorithm::csr_v2: csr_v2(space_, alpha, a_, *v2_plan_, x, beta, y, options_.matrix_loads); return;
+    case SpmvAlgorithm::automatic:
+      break;  // resolved at setup
+    case SpmvAlgorithm::csr_v1:
+      csr_v1(space_, alpha, a_, x, beta, y);
+      return;
+    case SpmvAlgorithm::csr_v2:
+      csr_v2(space_, alpha, a_, *v2_plan_, x, beta, y, options_.matrix_loads);
+      return;
     case SpmvAlgorithm::sell:
       if (hyb_)
         hyb_spmv(space_, alpha, *hyb_, x, beta, y, options_.matrix_loads);
@@ -247,17 +259,21 @@ template <class ExecSpace, class Scalar, class MemSpace>
 std::string SpmvOperator<ExecSpace, Scalar, MemSpace>::describe() const {
   std::string d = std::string(automatic_ ? "auto: " : "") + to_string(algorithm_);
   switch (algorithm_) {
-    case SpmvAlgorithm::automatic: break;  // resolved at setup
-    case SpmvAlgorithm::csr_v1: break;
-    case SpmvAlgorithm::csr_v2: d += " " + v2_plan_->summary(); break;
+    case SpmvAlgorithm::automatic:
+      break;  // resolved at setup
+    case SpmvAlgorithm::csr_v1:
+      break;
+    case SpmvAlgorithm::csr_v2:
+      d += " " + v2_plan_->summary();
+      break;
     case SpmvAlgorithm::csr_coop:
       d += " " + coop_params().to_string();
       if (tuner_) d += tuner_->done() ? " (tuned in " + std::to_string(tuner_->calls()) + " calls)" : " (tuning)";
       break;
     case SpmvAlgorithm::sell: {
       const SellMatrix<Scalar, MemSpace>& s = *sell_matrix();
-      d += " C=" + std::to_string(s.C) + " sigma=" + std::to_string(s.sigma) + " fill=" + std::to_string(s.fill_ratio()) +
-           " columns=" + std::to_string(8 * s.column_bytes()) + "bit";
+      d += " C=" + std::to_string(s.C) + " sigma=" + std::to_string(s.sigma) +
+           " fill=" + std::to_string(s.fill_ratio()) + " columns=" + std::to_string(8 * s.column_bytes()) + "bit";
       if (hyb_)
         d += " hyb row_max=" + std::to_string(hyb_->row_max) + " tail_rows=" + std::to_string(hyb_->tail.nrows) +
              " tail_nnz=" + std::to_string(hyb_->tail.nnz());

@@ -36,8 +36,8 @@ template <class ExecSpace, class Scalar, class MemSpace>
 void check_csr_structure(const ExecSpace& space, const CsrMatrix<Scalar, MemSpace>& a, const std::string& who) {
   check_csr_extents(who, a);
   const offset_t nnz = a.nnz();
-  auto ends = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), Kokkos::subview(a.row_ptr, std::make_pair(size_t(0), size_t(1))));
+  auto ends = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                  Kokkos::subview(a.row_ptr, std::make_pair(size_t(0), size_t(1))));
   if (ends(0) != 0) throw InvalidArgument(who + ": row_ptr[0] = " + std::to_string(ends(0)) + ", expected 0");
   auto last = Kokkos::create_mirror_view_and_copy(
       Kokkos::HostSpace(), Kokkos::subview(a.row_ptr, std::make_pair(size_t(a.nrows), size_t(a.nrows) + 1)));
@@ -47,8 +47,8 @@ void check_csr_structure(const ExecSpace& space, const CsrMatrix<Scalar, MemSpac
   if (a.nrows == 0) return;
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>;
   ordinal_t bad = max_ordinal;
-  Kokkos::parallel_reduce("ppsparse::check_csr_row_ptr", Policy(space, 0, a.nrows), FirstBadPointer<MemSpace>{a.row_ptr, nnz},
-                          Kokkos::Min<ordinal_t>(bad));
+  Kokkos::parallel_reduce("ppsparse::check_csr_row_ptr", Policy(space, 0, a.nrows),
+                          FirstBadPointer<MemSpace>{a.row_ptr, nnz}, Kokkos::Min<ordinal_t>(bad));
   if (bad != max_ordinal)
     throw InvalidArgument(who + ": row_ptr decreases or leaves [0, nnz] at row " + std::to_string(bad));
   Kokkos::parallel_reduce("ppsparse::check_csr_columns", Policy(space, 0, a.nrows),
@@ -70,8 +70,8 @@ void check_csr_structure(const ExecSpace& space, const CsrMatrix<Scalar, MemSpac
   }
 }
 
-#define PPSPARSE_INSTANTIATE_CHECK(S)                                                 \
-  template void check_csr_structure<DefaultExecSpace, S, DefaultMemSpace>(            \
+#define PPSPARSE_INSTANTIATE_CHECK(S)                                      \
+  template void check_csr_structure<DefaultExecSpace, S, DefaultMemSpace>( \
       const DefaultExecSpace&, const CsrMatrix<S, DefaultMemSpace>&, const std::string&);
 
 PPSPARSE_INSTANTIATE_CHECK(float)

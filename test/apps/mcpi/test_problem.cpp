@@ -22,7 +22,8 @@ TEST(McpiProblem, EmbeddedProblemIsColouredAndSolvable) {
   EXPECT_EQ(p.system.n, 216);
   EXPECT_EQ(p.system.nb, 5);
   EXPECT_GT(p.colouring.ncolors, 1);
-  const auto res = ppsparse::mcpi::Solver<>(p.system, p.colouring).solve({5, ppsparse::mcpi::Variant::rows_per_warp, true});
+  const auto res =
+      ppsparse::mcpi::Solver<>(p.system, p.colouring).solve({5, ppsparse::mcpi::Variant::rows_per_warp, true});
   EXPECT_LT(res.residual_norms.back(), 1e-2 * res.initial_residual_norm);
 }
 
@@ -49,7 +50,8 @@ TEST(McpiProblem, MatrixValuesAreUsedAsBlocks) {
   EXPECT_EQ(p.system.D(3 * 4 + 0), 4.0);
   EXPECT_EQ(p.system.D(3 * 4 + 1), -1.0);
   EXPECT_EQ(p.system.D(3 * 4 + 2), -1.0);
-  const auto res = ppsparse::mcpi::Solver<>(p.system, p.colouring).solve({30, ppsparse::mcpi::Variant::warp_per_row, true});
+  const auto res =
+      ppsparse::mcpi::Solver<>(p.system, p.colouring).solve({30, ppsparse::mcpi::Variant::warp_per_row, true});
   EXPECT_LT(res.residual_norms.back(), 1e-5 * res.initial_residual_norm);
 
   o.block = 3;  // 40 rows: not divisible

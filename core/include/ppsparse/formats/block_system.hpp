@@ -11,11 +11,11 @@ struct BlockSystem {
   using memory_space = MemorySpace;
 
   int nb = 1;
-  ordinal_t n = 0;                             // block rows
-  BsrMatrix<float, MemorySpace> O;             // off-diagonal blocks only
-  Kokkos::View<double*, MemorySpace> D;        // n * nb * nb
-  Kokkos::View<double*, MemorySpace> R;        // n * nb
-  bool d_factored = false;                     // D holds L\U factors (unit-diagonal L)
+  ordinal_t n = 0;                       // block rows
+  BsrMatrix<float, MemorySpace> O;       // off-diagonal blocks only
+  Kokkos::View<double*, MemorySpace> D;  // n * nb * nb
+  Kokkos::View<double*, MemorySpace> R;  // n * nb
+  bool d_factored = false;               // D holds L\U factors (unit-diagonal L)
 };
 
 template <class ToSpace, class FromSpace>

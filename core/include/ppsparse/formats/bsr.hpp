@@ -12,7 +12,7 @@ struct BsrMatrix {
   using scalar_type = Scalar;
   using memory_space = MemorySpace;
 
-  int nb = 1;                 // block size
+  int nb = 1;  // block size
   ordinal_t nblockrows = 0;
   ordinal_t nblockcols = 0;
   Kokkos::View<offset_t*, MemorySpace> ia;    // nblockrows + 1
@@ -41,8 +41,10 @@ BsrMatrix<Scalar, ToSpace> copy_to(const BsrMatrix<Scalar, FromSpace>& a) {
   b.nb = a.nb;
   b.nblockrows = a.nblockrows;
   b.nblockcols = a.nblockcols;
-  b.ia = Kokkos::View<offset_t*, ToSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, a.ia.label()), a.ia.extent(0));
-  b.ja = Kokkos::View<ordinal_t*, ToSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, a.ja.label()), a.ja.extent(0));
+  b.ia =
+      Kokkos::View<offset_t*, ToSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, a.ia.label()), a.ia.extent(0));
+  b.ja =
+      Kokkos::View<ordinal_t*, ToSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, a.ja.label()), a.ja.extent(0));
   b.values = Kokkos::View<Scalar*, ToSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, a.values.label()),
                                             a.values.extent(0));
   Kokkos::deep_copy(b.ia, a.ia);

@@ -57,6 +57,7 @@ CsrMatrix<double, HostSpace> block_system_to_csr(const BlockSystem<HostSpace>& s
 // A block system from a user's scalar matrix and right-hand side (FP64): blocks of nb
 // (which must divide the size), diagonal blocks into D (missing ones stay zero, which the
 // solver's factorisation reports), the rest into O in FP32. R has a.nrows entries.
-BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>& a, int nb, const std::vector<double>& R);
+BlockSystem<HostSpace> block_system_from_csr(const CsrMatrix<double, HostSpace>& a, int nb,
+                                             const std::vector<double>& R);
 
 }  // namespace ppsparse

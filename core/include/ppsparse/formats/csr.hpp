@@ -13,9 +13,9 @@ struct CsrMatrix {
 
   ordinal_t nrows = 0;
   ordinal_t ncols = 0;
-  Kokkos::View<offset_t*, MemorySpace> row_ptr;    // nrows + 1
-  Kokkos::View<ordinal_t*, MemorySpace> col_idx;   // nnz; sorted within a row
-  Kokkos::View<Scalar*, MemorySpace> values;       // nnz
+  Kokkos::View<offset_t*, MemorySpace> row_ptr;   // nrows + 1
+  Kokkos::View<ordinal_t*, MemorySpace> col_idx;  // nnz; sorted within a row
+  Kokkos::View<Scalar*, MemorySpace> values;      // nnz
 
   CsrMatrix() = default;
   // Allocates row_ptr (zeroed) and nnz entries (uninitialised).

@@ -16,10 +16,10 @@ struct SellMatrix {
 
   ordinal_t nrows = 0;
   ordinal_t ncols = 0;
-  int C = 32;          // chunk height
-  ordinal_t sigma = 1; // sorting scope (1: no sorting; a multiple of C otherwise)
+  int C = 32;           // chunk height
+  ordinal_t sigma = 1;  // sorting scope (1: no sorting; a multiple of C otherwise)
   ordinal_t nchunks = 0;
-  offset_t nnz = 0;    // true nonzeros, padding excluded
+  offset_t nnz = 0;                                 // true nonzeros, padding excluded
   Kokkos::View<offset_t*, MemorySpace> chunk_ptr;   // nchunks + 1 (offsets into col_idx/values)
   Kokkos::View<ordinal_t*, MemorySpace> chunk_len;  // nchunks: padded width of each chunk
   Kokkos::View<ordinal_t*, MemorySpace> row_len;    // nchunks * C: true length of each sorted row (0 past nrows)

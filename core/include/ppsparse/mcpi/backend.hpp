@@ -19,10 +19,10 @@
 namespace ppsparse::mcpi::backend {
 
 struct Features {
-  std::string name;           // "portable", "cuda", "hip"
+  std::string name;  // "portable", "cuda", "hip"
   bool l2_persistence = false;
   bool async_copy = false;
-  std::string why_not;        // one line: what this backend lacks, for fallback notes
+  std::string why_not;  // one line: what this backend lacks, for fallback notes
 };
 
 // One colour's rows [row_begin, row_end) in colour order; device pointers.
@@ -56,8 +56,7 @@ bool has_kernel(const ExecSpace&, Variant, int) {
 // tuning passed check_tuning.
 template <class ExecSpace>
 void run_colour(const ExecSpace&, Variant v, const ColourArgs&, const KernelTuning&) {
-  throw InvalidArgument(std::string("mcpi backend: no specialised kernel for ") + name(v) + " on " +
-                        ExecSpace::name());
+  throw InvalidArgument(std::string("mcpi backend: no specialised kernel for ") + name(v) + " on " + ExecSpace::name());
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -70,8 +69,8 @@ Features features(const Kokkos::HIP& exec);
 #endif
 
 // The persisting-L2 window (backend/l2_window.hpp), for dQ.
-using ppsparse::backend::L2Window;
 using ppsparse::backend::l2_window_begin;
 using ppsparse::backend::l2_window_end;
+using ppsparse::backend::L2Window;
 
 }  // namespace ppsparse::mcpi::backend

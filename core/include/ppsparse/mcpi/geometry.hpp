@@ -13,15 +13,17 @@ enum class LaneMap {
 
 struct Geometry {
   LaneMap map = LaneMap::entry;
-  int W = 32;              // vector-group width (hardware on GPUs, logical on CPUs)
-  int warps_per_group = 1; // nw: vector groups cooperating on one block row (team-level group when > 1)
-  int slots = 1;           // nbk: blocks of one row processed at once by a group
-  int rows_per_group = 1;  // block rows handled by one group (rows map) — 1 otherwise
-  int groups_per_team = 1; // nrbk: groups in one team
-  int lanes_per_slot = 1;  // entry: nb*nb; block_row: warps_per_group*W; rows: nb
+  int W = 32;               // vector-group width (hardware on GPUs, logical on CPUs)
+  int warps_per_group = 1;  // nw: vector groups cooperating on one block row (team-level group when > 1)
+  int slots = 1;            // nbk: blocks of one row processed at once by a group
+  int rows_per_group = 1;   // block rows handled by one group (rows map) — 1 otherwise
+  int groups_per_team = 1;  // nrbk: groups in one team
+  int lanes_per_slot = 1;   // entry: nb*nb; block_row: warps_per_group*W; rows: nb
 
   KOKKOS_INLINE_FUNCTION int group_lanes() const { return warps_per_group * W; }
-  KOKKOS_INLINE_FUNCTION int team_size() const { return warps_per_group * groups_per_team; }  // in vector groups (team threads)
+  KOKKOS_INLINE_FUNCTION int team_size() const {
+    return warps_per_group * groups_per_team;
+  }  // in vector groups (team threads)
   KOKKOS_INLINE_FUNCTION int rows_per_team() const { return rows_per_group * groups_per_team; }
   KOKKOS_INLINE_FUNCTION bool group_spans_team_threads() const { return warps_per_group > 1; }
 };

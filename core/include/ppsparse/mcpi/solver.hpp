@@ -50,8 +50,8 @@ struct Result {
   std::vector<double> sweep_seconds;   // each sweep's time
   int sweeps = 0;
   Variant variant = Variant::warp_per_row;
-  std::string kernel;                  // what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
-  std::string note;                    // fallbacks and hardware settings (L2 window), one line
+  std::string kernel;  // what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
+  std::string note;    // fallbacks and hardware settings (L2 window), one line
   double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
   double median_sweep_seconds() const {
     if (sweep_seconds.empty()) return 0.0;
@@ -174,7 +174,9 @@ class Solver {
       }
       switch (base_variant(variant)) {
         case Variant::warp_per_row:
-        case Variant::rows_per_warp: launch(exec, geometry(variant), impl::Stage::fused, false, b, e); break;
+        case Variant::rows_per_warp:
+          launch(exec, geometry(variant), impl::Stage::fused, false, b, e);
+          break;
         case Variant::rows_per_warp_prefetch:
           launch(exec, geometry(variant), impl::Stage::fused, geometry(variant).map == LaneMap::rows, b, e);
           break;
@@ -278,12 +280,18 @@ class Solver {
                        ordinal_t e) {
     // Compile-time block sizes for the common small nb (unrolled column loops).
     switch (nb_) {
-      case 1: return launch_nb<1, StageD>(exec, g, stage, prefetch, b, e);
-      case 2: return launch_nb<2, StageD>(exec, g, stage, prefetch, b, e);
-      case 3: return launch_nb<3, StageD>(exec, g, stage, prefetch, b, e);
-      case 4: return launch_nb<4, StageD>(exec, g, stage, prefetch, b, e);
-      case 5: return launch_nb<5, StageD>(exec, g, stage, prefetch, b, e);
-      default: return launch_nb<0, StageD>(exec, g, stage, prefetch, b, e);
+      case 1:
+        return launch_nb<1, StageD>(exec, g, stage, prefetch, b, e);
+      case 2:
+        return launch_nb<2, StageD>(exec, g, stage, prefetch, b, e);
+      case 3:
+        return launch_nb<3, StageD>(exec, g, stage, prefetch, b, e);
+      case 4:
+        return launch_nb<4, StageD>(exec, g, stage, prefetch, b, e);
+      case 5:
+        return launch_nb<5, StageD>(exec, g, stage, prefetch, b, e);
+      default:
+        return launch_nb<0, StageD>(exec, g, stage, prefetch, b, e);
     }
   }
 

@@ -21,9 +21,10 @@ struct SweepViews {
   Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> O;
   Kokkos::View<const double*, MemSpace> D;  // LU factors
   Kokkos::View<const double*, MemSpace> R;
-  Kokkos::View<float*, MemSpace> dq;        // written for this colour's rows
-  Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> dq_read;  // same memory, other colours
-  Kokkos::View<double*, MemSpace> r_tmp;    // split variant: r for the colour's rows
+  Kokkos::View<float*, MemSpace> dq;  // written for this colour's rows
+  Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>
+      dq_read;                            // same memory, other colours
+  Kokkos::View<double*, MemSpace> r_tmp;  // split variant: r for the colour's rows
 };
 
 // NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
@@ -157,7 +158,8 @@ struct SweepFunctor {
   KOKKOS_INLINE_FUNCTION double d_at(const double* d_s, const int gi, const int rr, const ordinal_t row,
                                      const int idx) const {
     const int nb2 = nb() * nb();
-    return stage_d ? d_s[static_cast<size_t>(gi) * d_len() + rr * nb2 + idx] : v.D(static_cast<size_t>(row) * nb2 + idx);
+    return stage_d ? d_s[static_cast<size_t>(gi) * d_len() + rr * nb2 + idx]
+                   : v.D(static_cast<size_t>(row) * nb2 + idx);
   }
 
   // Row i of O_row * dQ over the blocks s, s+step, ... of a block row; two blocks per step
@@ -189,29 +191,31 @@ struct SweepFunctor {
     if (g.map == LaneMap::entry) {
       // Lanes on the entries of `slots` consecutive blocks: one coalesced load per lane per step.
       const int slots = g.slots;
-      phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-        const ordinal_t row = row_of(gi, 0);
-        float acc = 0.0f;
-        const int s = t / nb2, e = t - s * nb2;
-        if (row < row_end && s < slots) {
-          const int j = e / n_b;
-          const offset_t kend = v.ia(row + 1);
-          // Four independent blocks per step keep several loads in flight per lane.
-          float a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-          offset_t k = v.ia(row) + s;
-          for (; k + 3 * slots < kend; k += 4 * slots) {
-            const ordinal_t c0 = v.ja(k), c1 = v.ja(k + slots), c2 = v.ja(k + 2 * slots), c3 = v.ja(k + 3 * slots);
-            acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(c0) * n_b + j);
-            a1 += v.O(static_cast<size_t>(k + slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c1) * n_b + j);
-            a2 += v.O(static_cast<size_t>(k + 2 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c2) * n_b + j);
-            a3 += v.O(static_cast<size_t>(k + 3 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c3) * n_b + j);
+      phase(m, [&](int gi, int t) {
+        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
+          const ordinal_t row = row_of(gi, 0);
+          float acc = 0.0f;
+          const int s = t / nb2, e = t - s * nb2;
+          if (row < row_end && s < slots) {
+            const int j = e / n_b;
+            const offset_t kend = v.ia(row + 1);
+            // Four independent blocks per step keep several loads in flight per lane.
+            float a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+            offset_t k = v.ia(row) + s;
+            for (; k + 3 * slots < kend; k += 4 * slots) {
+              const ordinal_t c0 = v.ja(k), c1 = v.ja(k + slots), c2 = v.ja(k + 2 * slots), c3 = v.ja(k + 3 * slots);
+              acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(c0) * n_b + j);
+              a1 += v.O(static_cast<size_t>(k + slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c1) * n_b + j);
+              a2 += v.O(static_cast<size_t>(k + 2 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c2) * n_b + j);
+              a3 += v.O(static_cast<size_t>(k + 3 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c3) * n_b + j);
+            }
+            for (; k < kend; k += slots)
+              acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + j);
+            acc += (a1 + a2) + a3;
           }
-          for (; k < kend; k += slots)
-            acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + j);
-          acc += (a1 + a2) + a3;
-        }
-        part_at(gi, t) = acc;
-      }); });
+          part_at(gi, t) = acc;
+        });
+      });
       phase(m, [&](int gi, int t) {
         const ordinal_t row = row_of(gi, 0);
         if (t < n_b && row < row_end) {
@@ -224,13 +228,15 @@ struct SweepFunctor {
     } else if (g.map == LaneMap::block_row) {
       // Lanes on the rows of `slots` blocks; each lane sweeps its block row's columns.
       const int slots = g.slots, lps = g.lanes_per_slot;
-      phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-        const ordinal_t row = row_of(gi, 0);
-        const int s = t / lps, i = t - s * lps;
-        if (row < row_end && i < n_b) {
-          part_at(gi, s * n_b + i) = block_row_dot(row, i, s, slots, n_b, nb2);
-        }
-      }); });
+      phase(m, [&](int gi, int t) {
+        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
+          const ordinal_t row = row_of(gi, 0);
+          const int s = t / lps, i = t - s * lps;
+          if (row < row_end && i < n_b) {
+            part_at(gi, s * n_b + i) = block_row_dot(row, i, s, slots, n_b, nb2);
+          }
+        });
+      });
       phase(m, [&](int gi, int t) {
         const ordinal_t row = row_of(gi, 0);
         if (t < n_b && row < row_end) {
@@ -241,13 +247,15 @@ struct SweepFunctor {
       });
     } else if (!prefetch) {
       // rows_per_warp (seed 000, fig. 7): nb consecutive lanes own one block row; no reduction.
-      phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-        const int rr = t / n_b, i = t - rr * n_b;
-        const ordinal_t row = row_of(gi, rr);
-        if (rr < rpg && row < row_end) {
-          r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - block_row_dot(row, i, 0, 1, n_b, nb2);
-        }
-      }); });
+      phase(m, [&](int gi, int t) {
+        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
+          const int rr = t / n_b, i = t - rr * n_b;
+          const ordinal_t row = row_of(gi, rr);
+          if (rr < rpg && row < row_end) {
+            r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - block_row_dot(row, i, 0, 1, n_b, nb2);
+          }
+        });
+      });
     } else {
       spmv_prefetch(m, n_b, nb2, rpg, r_at, pf_base, d_s, row_of);
     }
@@ -271,15 +279,17 @@ struct SweepFunctor {
           mx = l > mx ? l : mx;
         },
         Kokkos::Max<int>(steps));
-    phase(m, [&](int gi, int t) { with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-      const int rr = t / n_b, i = t - rr * n_b;
-      const ordinal_t row = row_of(gi, rr);
-      if (rr < rpg) {
-        acc_at(gi, t) = 0.0f;
-        if (row < row_end && v.ia(row + 1) > v.ia(row))
-          buf(gi, 0)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(v.ia(row))) * n_b + i);
-      }
-    }); });
+    phase(m, [&](int gi, int t) {
+      with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
+        const int rr = t / n_b, i = t - rr * n_b;
+        const ordinal_t row = row_of(gi, rr);
+        if (rr < rpg) {
+          acc_at(gi, t) = 0.0f;
+          if (row < row_end && v.ia(row + 1) > v.ia(row))
+            buf(gi, 0)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(v.ia(row))) * n_b + i);
+        }
+      });
+    });
     for (int s = 0; s < steps; ++s) {
       phase(m, [&](int gi, int t) {
         const int rr = t / n_b, i = t - rr * n_b;
@@ -293,7 +303,8 @@ struct SweepFunctor {
             const size_t ob = static_cast<size_t>(k) * nb2 + i;
             for (int j = 0; j < n_b; ++j) a += v.O(ob + static_cast<size_t>(j) * n_b) * cur[j * rpg + rr];
             acc_at(gi, t) = a;
-            if (k + 1 < kend) buf(gi, (s + 1) & 1)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(k + 1)) * n_b + i);
+            if (k + 1 < kend)
+              buf(gi, (s + 1) & 1)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(k + 1)) * n_b + i);
           }
         }
       });
@@ -322,7 +333,8 @@ struct SweepFunctor {
         const int rr = t / n_b, i = t - rr * n_b;
         const ordinal_t row = row_of(gi, rr);
         if (rr < rpg && row < row_end && i < j) {
-          r_at(gi, t) -= d_at(d_s, gi, rr, row, j * n_b + i) * (r_at(gi, rr * n_b + j) / d_at(d_s, gi, rr, row, j * n_b + j));
+          r_at(gi, t) -=
+              d_at(d_s, gi, rr, row, j * n_b + i) * (r_at(gi, rr * n_b + j) / d_at(d_s, gi, rr, row, j * n_b + j));
         }
       });
     }

@@ -6,10 +6,10 @@
 namespace ppsparse::mcpi {
 
 enum class Variant {
-  warp_per_row,           // seeds' 11_0: one vector group (nw warps, table I) per block row, lanes on block entries
-  rows_per_warp,          // seeds' 16_0: one vector group handles floor(W/nb) block rows, nb lanes per row
-  rows_per_warp_prefetch, // 16_0 with dQ prefetched into two team-scratch buffers (seed 000, fig. 9)
-  split,                  // unfused: block SpMV kernel, then a substitution kernel (two launches per colour)
+  warp_per_row,            // seeds' 11_0: one vector group (nw warps, table I) per block row, lanes on block entries
+  rows_per_warp,           // seeds' 16_0: one vector group handles floor(W/nb) block rows, nb lanes per row
+  rows_per_warp_prefetch,  // 16_0 with dQ prefetched into two team-scratch buffers (seed 000, fig. 9)
+  split,                   // unfused: block SpMV kernel, then a substitution kernel (two launches per colour)
   // Seed 000's hardware variants: the base kernel with a persisting-L2 window for dQ (11_1,
   // 16_1), and also with D copied asynchronously to shared memory (11_2, 16_2). Where the
   // backend lacks a feature they run the base kernel and say so.

@@ -35,10 +35,10 @@ const std::vector<std::array<int, 2>>& element_edges(ElementType t);
 
 struct Mesh {
   int dim = 3;
-  std::vector<double> coords;             // npoints * dim, point-major
-  std::vector<ElementType> types;         // volume (dim-D) elements only
-  std::vector<offset_t> elem_ptr{0};      // nelements + 1
-  std::vector<ordinal_t> elem_nodes;      // elem_ptr.back()
+  std::vector<double> coords;         // npoints * dim, point-major
+  std::vector<ElementType> types;     // volume (dim-D) elements only
+  std::vector<offset_t> elem_ptr{0};  // nelements + 1
+  std::vector<ordinal_t> elem_nodes;  // elem_ptr.back()
 
   ordinal_t npoints() const { return static_cast<ordinal_t>(coords.size() / static_cast<size_t>(dim > 0 ? dim : 1)); }
   ordinal_t nelements() const { return static_cast<ordinal_t>(types.size()); }

@@ -50,15 +50,15 @@ MpkDeviceModel default_device_model();
 
 // What the model needs to know about one matrix and schedule.
 struct MpkShape {
-  double spmv_bytes = 0;     // W above
-  double vector_bytes = 0;   // one vector of n entries
+  double spmv_bytes = 0;    // W above
+  double vector_bytes = 0;  // one vector of n entries
   int powers = 1;
-  int launches = 0;          // launches of the blocked schedule
-  long long tiles = 0;       // groups x powers
-  double cache_bytes = 0;    // the cache budget
-  bool graph_native = false; // Kokkos graphs available (else graph = blocked)
-  bool pipelined_native = false; // the pipelined kernel runs itself (else pipelined = persistent)
-  int pipelined_passes = 1;      // its launches
+  int launches = 0;               // launches of the blocked schedule
+  long long tiles = 0;            // groups x powers
+  double cache_bytes = 0;         // the cache budget
+  bool graph_native = false;      // Kokkos graphs available (else graph = blocked)
+  bool pipelined_native = false;  // the pipelined kernel runs itself (else pipelined = persistent)
+  int pipelined_passes = 1;       // its launches
 };
 
 // A blocked variant estimated within this factor of back_to_back is worth timing. Why 1.5: on an
@@ -70,8 +70,8 @@ struct MpkEstimate {
   double back_to_back = 0, blocked = 0, graph = 0, persistent = 0, pipelined = 0;  // seconds
   MpkVariant best = MpkVariant::back_to_back;
   MpkVariant best_blocked = MpkVariant::blocked;  // the least t of blocked, graph, persistent, pipelined
-  bool worth_timing = false;  // best_blocked within kAutomaticTimingMargin of back_to_back (so
-                              // always where it is the best)
+  bool worth_timing = false;                      // best_blocked within kAutomaticTimingMargin of back_to_back (so
+                                                  // always where it is the best)
   bool fits_in_cache = false;
   std::string reason;  // one line: the estimates and the choice
   double seconds(MpkVariant v) const;

@@ -133,51 +133,51 @@ namespace ppsparse::mpk {
 
 // Options of the p-independent part.
 struct LevelMatrixOptions {
-  MpkFormat format = MpkFormat::automatic;     // storage of the blocked/persistent kernels
-  int sell_chunk = 0;                          // C of SELL-C-1 (a power of two on GPUs); 0: SELL SpMV's
-                                               // rule (spmv::sell_resolve_options)
-  int index_bits = 0;                          // SELL columns: 16 (offsets from the row), 32, or 0: 16
-                                               // where every column is within 32767 of its row, else 32
-  std::optional<spmv::SpmvAlgorithm> baseline; // back_to_back's kernel; none: the fastest, timed at setup
+  MpkFormat format = MpkFormat::automatic;        // storage of the blocked/persistent kernels
+  int sell_chunk = 0;                             // C of SELL-C-1 (a power of two on GPUs); 0: SELL SpMV's
+                                                  // rule (spmv::sell_resolve_options)
+  int index_bits = 0;                             // SELL columns: 16 (offsets from the row), 32, or 0: 16
+                                                  // where every column is within 32767 of its row, else 32
+  std::optional<spmv::SpmvAlgorithm> baseline;    // back_to_back's kernel; none: the fastest, timed at setup
   MpkOrdering ordering = MpkOrdering::automatic;  // the levels' numbering: BFS levels, or the input's own
                                                   // where its adjacent levels are narrower (a structured
                                                   // grid's planes), which shortens what a block waits for
 };
 
 struct MpkOptions {
-  int powers = 4;                  // p >= 1
-  LevelMatrixOptions matrix;       // when MatrixPowerKernel builds its own LevelOrderedMatrix
-  std::size_t cache_bytes = 0;     // cache budget; 0: cache_fraction * last_level_cache_bytes()
-  double cache_fraction = 0.5;     // in (0, 16]
-  int skew = 2;                    // wavefront skew, 1 (RACE, launch per tile) or 2 (launch per step)
-  ordinal_t align_rows = 0;        // group cuts on multiples of this; 0: max(32, C)
-  ordinal_t rows_per_block = 0;    // rows of one team's block; 0: 1024 on CPUs; on GPUs a power of two
-                                   // in [32, 256] keeping teams x block rows within budget / 4, and at
-                                   // least a row per team thread (two where row_batch is 8)
-  ordinal_t dependency_rows = 0;   // persistent: rows of a dependency segment, rounded up to whole
-                                   // blocks (see "Persistent kernel"); 0: 1024
-  int vector_length = 0;           // lanes per row; 0: W/C for SELL, ~sqrt(row length) for CSR (1 on CPUs)
-  int team_threads = 0;            // threads of a team (team size x vector length); 0: 128 on GPUs, 1 on CPUs
-  int persistent_teams = 0;        // 0: the co-resident bound (see above); capped by it and by the blocks
-  bool verify_automatic = true;    // automatic: time the model's two best against back_to_back once
-  bool check_persistent = true;    // persistent: read the stall flag after every run (a 4-byte copy)
-  long long spin_limit = 1LL << 26;  // polls before a waiting team gives up and flags the run
-  int row_batch = 0;               // blocked/persistent: entries of a row a lane loads before their gathers:
-                                   // 8 or 16, 1 for spmv's strided loop; 0: on GPUs 16 where a lane's
-                                   // average share of a row exceeds 12 entries, else 8; 1 on CPUs
+  int powers = 4;                           // p >= 1
+  LevelMatrixOptions matrix;                // when MatrixPowerKernel builds its own LevelOrderedMatrix
+  std::size_t cache_bytes = 0;              // cache budget; 0: cache_fraction * last_level_cache_bytes()
+  double cache_fraction = 0.5;              // in (0, 16]
+  int skew = 2;                             // wavefront skew, 1 (RACE, launch per tile) or 2 (launch per step)
+  ordinal_t align_rows = 0;                 // group cuts on multiples of this; 0: max(32, C)
+  ordinal_t rows_per_block = 0;             // rows of one team's block; 0: 1024 on CPUs; on GPUs a power of two
+                                            // in [32, 256] keeping teams x block rows within budget / 4, and at
+                                            // least a row per team thread (two where row_batch is 8)
+  ordinal_t dependency_rows = 0;            // persistent: rows of a dependency segment, rounded up to whole
+                                            // blocks (see "Persistent kernel"); 0: 1024
+  int vector_length = 0;                    // lanes per row; 0: W/C for SELL, ~sqrt(row length) for CSR (1 on CPUs)
+  int team_threads = 0;                     // threads of a team (team size x vector length); 0: 128 on GPUs, 1 on CPUs
+  int persistent_teams = 0;                 // 0: the co-resident bound (see above); capped by it and by the blocks
+  bool verify_automatic = true;             // automatic: time the model's two best against back_to_back once
+  bool check_persistent = true;             // persistent: read the stall flag after every run (a 4-byte copy)
+  long long spin_limit = 1LL << 26;         // polls before a waiting team gives up and flags the run
+  int row_batch = 0;                        // blocked/persistent: entries of a row a lane loads before their gathers:
+                                            // 8 or 16, 1 for spmv's strided loop; 0: on GPUs 16 where a lane's
+                                            // average share of a row exceeds 12 entries, else 8; 1 on CPUs
   std::size_t pipelined_scratch_bytes = 0;  // pipelined: team scratch for a block's stored entries; 0: the
-                                           // largest block, within the multiprocessor's shared memory / the
-                                           // teams of the register bound on GPUs; a larger block reads memory
-                                           // at every power
-  int pipelined_rows_in_flight = 0;  // pipelined: rows a team thread computes at once, 1 or 2 (2 needs
-                                     // one vector lane per row); 0: 2 where a block has at least two
-                                     // rows per team thread and rows have one lane, else 1
-  int pipelined_powers_per_pass = 0;  // pipelined: powers one launch carries a block through, q in 1..p
-                                      // (the p powers run as ceil(p/q) launches of balanced sizes, each
-                                      // reading the matrix once); 0: the rule, p where (p-1) F + 1 teams
-                                      // are resident and (p-1) F is at most 60 % of them (the share that
-                                      // waits), else the most powers within both (see "Pipelined kernel")
-  std::optional<MpkDeviceModel> model;  // cost model parameters; none: default_device_model
+                                            // largest block, within the multiprocessor's shared memory / the
+                                            // teams of the register bound on GPUs; a larger block reads memory
+                                            // at every power
+  int pipelined_rows_in_flight = 0;         // pipelined: rows a team thread computes at once, 1 or 2 (2 needs
+                                            // one vector lane per row); 0: 2 where a block has at least two
+                                            // rows per team thread and rows have one lane, else 1
+  int pipelined_powers_per_pass = 0;        // pipelined: powers one launch carries a block through, q in 1..p
+                                            // (the p powers run as ceil(p/q) launches of balanced sizes, each
+                                            // reading the matrix once); 0: the rule, p where (p-1) F + 1 teams
+                                            // are resident and (p-1) F is at most 60 % of them (the share that
+                                            // waits), else the most powers within both (see "Pipelined kernel")
+  std::optional<MpkDeviceModel> model;      // cost model parameters; none: default_device_model
 };
 
 // Bytes models of one run (p powers), for GB/s figures.
@@ -203,7 +203,7 @@ class LevelOrderedMatrix {
   offset_t nnz() const { return host_.nnz(); }
   const Permutation& permutation() const { return perm_; }
   const std::vector<ordinal_t>& level_offsets() const { return level_offsets_; }
-  MpkOrdering ordering() const { return ordering_; }  // bfs or input (resolved)
+  MpkOrdering ordering() const { return ordering_; }                         // bfs or input (resolved)
   const CsrMatrix<Scalar, HostSpace>& host_matrix() const { return host_; }  // P A P^T
   const CsrMatrix<Scalar, MemSpace>& device_matrix() const { return device_; }
   const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return sell_ ? sell_.get() : nullptr; }
@@ -316,7 +316,7 @@ class MatrixPowerKernel {
   void run_pipelined();
   void plan_pipelined(offset_t largest_block_entries, long long team_bound, ordinal_t nrow_blocks);
   std::size_t pipelined_scratch_bytes(offset_t entries) const;  // the pipelined functor's, for `entries` kept
-  bool pipelined_launch_accepted() const;  // Kokkos accepts the planned team size and scratch
+  bool pipelined_launch_accepted() const;                       // Kokkos accepts the planned team size and scratch
   std::vector<double> time_variants(const std::vector<MpkVariant>& variants);
 
   std::shared_ptr<Matrix> matrix_;

@@ -25,9 +25,9 @@ MpkVariant parse_variant(const std::string& name);
 
 // Storage the blocked and persistent kernels read the level-ordered matrix from.
 enum class MpkFormat {
-  csr,        // compressed rows
-  sell,       // SELL-C-1 (chunks of C rows stored column-major, no sorting: the level order stays)
-  automatic   // sell on GPUs (seed 004: SELL-8 was fastest on every GPU it measured), csr on CPUs
+  csr,       // compressed rows
+  sell,      // SELL-C-1 (chunks of C rows stored column-major, no sorting: the level order stays)
+  automatic  // sell on GPUs (seed 004: SELL-8 was fastest on every GPU it measured), csr on CPUs
 };
 const char* to_string(MpkFormat format);
 // InvalidArgument: "unknown MPK format 'ell' (valid: csr, sell, automatic)".

@@ -37,8 +37,8 @@ struct CoopTunerOptions {
   // tests (test/data/coop_landscape_*.txt, without noise); 3 resist outliers on noisy machines
   // at 3x the calls.
   int samples = 1;
-  int max_steps = 16;      // candidates measured at most, the start included (>= 1)
-  double min_gain = 0.005; // relative improvement a step must make to be adopted (>= 0)
+  int max_steps = 16;       // candidates measured at most, the start included (>= 1)
+  double min_gain = 0.005;  // relative improvement a step must make to be adopted (>= 0)
   // A step that is not adopted but is at most this much slower than the point it came from
   // is taken as a base for one more step in the same direction (0: strict descent). The
   // best measured point stays the result. On an H100 (14 matrices, 5 tuner runs each, one
@@ -145,7 +145,7 @@ class CoopTuner {
   const CoopParams& start() const { return start_; }
   double start_seconds() const { return start_seconds_; }
   int steps() const { return static_cast<int>(measured_.size()); }  // candidates measured so far
-  int calls() const { return calls_; }                               // record() calls that counted
+  int calls() const { return calls_; }                              // record() calls that counted
   // Every measured candidate with its median time, in measurement order.
   const std::vector<std::pair<CoopParams, double>>& history() const { return measured_; }
 
@@ -159,10 +159,10 @@ class CoopTuner {
   CoopParams params_of(const Point& p) const;
   bool valid(const Point& p) const;
   const double* lookup(const CoopParams& p) const;
-  void choose_next();            // sets current_ to the next candidate to measure, or done_
-  bool judge(double seconds);    // a step to current_point_ took `seconds`: false if it failed
+  void choose_next();                                  // sets current_ to the next candidate to measure, or done_
+  bool judge(double seconds);                          // a step to current_point_ took `seconds`: false if it failed
   void measured(const CoopParams& p, double seconds);  // into history(); best() if fastest
-  void step_failed();            // reverse once on this axis (if nothing moved yet), else the next axis
+  void step_failed();  // reverse once on this axis (if nothing moved yet), else the next axis
 
   CoopTunerOptions options_;
   std::vector<int> coops_, repeats_, blocks_;

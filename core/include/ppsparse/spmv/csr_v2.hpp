@@ -57,7 +57,7 @@ struct CsrV2RowBlock {
   ordinal_t row_begin = 0, row_end = 0;     // rows covered
   ordinal_t x_begin = 0, x_end = 0;         // x window staged in scratch; empty: read x directly
   int kind = csr_v2_rows_vector;
-  int slot = -1;                            // row_tile: index of its partial sum
+  int slot = -1;  // row_tile: index of its partial sum
 };
 
 template <class Scalar, class MemSpace>
@@ -66,15 +66,15 @@ struct CsrV2Plan {
   ordinal_t nrows = 0, ncols = 0;
   offset_t nnz = 0;
   Kokkos::View<CsrV2RowBlock*, MemSpace> blocks;
-  Kokkos::View<ordinal_t*, MemSpace> split_rows;   // rows cut into tiles
-  Kokkos::View<int*, MemSpace> split_tile_ptr;     // tiles of split row s: slots [ptr[s], ptr[s+1])
-  Kokkos::View<Scalar*, MemSpace> tile_sums;       // workspace: one partial sum per tile
-  offset_t stream_capacity = 0;                    // scratch entries for stream blocks' products
-  ordinal_t window_capacity = 0;                   // scratch entries for x windows
-  size_t scratch_bytes = 0;                        // team scratch per team
+  Kokkos::View<ordinal_t*, MemSpace> split_rows;  // rows cut into tiles
+  Kokkos::View<int*, MemSpace> split_tile_ptr;    // tiles of split row s: slots [ptr[s], ptr[s+1])
+  Kokkos::View<Scalar*, MemSpace> tile_sums;      // workspace: one partial sum per tile
+  offset_t stream_capacity = 0;                   // scratch entries for stream blocks' products
+  ordinal_t window_capacity = 0;                  // scratch entries for x windows
+  size_t scratch_bytes = 0;                       // team scratch per team
   // Counts, for reports and tests.
-  long long num_blocks = 0, stream_blocks = 0, vector_blocks = 0, long_rows = 0, num_split_rows = 0,
-            num_tiles = 0, x_windows = 0;
+  long long num_blocks = 0, stream_blocks = 0, vector_blocks = 0, long_rows = 0, num_split_rows = 0, num_tiles = 0,
+            x_windows = 0;
   std::string summary() const;  // one line: the counts and the chosen parameters
 };
 

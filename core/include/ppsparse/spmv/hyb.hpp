@@ -17,12 +17,12 @@ namespace ppsparse::spmv {
 
 template <class Scalar, class MemSpace>
 struct HybMatrix {
-  ordinal_t row_max = 0;                        // entries a row keeps in the SELL part
-  SellMatrix<Scalar, MemSpace> sell;            // every row, cut to row_max entries
-  CsrMatrix<Scalar, MemSpace> tail;             // one row per cut row: its entries past row_max
-  Kokkos::View<ordinal_t*, MemSpace> tail_rows; // original row of each tail row
-  CsrV2Plan<Scalar, MemSpace> tail_plan;        // csr_v2 plan of the tail
-  Kokkos::View<Scalar*, MemSpace> tail_y;       // workspace: tail * x
+  ordinal_t row_max = 0;                         // entries a row keeps in the SELL part
+  SellMatrix<Scalar, MemSpace> sell;             // every row, cut to row_max entries
+  CsrMatrix<Scalar, MemSpace> tail;              // one row per cut row: its entries past row_max
+  Kokkos::View<ordinal_t*, MemSpace> tail_rows;  // original row of each tail row
+  CsrV2Plan<Scalar, MemSpace> tail_plan;         // csr_v2 plan of the tail
+  Kokkos::View<Scalar*, MemSpace> tail_y;        // workspace: tail * x
 
   ordinal_t nrows() const { return sell.nrows; }
   ordinal_t ncols() const { return sell.ncols; }

@@ -66,12 +66,12 @@ struct SpmvChoice {
 SpmvChoice choose_spmv_algorithm(const RowLengthStats& stats, bool gpu);
 
 struct SpmvOptions {
-  CsrV2Options csr_v2;                // csr_v2 plan options
-  std::optional<CoopParams> coop;     // csr_coop: these parameters instead of the fixed rule
-  bool coop_autotune = true;          // csr_coop: tune over the first apply() calls
-  CoopTunerOptions tuner;             // csr_coop: tuner options
-  SellOptions sell;                   // sell: C, sigma, the HYB tail (hyb_row_max), column bits
-  bool check_structure = true;        // check the matrix once at setup (check_csr_structure)
+  CsrV2Options csr_v2;             // csr_v2 plan options
+  std::optional<CoopParams> coop;  // csr_coop: these parameters instead of the fixed rule
+  bool coop_autotune = true;       // csr_coop: tune over the first apply() calls
+  CoopTunerOptions tuner;          // csr_coop: tuner options
+  SellOptions sell;                // sell: C, sigma, the HYB tail (hyb_row_max), column bits
+  bool check_structure = true;     // check the matrix once at setup (check_csr_structure)
   // Keep x in a persisting-L2 window (backend/l2_window.hpp) from the first product to the
   // operator's end, so that the matrix streaming through the L2 does not evict x. Where the
   // device has no such window, describe() says so and products run without it. Measured on
@@ -86,10 +86,10 @@ struct SpmvOptions {
 // "sell.C=32,sell.sigma=1" or "coop.coop=8,coop.repeat=4,coop.block_size=256,coop.autotune=0".
 // Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
 // flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
-// autotune, tuner_runs_per_call, tuner_paired, tuner_start_runs, tuner_shape}, sell.{C, sigma, hyb_row_max, index_bits}, check_structure, persist_x,
-// streaming_loads. Values are integers (0/1 for the
-// flags); ranges are checked where the options are used. InvalidArgument, naming the pair,
-// for an unknown key, a missing '=' or a value that is not an integer:
+// autotune, tuner_runs_per_call, tuner_paired, tuner_start_runs, tuner_shape}, sell.{C, sigma, hyb_row_max,
+// index_bits}, check_structure, persist_x, streaming_loads. Values are integers (0/1 for the flags); ranges are checked
+// where the options are used. InvalidArgument, naming the pair, for an unknown key, a missing '=' or a value that is
+// not an integer:
 //   "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ...)".
 // A given coop.* key starts from coop=1 repeat=1 block_size=W for the others.
 SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base = {});
@@ -153,10 +153,10 @@ class SpmvOperator {
   std::shared_ptr<HybMatrix<Scalar, MemSpace>> hyb_;
   CoopParams coop_;
   std::shared_ptr<CoopTuner> tuner_;
-  clock_type clock_;                                // set_clock's; empty: timer_
-  std::shared_ptr<backend::DeviceTimer> timer_;     // the tuner's, on space_
-  Vector<Scalar, MemSpace> tuner_scratch_y_;        // output of a tuning call's extra runs (if any); freed when tuned
-  struct XWindow;                      // persist_x: the window, restored when the last copy goes
+  clock_type clock_;                             // set_clock's; empty: timer_
+  std::shared_ptr<backend::DeviceTimer> timer_;  // the tuner's, on space_
+  Vector<Scalar, MemSpace> tuner_scratch_y_;     // output of a tuning call's extra runs (if any); freed when tuned
+  struct XWindow;                                // persist_x: the window, restored when the last copy goes
   std::shared_ptr<XWindow> x_window_;
   void keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x);
 };

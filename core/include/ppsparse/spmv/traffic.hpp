@@ -41,13 +41,12 @@ constexpr SpmvTraffic csr_traffic(long long nrows, long long ncols, long long nn
 // padding included), chunk_ptr, row_len and perm for every row, x once, y (read if
 // beta != 0) and written.
 template <class Scalar>
-constexpr SpmvTraffic sell_traffic(long long nrows, long long ncols, long long nnz, long long stored,
-                                   long long nchunks, bool reads_y, int column_bytes = sizeof(ordinal_t)) {
-  const double kernel = static_cast<double>(stored) * (sizeof(Scalar) + column_bytes) +
-                        static_cast<double>(nchunks + 1) * sizeof(offset_t) +
-                        static_cast<double>(nrows) * 2.0 * sizeof(ordinal_t) +
-                        static_cast<double>(ncols) * sizeof(Scalar) +
-                        static_cast<double>(nrows) * sizeof(Scalar) * (reads_y ? 2.0 : 1.0);
+constexpr SpmvTraffic sell_traffic(long long nrows, long long ncols, long long nnz, long long stored, long long nchunks,
+                                   bool reads_y, int column_bytes = sizeof(ordinal_t)) {
+  const double kernel =
+      static_cast<double>(stored) * (sizeof(Scalar) + column_bytes) +
+      static_cast<double>(nchunks + 1) * sizeof(offset_t) + static_cast<double>(nrows) * 2.0 * sizeof(ordinal_t) +
+      static_cast<double>(ncols) * sizeof(Scalar) + static_cast<double>(nrows) * sizeof(Scalar) * (reads_y ? 2.0 : 1.0);
   return SpmvTraffic{csr_min_bytes<Scalar>(nrows, ncols, nnz, reads_y), kernel, 2.0 * static_cast<double>(nnz)};
 }
 

@@ -48,8 +48,8 @@ template <class Csr>
 void check_csr_extents(const std::string& who, const Csr& a) {
   if (a.nrows < 0 || a.ncols < 0) throw InvalidArgument(who + ": negative matrix dimensions");
   if (a.row_ptr.extent(0) != static_cast<size_t>(a.nrows) + 1)
-    throw InvalidArgument(who + ": row_ptr has " + std::to_string(a.row_ptr.extent(0)) + " entries, expected nrows+1 = " +
-                          std::to_string(static_cast<long long>(a.nrows) + 1));
+    throw InvalidArgument(who + ": row_ptr has " + std::to_string(a.row_ptr.extent(0)) +
+                          " entries, expected nrows+1 = " + std::to_string(static_cast<long long>(a.nrows) + 1));
   if (a.col_idx.extent(0) != a.values.extent(0))
     throw InvalidArgument(who + ": col_idx has " + std::to_string(a.col_idx.extent(0)) + " entries but values has " +
                           std::to_string(a.values.extent(0)));

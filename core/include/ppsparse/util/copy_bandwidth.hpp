@@ -9,8 +9,8 @@
 namespace ppsparse {
 
 struct CopyBandwidth {
-  double gbs = 0.0;          // (bytes read + bytes written) / median time, in 1e9 B/s
-  size_t buffer_bytes = 0;   // size of each of the two buffers
+  double gbs = 0.0;         // (bytes read + bytes written) / median time, in 1e9 B/s
+  size_t buffer_bytes = 0;  // size of each of the two buffers
   int repetitions = 0;
 };
 

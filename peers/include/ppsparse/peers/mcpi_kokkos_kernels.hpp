@@ -44,7 +44,8 @@ struct TransposeBlocks {
   KOKKOS_INLINE_FUNCTION void operator()(const offset_t k) const {
     const size_t base = static_cast<size_t>(k) * nb * nb;
     for (int i = 0; i < nb; ++i)
-      for (int j = 0; j < nb; ++j) to(base + static_cast<size_t>(i) * nb + j) = from(base + static_cast<size_t>(j) * nb + i);
+      for (int j = 0; j < nb; ++j)
+        to(base + static_cast<size_t>(i) * nb + j) = from(base + static_cast<size_t>(j) * nb + i);
   }
 };
 
@@ -91,7 +92,8 @@ struct SerialSolveRows {
     Kokkos::View<const double**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> A(
         D.data() + static_cast<size_t>(row) * nb2, nb, nb);
     Kokkos::View<double**, Kokkos::LayoutLeft, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> B(r, nb, 1);
-    KokkosBatched::SerialSolveLU<KokkosBatched::Trans::NoTranspose, KokkosBatched::Algo::SolveLU::Unblocked>::invoke(A, B);
+    KokkosBatched::SerialSolveLU<KokkosBatched::Trans::NoTranspose, KokkosBatched::Algo::SolveLU::Unblocked>::invoke(A,
+                                                                                                                     B);
     for (int i = 0; i < nb; ++i) dq(global + i) = static_cast<float>(r[i]);
   }
 };
@@ -161,11 +163,12 @@ class KokkosKernelsMcpiPeer {
                          kk_mcpi_detail::TransposeBlocks<memory_space>{system.O.values, values_, nb});
     const offset_t per_row_entry = 1;  // BSR offsets count blocks
 #else
-    values_ = Kokkos::View<float*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kk_mcpi.point_values"),
-                                                 system.O.values.extent(0));
+    values_ = Kokkos::View<float*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kk_mcpi.point_values"), system.O.values.extent(0));
     point_cols_ = Kokkos::View<ordinal_t*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "kk_mcpi.point_cols"), system.O.values.extent(0));
-    Kokkos::parallel_for("ppsparse::bench::kk_mcpi::expand_to_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, system.n),
+    Kokkos::parallel_for("ppsparse::bench::kk_mcpi::expand_to_points",
+                         Kokkos::RangePolicy<ExecSpace>(exec, 0, system.n),
                          kk_mcpi_detail::ExpandToPoints<memory_space>{system.O.ia, system.O.ja, system.O.values,
                                                                       point_cols_, values_, nb});
     const offset_t per_row_entry = static_cast<offset_t>(nb2);  // point offsets count scalars
@@ -212,8 +215,8 @@ class KokkosKernelsMcpiPeer {
                                              static_cast<size_t>(blocks) * nb2);
       typename matrix_type::index_type cols(point_cols_.data() + static_cast<size_t>(first) * nb2,
                                             static_cast<size_t>(blocks) * nb2);
-      col.a = matrix_type("kk_mcpi.O_c", (e - b) * nb, system.n * nb, static_cast<int>(blocks * nb2), vals, row_map,
-                          cols);
+      col.a =
+          matrix_type("kk_mcpi.O_c", (e - b) * nb, system.n * nb, static_cast<int>(blocks * nb2), vals, row_map, cols);
 #endif
       col.spmv = std::make_shared<spmv_type>();
       colours_.push_back(std::move(col));
@@ -235,7 +238,8 @@ class KokkosKernelsMcpiPeer {
       const y_type y(q_.data(), static_cast<size_t>(c.e - c.b) * nb);
       c.spmv->apply(exec_, c.a, x, y);
       if (nb <= 16) {
-        Kokkos::parallel_for("ppsparse::bench::kk_mcpi::serial_solve_lu", Kokkos::RangePolicy<ExecSpace>(exec_, c.b, c.e),
+        Kokkos::parallel_for("ppsparse::bench::kk_mcpi::serial_solve_lu",
+                             Kokkos::RangePolicy<ExecSpace>(exec_, c.b, c.e),
                              kk_mcpi_detail::SerialSolveRows<ExecSpace>{s_.D, s_.R, q_, dq_, c.b, nb});
       } else {
         const int team = compat::is_gpu_space<ExecSpace>() ? (nb > 32 ? 64 : 32) : 1;
@@ -257,7 +261,8 @@ class KokkosKernelsMcpiPeer {
     std::string spmv =
         "KokkosSparse::spmv native on CrsMatrix<float> of the point expansion (this Kokkos Kernels has no BsrMatrix)";
 #endif
-    return spmv + " + KokkosBatched::" + (nb <= 16 ? "SerialSolveLU (thread per block row)" : "TeamSolveLU (team per block row)") +
+    return spmv + " + KokkosBatched::" +
+           (nb <= 16 ? "SerialSolveLU (thread per block row)" : "TeamSolveLU (team per block row)") +
            ", FP64 r, per colour";
   }
 

@@ -23,14 +23,15 @@ namespace ppsparse::mcpi {
 template <class MemSpace>
 void check_colour_ordered_system(const std::string& who, const BlockSystem<MemSpace>& s,
                                  const std::vector<ordinal_t>& colour_offsets) {
-  if (s.nb < 1 || s.nb > 64) throw InvalidArgument(who + ": block size nb = " + std::to_string(s.nb) + " is outside [1, 64]");
+  if (s.nb < 1 || s.nb > 64)
+    throw InvalidArgument(who + ": block size nb = " + std::to_string(s.nb) + " is outside [1, 64]");
   if (!s.d_factored) throw InvalidArgument(who + ": D must hold its LU factors (d_factored is false)");
   const size_t nb = static_cast<size_t>(s.nb), n = static_cast<size_t>(s.n);
-  if (s.n < 0 || s.O.nb != s.nb || s.O.nblockrows != s.n || s.O.nblockcols != s.n ||
-      s.O.ia.extent(0) != n + 1 || s.O.values.extent(0) != static_cast<size_t>(s.O.nnzb()) * nb * nb ||
-      s.D.extent(0) != n * nb * nb || s.R.extent(0) != n * nb)
-    throw InvalidArgument(who + ": the system's extents disagree (n = " + std::to_string(s.n) + ", nb = " +
-                          std::to_string(s.nb) + ", O " + std::to_string(s.O.nblockrows) + " x " +
+  if (s.n < 0 || s.O.nb != s.nb || s.O.nblockrows != s.n || s.O.nblockcols != s.n || s.O.ia.extent(0) != n + 1 ||
+      s.O.values.extent(0) != static_cast<size_t>(s.O.nnzb()) * nb * nb || s.D.extent(0) != n * nb * nb ||
+      s.R.extent(0) != n * nb)
+    throw InvalidArgument(who + ": the system's extents disagree (n = " + std::to_string(s.n) +
+                          ", nb = " + std::to_string(s.nb) + ", O " + std::to_string(s.O.nblockrows) + " x " +
                           std::to_string(s.O.nblockcols) + " blocks of " + std::to_string(s.O.nb) + ", D " +
                           std::to_string(s.D.extent(0)) + " and R " + std::to_string(s.R.extent(0)) + " entries)");
   if (colour_offsets.size() < 2 || colour_offsets.front() != 0 || colour_offsets.back() != s.n)

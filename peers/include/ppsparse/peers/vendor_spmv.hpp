@@ -45,7 +45,7 @@ class VendorSpmv {
   void apply(Scalar alpha, const ConstVector<Scalar, memory_space>& x, Scalar beta,
              const Vector<Scalar, memory_space>& y);
 
-  double setup_seconds() const;  // conversion and descriptor creation, seconds
+  double setup_seconds() const;      // conversion and descriptor creation, seconds
   long long stored_entries() const;  // entries the library streams (padding included for sell)
 
  private:

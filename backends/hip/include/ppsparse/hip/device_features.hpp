@@ -10,12 +10,12 @@ namespace ppsparse::hip {
 // The properties of a HIP device that the MCPI backend reports.
 struct DeviceInfo {
   int device = -1;
-  std::string name;          // e.g. "AMD Instinct MI250X"
-  std::string arch;          // gcnArchName without target features, e.g. "gfx90a"
-  int wavefront = 0;         // lanes per wavefront (64 on CDNA)
+  std::string name;   // e.g. "AMD Instinct MI250X"
+  std::string arch;   // gcnArchName without target features, e.g. "gfx90a"
+  int wavefront = 0;  // lanes per wavefront (64 on CDNA)
   int compute_units = 0;
-  std::size_t l2_bytes = 0;  // as HIP reports it: one GCD's (MI200) or one XCD's (MI300) L2
-  std::size_t lds_bytes = 0; // LDS per workgroup
+  std::size_t l2_bytes = 0;   // as HIP reports it: one GCD's (MI200) or one XCD's (MI300) L2
+  std::size_t lds_bytes = 0;  // LDS per workgroup
 };
 
 // The device Kokkos runs on. ppsparse::Error naming the HIP call when none is visible.
