@@ -20,6 +20,7 @@ Writes DIR/mcpi_report.md, DIR/mcpi_results.csv and, with matplotlib (Agg), DIR/
 (% copy over nb: best backend, best portable, peers) and DIR/mcpi_problems.png (GB/s per case
 of the default and mesh problems).
 """
+import gzip
 import argparse
 import csv
 import json
@@ -55,7 +56,7 @@ def read_json(path):
     """The JSON of a run; a run cut short (timeout) leaves an unterminated file, whose complete
     benchmark entries are recovered. None (with a note) when nothing can be read."""
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             text = f.read()
     except OSError as e:
         print(f"mcpi_report: {path}: {e.strerror}, skipped", file=sys.stderr)

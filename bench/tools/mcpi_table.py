@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Turns mcpi --json outputs into a Markdown table: one row per (file, variant)."""
+import gzip
 import json
 import sys
 
@@ -8,7 +9,7 @@ def main(paths):
     print("| problem | n | nb | colours | MB/sweep | copy GB/s | variant | kernel | ms/sweep | GB/s | % copy | GFLOP/s | ‖r‖/‖R‖ |")
     print("|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|")
     for p in paths:
-        with open(p) as f:
+        with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
             d = json.load(f)
         for r in d["results"]:
             print(f"| {d['problem']} | {d['n']} | {d['nb']} | {d['colours']} | {d['bytes_per_sweep'] / 1e6:.1f} | "

@@ -15,6 +15,7 @@ against the exhaustive search (each time over the exhaustive best).
 Writes PREFIX.md (tables), PREFIX.csv (one row per result) and PREFIX.png (bars of % copy,
 matplotlib with the Agg backend; skipped with a note if matplotlib is missing).
 """
+import gzip
 import argparse
 import csv
 import json
@@ -37,7 +38,7 @@ def load(paths):
     context = {}
     tuner = OrderedDict()
     for path in paths:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             data = json.load(f)
         context = data.get("context", context)
         for b in data.get("benchmarks", []):
