@@ -179,7 +179,7 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   if (set("--sweeps")) c.sweeps = static_cast<int>(flag_integer("--sweeps", value("--sweeps"), 1, 100000));
   if (set("--check_sweeps"))
     c.check_sweeps = static_cast<int>(flag_integer("--check_sweeps", value("--check_sweeps"), 1, 1000));
-  if (set("--mcpi_small_colour")) c.tuning.small_colour = mcpi::parse_small_colour(value("--mcpi_small_colour"));
+  if (set("--mcpi_small_colour")) c.tuning.small_color = mcpi::parse_small_color(value("--mcpi_small_colour"));
   if (set("--mcpi_row_slots") && !value("--mcpi_row_slots").empty())
     c.tuning.row_slots = static_cast<int>(flag_integer("--mcpi_row_slots", value("--mcpi_row_slots"), 0, 4));
   if (set("--mcpi_wide_split") && !value("--mcpi_wide_split").empty())
@@ -202,7 +202,7 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
 
 struct BuiltProblem {
   BlockSystem<HostSpace> system;
-  Coloring colouring;
+  Coloring coloring;
 };
 
 struct ProblemSpec {
@@ -234,7 +234,7 @@ ProblemSpec mesh_graph_problem(const std::string& name, const std::string& group
     BuiltProblem b;
     b.system = gen::make_block_system(graph, nb, seed);
     say("colouring " + std::to_string(graph.n) + " vertices");
-    b.colouring = color_distance1(graph);
+    b.coloring = color_distance1(graph);
     return b;
   };
   return p;
@@ -285,7 +285,7 @@ std::vector<ProblemSpec> problem_specs(const McpiConfig& c) {
           BuiltProblem b;
           b.system = gen::make_block_system(graph, nb, seed);
           say("colouring " + std::to_string(graph.n) + " vertices");
-          b.colouring = color_distance1(graph);
+          b.coloring = color_distance1(graph);
           return b;
         };
       }
@@ -311,9 +311,9 @@ struct Problem {
   int nb = 0;
   ordinal_t n = 0;
   offset_t nnzb = 0;
-  int colours = 0;
+  int colors = 0;
   mcpi::SweepTraffic traffic{};
-  Coloring colouring;
+  Coloring coloring;
   std::unique_ptr<mcpi::Solver<Exec>> solver;
   BlockSystem<Mem> ordered;               // colour order, D factored: the peers' input
   std::vector<double> reference;          // ppsparse portable rows_per_warp, check_sweeps sweeps, user numbering
@@ -326,7 +326,7 @@ struct Problem {
     auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq);
     std::vector<double> x(h.extent(0));
     for (size_t i = 0; i < x.size(); ++i) x[i] = h(i);
-    return to_old(x, colouring.perm, nb);
+    return to_old(x, coloring.perm, nb);
   }
 };
 
@@ -349,11 +349,11 @@ class ProblemCache {
       p->nb = b.system.nb;
       p->n = b.system.n;
       p->nnzb = b.system.O.nnzb();
-      p->colours = b.colouring.ncolors;
-      p->colouring = std::move(b.colouring);
-      p->solver = std::make_unique<mcpi::Solver<Exec>>(b.system, p->colouring, say);
+      p->colors = b.coloring.ncolors;
+      p->coloring = std::move(b.coloring);
+      p->solver = std::make_unique<mcpi::Solver<Exec>>(b.system, p->coloring, say);
       say("renumbering and copying the system for the peers");
-      BlockSystem<HostSpace> ordered = permute(b.system, p->colouring.perm);
+      BlockSystem<HostSpace> ordered = permute(b.system, p->coloring.perm);
       b.system = BlockSystem<HostSpace>();
       p->ordered = copy_to<Mem>(ordered);
       const long long failure = mcpi::factor_diagonal_blocks<Exec>(p->ordered.D, p->nb, p->n);
@@ -363,8 +363,8 @@ class ProblemCache {
       p->reference = p->solver->solve({config_.check_sweeps, mcpi::Variant::rows_per_warp, false, false, false}).dq;
       if (static_cast<double>(p->nnzb) * p->nb * p->nb <= kFp64ReferenceMaxEntries) {
         say("checking the reference against the FP64 host reference");
-        const auto fp64 = to_old(mcpi::reference_sweeps(ordered, p->colouring.color_offsets, config_.check_sweeps),
-                                 p->colouring.perm, p->nb);
+        const auto fp64 = to_old(mcpi::reference_sweeps(ordered, p->coloring.color_offsets, config_.check_sweeps),
+                                 p->coloring.perm, p->nb);
         p->fp64_err = relative_difference(p->reference, fp64);
         if (!(p->fp64_err < kMaxRelativeDifference))
           throw Error("bench_mcpi: " + spec.name + ": ppsparse's reference differs from the FP64 host reference by " +
@@ -374,7 +374,7 @@ class ProblemCache {
     p->traffic = p->solver->traffic();
     char line[256];
     std::snprintf(line, sizeof line, "ready: n %d, nb %d, %lld blocks, %d colours, %.1f MB per sweep", p->n, p->nb,
-                  static_cast<long long>(p->nnzb), p->colours, p->traffic.total() * 1e-6);
+                  static_cast<long long>(p->nnzb), p->colors, p->traffic.total() * 1e-6);
     say(line);
     problem_ = std::move(p);
     return *problem_;
@@ -393,7 +393,7 @@ void set_problem_counters(benchmark::State& state, const Problem& p, double chec
   state.counters["n"] = p.n;
   state.counters["nb"] = p.nb;
   state.counters["nnzb"] = static_cast<double>(p.nnzb);
-  state.counters["colours"] = p.colours;
+  state.counters["colours"] = p.colors;
   state.counters["check_err"] = check_err;
   state.counters["fp64_err"] = p.fp64_err;
 }
@@ -443,7 +443,7 @@ PeerCalls peer_calls(Problem& p, const std::string& which) {
   if (which == "cusparse") {
     if (!p.vendor) {
       auto peer = std::make_unique<mcpi::VendorPeer>();
-      peer->setup(p.ordered, p.colouring.color_offsets);
+      peer->setup(p.ordered, p.coloring.color_offsets);
       p.vendor = std::move(peer);
     }
     mcpi::VendorPeer* v = p.vendor.get();
@@ -453,7 +453,7 @@ PeerCalls peer_calls(Problem& p, const std::string& which) {
     c.label = v->describe();
     c.setup_seconds = v->setup_seconds();
   } else {
-    if (!p.kk) p.kk = std::make_unique<KokkosKernelsMcpiPeer<Exec>>(p.ordered, p.colouring.color_offsets);
+    if (!p.kk) p.kk = std::make_unique<KokkosKernelsMcpiPeer<Exec>>(p.ordered, p.coloring.color_offsets);
     KokkosKernelsMcpiPeer<Exec>* k = p.kk.get();
     c.reset = [k] { k->reset(); };
     c.sweep = [k] { k->sweep(); };

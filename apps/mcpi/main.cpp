@@ -39,7 +39,7 @@ int run(const mcpi_app::Options& opt) {
   };
   mcpi_app::Problem p = mcpi_app::build_problem(opt, gpu, progress);
   const auto& s = p.system;
-  const auto& col = p.colouring;
+  const auto& col = p.coloring;
   mcpi::Solver<> solver(s, col, progress);
 
   std::printf("\nproblem   %s\n", p.description.c_str());

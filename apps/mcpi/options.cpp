@@ -162,7 +162,7 @@ Options parse_options(int argc, const char* const* argv) {
   for (const auto& [option, text] : tuning_args) {
     if (option == "--small-colour") {
       try {
-        o.tuning.small_colour = ppsparse::mcpi::parse_small_colour(text);
+        o.tuning.small_color = ppsparse::mcpi::parse_small_color(text);
       } catch (const InvalidArgument&) {
         throw InvalidArgument("mcpi: --small-colour expects automatic, off or always, got '" + text + "'");
       }

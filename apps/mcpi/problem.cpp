@@ -72,7 +72,7 @@ Problem build_problem(const Options& o, bool gpu, const std::function<void(const
     p.system = gen::make_block_system(graph, o.block, o.seed);
   }
   progress("colouring " + std::to_string(graph.n) + " vertices (Kokkos Kernels distance-1)");
-  p.colouring = color_distance1(graph);
+  p.coloring = color_distance1(graph);
   return p;
 }
 

@@ -13,7 +13,7 @@ namespace mcpi_app {
 struct Problem {
   std::string description;
   ppsparse::BlockSystem<ppsparse::HostSpace> system;
-  ppsparse::Coloring colouring;
+  ppsparse::Coloring coloring;
 };
 
 // gpu: whether the default device is a GPU (sizes the embedded problem).

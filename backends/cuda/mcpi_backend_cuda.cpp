@@ -88,7 +88,7 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 // blocks of each row instead of one block of each of S times more rows; the slots' partial
 // sums are added by the same shuffles.
 // A programmatic dependent launch's two steps (griddepcontrol, sm_90 and up; older targets
-// compile without them, and run_colour never launches them this way below 9.0). allow_next_grid: the next
+// compile without them, and run_color never launches them this way below 9.0). allow_next_grid: the next
 // kernel may become resident once every block of this one has executed it. wait_previous_grid:
 // returns once the previous kernel has completed and its memory is visible.
 template <bool PDL>
@@ -110,7 +110,7 @@ __device__ __forceinline__ void wait_previous_grid() {
 // grid has completed and its dQ is visible; dQ is read and written only after it. So a colour's
 // start overlaps the previous colour's drain.
 template <int NB, bool ASYNC, int S = 1, bool PDL = false>
-__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColourArgs a) {
+__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
   constexpr int G = S * NB;  // lanes per block row
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const Colour
 // PDL: as rows_per_warp_kernel's. It carries the overlap through a sweep's last, small colours:
 // nb = 1 43.8-43.9 -> 45.4-45.6 % of copy on an H100, nb = 2..5 within noise.
 template <int NB, bool ASYNC, bool PDL = false>
-__global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColourArgs a) {
+__global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColorArgs a) {
   constexpr int NB2 = NB * NB;
   constexpr int S = 32 / NB;
   __shared__ float sAcc[kWarps][32 * NB];
@@ -250,7 +250,7 @@ int device_attribute(const int device, const cudaDeviceAttr attr) {
 // for larger blocks, M = ceil(NB^2 / 32) entries of each block; partial sums reduced per row i
 // through shared memory, then the first NB lanes substitute.
 template <int NB, bool ASYNC>
-__global__ void __launch_bounds__(kWarps * 32) warp_per_row_kernel(const ColourArgs a) {
+__global__ void __launch_bounds__(kWarps * 32) warp_per_row_kernel(const ColorArgs a) {
   constexpr int NB2 = NB * NB;
   constexpr int S = NB2 <= 32 ? 32 / NB2 : 1;
   constexpr int M = (NB2 + 31) / 32;
@@ -352,7 +352,7 @@ constexpr int kWideMinBlocks = NB > 32 ? 1 : 6;
 // griddepcontrol.wait, dQ only after it.
 template <int NB, int SPLIT, bool PDL = false>
 __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
-    wide_block_kernel(const ColourArgs a, const bool prefetch) {
+    wide_block_kernel(const ColorArgs a, const bool prefetch) {
   static_assert(NB >= 16 && NB <= 64, "one warp per block row, at most two rows per lane");
   static_assert(SPLIT == 1 || SPLIT == kWarps, "a row's warps are the whole thread block (__syncthreads)");
   constexpr int NB2 = NB * NB;
@@ -559,8 +559,8 @@ constexpr int kRowSlots = NB == 1   ? 4
 // programmatic dependent launch when l.dependent, `plain` the ordinary way otherwise; both on
 // the caller's stream.
 template <class... Args>
-void launch_colour(const Launch& l, void (*plain)(Args...), void (*dependent)(Args...), const unsigned grid,
-                   const Args... args) {
+void launch_color(const Launch& l, void (*plain)(Args...), void (*dependent)(Args...), const unsigned grid,
+                  const Args... args) {
   if (!l.dependent) {
     plain<<<grid, kWarps * 32, 0, l.stream>>>(args...);
     return;
@@ -579,29 +579,29 @@ void launch_colour(const Launch& l, void (*plain)(Args...), void (*dependent)(Ar
 }
 
 template <int NB, int S>
-void launch_rows_per_warp(const Launch& l, const bool async, const ColourArgs& a, const long long rows) {
+void launch_rows_per_warp(const Launch& l, const bool async, const ColorArgs& a, const long long rows) {
   constexpr int R = 32 / (S * NB);
   const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
   if (async)
-    launch_colour(l, rows_per_warp_kernel<NB, true, S>, rows_per_warp_kernel<NB, true, S, true>, grid, a);
+    launch_color(l, rows_per_warp_kernel<NB, true, S>, rows_per_warp_kernel<NB, true, S, true>, grid, a);
   else
-    launch_colour(l, rows_per_warp_kernel<NB, false, S>, rows_per_warp_kernel<NB, false, S, true>, grid, a);
+    launch_color(l, rows_per_warp_kernel<NB, false, S>, rows_per_warp_kernel<NB, false, S, true>, grid, a);
 }
 
 template <int NB>
-void launch(const Launch& l, Variant v, const ColourArgs& a) {
+void launch(const Launch& l, Variant v, const ColorArgs& a) {
   const long long rows = a.row_end - a.row_begin;
   const bool async = uses_async_copy(v);
   if (base_variant(v) == Variant::rows_per_warp) {
     constexpr int R = 32 / NB;
-    using Small = KernelTuning::SmallColour;
-    const Small small = l.tuning.small_colour;
+    using Small = KernelTuning::SmallColor;
+    const Small small = l.tuning.small_color;
     if (small == Small::always || (small == Small::automatic && rows / R < 2LL * l.sms)) {
       const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
       if (async)
-        launch_colour(l, row_slots_colwise_kernel<NB, true>, row_slots_colwise_kernel<NB, true, true>, g1, a);
+        launch_color(l, row_slots_colwise_kernel<NB, true>, row_slots_colwise_kernel<NB, true, true>, g1, a);
       else
-        launch_colour(l, row_slots_colwise_kernel<NB, false>, row_slots_colwise_kernel<NB, false, true>, g1, a);
+        launch_color(l, row_slots_colwise_kernel<NB, false>, row_slots_colwise_kernel<NB, false, true>, g1, a);
     } else {
       const int slots = l.tuning.row_slots != 0 ? l.tuning.row_slots : kRowSlots<NB>;
       if (slots == 4 && 4 * NB <= 32) {
@@ -625,7 +625,7 @@ void launch(const Launch& l, Variant v, const ColourArgs& a) {
 // nb 16..64: one kernel for every variant (see wide_block_kernel). KernelTuning::wide_split = 1
 // or 4 (kWarps) forces the warps per block row; 0: the rule below.
 template <int NB>
-void launch_wide(const Launch& l, const ColourArgs& a) {
+void launch_wide(const Launch& l, const ColorArgs& a) {
   static_assert(kWarps == 4, "KernelTuning::wide_split's values are 1 and kWarps");
   const long long rows = a.row_end - a.row_begin;
   // A row per warp while the colour has rows for about 96 warps per SM; fewer rows (small
@@ -637,17 +637,17 @@ void launch_wide(const Launch& l, const ColourArgs& a) {
   const bool split = forced == kWarps || (forced != 1 && rows < 96LL * l.sms);
   const bool prefetch = l.tuning.wide_prefetch;
   if (split) {
-    launch_colour(l, wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows), a,
-                  prefetch);
+    launch_color(l, wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows), a,
+                 prefetch);
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-    launch_colour(l, wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, grid, a, prefetch);
+    launch_color(l, wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, grid, a, prefetch);
   }
   check(cudaGetLastError(), "kernel launch");
 }
 
 template <int NB>
-void launch_for_nb(const Launch& l, Variant v, const ColourArgs& a) {
+void launch_for_nb(const Launch& l, Variant v, const ColorArgs& a) {
   if constexpr (NB <= kMaxNarrowNb)
     launch<NB>(l, v, a);
   else
@@ -655,7 +655,7 @@ void launch_for_nb(const Launch& l, Variant v, const ColourArgs& a) {
 }
 
 template <int... NBs>
-void dispatch(const Launch& l, Variant v, const ColourArgs& a, std::integer_sequence<int, NBs...>) {
+void dispatch(const Launch& l, Variant v, const ColorArgs& a, std::integer_sequence<int, NBs...>) {
   ((a.nb == NBs + 1 ? (launch_for_nb<NBs + 1>(l, v, a), 0) : 0), ...);
 }
 
@@ -680,7 +680,7 @@ bool has_kernel(const Kokkos::Cuda&, Variant v, int nb) {
   return (b == Variant::rows_per_warp || b == Variant::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
 
-void run_colour(const Kokkos::Cuda& exec, Variant v, const ColourArgs& a, const KernelTuning& tuning) {
+void run_color(const Kokkos::Cuda& exec, Variant v, const ColorArgs& a, const KernelTuning& tuning) {
   if (!has_kernel(exec, v, a.nb)) throw InvalidArgument(std::string("mcpi cuda backend: no kernel for ") + name(v));
   if (a.row_end <= a.row_begin) return;
   Launch l;

@@ -94,7 +94,7 @@ struct VendorPeer::Impl {
     if (blas) cublasDestroy(blas);
   }
 
-  void colour_spmv(size_t c) {
+  void color_spmv(size_t c) {
     const ordinal_t b = offsets[c], e = offsets[c + 1];
     const int m = e - b, nb = s.nb;
     const long long blocks = first_block[c + 1] - first_block[c];
@@ -122,7 +122,7 @@ struct VendorPeer::Impl {
       const int m = e - b;
       if (m == 0) continue;
       const long long count = static_cast<long long>(m) * nb;
-      colour_spmv(c);
+      color_spmv(c);
       residual_kernel<<<blocks_for(count), 256, 0, stream>>>(count, s.R.data() + static_cast<size_t>(b) * nb, q.data(),
                                                              r.data());
       check(cudaGetLastError(), "residual kernel launch");
@@ -153,9 +153,9 @@ std::string VendorPeer::library() {
          std::to_string(CUBLAS_VER_MINOR) + "." + std::to_string(CUBLAS_VER_PATCH);
 }
 
-void VendorPeer::setup(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& colour_offsets) {
+void VendorPeer::setup(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& color_offsets) {
   const std::string who = "mcpi VendorPeer";
-  check_colour_ordered_system(who, system, colour_offsets);
+  check_color_ordered_system(who, system, color_offsets);
   if (system.O.nnzb() > static_cast<offset_t>(INT_MAX))
     throw InvalidArgument(who + ": " + std::to_string(system.O.nnzb()) +
                           " blocks exceed the 32-bit indices of cusparseSbsrmv");
@@ -166,7 +166,7 @@ void VendorPeer::setup(const BlockSystem<memory_space>& system, const std::vecto
   auto p = std::make_unique<Impl>();
   Impl& m = *p;
   m.s = system;
-  m.offsets = colour_offsets;
+  m.offsets = color_offsets;
   m.stream = Kokkos::DefaultExecutionSpace().cuda_stream();
   check(cusparseCreate(&m.sparse), "cusparseCreate");
   check(cusparseSetStream(m.sparse, m.stream), "cusparseSetStream");
@@ -178,19 +178,19 @@ void VendorPeer::setup(const BlockSystem<memory_space>& system, const std::vecto
 
   const int nb = system.nb;
   const size_t nb2 = static_cast<size_t>(nb) * nb;
-  const size_t ncolours = colour_offsets.size() - 1;
+  const size_t ncolors = color_offsets.size() - 1;
   const auto ia = Kokkos::create_mirror_view_and_copy(HostSpace(), system.O.ia);
   // Per-colour 32-bit row pointers rebased to the colour's first block.
-  std::vector<int> ptr32(static_cast<size_t>(system.n) + ncolours);
-  m.first_block.resize(ncolours + 1);
+  std::vector<int> ptr32(static_cast<size_t>(system.n) + ncolors);
+  m.first_block.resize(ncolors + 1);
   ordinal_t max_rows = 0;
-  for (size_t c = 0; c < ncolours; ++c) {
-    const ordinal_t b = colour_offsets[c], e = colour_offsets[c + 1];
+  for (size_t c = 0; c < ncolors; ++c) {
+    const ordinal_t b = color_offsets[c], e = color_offsets[c + 1];
     m.first_block[c] = ia(b);
     for (ordinal_t i = b; i <= e; ++i) ptr32[static_cast<size_t>(i) + c] = static_cast<int>(ia(i) - ia(b));
     max_rows = std::max(max_rows, e - b);
   }
-  m.first_block[ncolours] = ia(system.n);
+  m.first_block[ncolors] = ia(system.n);
   m.row_ptr32 = to_device(ptr32, "mcpi.vendor.row_ptr32");
 
   std::vector<std::uintptr_t> dp(static_cast<size_t>(system.n)), rp(static_cast<size_t>(max_rows));
@@ -205,11 +205,11 @@ void VendorPeer::setup(const BlockSystem<memory_space>& system, const std::vecto
   if (nb == 1) {
     const float one = 1.0f, zero = 0.0f;
     check(cusparseCreateDnVec(&m.x, system.n, m.dq.data(), CUDA_R_32F), "cusparseCreateDnVec");
-    m.csr.assign(ncolours, nullptr);
-    m.ys.assign(ncolours, nullptr);
+    m.csr.assign(ncolors, nullptr);
+    m.ys.assign(ncolors, nullptr);
     size_t buffer_bytes = 0;
-    for (size_t c = 0; c < ncolours; ++c) {
-      const ordinal_t b = colour_offsets[c], e = colour_offsets[c + 1];
+    for (size_t c = 0; c < ncolors; ++c) {
+      const ordinal_t b = color_offsets[c], e = color_offsets[c + 1];
       const long long blocks = m.first_block[c + 1] - m.first_block[c];
       if (e == b || blocks == 0) continue;
       check(cusparseCreateCsr(&m.csr[c], e - b, system.n, blocks, m.row_ptr32.data() + b + c,

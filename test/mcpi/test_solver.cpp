@@ -109,7 +109,7 @@ TEST(McpiSolver, SeveralColouringsAgree) {
   const Graph graph = gen::mixed_mesh_graph(6, 5, 4, seed);
   // Kokkos Kernels' colouring, a greedy colouring in natural order, and one in reverse order.
   std::vector<ordinal_t> greedy(graph.n, -1), reverse(graph.n, -1);
-  auto colour_greedy = [&](std::vector<ordinal_t>& c, bool rev) {
+  auto color_greedy = [&](std::vector<ordinal_t>& c, bool rev) {
     for (ordinal_t q = 0; q < graph.n; ++q) {
       const ordinal_t v = rev ? graph.n - 1 - q : q;
       std::vector<char> used(64, 0);
@@ -120,8 +120,8 @@ TEST(McpiSolver, SeveralColouringsAgree) {
       c[v] = x;
     }
   };
-  colour_greedy(greedy, false);
-  colour_greedy(reverse, true);
+  color_greedy(greedy, false);
+  color_greedy(reverse, true);
   for (const Coloring& col :
        {color_distance1(graph), coloring_from_colors(graph, greedy), coloring_from_colors(graph, reverse)}) {
     ASSERT_TRUE(is_valid_coloring(graph, col.color));

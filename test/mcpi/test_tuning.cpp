@@ -20,7 +20,7 @@
 namespace ppsparse::mcpi {
 namespace {
 
-using Small = KernelTuning::SmallColour;
+using Small = KernelTuning::SmallColor;
 
 TEST(McpiTuning, BadValuesAreRefusedWithTheirReason) {
   KernelTuning t;
@@ -33,14 +33,14 @@ TEST(McpiTuning, BadValuesAreRefusedWithTheirReason) {
   PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument,
                                 "mcpi tuning: wide_split = 2 must be 0 (the rule), 1 or 4");
   t = {};
-  t.small_colour = static_cast<Small>(7);
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument, "mcpi tuning: small_colour = 7 is not a SmallColour");
-  for (Small m : {Small::automatic, Small::off, Small::always}) EXPECT_EQ(parse_small_colour(to_string(m)), m);
-  EXPECT_EQ(parse_small_colour("0"), Small::off);
-  EXPECT_EQ(parse_small_colour("all"), Small::always);
-  EXPECT_EQ(parse_small_colour(""), Small::automatic);
-  PPSPARSE_EXPECT_THROW_MESSAGE(parse_small_colour("bogus"), InvalidArgument,
-                                "mcpi tuning: small_colour 'bogus' must be automatic, off or always");
+  t.small_color = static_cast<Small>(7);
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument, "mcpi tuning: small_color = 7 is not a SmallColor");
+  for (Small m : {Small::automatic, Small::off, Small::always}) EXPECT_EQ(parse_small_color(to_string(m)), m);
+  EXPECT_EQ(parse_small_color("0"), Small::off);
+  EXPECT_EQ(parse_small_color("all"), Small::always);
+  EXPECT_EQ(parse_small_color(""), Small::automatic);
+  PPSPARSE_EXPECT_THROW_MESSAGE(parse_small_color("bogus"), InvalidArgument,
+                                "mcpi tuning: small_color 'bogus' must be automatic, off or always");
   // The solver refuses a bad setting before any sweep, on every backend (also where the
   // setting would steer no kernel).
   const Graph graph = gen::tet_mesh_graph(3, 3, 3);
@@ -64,15 +64,15 @@ TEST(McpiTuning, EverySettingMatchesTheReference) {
     edit(t);
     settings.emplace_back(what, t);
   };
-  add("small colour off", [](KernelTuning& t) { t.small_colour = Small::off; });
+  add("small colour off", [](KernelTuning& t) { t.small_color = Small::off; });
   add("small colour off, no dependent launch", [](KernelTuning& t) {
-    t.small_colour = Small::off;
+    t.small_color = Small::off;
     t.dependent_launch = false;
   });
-  add("small colour always", [](KernelTuning& t) { t.small_colour = Small::always; });
+  add("small colour always", [](KernelTuning& t) { t.small_color = Small::always; });
   for (int slots : {1, 2, 4})
     add("row slots " + std::to_string(slots), [slots](KernelTuning& t) {
-      t.small_colour = Small::off;
+      t.small_color = Small::off;
       t.row_slots = slots;
     });
   add("wide split 1", [](KernelTuning& t) { t.wide_split = 1; });

@@ -25,7 +25,7 @@ using Mem = VendorPeer::memory_space;
 struct PeerInput {
   BlockSystem<HostSpace> ordered;  // colour order, D not factored (the reference's input)
   BlockSystem<Mem> device;         // the same on the device, D factored (the peer's input)
-  std::vector<ordinal_t> colour_offsets;
+  std::vector<ordinal_t> color_offsets;
 };
 
 PeerInput peer_input(int nb, std::uint64_t seed) {
@@ -37,7 +37,7 @@ PeerInput peer_input(int nb, std::uint64_t seed) {
   const long long failure = factor_diagonal_blocks<DefaultExecSpace>(in.device.D, nb, in.device.n);
   EXPECT_LT(failure, 0) << "a diagonal block failed to factor";
   in.device.d_factored = true;
-  in.colour_offsets = col.color_offsets;
+  in.color_offsets = col.color_offsets;
   return in;
 }
 
@@ -48,7 +48,7 @@ TEST(McpiVendorPeer, SweepsMatchTheFp64ReferenceOrRefuse) {
     EXPECT_EQ(VendorPeer::library(), "none");
     const PeerInput in = peer_input(3, seed);
     VendorPeer peer;
-    PPSPARSE_EXPECT_THROW_MESSAGE(peer.setup(in.device, in.colour_offsets), InvalidArgument,
+    PPSPARSE_EXPECT_THROW_MESSAGE(peer.setup(in.device, in.color_offsets), InvalidArgument,
                                   "mcpi VendorPeer: no vendor sparse/BLAS libraries on this backend (" +
                                       std::string(compat::default_backend_name()) + ")");
     GTEST_SKIP() << "no vendor libraries on " << compat::default_backend_name() << ": refusal checked";
@@ -58,7 +58,7 @@ TEST(McpiVendorPeer, SweepsMatchTheFp64ReferenceOrRefuse) {
     SCOPED_TRACE("nb=" + std::to_string(nb) + " " + VendorPeer::library());
     const PeerInput in = peer_input(nb, seed + nb);
     VendorPeer peer;
-    peer.setup(in.device, in.colour_offsets);
+    peer.setup(in.device, in.color_offsets);
     EXPECT_FALSE(peer.describe().empty());
     for (int sweeps : {1, 3}) {
       peer.reset();
@@ -67,7 +67,7 @@ TEST(McpiVendorPeer, SweepsMatchTheFp64ReferenceOrRefuse) {
       const auto dq_device = peer.dq();
       const auto dq_host = Kokkos::create_mirror_view_and_copy(HostSpace(), dq_device);
       const std::vector<double> dq(dq_host.data(), dq_host.data() + dq_host.extent(0));
-      const std::vector<double> ref = reference_sweeps(in.ordered, in.colour_offsets, sweeps);
+      const std::vector<double> ref = reference_sweeps(in.ordered, in.color_offsets, sweeps);
       ASSERT_EQ(dq.size(), ref.size());
       // FP32 O and dQ against FP64: the solver's own tolerance.
       EXPECT_LT(max_block_row_error(dq, ref, nb), 1e-4) << sweeps << " sweeps";
@@ -80,25 +80,25 @@ TEST(McpiVendorPeer, BadSystemsAreRefusedWithTheirReason) {
   const std::string who = "peer";
   auto unfactored = in.device;
   unfactored.d_factored = false;
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_colour_ordered_system(who, unfactored, in.colour_offsets), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_color_ordered_system(who, unfactored, in.color_offsets), InvalidArgument,
                                 "peer: D must hold its LU factors (d_factored is false)");
   auto wide = in.device;
   wide.nb = 65;
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_colour_ordered_system(who, wide, in.colour_offsets), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_color_ordered_system(who, wide, in.color_offsets), InvalidArgument,
                                 "peer: block size nb = 65 is outside [1, 64]");
   auto short_r = in.device;
   short_r.R = Kokkos::View<double*, Mem>("R", 7);
   PPSPARSE_EXPECT_THROW_MESSAGE(
-      check_colour_ordered_system(who, short_r, in.colour_offsets), InvalidArgument,
+      check_color_ordered_system(who, short_r, in.color_offsets), InvalidArgument,
       "peer: the system's extents disagree (n = 80, nb = 3, O 80 x 80 blocks of 3, D 720 and R 7 entries)");
-  std::vector<ordinal_t> offsets = in.colour_offsets;
+  std::vector<ordinal_t> offsets = in.color_offsets;
   offsets.back() -= 1;
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_colour_ordered_system(who, in.device, offsets), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_color_ordered_system(who, in.device, offsets), InvalidArgument,
                                 "peer: colour offsets must run from 0 to n = 80");
-  offsets = in.colour_offsets;
+  offsets = in.color_offsets;
   ASSERT_GE(offsets.size(), 4u);
   std::swap(offsets[1], offsets[2]);
-  PPSPARSE_EXPECT_THROW_MESSAGE(check_colour_ordered_system(who, in.device, offsets), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_color_ordered_system(who, in.device, offsets), InvalidArgument,
                                 "peer: colour offsets decrease at colour 1");
 }
 

@@ -49,7 +49,7 @@ void subtract_off_diagonal(const BlockSystem<HostSpace>& s, const ordinal_t row,
 
 }  // namespace
 
-std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& colour_offsets,
+std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& color_offsets,
                                      int sweeps) {
   if (s.d_factored) throw InvalidArgument("reference_sweeps: D must not be factored");
   const int nb = s.nb;
@@ -57,8 +57,8 @@ std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std:
   std::vector<double> dq(static_cast<size_t>(s.n) * nb, 0.0);
   std::vector<double> r(nb), a(nb2);
   for (int it = 0; it < sweeps; ++it) {
-    for (size_t c = 0; c + 1 < colour_offsets.size(); ++c) {
-      for (ordinal_t row = colour_offsets[c]; row < colour_offsets[c + 1]; ++row) {
+    for (size_t c = 0; c + 1 < color_offsets.size(); ++c) {
+      for (ordinal_t row = color_offsets[c]; row < color_offsets[c + 1]; ++row) {
         for (int i = 0; i < nb; ++i) r[i] = s.R(static_cast<size_t>(row) * nb + i);
         subtract_off_diagonal(s, row, dq, r);
         for (size_t e = 0; e < nb2; ++e) a[e] = s.D(static_cast<size_t>(row) * nb2 + e);

@@ -2,7 +2,7 @@
 
 namespace ppsparse::mcpi {
 
-void check_system(const BlockSystem<HostSpace>& s, const Coloring& colouring) {
+void check_system(const BlockSystem<HostSpace>& s, const Coloring& coloring) {
   if (s.nb < 1 || s.nb > 64)
     throw InvalidArgument("mcpi: block size nb = " + std::to_string(s.nb) + " is outside the supported 1..64");
   if (s.n < 0) throw InvalidArgument("mcpi: negative number of block rows");
@@ -13,9 +13,9 @@ void check_system(const BlockSystem<HostSpace>& s, const Coloring& colouring) {
     throw InvalidArgument("mcpi: D has " + std::to_string(s.D.extent(0)) + " entries, expected n*nb*nb");
   if (s.R.extent(0) != static_cast<size_t>(s.n) * s.nb)
     throw InvalidArgument("mcpi: R has " + std::to_string(s.R.extent(0)) + " entries, expected n*nb");
-  if (colouring.perm.size() != s.n || colouring.color.size() != static_cast<size_t>(s.n) ||
-      colouring.color_offsets.size() != static_cast<size_t>(colouring.ncolors) + 1 ||
-      (s.n > 0 && colouring.color_offsets.back() != s.n))
+  if (coloring.perm.size() != s.n || coloring.color.size() != static_cast<size_t>(s.n) ||
+      coloring.color_offsets.size() != static_cast<size_t>(coloring.ncolors) + 1 ||
+      (s.n > 0 && coloring.color_offsets.back() != s.n))
     throw InvalidArgument("mcpi: the colouring does not describe " + std::to_string(s.n) + " block rows");
   validate(s.O, "mcpi: O");
   for (ordinal_t i = 0; i < s.n; ++i) {
@@ -23,9 +23,9 @@ void check_system(const BlockSystem<HostSpace>& s, const Coloring& colouring) {
       const ordinal_t j = s.O.ja(k);
       if (j == i)
         throw InvalidArgument("mcpi: O holds a diagonal block in block row " + std::to_string(i) + " (D holds those)");
-      if (colouring.color[i] == colouring.color[j])
+      if (coloring.color[i] == coloring.color[j])
         throw InvalidArgument("mcpi: invalid colouring: coupled block rows " + std::to_string(i) + " and " +
-                              std::to_string(j) + " share colour " + std::to_string(colouring.color[i]));
+                              std::to_string(j) + " share colour " + std::to_string(coloring.color[i]));
       for (size_t e = 0; e < nb2; ++e) {
         const float v = s.O.values(static_cast<size_t>(k) * nb2 + e);
         if (!std::isfinite(v))
@@ -39,8 +39,8 @@ void check_system(const BlockSystem<HostSpace>& s, const Coloring& colouring) {
   }
 }
 
-Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& colouring, const Options& options) {
-  Solver<DefaultExecSpace> solver(system, colouring);
+Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Options& options) {
+  Solver<DefaultExecSpace> solver(system, coloring);
   return solver.solve(options);
 }
 

@@ -13,28 +13,28 @@ void check_tuning(const KernelTuning& t) {
   if (t.wide_split != 0 && t.wide_split != 1 && t.wide_split != 4)
     throw InvalidArgument("mcpi tuning: wide_split = " + std::to_string(t.wide_split) +
                           " must be 0 (the rule), 1 or 4");
-  const int mode = static_cast<int>(t.small_colour);
+  const int mode = static_cast<int>(t.small_color);
   if (mode < 0 || mode > 2)
-    throw InvalidArgument("mcpi tuning: small_colour = " + std::to_string(mode) + " is not a SmallColour");
+    throw InvalidArgument("mcpi tuning: small_color = " + std::to_string(mode) + " is not a SmallColor");
 }
 
-const char* to_string(KernelTuning::SmallColour mode) {
+const char* to_string(KernelTuning::SmallColor mode) {
   switch (mode) {
-    case KernelTuning::SmallColour::automatic:
+    case KernelTuning::SmallColor::automatic:
       return "automatic";
-    case KernelTuning::SmallColour::off:
+    case KernelTuning::SmallColor::off:
       return "off";
-    case KernelTuning::SmallColour::always:
+    case KernelTuning::SmallColor::always:
       return "always";
   }
   return "?";
 }
 
-KernelTuning::SmallColour parse_small_colour(const std::string& text) {
-  if (text == "automatic" || text.empty()) return KernelTuning::SmallColour::automatic;
-  if (text == "off" || text == "0") return KernelTuning::SmallColour::off;
-  if (text == "always" || text == "all") return KernelTuning::SmallColour::always;
-  throw InvalidArgument("mcpi tuning: small_colour '" + text + "' must be automatic, off or always");
+KernelTuning::SmallColor parse_small_color(const std::string& text) {
+  if (text == "automatic" || text.empty()) return KernelTuning::SmallColor::automatic;
+  if (text == "off" || text == "0") return KernelTuning::SmallColor::off;
+  if (text == "always" || text == "all") return KernelTuning::SmallColor::always;
+  throw InvalidArgument("mcpi tuning: small_color '" + text + "' must be automatic, off or always");
 }
 
 }  // namespace ppsparse::mcpi

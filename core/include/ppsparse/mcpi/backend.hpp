@@ -26,7 +26,7 @@ struct Features {
 };
 
 // One colour's rows [row_begin, row_end) in colour order; device pointers.
-struct ColourArgs {
+struct ColorArgs {
   int nb = 0;
   ordinal_t row_begin = 0, row_end = 0;
   const offset_t* ia = nullptr;
@@ -55,14 +55,14 @@ bool has_kernel(const ExecSpace&, Variant, int) {
 // Launches it on exec's stream (asynchronously). Precondition: has_kernel(exec, v, a.nb), and
 // tuning passed check_tuning.
 template <class ExecSpace>
-void run_colour(const ExecSpace&, Variant v, const ColourArgs&, const KernelTuning&) {
+void run_color(const ExecSpace&, Variant v, const ColorArgs&, const KernelTuning&) {
   throw InvalidArgument(std::string("mcpi backend: no specialised kernel for ") + name(v) + " on " + ExecSpace::name());
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
 Features features(const Kokkos::Cuda& exec);
 bool has_kernel(const Kokkos::Cuda& exec, Variant v, int nb);
-void run_colour(const Kokkos::Cuda& exec, Variant v, const ColourArgs& a, const KernelTuning& tuning);
+void run_color(const Kokkos::Cuda& exec, Variant v, const ColorArgs& a, const KernelTuning& tuning);
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
 Features features(const Kokkos::HIP& exec);

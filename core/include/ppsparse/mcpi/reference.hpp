@@ -9,7 +9,7 @@ namespace ppsparse::mcpi {
 
 // s must be in colour-contiguous numbering (colour c owns block rows
 // [colour_offsets[c], colour_offsets[c+1])) with D not factored. Starts from dQ = 0.
-std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& colour_offsets,
+std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& color_offsets,
                                      int sweeps);
 
 // The largest relative error of a block row of dq against ref (both nb values per block row):

@@ -63,7 +63,7 @@ struct Result {
 
 // Checks the system and colouring a user hands to the solver; throws InvalidArgument or
 // NumericalError naming the first offending block row (user's numbering).
-void check_system(const BlockSystem<HostSpace>& system, const Coloring& colouring);
+void check_system(const BlockSystem<HostSpace>& system, const Coloring& coloring);
 
 template <class ExecSpace = DefaultExecSpace>
 class Solver {
@@ -71,34 +71,34 @@ class Solver {
   using memory_space = typename ExecSpace::memory_space;
   using Progress = std::function<void(const std::string&)>;
 
-  Solver(const BlockSystem<HostSpace>& system, const Coloring& colouring, const Progress& progress = {})
-      : nb_(system.nb), n_(system.n), colouring_(colouring) {
+  Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress = {})
+      : nb_(system.nb), n_(system.n), coloring_(coloring) {
     auto say = [&](const std::string& s) {
       if (progress) progress(s);
     };
-    check_system(system, colouring);
-    say("renumbering " + std::to_string(n_) + " block rows into " + std::to_string(colouring.ncolors) + " colours");
-    const BlockSystem<HostSpace> s = permute(system, colouring.perm);
+    check_system(system, coloring);
+    say("renumbering " + std::to_string(n_) + " block rows into " + std::to_string(coloring.ncolors) + " colours");
+    const BlockSystem<HostSpace> s = permute(system, coloring.perm);
     say("copying the system to " + std::string(ExecSpace::name()));
     dev_ = copy_to<memory_space>(s);
     nnzb_ = s.O.nnzb();
     if (!dev_.d_factored) {
       say("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
       const long long failure = factor_diagonal_blocks<ExecSpace>(dev_.D, nb_, n_);
-      if (failure >= 0) throw_pivot_failure(failure, nb_, colouring_.perm.new_to_old[failed_block(failure)]);
+      if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
       dev_.d_factored = true;
     }
     dq_ = Kokkos::View<float*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
-    ordinal_t max_colour_rows = 0;
-    for (ordinal_t c = 0; c < colouring.ncolors; ++c)
-      max_colour_rows = std::max(max_colour_rows, colouring.color_offsets[c + 1] - colouring.color_offsets[c]);
-    r_tmp_ = Kokkos::View<double*, memory_space>("mcpi.r_tmp", static_cast<size_t>(max_colour_rows) * nb_);
+    ordinal_t max_color_rows = 0;
+    for (ordinal_t c = 0; c < coloring.ncolors; ++c)
+      max_color_rows = std::max(max_color_rows, coloring.color_offsets[c + 1] - coloring.color_offsets[c]);
+    r_tmp_ = Kokkos::View<double*, memory_space>("mcpi.r_tmp", static_cast<size_t>(max_color_rows) * nb_);
   }
 
   int nb() const { return nb_; }
   ordinal_t n() const { return n_; }
   offset_t nnzb() const { return nnzb_; }
-  const Coloring& colouring() const { return colouring_; }
+  const Coloring& coloring() const { return coloring_; }
   SweepTraffic traffic() const { return sweep_traffic(n_, nb_, nnzb_); }
   // Vector-group width the kernels are laid out for (logical 32 on CPUs).
   static int group_width() { return compat::is_gpu_space<ExecSpace>() ? compat::vector_width_for<ExecSpace>() : 32; }
@@ -155,11 +155,11 @@ class Solver {
              const KernelTuning& tuning = {}) {
     stage_diagonal_ = stage_diagonal;
     const bool specialised = uses_backend_kernel(variant, backend_kernels);
-    for (ordinal_t c = 0; c < colouring_.ncolors; ++c) {
-      const ordinal_t b = colouring_.color_offsets[c], e = colouring_.color_offsets[c + 1];
+    for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
+      const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
       if (b == e) continue;
       if (specialised) {
-        backend::ColourArgs a;
+        backend::ColorArgs a;
         a.nb = nb_;
         a.row_begin = b;
         a.row_end = e;
@@ -169,7 +169,7 @@ class Solver {
         a.D = dev_.D.data();
         a.R = dev_.R.data();
         a.dq = dq_.data();
-        backend::run_colour(exec, variant, a, tuning);
+        backend::run_color(exec, variant, a, tuning);
         continue;
       }
       switch (base_variant(variant)) {
@@ -238,7 +238,7 @@ class Solver {
     auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq_);
     std::vector<double> x(h.extent(0));
     for (size_t i = 0; i < x.size(); ++i) x[i] = h(i);
-    return to_old(x, colouring_.perm, nb_);
+    return to_old(x, coloring_.perm, nb_);
   }
 
  private:
@@ -298,7 +298,7 @@ class Solver {
   int nb_;
   ordinal_t n_;
   offset_t nnzb_ = 0;
-  Coloring colouring_;
+  Coloring coloring_;
   BlockSystem<memory_space> dev_;
   Kokkos::View<float*, memory_space> dq_;
   Kokkos::View<double*, memory_space> r_tmp_;
@@ -306,6 +306,6 @@ class Solver {
 };
 
 // Convenience: set up and solve once on the default execution space.
-Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& colouring, const Options& options);
+Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Options& options);
 
 }  // namespace ppsparse::mcpi

@@ -9,8 +9,8 @@ namespace ppsparse::mcpi {
 struct KernelTuning {
   // rows_per_warp's kernel for colours of few rows (a row's blocks spread over the warp):
   // automatic (colours with fewer than two row groups per multiprocessor), off, or always.
-  enum class SmallColour { automatic, off, always };
-  SmallColour small_colour = SmallColour::automatic;
+  enum class SmallColor { automatic, off, always };
+  SmallColor small_color = SmallColor::automatic;
   // Slots per block row of the rows_per_warp kernel: 0 (the rule by nb), or 1, 2 or 4, used
   // where slots * nb <= 32.
   int row_slots = 0;
@@ -27,9 +27,9 @@ struct KernelTuning {
 // "mcpi tuning: row_slots = 3 must be 0 (the rule), 1, 2 or 4".
 void check_tuning(const KernelTuning& tuning);
 
-// "automatic", "off", "always"; parse_small_colour also takes the benchmarks' older spellings
+// "automatic", "off", "always"; parse_small_color also takes the benchmarks' older spellings
 // "" (automatic), "0" (off) and "all" (always), and refuses anything else listing the names.
-const char* to_string(KernelTuning::SmallColour mode);
-KernelTuning::SmallColour parse_small_colour(const std::string& text);
+const char* to_string(KernelTuning::SmallColor mode);
+KernelTuning::SmallColor parse_small_color(const std::string& text);
 
 }  // namespace ppsparse::mcpi

@@ -147,11 +147,11 @@ class KokkosKernelsMcpiPeer {
   // Borrows the colour-ordered system (O, LU-factored D, R; keep it alive and unchanged).
   // InvalidArgument if it fails check_colour_ordered_system or a colour's entries exceed the
   // 32-bit offsets the matrices are instantiated with.
-  KokkosKernelsMcpiPeer(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& colour_offsets,
+  KokkosKernelsMcpiPeer(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& color_offsets,
                         const ExecSpace& exec = ExecSpace())
-      : s_(system), offsets_(colour_offsets), exec_(exec) {
+      : s_(system), offsets_(color_offsets), exec_(exec) {
     const std::string who = "Kokkos Kernels MCPI peer";
-    mcpi::check_colour_ordered_system(who, system, colour_offsets);
+    mcpi::check_color_ordered_system(who, system, color_offsets);
     const auto t0 = std::chrono::steady_clock::now();
     const int nb = system.nb;
     const size_t nb2 = static_cast<size_t>(nb) * nb;
@@ -175,18 +175,18 @@ class KokkosKernelsMcpiPeer {
 #endif
     const auto ia = Kokkos::create_mirror_view_and_copy(HostSpace(), system.O.ia);
     ordinal_t max_rows = 0;
-    for (size_t c = 0; c + 1 < colour_offsets.size(); ++c) {
-      const ordinal_t b = colour_offsets[c], e = colour_offsets[c + 1];
+    for (size_t c = 0; c + 1 < color_offsets.size(); ++c) {
+      const ordinal_t b = color_offsets[c], e = color_offsets[c + 1];
       max_rows = std::max(max_rows, e - b);
       if (e == b) {
-        colours_.emplace_back();
+        colors_.emplace_back();
         continue;
       }
       const offset_t first = ia(b), blocks = ia(e) - first;
       if (blocks * per_row_entry > static_cast<offset_t>(INT_MAX))
         throw InvalidArgument(who + ": colour " + std::to_string(c) + " has " + std::to_string(blocks * per_row_entry) +
                               " entries, more than the 32-bit offsets it is instantiated with");
-      Colour col;
+      Color col;
       col.b = b;
       col.e = e;
 #if PPSPARSE_KK_HAS_BSR_SPMV
@@ -219,7 +219,7 @@ class KokkosKernelsMcpiPeer {
           matrix_type("kk_mcpi.O_c", (e - b) * nb, system.n * nb, static_cast<int>(blocks * nb2), vals, row_map, cols);
 #endif
       col.spmv = std::make_shared<spmv_type>();
-      colours_.push_back(std::move(col));
+      colors_.push_back(std::move(col));
     }
     q_ = Kokkos::View<float*, memory_space>("kk_mcpi.q", static_cast<size_t>(max_rows) * nb);
     dq_ = Kokkos::View<float*, memory_space>("kk_mcpi.dq", static_cast<size_t>(system.n) * nb);
@@ -233,7 +233,7 @@ class KokkosKernelsMcpiPeer {
   void sweep() {
     const int nb = s_.nb;
     const x_type x = dq_;
-    for (const Colour& c : colours_) {
+    for (const Color& c : colors_) {
       if (c.e == c.b) continue;
       const y_type y(q_.data(), static_cast<size_t>(c.e - c.b) * nb);
       c.spmv->apply(exec_, c.a, x, y);
@@ -267,7 +267,7 @@ class KokkosKernelsMcpiPeer {
   }
 
  private:
-  struct Colour {
+  struct Color {
     ordinal_t b = 0, e = 0;
     matrix_type a;
     std::shared_ptr<spmv_type> spmv;
@@ -279,7 +279,7 @@ class KokkosKernelsMcpiPeer {
 #if !PPSPARSE_KK_HAS_BSR_SPMV
   Kokkos::View<ordinal_t*, memory_space> point_cols_;
 #endif
-  std::vector<Colour> colours_;
+  std::vector<Color> colors_;
   Kokkos::View<float*, memory_space> q_, dq_;
   double setup_seconds_ = 0;
 };

@@ -21,8 +21,8 @@ namespace ppsparse::mcpi {
 // peers can run: D LU-factored, nb in [1, 64], consistent extents, and colour_offsets a
 // nondecreasing list from 0 to n (colour c = rows [colour_offsets[c], colour_offsets[c+1])).
 template <class MemSpace>
-void check_colour_ordered_system(const std::string& who, const BlockSystem<MemSpace>& s,
-                                 const std::vector<ordinal_t>& colour_offsets) {
+void check_color_ordered_system(const std::string& who, const BlockSystem<MemSpace>& s,
+                                const std::vector<ordinal_t>& color_offsets) {
   if (s.nb < 1 || s.nb > 64)
     throw InvalidArgument(who + ": block size nb = " + std::to_string(s.nb) + " is outside [1, 64]");
   if (!s.d_factored) throw InvalidArgument(who + ": D must hold its LU factors (d_factored is false)");
@@ -34,10 +34,10 @@ void check_colour_ordered_system(const std::string& who, const BlockSystem<MemSp
                           ", nb = " + std::to_string(s.nb) + ", O " + std::to_string(s.O.nblockrows) + " x " +
                           std::to_string(s.O.nblockcols) + " blocks of " + std::to_string(s.O.nb) + ", D " +
                           std::to_string(s.D.extent(0)) + " and R " + std::to_string(s.R.extent(0)) + " entries)");
-  if (colour_offsets.size() < 2 || colour_offsets.front() != 0 || colour_offsets.back() != s.n)
+  if (color_offsets.size() < 2 || color_offsets.front() != 0 || color_offsets.back() != s.n)
     throw InvalidArgument(who + ": colour offsets must run from 0 to n = " + std::to_string(s.n));
-  for (size_t c = 0; c + 1 < colour_offsets.size(); ++c)
-    if (colour_offsets[c + 1] < colour_offsets[c])
+  for (size_t c = 0; c + 1 < color_offsets.size(); ++c)
+    if (color_offsets[c + 1] < color_offsets[c])
       throw InvalidArgument(who + ": colour offsets decrease at colour " + std::to_string(c));
 }
 
@@ -60,7 +60,7 @@ class VendorPeer {
   // unchanged) and builds the per-colour descriptors, 32-bit row pointers and the pointer
   // arrays of the batched solves. InvalidArgument if !available(), the system fails
   // check_colour_ordered_system, or it has more than 2^31-1 blocks; Error if a library fails.
-  void setup(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& colour_offsets);
+  void setup(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& color_offsets);
   void reset();  // dQ = 0 (the iteration's start)
   // One sweep over all colours, asynchronous on the default execution space instance.
   // InvalidArgument before setup().
