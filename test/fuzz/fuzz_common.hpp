@@ -20,7 +20,8 @@ namespace ppsparse::fuzz {
 inline const std::string& scratch_path(const char* extension) {
   static const std::string path = [&] {
     const char* dir = std::getenv("TMPDIR");
-    std::string p = std::string(dir && *dir ? dir : "/tmp") + "/ppsparse_fuzz_" + std::to_string(::getpid()) + extension;
+    std::string p =
+        std::string(dir && *dir ? dir : "/tmp") + "/ppsparse_fuzz_" + std::to_string(::getpid()) + extension;
     static std::string to_remove = p;
     std::atexit([] { std::remove(to_remove.c_str()); });
     return p;
