@@ -149,10 +149,3 @@ CsrMatrix<Scalar, HostSpace> random_csr(ordinal_t nrows, ordinal_t ncols, int mi
         << #statement " should throw " #exception " saying \"" << (substring) << "\"; it "                 \
         << (ppsparse_message_.empty() ? std::string("threw none") : "said \"" + ppsparse_message_ + "\""); \
   } while (0)
-#define PPSPARSE_ASSERT_THROW_MESSAGE(statement, exception, substring)                                     \
-  do {                                                                                                     \
-    const std::string ppsparse_message_ = ::ppsparse::test::message_of<exception>([&] { statement; });     \
-    ASSERT_NE(ppsparse_message_.find(substring), std::string::npos)                                        \
-        << #statement " should throw " #exception " saying \"" << (substring) << "\"; it "                 \
-        << (ppsparse_message_.empty() ? std::string("threw none") : "said \"" + ppsparse_message_ + "\""); \
-  } while (0)

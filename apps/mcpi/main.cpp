@@ -67,12 +67,9 @@ int run(const mcpi_app::Options& opt) {
   std::vector<double> ref;
   if (verify) {
     progress("computing the FP64 host reference (" + std::to_string(opt.sweeps) + " sweeps)");
-    ref = to_old(mcpi::reference_sweeps(permute(s, col.perm), col.color_offsets, opt.sweeps), col.perm, s.nb);
-    if (opt.test_perturb_reference > 0 && !ref.empty()) {
-      const size_t i = ref.size() / 2;
-      ref[i] += opt.test_perturb_reference * (std::abs(ref[i]) > 0 ? std::abs(ref[i]) : 1.0);
-      std::printf("(test: reference entry %zu moved by %g of its magnitude)\n", i, opt.test_perturb_reference);
-    }
+    ref = mcpi::reference_sweeps(s, col, opt.sweeps);
+    if (opt.test_perturb_reference > 0 && !ref.empty())
+      mcpi_app::perturb_reference_entry(ref, ref.size() / 2, opt.test_perturb_reference);
   }
 
   std::vector<mcpi::Variant> variants = opt.variants.empty() ? mcpi::all_variants() : opt.variants;
@@ -97,7 +94,7 @@ int run(const mcpi_app::Options& opt) {
     r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 &&
                                solver.geometry(v).map == mcpi::LaneMap::block_row &&
                                mcpi::base_variant(v) == mcpi::Variant::rows_per_warp;
-    if (verify && !(r.verify_error < 1e-4)) ok = false;
+    if (verify && !(r.verify_error < mcpi::kBlockRowTolerance)) ok = false;
     if (!std::isfinite(r.reduction)) ok = false;
     rows.push_back(r);
   }

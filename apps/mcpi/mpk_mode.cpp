@@ -108,12 +108,9 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   std::vector<double> x(static_cast<size_t>(n));
   for (auto& v : x) v = u(rng);
   auto ref = mpk::reference_mpk(a, x, powers);
-  if (options.test_perturb_reference > 0 && n > 0) {
-    auto& y = ref.y;
-    const size_t i = static_cast<size_t>(powers) * static_cast<size_t>(n) + static_cast<size_t>(n) / 2;  // A^p x
-    y[i] += options.test_perturb_reference * (std::abs(y[i]) > 0 ? std::abs(y[i]) : 1.0);
-    std::printf("(test: reference entry %zu moved by %g of its magnitude)\n", i, options.test_perturb_reference);
-  }
+  if (options.test_perturb_reference > 0 && n > 0)  // a row of A^p x
+    perturb_reference_entry(ref.y, static_cast<size_t>(powers) * static_cast<size_t>(n) + static_cast<size_t>(n) / 2,
+                            options.test_perturb_reference);
   Kokkos::View<double*, DefaultMemSpace> xd("x", static_cast<size_t>(n));
   Kokkos::deep_copy(xd, Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(x.data(), x.size()));
   Mpk::MultiVector y("Y", static_cast<size_t>(n), static_cast<size_t>(powers) + 1);

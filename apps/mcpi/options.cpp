@@ -1,6 +1,8 @@
 #include "options.hpp"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -84,6 +86,11 @@ testing:
 Kokkos options (--kokkos-device-id=N, ...) are passed to Kokkos; --kokkos-help lists them.
 Errors are one line on stderr with a non-zero exit status.
 )";
+}
+
+void perturb_reference_entry(std::vector<double>& ref, std::size_t i, double e) {
+  ref[i] += e * (std::abs(ref[i]) > 0 ? std::abs(ref[i]) : 1.0);
+  std::printf("(test: reference entry %zu moved by %g of its magnitude)\n", i, e);
 }
 
 Options parse_options(int argc, const char* const* argv) {

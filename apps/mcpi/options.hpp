@@ -1,5 +1,6 @@
 #pragma once
 // Command-line options of the mcpi mini-app.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct Options {
   // the commands in docs/perf still run; the option wins.
   ppsparse::mcpi::KernelTuning tuning;
 };
+
+// --test-perturb-reference: moves entry i of ref by e times its magnitude (by e where it is 0)
+// and says so on stdout. For the test suite only.
+void perturb_reference_entry(std::vector<double>& ref, std::size_t i, double e);
 
 // Parses argv (Kokkos' own --kokkos-* flags already removed). Throws
 // ppsparse::InvalidArgument with a one-line message naming the option.

@@ -5,20 +5,14 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
 
+#include "mcpi/seed002_table_i.hpp"
 #include "test_util.hpp"
 
 namespace ppsparse::mcpi {
 namespace {
 
-// Table I of seed 002 (Zubair et al.), copied from the paper as literal numbers: nb, nw, nbk,
-// nrbk. The test compares the code with the paper, not with the code's own table.
-struct PaperRow {
-  int nb, nw, nbk, nrbk;
-};
-constexpr PaperRow kSeed002TableI[16] = {{1, 1, 2, 4},  {2, 1, 8, 4},  {3, 1, 3, 4},  {4, 1, 2, 4},
-                                         {5, 1, 1, 4},  {6, 2, 1, 2},  {7, 2, 1, 2},  {8, 2, 1, 2},
-                                         {9, 4, 1, 1},  {10, 4, 1, 1}, {11, 4, 1, 1}, {12, 5, 1, 1},
-                                         {13, 6, 1, 1}, {14, 7, 1, 1}, {15, 8, 1, 1}, {16, 8, 1, 1}};
+using test::kSeed002TableI;
+using test::PaperRow;
 
 TEST(McpiGeometry, WarpPerRowFollowsTableIForW32) {
   for (const PaperRow& p : kSeed002TableI) {

@@ -13,6 +13,8 @@
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/mcpi/sweep_kernel.hpp>
 
+#include "mcpi/seed002_table_i.hpp"
+
 namespace ppsparse::mcpi {
 namespace {
 
@@ -83,20 +85,16 @@ EntryRow derive_entry_row(int nb, int W) {
 }
 
 TEST(McpiGeometryW64, EntryTableFollowsThePapersRelation) {
-  // At W = 32 the search reproduces Table I of seed 002 (literal: nb, nw, nbk, nrbk) except
+  // At W = 32 the search reproduces Table I of seed 002 (the paper's literal numbers) except
   // where the paper departs from its own relation: nb = 1 (nbk 2, where 32 fit) and nb = 9
   // (4 warps, where 3 hold the 81 entries).
-  const int table_i[16][4] = {{1, 1, 2, 4},  {2, 1, 8, 4},  {3, 1, 3, 4},  {4, 1, 2, 4},  {5, 1, 1, 4},  {6, 2, 1, 2},
-                              {7, 2, 1, 2},  {8, 2, 1, 2},  {9, 4, 1, 1},  {10, 4, 1, 1}, {11, 4, 1, 1}, {12, 5, 1, 1},
-                              {13, 6, 1, 1}, {14, 7, 1, 1}, {15, 8, 1, 1}, {16, 8, 1, 1}};
-  for (const auto& row : table_i) {
-    const int nb = row[0];
-    if (nb == 1 || nb == 9) continue;
-    SCOPED_TRACE("W=32 nb=" + std::to_string(nb));
-    const EntryRow d = derive_entry_row(nb, 32);
-    EXPECT_EQ(d.wavefronts, row[1]);
-    EXPECT_EQ(d.slots, row[2]);
-    EXPECT_EQ(d.groups_per_team, row[3]);
+  for (const test::PaperRow& row : test::kSeed002TableI) {
+    if (row.nb == 1 || row.nb == 9) continue;
+    SCOPED_TRACE("W=32 nb=" + std::to_string(row.nb));
+    const EntryRow d = derive_entry_row(row.nb, 32);
+    EXPECT_EQ(d.wavefronts, row.nw);
+    EXPECT_EQ(d.slots, row.nbk);
+    EXPECT_EQ(d.groups_per_team, row.nrbk);
   }
   // At W = 64 the same search gives the table the tests below hold make_geometry to.
   for (const auto& e : entry_table_w64()) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/reorder/permutation.hpp>
 
 namespace ppsparse::mcpi {
 namespace {
@@ -68,6 +69,10 @@ std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std:
     }
   }
   return dq;
+}
+
+std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const Coloring& coloring, int sweeps) {
+  return to_old(reference_sweeps(permute(s, coloring.perm), coloring.color_offsets, sweeps), coloring.perm, s.nb);
 }
 
 double max_block_row_error(const std::vector<double>& dq, const std::vector<double>& ref, int nb) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <ppsparse/formats/block_system.hpp>
+#include <ppsparse/reorder/coloring.hpp>
 
 namespace ppsparse::mcpi {
 
@@ -11,6 +12,9 @@ namespace ppsparse::mcpi {
 // [colour_offsets[c], colour_offsets[c+1])) with D not factored. Starts from dQ = 0.
 std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& color_offsets,
                                      int sweeps);
+// The same for a system in the user's numbering: renumbered by coloring.perm, swept, and dQ
+// returned in the user's numbering (what Solver::solve returns).
+std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const Coloring& coloring, int sweeps);
 
 // The largest relative error of a block row of dq against ref (both nb values per block row):
 //   max over block rows r of ||dq_r - ref_r||_2 / max(||ref_r||_2, floor),
@@ -19,6 +23,9 @@ std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std:
 // global norm. NaN anywhere gives NaN. InvalidArgument unless the sizes agree and nb >= 1
 // divides them.
 double max_block_row_error(const std::vector<double>& dq, const std::vector<double>& ref, int nb);
+// What max_block_row_error may reach for FP32 O and dQ against the FP64 reference: the pass
+// mark of the tests and of mcpi --verify.
+inline constexpr double kBlockRowTolerance = 1e-4;
 
 // ||R - (D + O) dQ||_2 in FP64 for an unfactored system (any numbering consistent with dq).
 double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq);
