@@ -360,7 +360,7 @@ class ProblemCache {
       if (failure >= 0) throw NumericalError("bench_mcpi: a diagonal block failed to factor for the peers");
       p->ordered.d_factored = true;
       say("reference: ppsparse portable rows_per_warp, " + std::to_string(config_.check_sweeps) + " sweeps");
-      p->reference = p->solver->solve({config_.check_sweeps, mcpi::Variant::rows_per_warp, false, false, false}).dq;
+      p->reference = p->solver->solve({config_.check_sweeps, mcpi::Kernel::rows_per_warp, false, false, false}).dq;
       if (static_cast<double>(p->nnzb) * p->nb * p->nb <= kFp64ReferenceMaxEntries) {
         say("checking the reference against the FP64 host reference");
         const auto fp64 = to_old(mcpi::reference_sweeps(ordered, p->coloring.color_offsets, config_.check_sweeps),
@@ -526,14 +526,14 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
     for (mcpi::Variant v : mcpi::all_variants()) {
       // With backend kernels: only where the backend has a kernel for (v, nb); elsewhere the
       // solver would run the portable kernel measured below.
-      if (gpu && mcpi::backend::has_kernel(Exec(), v, spec.nb))
+      if (gpu && mcpi::backend::has_kernel(Exec(), v.kernel, spec.nb))
         finish(benchmark::RegisterBenchmark(
             (prefix + mcpi::name(v) + "/backend").c_str(),
             [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, true); }));
       // Portable: the _l2 / _l2_async variants are hardware features of a backend; without
       // backend kernels they run exactly their base variant's portable kernel, so only the
       // four base variants are measured.
-      if (mcpi::base_variant(v) == v)
+      if (!v.has_features())
         finish(benchmark::RegisterBenchmark(
             (prefix + mcpi::name(v) + "/portable").c_str(),
             [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, false); }));

@@ -92,8 +92,8 @@ int run(const mcpi_app::Options& opt) {
     r.reduction = res.residual_norms.back() / res.initial_residual_norm;
     r.verify_error = verify ? mcpi::max_block_row_error(res.dq, ref, s.nb) : -1.0;
     r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 &&
-                               solver.geometry(v).map == mcpi::LaneMap::block_row &&
-                               mcpi::base_variant(v) == mcpi::Variant::rows_per_warp;
+                               solver.geometry(v.kernel).map == mcpi::LaneMap::block_row &&
+                               v.kernel == mcpi::Kernel::rows_per_warp;
     if (verify && !(r.verify_error < mcpi::kBlockRowTolerance)) ok = false;
     if (!std::isfinite(r.reduction)) ok = false;
     rows.push_back(r);

@@ -1,17 +1,15 @@
-// last_level_cache_bytes() on CUDA builds: the L2 of the current device.
+// mpk/last_level_cache.hpp for Kokkos::Cuda: the L2 of the instance's device.
 #include <cuda_runtime.h>
 
 #include <ppsparse/mpk/last_level_cache.hpp>
 
 namespace ppsparse::mpk {
 
-std::size_t last_level_cache_bytes() {
-  int device = 0;
-  cudaDeviceProp prop{};
-  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
-      prop.l2CacheSize <= 0)
+std::size_t last_level_cache_bytes(const Kokkos::Cuda& exec) {
+  int bytes = 0;
+  if (cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, exec.cuda_device()) != cudaSuccess || bytes <= 0)
     return fallback_last_level_cache_bytes;
-  return static_cast<std::size_t>(prop.l2CacheSize);
+  return static_cast<std::size_t>(bytes);
 }
 
 }  // namespace ppsparse::mpk

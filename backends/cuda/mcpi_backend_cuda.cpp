@@ -589,10 +589,10 @@ void launch_rows_per_warp(const Launch& l, const bool async, const ColorArgs& a,
 }
 
 template <int NB>
-void launch(const Launch& l, Variant v, const ColorArgs& a) {
+void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
   const long long rows = a.row_end - a.row_begin;
-  const bool async = uses_async_copy(v);
-  if (base_variant(v) == Variant::rows_per_warp) {
+  const bool async = v.async_copy;
+  if (v.kernel == Kernel::rows_per_warp) {
     constexpr int R = 32 / NB;
     using Small = KernelTuning::SmallColor;
     const Small small = l.tuning.small_color;
@@ -647,7 +647,7 @@ void launch_wide(const Launch& l, const ColorArgs& a) {
 }
 
 template <int NB>
-void launch_for_nb(const Launch& l, Variant v, const ColorArgs& a) {
+void launch_for_nb(const Launch& l, const Variant& v, const ColorArgs& a) {
   if constexpr (NB <= kMaxNarrowNb)
     launch<NB>(l, v, a);
   else
@@ -655,7 +655,7 @@ void launch_for_nb(const Launch& l, Variant v, const ColorArgs& a) {
 }
 
 template <int... NBs>
-void dispatch(const Launch& l, Variant v, const ColorArgs& a, std::integer_sequence<int, NBs...>) {
+void dispatch(const Launch& l, const Variant& v, const ColorArgs& a, std::integer_sequence<int, NBs...>) {
   ((a.nb == NBs + 1 ? (launch_for_nb<NBs + 1>(l, v, a), 0) : 0), ...);
 }
 
@@ -673,15 +673,14 @@ Features features(const Kokkos::Cuda& exec) {
   return f;
 }
 
-bool has_kernel(const Kokkos::Cuda&, Variant v, int nb) {
-  const Variant b = base_variant(v);
+bool has_kernel(const Kokkos::Cuda&, Kernel k, int nb) {
   // Every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 15, wide_block_kernel
   // above; rows_per_warp_prefetch and split run the portable kernels.
-  return (b == Variant::rows_per_warp || b == Variant::warp_per_row) && nb >= 1 && nb <= kMaxNb;
+  return (k == Kernel::rows_per_warp || k == Kernel::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
 
-void run_color(const Kokkos::Cuda& exec, Variant v, const ColorArgs& a, const KernelTuning& tuning) {
-  if (!has_kernel(exec, v, a.nb)) throw InvalidArgument(std::string("mcpi cuda backend: no kernel for ") + name(v));
+void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning) {
+  if (!has_kernel(exec, v.kernel, a.nb)) throw InvalidArgument("mcpi cuda backend: no kernel for " + name(v));
   if (a.row_end <= a.row_begin) return;
   Launch l;
   l.stream = exec.cuda_stream();

@@ -1,15 +1,14 @@
-// backend/multiprocessors.hpp on CUDA: the current device's properties.
+// backend/multiprocessors.hpp for Kokkos::Cuda: the properties of the instance's device.
 #include <cuda_runtime.h>
 
 #include <ppsparse/backend/multiprocessors.hpp>
 
 namespace ppsparse::backend {
 
-MultiprocessorLimits multiprocessor_limits() {
+MultiprocessorLimits multiprocessor_limits(const Kokkos::Cuda& exec) {
   MultiprocessorLimits m;
-  int device = 0;
   cudaDeviceProp prop{};
-  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return m;
+  if (cudaGetDeviceProperties(&prop, exec.cuda_device()) != cudaSuccess) return m;
   m.count = prop.multiProcessorCount;
   m.shared_bytes = prop.sharedMemPerMultiprocessor;
   m.reserved_per_team = prop.reservedSharedMemPerBlock;

@@ -1,4 +1,4 @@
-// The persisting-L2 window hooks (core/include/ppsparse/backend/l2_window.hpp) on AMD GPUs:
+// The persisting-L2 window hook (core/include/ppsparse/backend/l2_window.hpp) for Kokkos::HIP:
 // HIP has no access-policy window (backends/hip/README.md), so the window is never active
 // and its note names the device's architecture.
 #include <ppsparse/backend/l2_window.hpp>
@@ -7,7 +7,7 @@
 
 namespace ppsparse::backend {
 
-L2Window l2_window_begin(const void*, std::size_t) {
+L2Window l2_window_begin(const Kokkos::HIP&, const void*, std::size_t) {
   L2Window w;
   try {
     w.note = hip::feature_support(hip::kokkos_device().arch).l2_note + ": ran without the window";
@@ -17,8 +17,6 @@ L2Window l2_window_begin(const void*, std::size_t) {
   return w;
 }
 
-void l2_window_move(L2Window&, const void*, std::size_t) {}
-
-void l2_window_end(L2Window& w) { w.active = false; }
+// l2_window_move and l2_window_end: core's portable templates (the window is never active).
 
 }  // namespace ppsparse::backend

@@ -29,7 +29,7 @@ TEST(DeviceTimer, MeasuresTheWorkBetweenItsMarks) {
   const bool gpu = ppsparse::compat::is_gpu_space<Exec>();
   Kokkos::View<double*> v("v", gpu ? (1 << 24) : (1 << 20));
   Kokkos::deep_copy(v, 1.0);
-  ppsparse::backend::DeviceTimer timer;
+  ppsparse::backend::DeviceTimer<> timer;
   busy_work(v, 1);  // first-launch costs out of the way
   Kokkos::fence();
   const auto t0 = std::chrono::steady_clock::now();
@@ -41,7 +41,7 @@ TEST(DeviceTimer, MeasuresTheWorkBetweenItsMarks) {
   EXPECT_GT(measured, 0.0);
   // The device interval lies inside the host's (an invariant, not a speed: how much of the
   // host interval the work fills depends on the machine's load, so no lower bound is asserted).
-  EXPECT_LE(measured, host * 1.001 + 1e-6) << ppsparse::backend::DeviceTimer::method();
+  EXPECT_LE(measured, host * 1.001 + 1e-6) << ppsparse::backend::DeviceTimer<>::method();
   // An interval with no work between the marks lies inside its own host interval too.
   const auto t1 = std::chrono::steady_clock::now();
   timer.start();
@@ -52,7 +52,7 @@ TEST(DeviceTimer, MeasuresTheWorkBetweenItsMarks) {
 }
 
 TEST(DeviceTimer, StopWithoutStartIsAnError) {
-  ppsparse::backend::DeviceTimer timer;
+  ppsparse::backend::DeviceTimer<> timer;
   try {
     timer.stop();
     ADD_FAILURE() << "stop() without start() returned";
@@ -66,7 +66,7 @@ TEST(DeviceTimer, StopWithoutStartIsAnError) {
 }
 
 TEST(DeviceTimer, SaysHowItMeasures) {
-  const std::string m = ppsparse::backend::DeviceTimer::method();
+  const std::string m = ppsparse::backend::DeviceTimer<>::method();
   if (ppsparse::compat::is_gpu_space<Exec>())
     EXPECT_TRUE(m == "cuda events" || m == "hip events") << m;
   else

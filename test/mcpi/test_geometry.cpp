@@ -18,7 +18,7 @@ TEST(McpiGeometry, WarpPerRowFollowsTableIForW32) {
   for (const PaperRow& p : kSeed002TableI) {
     SCOPED_TRACE("nb=" + std::to_string(p.nb));
     const auto t = seed002_table_i(p.nb);
-    const auto g = make_geometry(Variant::warp_per_row, p.nb, 32);
+    const auto g = make_geometry(Kernel::warp_per_row, p.nb, 32);
     EXPECT_EQ(g.map, LaneMap::entry);
     EXPECT_EQ(g.warps_per_group, p.nw);
     EXPECT_EQ(g.groups_per_team, p.nrbk);
@@ -38,7 +38,7 @@ TEST(McpiGeometry, WarpPerRowFollowsTableIForW32) {
 TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {
   for (int W : {1, 32, 64}) {
     for (int nb = 1; nb <= 64; ++nb) {
-      for (Variant v : all_variants()) {
+      for (Kernel v : all_kernels()) {
         const auto g = make_geometry(v, nb, W);
         SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb) + " W=" + std::to_string(W));
         EXPECT_GE(g.group_lanes(), nb);  // substitution: a lane per block entry row
@@ -60,31 +60,23 @@ TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {
 }
 
 TEST(McpiGeometry, SixRowsPerWarpForNb5) {
-  const auto g = make_geometry(Variant::rows_per_warp, 5, 32);
+  const auto g = make_geometry(Kernel::rows_per_warp, 5, 32);
   EXPECT_EQ(g.map, LaneMap::rows);
   EXPECT_EQ(g.rows_per_group, 6);  // the "six rows" of seed 000: 30 of 32 lanes busy
 }
 
 TEST(McpiGeometry, LargeBlocksUseSeveralWarpsPerBlock) {
-  const auto g = make_geometry(Variant::warp_per_row, 40, 32);
+  const auto g = make_geometry(Kernel::warp_per_row, 40, 32);
   EXPECT_EQ(g.map, LaneMap::block_row);
   EXPECT_EQ(g.lanes_per_slot, 64);  // two warps hold one block column
   EXPECT_EQ(g.slots, 4);            // four blocks at a time
 }
 
-TEST(McpiGeometry, RejectsBadBlockSizesAndNames) {
-  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Variant::warp_per_row, 0, 32), InvalidArgument,
+TEST(McpiGeometry, RejectsBadBlockSizes) {
+  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Kernel::warp_per_row, 0, 32), InvalidArgument,
                                 "MCPI kernels support block sizes 1..64; got nb = 0");
-  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Variant::warp_per_row, 65, 32), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(make_geometry(Kernel::warp_per_row, 65, 32), InvalidArgument,
                                 "MCPI kernels support block sizes 1..64; got nb = 65");
-  PPSPARSE_EXPECT_THROW_MESSAGE(
-      parse_variant("warp-per-row"), InvalidArgument,
-      "unknown MCPI variant 'warp-per-row' (valid: warp_per_row, rows_per_warp, rows_per_warp_prefetch, split, "
-      "warp_per_row_l2, warp_per_row_l2_async, rows_per_warp_l2, rows_per_warp_l2_async)");
-  EXPECT_EQ(parse_variant("rows_per_warp"), Variant::rows_per_warp);
-  // The message lists the valid names.
-  PPSPARSE_EXPECT_THROW_MESSAGE(parse_variant("bogus"), InvalidArgument,
-                                "unknown MCPI variant 'bogus' (valid: warp_per_row,");
 }
 
 }  // namespace

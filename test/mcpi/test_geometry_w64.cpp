@@ -52,7 +52,7 @@ const std::vector<EntryRow>& entry_table_w64() {
 }
 
 TEST(McpiGeometryW64, EntryMapLanesForNb1To16) {
-  for (const Variant v : {Variant::warp_per_row, Variant::split}) {
+  for (const Kernel v : {Kernel::warp_per_row, Kernel::split}) {
     for (const auto& e : entry_table_w64()) {
       SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(e.nb));
       const Geometry g = make_geometry(v, e.nb, kWave);
@@ -109,7 +109,7 @@ TEST(McpiGeometryW64, EntryTableFollowsThePapersRelation) {
   for (int nb = 1; nb <= 16; ++nb) {
     int rows = 0;
     while ((rows + 1) * nb <= kWave) ++rows;
-    EXPECT_EQ(make_geometry(Variant::rows_per_warp, nb, kWave).rows_per_group, rows) << "nb=" << nb;
+    EXPECT_EQ(make_geometry(Kernel::rows_per_warp, nb, kWave).rows_per_group, rows) << "nb=" << nb;
   }
 }
 
@@ -118,8 +118,8 @@ TEST(McpiGeometryW64, WavefrontsWiderThanWarpsHoldMoreBlocks) {
   // twice as many, so the 64-wide layout never idles more lanes per block than the 32-wide one.
   for (int nb = 1; nb <= 5; ++nb) {
     SCOPED_TRACE("nb=" + std::to_string(nb));
-    const Geometry g32 = make_geometry(Variant::warp_per_row, nb, 32);
-    const Geometry g64 = make_geometry(Variant::warp_per_row, nb, kWave);
+    const Geometry g32 = make_geometry(Kernel::warp_per_row, nb, 32);
+    const Geometry g64 = make_geometry(Kernel::warp_per_row, nb, kWave);
     ASSERT_EQ(g32.warps_per_group, 1);
     EXPECT_GE(g64.slots, 2 * g32.slots);
   }
@@ -128,7 +128,7 @@ TEST(McpiGeometryW64, WavefrontsWiderThanWarpsHoldMoreBlocks) {
 TEST(McpiGeometryW64, RowsMapRowsPerWavefrontForNb1To16) {
   // rows_per_warp / its prefetch form: floor(64 / nb) block rows per wavefront, nb lanes each.
   const int rows_per_wave[17] = {0, 64, 32, 21, 16, 12, 10, 9, 8, 7, 6, 5, 5, 4, 4, 4, 4};
-  for (const Variant v : {Variant::rows_per_warp, Variant::rows_per_warp_prefetch}) {
+  for (const Kernel v : {Kernel::rows_per_warp, Kernel::rows_per_warp_prefetch}) {
     for (int nb = 1; nb <= 16; ++nb) {
       SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb));
       const Geometry g = make_geometry(v, nb, kWave);
@@ -143,18 +143,18 @@ TEST(McpiGeometryW64, RowsMapRowsPerWavefrontForNb1To16) {
     }
   }
   // Seed 000's nb = 5 example: six rows per 32-lane warp, twelve per wavefront.
-  EXPECT_EQ(make_geometry(Variant::rows_per_warp, 5, kWave).rows_per_group,
-            2 * make_geometry(Variant::rows_per_warp, 5, 32).rows_per_group);
+  EXPECT_EQ(make_geometry(Kernel::rows_per_warp, 5, kWave).rows_per_group,
+            2 * make_geometry(Kernel::rows_per_warp, 5, 32).rows_per_group);
 }
 
 TEST(McpiGeometryW64, RowsMapHoldsUpToHalfAWavefront) {
   // Two rows fit a wavefront up to nb = 32 (a warp stops at 16); past that one row per group.
-  EXPECT_EQ(make_geometry(Variant::rows_per_warp, 32, kWave).map, LaneMap::rows);
-  EXPECT_EQ(make_geometry(Variant::rows_per_warp, 32, kWave).rows_per_group, 2);
-  EXPECT_EQ(make_geometry(Variant::rows_per_warp, 32, 32).map, LaneMap::block_row);
+  EXPECT_EQ(make_geometry(Kernel::rows_per_warp, 32, kWave).map, LaneMap::rows);
+  EXPECT_EQ(make_geometry(Kernel::rows_per_warp, 32, kWave).rows_per_group, 2);
+  EXPECT_EQ(make_geometry(Kernel::rows_per_warp, 32, 32).map, LaneMap::block_row);
   for (int nb = 33; nb <= 64; ++nb) {
     SCOPED_TRACE("nb=" + std::to_string(nb));
-    const Geometry g = make_geometry(Variant::rows_per_warp, nb, kWave);
+    const Geometry g = make_geometry(Kernel::rows_per_warp, nb, kWave);
     EXPECT_EQ(g.map, LaneMap::block_row);
     EXPECT_EQ(g.warps_per_group, 1);  // one wavefront holds a whole block column
     EXPECT_EQ(g.lanes_per_slot, kWave);
@@ -163,7 +163,7 @@ TEST(McpiGeometryW64, RowsMapHoldsUpToHalfAWavefront) {
 
 TEST(McpiGeometryW64, EveryTeamFitsAHipWorkgroupAndItsLds) {
   for (int nb = 1; nb <= 64; ++nb) {
-    for (const Variant v : all_variants()) {
+    for (const Kernel v : all_kernels()) {
       SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb));
       const Geometry g = make_geometry(v, nb, kWave);
       EXPECT_LE(g.team_size() * kWave, kMaxWorkgroupThreads);

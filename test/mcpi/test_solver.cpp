@@ -246,7 +246,7 @@ TEST(McpiSolver, RejectsBadInputs) {
     }
   }
   Solver<> solver(sys, col);
-  PPSPARSE_EXPECT_THROW_MESSAGE((solver.solve({-1, Variant::warp_per_row, false})), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE((solver.solve({-1, Kernel::warp_per_row, false})), InvalidArgument,
                                 "mcpi: sweeps must be >= 0, got -1");
 }
 
@@ -266,12 +266,12 @@ TEST(McpiSolver, HardwareVariantsSayWhatRanAndFallBackWhereUnavailable) {
     const auto res = solver.solve({2, v, false});
     EXPECT_FALSE(res.kernel.empty()) << name(v);
     if (portable_backend || !compat::is_gpu_space<DefaultExecSpace>()) {
-      EXPECT_EQ(res.kernel, std::string("portable ") + name(base_variant(v)));
-      if (uses_l2_window(v)) EXPECT_EQ(res.note.rfind("fell back to the portable", 0), 0u) << res.note;
+      EXPECT_EQ(res.kernel, std::string("portable ") + name(v.kernel));
+      if (v.l2_window) EXPECT_EQ(res.note.rfind("fell back to the portable", 0), 0u) << res.note;
     }
     // Forcing the portable kernels always works and names the base variant.
     const auto forced = solver.solve({2, v, false, false, false});
-    EXPECT_EQ(forced.kernel, std::string("portable ") + name(base_variant(v)));
+    EXPECT_EQ(forced.kernel, std::string("portable ") + name(v.kernel));
   }
 }
 

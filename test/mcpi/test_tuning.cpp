@@ -87,7 +87,8 @@ TEST(McpiTuning, EverySettingMatchesTheReference) {
     const auto ref = reference_sweeps(sys, col, 3);
     Solver<> solver(sys, col);
     for (const auto& [what, tuning] : settings) {
-      for (Variant v : {Variant::rows_per_warp, Variant::warp_per_row, Variant::rows_per_warp_l2_async}) {
+      for (Variant v : {Variant(Kernel::rows_per_warp), Variant(Kernel::warp_per_row),
+                        Variant(Kernel::rows_per_warp, true, true)}) {
         SCOPED_TRACE(what + ", " + name(v) + ", nb=" + std::to_string(nb));
         Options o;
         o.sweeps = 3;

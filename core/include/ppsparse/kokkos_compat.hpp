@@ -11,7 +11,7 @@
 
 // Kokkos::Experimental::Graph (include <Kokkos_Graph.hpp>) is used from Kokkos 4 on; on
 // Kokkos 3.4 code that would capture a graph issues its kernels one by one instead.
-#define PPSPARSE_HAVE_KOKKOS_GRAPH PPSPARSE_KOKKOS_4
+#define PPSPARSE_KOKKOS_HAS_GRAPH PPSPARSE_KOKKOS_4
 
 namespace ppsparse::compat {
 

@@ -2,11 +2,14 @@
 // backend::streaming_load(p) returns *p, loaded as data a kernel reads once: a sparse
 // matrix's values and indices in an SpMV. The caches then evict it first, so it does not push
 // out x, which many rows share (CUDA: ld.global.cs; HIP: a nontemporal load). A backend
-// provides it in streaming_load_device.hpp (backends/<device>/); elsewhere it is a plain load.
+// provides it in ppsparse/<backend>/streaming_load_device.hpp (backends/<backend>/include), chosen
+// by Kokkos' backend macro; elsewhere it is a plain load.
 #include <Kokkos_Core.hpp>
 
-#if defined(PPSPARSE_HAVE_STREAMING_LOAD_BACKEND)
-#include <streaming_load_device.hpp>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <ppsparse/cuda/streaming_load_device.hpp>
+#elif defined(KOKKOS_ENABLE_HIP)
+#include <ppsparse/hip/streaming_load_device.hpp>
 #else
 namespace ppsparse::backend {
 template <class T>

@@ -37,8 +37,8 @@ KOKKOS_INLINE_FUNCTION void team_copy_finish() {}
 
 }  // namespace ppsparse::backend::portable
 
-#if defined(PPSPARSE_HAVE_TEAM_COPY_BACKEND)
-#include <team_copy_device.hpp>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <ppsparse/cuda/team_copy_device.hpp>
 #else
 namespace ppsparse::backend {
 using portable::team_copy_finish;

@@ -7,7 +7,7 @@
 //   handoff_load_relaxed(p)    a poll: a coherent load that orders nothing
 //   handoff_acquire_fence()    after the last poll: later reads see what the increments released
 //   handoff_add_release(p, v)  the writes before it (the team's, by the barrier) before the increment
-// A backend provides them in team_handoff_device.hpp (backends/<device>/), with the GPU's
+// A backend provides them in ppsparse/<backend>/team_handoff_device.hpp (backends/<backend>/include), with the GPU's
 // release increment and acquire fence, which are weaker than the sequentially consistent
 // fence Kokkos::memory_fence emits; where it has no instruction of its own (the host pass,
 // older GPUs) it calls portable::. Elsewhere they are portable::, Kokkos' fence and atomics.
@@ -27,8 +27,10 @@ KOKKOS_FORCEINLINE_FUNCTION void handoff_add_release(std::uint64_t* p, std::uint
 }
 }  // namespace ppsparse::backend::portable
 
-#if defined(PPSPARSE_HAVE_TEAM_HANDOFF_BACKEND)
-#include <team_handoff_device.hpp>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <ppsparse/cuda/team_handoff_device.hpp>
+#elif defined(KOKKOS_ENABLE_HIP)
+#include <ppsparse/hip/team_handoff_device.hpp>
 #else
 namespace ppsparse::backend {
 using portable::handoff_acquire_fence;

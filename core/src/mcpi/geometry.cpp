@@ -18,7 +18,7 @@ TableIRow seed002_table_i(int nb) {
   return table[nb];
 }
 
-Geometry make_geometry(Variant v, int nb, int W) {
+Geometry make_geometry(Kernel k, int nb, int W) {
   if (nb < 1 || nb > 64)
     throw InvalidArgument("MCPI kernels support block sizes 1..64; got nb = " + std::to_string(nb));
   if (W < 1) throw InvalidArgument("MCPI geometry: vector width must be >= 1");
@@ -37,9 +37,8 @@ Geometry make_geometry(Variant v, int nb, int W) {
     g.groups_per_team = 1;
   };
 
-  switch (base_variant(v)) {
-    case Variant::warp_per_row:
-    case Variant::split:
+  switch (layout(k)) {
+    case GroupLayout::one_row:
       if (nb <= 16) {
         g.map = LaneMap::entry;
         g.lanes_per_slot = nb2;
@@ -59,8 +58,7 @@ Geometry make_geometry(Variant v, int nb, int W) {
         block_row_geometry(4);
       }
       break;
-    case Variant::rows_per_warp:
-    case Variant::rows_per_warp_prefetch:
+    case GroupLayout::many_rows:
       if (2 * nb <= W) {
         g.map = LaneMap::rows;
         g.lanes_per_slot = nb;
@@ -73,8 +71,6 @@ Geometry make_geometry(Variant v, int nb, int W) {
         block_row_geometry(1);
         g.groups_per_team = g.warps_per_group == 1 ? 4 : 1;
       }
-      break;
-    default:
       break;
   }
   return g;

@@ -1,66 +1,88 @@
 #include <ppsparse/mcpi/variant.hpp>
 
+#include <iterator>
+
 #include <ppsparse/error.hpp>
+#include <ppsparse/util/names.hpp>
 
 namespace ppsparse::mcpi {
 
-const char* name(Variant v) {
-  switch (v) {
-    case Variant::warp_per_row:
-      return "warp_per_row";
-    case Variant::rows_per_warp:
-      return "rows_per_warp";
-    case Variant::rows_per_warp_prefetch:
-      return "rows_per_warp_prefetch";
-    case Variant::split:
-      return "split";
-    case Variant::warp_per_row_l2:
-      return "warp_per_row_l2";
-    case Variant::warp_per_row_l2_async:
-      return "warp_per_row_l2_async";
-    case Variant::rows_per_warp_l2:
-      return "rows_per_warp_l2";
-    case Variant::rows_per_warp_l2_async:
-      return "rows_per_warp_l2_async";
-  }
-  return "?";
+namespace {
+constexpr const char* kKernelNames[] = {
+#define PPSPARSE_MCPI_KERNEL(id, layout, summary) #id,
+#include <ppsparse/mcpi/kernels.def>
+#undef PPSPARSE_MCPI_KERNEL
+};
+constexpr const char* kKernelSummaries[] = {
+#define PPSPARSE_MCPI_KERNEL(id, layout, summary) summary,
+#include <ppsparse/mcpi/kernels.def>
+#undef PPSPARSE_MCPI_KERNEL
+};
+constexpr GroupLayout kKernelLayouts[] = {
+#define PPSPARSE_MCPI_KERNEL(id, layout, summary) GroupLayout::layout,
+#include <ppsparse/mcpi/kernels.def>
+#undef PPSPARSE_MCPI_KERNEL
+};
+
+bool strip_suffix(std::string& s, const std::string& suffix) {
+  if (s.size() <= suffix.size() || s.compare(s.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  s.resize(s.size() - suffix.size());
+  return true;
+}
+}  // namespace
+
+const char* name(Kernel k) { return util::name_of(k, kKernelNames); }
+
+const char* summary(Kernel k) { return util::name_of(k, kKernelSummaries); }
+
+GroupLayout layout(Kernel k) {
+  const auto i = static_cast<std::size_t>(k);
+  if (i >= std::size(kKernelLayouts)) throw InvalidArgument("mcpi: not a kernel of kernels.def");
+  return kKernelLayouts[i];
 }
 
-const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> v = {Variant::warp_per_row,           Variant::rows_per_warp,
-                                         Variant::rows_per_warp_prefetch, Variant::split,
-                                         Variant::warp_per_row_l2,        Variant::warp_per_row_l2_async,
-                                         Variant::rows_per_warp_l2,       Variant::rows_per_warp_l2_async};
+const std::vector<Kernel>& all_kernels() {
+  static const std::vector<Kernel> all = [] {
+    std::vector<Kernel> v;
+    for (std::size_t i = 0; i < std::size(kKernelNames); ++i) v.push_back(static_cast<Kernel>(i));
+    return v;
+  }();
+  return all;
+}
+
+Kernel parse_kernel(const std::string& s) { return util::parse_name<Kernel>(s, kKernelNames, "MCPI kernel"); }
+
+std::string name(const Variant& v) {
+  return std::string(name(v.kernel)) + (v.l2_window ? "_l2" : "") + (v.async_copy ? "_async" : "");
+}
+
+Variant parse_variant(const std::string& s) {
+  std::string kernel = s;
+  Variant v;
+  v.async_copy = strip_suffix(kernel, "_async");
+  v.l2_window = strip_suffix(kernel, "_l2");
+  try {
+    v.kernel = parse_kernel(kernel);
+  } catch (const InvalidArgument&) {
+    std::string valid;
+    for (const char* k : kKernelNames) valid += (valid.empty() ? "" : ", ") + std::string(k);
+    throw InvalidArgument("unknown MCPI variant '" + s + "' (valid: " + valid +
+                          ", each with the optional suffixes _l2 and _async, e.g. rows_per_warp_l2_async)");
+  }
   return v;
 }
 
-Variant base_variant(Variant v) {
-  switch (v) {
-    case Variant::warp_per_row_l2:
-    case Variant::warp_per_row_l2_async:
-      return Variant::warp_per_row;
-    case Variant::rows_per_warp_l2:
-    case Variant::rows_per_warp_l2_async:
-      return Variant::rows_per_warp;
-    default:
-      return v;
-  }
-}
-
-bool uses_l2_window(Variant v) {
-  return v == Variant::warp_per_row_l2 || v == Variant::warp_per_row_l2_async || v == Variant::rows_per_warp_l2 ||
-         v == Variant::rows_per_warp_l2_async;
-}
-
-bool uses_async_copy(Variant v) { return v == Variant::warp_per_row_l2_async || v == Variant::rows_per_warp_l2_async; }
-
-Variant parse_variant(const std::string& s) {
-  std::string valid;
-  for (Variant v : all_variants()) {
-    if (s == name(v)) return v;
-    valid += (valid.empty() ? "" : ", ") + std::string(name(v));
-  }
-  throw InvalidArgument("unknown MCPI variant '" + s + "' (valid: " + valid + ")");
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> all = [] {
+    std::vector<Variant> v;
+    for (Kernel k : all_kernels()) v.push_back(Variant(k));
+    for (Kernel k : {Kernel::warp_per_row, Kernel::rows_per_warp}) {
+      v.push_back(Variant(k, true, false));
+      v.push_back(Variant(k, true, true));
+    }
+    return v;
+  }();
+  return all;
 }
 
 }  // namespace ppsparse::mcpi

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include <ppsparse/error.hpp>
 
@@ -15,21 +16,15 @@ MpkDeviceModel default_device_model() {
 template MpkDeviceModel default_device_model<DefaultExecSpace>();
 
 double MpkEstimate::seconds(MpkVariant v) const {
-  switch (v) {
-    case MpkVariant::back_to_back:
-      return back_to_back;
-    case MpkVariant::blocked:
-      return blocked;
-    case MpkVariant::graph:
-      return graph;
-    case MpkVariant::persistent:
-      return persistent;
-    case MpkVariant::pipelined:
-      return pipelined;
-    case MpkVariant::automatic:
-      return seconds(best);
-  }
-  return 0;
+  if (v == MpkVariant::automatic) return seconds(best);
+  // One estimate per line of variants.def, in a field named after the variant.
+  static constexpr double MpkEstimate::*kSeconds[] = {
+#define PPSPARSE_MPK_VARIANT(id, summary) &MpkEstimate::id,
+#include <ppsparse/mpk/variants.def>
+#undef PPSPARSE_MPK_VARIANT
+  };
+  const auto i = static_cast<std::size_t>(v);
+  return i < std::size(kSeconds) ? this->*kSeconds[i] : 0.0;
 }
 
 MpkEstimate estimate_mpk(const MpkShape& s, const MpkDeviceModel& m) {

@@ -65,12 +65,4 @@ std::size_t host_last_level_cache_bytes() {
   return fallback_last_level_cache_bytes;
 }
 
-// CUDA builds define last_level_cache_bytes() in backends/cuda/last_level_cache_cuda.cpp.
-#if !defined(KOKKOS_ENABLE_CUDA)
-std::size_t last_level_cache_bytes() {
-  if (compat::is_gpu_space<Kokkos::DefaultExecutionSpace>()) return fallback_last_level_cache_bytes;
-  return host_last_level_cache_bytes();
-}
-#endif
-
 }  // namespace ppsparse::mpk

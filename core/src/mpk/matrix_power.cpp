@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <type_traits>
 
 #include <ppsparse/backend/multiprocessors.hpp>
@@ -16,7 +17,7 @@
 
 #include "row_block_kernels.hpp"
 
-#if PPSPARSE_HAVE_KOKKOS_GRAPH
+#if PPSPARSE_KOKKOS_HAS_GRAPH
 #include <Kokkos_Graph.hpp>
 #endif
 
@@ -217,7 +218,7 @@ struct MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::Impl {
     f.handoff.epoch = epoch;
     f.handoff.spin_limit = spin_limit;
   }
-#if PPSPARSE_HAVE_KOKKOS_GRAPH
+#if PPSPARSE_KOKKOS_HAS_GRAPH
   std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph;
 #endif
 };
@@ -271,7 +272,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   const bool sell = m.format() == MpkFormat::sell;
 
   // Cache budget and groups.
-  llc_ = last_level_cache_bytes();
+  llc_ = last_level_cache_bytes(m.space());
   cache_budget_ =
       o.cache_bytes ? o.cache_bytes : static_cast<std::size_t>(o.cache_fraction * static_cast<double>(llc_));
   std::vector<double> row_bytes(static_cast<size_t>(n));
@@ -469,7 +470,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
 
 template <class ExecSpace, class Scalar, class MemSpace>
 bool MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::graph_is_native() const {
-  return PPSPARSE_HAVE_KOKKOS_GRAPH != 0;
+  return PPSPARSE_KOKKOS_HAS_GRAPH != 0;
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -506,26 +507,16 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply(MpkVariant variant, c
 
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply_internal(MpkVariant variant) {
-  switch (resolve(variant)) {
-    case MpkVariant::back_to_back:
-      run_back_to_back();
-      return;
-    case MpkVariant::blocked:
-      run_blocked();
-      return;
-    case MpkVariant::graph:
-      run_graph();
-      return;
-    case MpkVariant::persistent:
-      run_persistent();
-      return;
-    case MpkVariant::pipelined:
-      run_pipelined();
-      return;
-    case MpkVariant::automatic:
-      break;
-  }
-  throw InvalidArgument("mpk: unknown variant");
+  // variants.def's dispatch table: run_<id> for each variant.
+  using Run = void (MatrixPowerKernel::*)();
+  static constexpr Run kRun[] = {
+#define PPSPARSE_MPK_VARIANT(id, summary) &MatrixPowerKernel::run_##id,
+#include <ppsparse/mpk/variants.def>
+#undef PPSPARSE_MPK_VARIANT
+  };
+  const auto i = static_cast<std::size_t>(resolve(variant));
+  if (i >= std::size(kRun)) throw InvalidArgument("mpk: unknown variant");
+  (this->*kRun[i])();
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -546,8 +537,8 @@ MpkVariant MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::resolve(MpkVariant va
       // (MpkEstimate::worth_timing).
       std::vector<MpkVariant> candidates{MpkVariant::back_to_back};
       std::vector<MpkVariant> ranked;
-      for (MpkVariant v : {MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent, MpkVariant::pipelined})
-        if ((v != MpkVariant::graph || graph_is_native()) &&
+      for (MpkVariant v : concrete_variants())
+        if (v != MpkVariant::back_to_back && (v != MpkVariant::graph || graph_is_native()) &&
             (v != MpkVariant::pipelined || pipelined_fallback_.empty()))
           ranked.push_back(v);
       std::stable_sort(ranked.begin(), ranked.end(),
@@ -705,7 +696,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_blocked() {
 
 template <class ExecSpace, class Scalar, class MemSpace>
 void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::run_graph() {
-#if PPSPARSE_HAVE_KOKKOS_GRAPH
+#if PPSPARSE_KOKKOS_HAS_GRAPH
   const ExecSpace& space = matrix_->space();
   if (!impl_->graph) {
     with_rows(*matrix_, vector_length_, row_batch_, [&](const auto& rows) {
@@ -782,7 +773,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
   long long resident = 0, launched = 0;
   std::size_t scratch_cap = 0;
   if (gpu) {
-    const backend::MultiprocessorLimits mp = backend::multiprocessor_limits();
+    const backend::MultiprocessorLimits mp = backend::multiprocessor_limits(matrix_->space());
     const int threads = team_size_ * vector_length_;
     const int min_teams = detail::pipelined_min_teams_per_sm(row_batch_, threads);
     if (mp.count == 0) {

@@ -1,77 +1,57 @@
 #include <ppsparse/mpk/variant.hpp>
 
-#include <ppsparse/error.hpp>
+#include <iterator>
+
+#include <ppsparse/util/names.hpp>
 
 namespace ppsparse::mpk {
 
-const char* to_string(MpkVariant variant) {
-  switch (variant) {
-    case MpkVariant::back_to_back:
-      return "back_to_back";
-    case MpkVariant::blocked:
-      return "blocked";
-    case MpkVariant::graph:
-      return "graph";
-    case MpkVariant::persistent:
-      return "persistent";
-    case MpkVariant::pipelined:
-      return "pipelined";
-    case MpkVariant::automatic:
-      return "automatic";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kVariantNames[] = {
+#define PPSPARSE_MPK_VARIANT(id, summary) #id,
+#include <ppsparse/mpk/variants.def>
+#undef PPSPARSE_MPK_VARIANT
+    "automatic"};
+constexpr const char* kVariantSummaries[] = {
+#define PPSPARSE_MPK_VARIANT(id, summary) summary,
+#include <ppsparse/mpk/variants.def>
+#undef PPSPARSE_MPK_VARIANT
+    "the cost model's choice, checked once against back_to_back by timing"};
+static_assert(std::size(kVariantNames) == static_cast<std::size_t>(MpkVariant::automatic) + 1);
+constexpr const char* kFormatNames[] = {"csr", "sell", "automatic"};
+constexpr const char* kOrderingNames[] = {"bfs", "input", "automatic"};
+static_assert(std::size(kFormatNames) == static_cast<std::size_t>(MpkFormat::automatic) + 1);
+static_assert(std::size(kOrderingNames) == static_cast<std::size_t>(MpkOrdering::automatic) + 1);
+}  // namespace
+
+const char* to_string(MpkVariant variant) { return util::name_of(variant, kVariantNames); }
+
+const char* summary(MpkVariant variant) { return util::name_of(variant, kVariantSummaries); }
 
 const std::vector<MpkVariant>& concrete_variants() {
-  static const std::vector<MpkVariant> all{MpkVariant::back_to_back, MpkVariant::blocked, MpkVariant::graph,
-                                           MpkVariant::persistent, MpkVariant::pipelined};
+  static const std::vector<MpkVariant> all = [] {
+    std::vector<MpkVariant> v;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(MpkVariant::automatic); ++i)
+      v.push_back(static_cast<MpkVariant>(i));
+    return v;
+  }();
   return all;
 }
 
 MpkVariant parse_variant(const std::string& name) {
-  std::string valid;
-  for (MpkVariant v : {MpkVariant::back_to_back, MpkVariant::blocked, MpkVariant::graph, MpkVariant::persistent,
-                       MpkVariant::pipelined, MpkVariant::automatic}) {
-    if (name == to_string(v)) return v;
-    valid += (valid.empty() ? "" : ", ") + std::string(to_string(v));
-  }
-  throw InvalidArgument("unknown MPK variant '" + name + "' (valid: " + valid + ")");
+  return util::parse_name<MpkVariant>(name, kVariantNames, "MPK variant");
 }
 
-const char* to_string(MpkFormat format) {
-  switch (format) {
-    case MpkFormat::csr:
-      return "csr";
-    case MpkFormat::sell:
-      return "sell";
-    case MpkFormat::automatic:
-      return "automatic";
-  }
-  return "?";
-}
+const char* to_string(MpkFormat format) { return util::name_of(format, kFormatNames); }
 
 MpkFormat parse_format(const std::string& name) {
-  for (MpkFormat f : {MpkFormat::csr, MpkFormat::sell, MpkFormat::automatic})
-    if (name == to_string(f)) return f;
-  throw InvalidArgument("unknown MPK format '" + name + "' (valid: csr, sell, automatic)");
+  return util::parse_name<MpkFormat>(name, kFormatNames, "MPK format");
 }
 
-const char* to_string(MpkOrdering ordering) {
-  switch (ordering) {
-    case MpkOrdering::bfs:
-      return "bfs";
-    case MpkOrdering::input:
-      return "input";
-    case MpkOrdering::automatic:
-      return "automatic";
-  }
-  return "?";
-}
+const char* to_string(MpkOrdering ordering) { return util::name_of(ordering, kOrderingNames); }
 
 MpkOrdering parse_ordering(const std::string& name) {
-  for (MpkOrdering o : {MpkOrdering::bfs, MpkOrdering::input, MpkOrdering::automatic})
-    if (name == to_string(o)) return o;
-  throw InvalidArgument("unknown MPK ordering '" + name + "' (valid: bfs, input, automatic)");
+  return util::parse_name<MpkOrdering>(name, kOrderingNames, "MPK ordering");
 }
 
 }  // namespace ppsparse::mpk

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include <ppsparse/backend/device_timer.hpp>
+#include <ppsparse/spmv/coop_tuner.hpp>
 
 #include "kernel_common.hpp"
+#include "spmv_kernel.hpp"
 
 namespace ppsparse::spmv {
 
@@ -177,5 +182,121 @@ PPSPARSE_INSTANTIATE_COOP_MATRIX_SHAPE(double)
 PPSPARSE_INSTANTIATE_CSR_COOP(float)
 PPSPARSE_INSTANTIATE_CSR_COOP(double)
 template CoopSearchSpace coop_search_space<DefaultExecSpace>(const DefaultExecSpace&);
+
+namespace detail {
+namespace {
+// csr_coop with its parameters from SpmvOptions::coop or the fixed rule, then (coop_autotune)
+// tuned over the first products: each call while the tuner searches runs a candidate and is timed.
+template <class ExecSpace, class Scalar, class MemSpace>
+class CsrCoopKernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
+ public:
+  explicit CsrCoopKernel(const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& s) {
+    const auto& space = s.space;
+    const auto& a = s.a;
+    const SpmvOptions& options = s.options;
+    coop_ = options.coop ? *options.coop : coop_fixed_rule(space, a);
+    check_coop_params(coop_, compat::vector_width_for<ExecSpace>(), s.who);
+    if (!options.coop_autotune || a.nrows == 0) return;
+    CoopSearchSpace search = coop_search_space(space);
+    // A user's block size outside the default grid is still a valid start.
+    if (std::find(search.block_sizes.begin(), search.block_sizes.end(), coop_.block_size) == search.block_sizes.end()) {
+      search.block_sizes.push_back(coop_.block_size);
+      std::sort(search.block_sizes.begin(), search.block_sizes.end());
+    }
+    const CoopMatrixShape shape =
+        options.tuner.repeat_direction_from_shape ? coop_matrix_shape(space, a) : CoopMatrixShape{};
+    tuner_ = std::make_unique<CoopTuner>(coop_, search, options.tuner, shape);
+    timer_ = std::make_unique<backend::DeviceTimer<ExecSpace>>(space);
+    // One untimed product with the start point on scratch vectors, so that module loading and
+    // first-touch costs do not inflate the tuner's first measurement (the start's), which would
+    // make any next candidate look better. Its output stays as the scratch output of the tuning
+    // calls' extra runs, where they have any.
+    const Vector<Scalar, MemSpace> wx("ppsparse::spmv_tuner_warmup_x", static_cast<size_t>(a.ncols));
+    const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_scratch_y", static_cast<size_t>(a.nrows));
+    csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_);
+    space.fence();
+    if (options.tuner.runs_per_call > 1 || options.tuner.paired || options.tuner.start_runs > 0) scratch_y_ = wy;
+  }
+
+  void apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& a,
+             const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) override {
+    // alpha == 0 only scales y: not a measurement of the candidate.
+    if (tuner_ && !tuner_->done() && alpha != Scalar(0))
+      tuning_apply(space, alpha, a, x, beta, y);
+    else
+      csr_coop(space, alpha, a, x, beta, y, coop_params());
+  }
+  std::string parameters() const override {
+    std::string d = coop_params().to_string();
+    if (tuner_) d += tuner_->done() ? " (tuned in " + std::to_string(tuner_->calls()) + " calls)" : " (tuning)";
+    return d;
+  }
+  CoopParams coop_params() const override { return tuner_ ? tuner_->candidate() : coop_; }
+  const CoopTuner* tuner() const override { return tuner_.get(); }
+  void set_clock(std::function<double()> clock) override { clock_ = std::move(clock); }
+
+ private:
+  CoopParams coop_;
+  std::unique_ptr<CoopTuner> tuner_;
+  std::function<double()> clock_;                           // set_clock's; empty: timer_
+  std::unique_ptr<backend::DeviceTimer<ExecSpace>> timer_;  // the tuner's, on the operator's instance
+  Vector<Scalar, MemSpace> scratch_y_;  // output of a tuning call's extra runs (if any); freed when tuned
+
+  // Times this call for the tuner. The device timer's events bracket the product on the stream;
+  // an injected clock needs fences to keep other work out of the measurement. The caller's
+  // product comes first; the extra runs (up to runs_per_call - 1, none when the first decides the
+  // step), and in paired calls the best point's run before each candidate run, write the scratch
+  // output with the same alpha and beta, so they move the same bytes.
+  void tuning_apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& a,
+                    const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) {
+    check_vectors("csr_coop", a.nrows, a.ncols, x, y);
+    auto timed = [&](const CoopParams& params, const Vector<Scalar, MemSpace>& out) {
+      if (clock_) {
+        space.fence();
+        const double t0 = clock_();
+        csr_coop(space, alpha, a, x, beta, out, params);
+        space.fence();
+        return clock_() - t0;
+      }
+      timer_->start();
+      csr_coop(space, alpha, a, x, beta, out, params);
+      return timer_->stop();
+    };
+    // The first call times the start on scratch first (start_runs); its own product is then
+    // already the first step.
+    if (tuner_->wants_start_runs()) {
+      std::vector<double> start_seconds;
+      for (int run = 0; run < tuner_->options().start_runs; ++run)
+        start_seconds.push_back(timed(tuner_->start(), scratch_y_));
+      tuner_->record_start(start_seconds);
+      if (tuner_->done()) {  // nothing to search (max_steps = 1)
+        scratch_y_ = Vector<Scalar, MemSpace>();
+        csr_coop(space, alpha, a, x, beta, y, coop_params());
+        return;
+      }
+    }
+    const CoopParams p = tuner_->candidate();
+    const bool paired = tuner_->wants_pair();
+    const CoopParams best = tuner_->best();
+    std::vector<double> seconds;
+    for (int run = 0; run < tuner_->options().runs_per_call; ++run) {
+      if (run == 1 && tuner_->first_run_decides(seconds[0])) break;
+      const double best_seconds = paired ? timed(best, scratch_y_) : 0.0;
+      const double candidate_seconds = timed(p, run == 0 ? y : scratch_y_);
+      seconds.push_back(paired ? tuner_->normalised(candidate_seconds, best_seconds) : candidate_seconds);
+    }
+    tuner_->record_call(seconds);
+    if (tuner_->done()) scratch_y_ = Vector<Scalar, MemSpace>();  // not needed after tuning
+  }
+};
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_csr_coop(
+    const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& s) {
+  return std::make_unique<CsrCoopKernel<ExecSpace, Scalar, MemSpace>>(s);
+}
+PPSPARSE_INSTANTIATE_SPMV_KERNEL(csr_coop)
+}  // namespace detail
 
 }  // namespace ppsparse::spmv

@@ -1,6 +1,7 @@
 #include <ppsparse/spmv/csr_v1.hpp>
 
 #include "kernel_common.hpp"
+#include "spmv_kernel.hpp"
 
 namespace ppsparse::spmv {
 namespace {
@@ -44,5 +45,25 @@ void csr_v1(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
 
 PPSPARSE_INSTANTIATE_CSR_V1(float)
 PPSPARSE_INSTANTIATE_CSR_V1(double)
+
+namespace detail {
+namespace {
+template <class ExecSpace, class Scalar, class MemSpace>
+class CsrV1Kernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
+ public:
+  void apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& a,
+             const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) override {
+    csr_v1(space, alpha, a, x, beta, y);
+  }
+};
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_csr_v1(
+    const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>&) {
+  return std::make_unique<CsrV1Kernel<ExecSpace, Scalar, MemSpace>>();
+}
+PPSPARSE_INSTANTIATE_SPMV_KERNEL(csr_v1)
+}  // namespace detail
 
 }  // namespace ppsparse::spmv

@@ -7,6 +7,7 @@
 
 #include "../backend/streaming_load.hpp"
 #include "kernel_common.hpp"
+#include "spmv_kernel.hpp"
 
 namespace ppsparse::spmv {
 
@@ -395,5 +396,34 @@ void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
 PPSPARSE_INSTANTIATE_CSR_V2(float)
 PPSPARSE_INSTANTIATE_CSR_V2(double)
 template CsrV2Options csr_v2_resolve_options<DefaultExecSpace>(const CsrV2Options&);
+
+namespace detail {
+namespace {
+template <class ExecSpace, class Scalar, class MemSpace>
+class CsrV2Kernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
+ public:
+  explicit CsrV2Kernel(const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& s)
+      : plan_(make_csr_v2_plan(s.space, s.a, s.options.csr_v2)), loads_(s.options.matrix_loads) {}
+  void apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& a,
+             const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) override {
+    csr_v2(space, alpha, a, plan_, x, beta, y, loads_);
+  }
+  std::string parameters() const override { return plan_.summary(); }
+  bool uses_matrix_loads() const override { return true; }
+  const CsrV2Plan<Scalar, MemSpace>* csr_v2_plan() const override { return &plan_; }
+
+ private:
+  CsrV2Plan<Scalar, MemSpace> plan_;
+  MatrixLoads loads_;
+};
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_csr_v2(
+    const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& s) {
+  return std::make_unique<CsrV2Kernel<ExecSpace, Scalar, MemSpace>>(s);
+}
+PPSPARSE_INSTANTIATE_SPMV_KERNEL(csr_v2)
+}  // namespace detail
 
 }  // namespace ppsparse::spmv

@@ -2,8 +2,12 @@
 
 #include <type_traits>
 
+#include <ppsparse/formats/convert.hpp>
+#include <ppsparse/spmv/hyb.hpp>
+
 #include "../backend/streaming_load.hpp"
 #include "kernel_common.hpp"
+#include "spmv_kernel.hpp"
 
 namespace ppsparse::spmv {
 
@@ -207,5 +211,67 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
 PPSPARSE_INSTANTIATE_SELL(float)
 PPSPARSE_INSTANTIATE_SELL(double)
 template SellOptions sell_resolve_options<DefaultExecSpace>(const SellOptions&, double);
+
+namespace detail {
+namespace {
+// SELL-C-sigma, or HYB (SELL with the long rows in a CSR tail) when sell.hyb_row_max != 0: a copy of
+// the matrix converted at setup.
+template <class ExecSpace, class Scalar, class MemSpace>
+class SellKernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
+ public:
+  explicit SellKernel(const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& s) : loads_(s.options.matrix_loads) {
+    const auto& a = s.a;
+    const SellOptions o = sell_resolve_options<ExecSpace>(s.options.sell, RowLengthStats{a.nrows, a.nnz()}.mean());
+    const auto host = copy_to<HostSpace>(a);
+    if (o.hyb_row_max != 0) {
+      const ordinal_t row_max = o.hyb_row_max > 0 ? o.hyb_row_max : hyb_auto_row_max(a.nrows, a.nnz());
+      hyb_ = std::make_unique<HybMatrix<Scalar, MemSpace>>(
+          make_hyb<ExecSpace, Scalar, MemSpace>(s.space, host, o.C, o.sigma, row_max, o.index_bits));
+    } else {
+      auto sell = csr_to_sell(host, o.C, o.sigma);
+      sell_apply_index_bits(sell, o.index_bits, s.who, "sell.index_bits");
+      sell_ = std::make_unique<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(sell));
+    }
+  }
+  void apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& /*a*/,
+             const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) override {
+    if (hyb_)
+      hyb_spmv(space, alpha, *hyb_, x, beta, y, loads_);
+    else
+      sell_spmv(space, alpha, *sell_, x, beta, y, loads_);
+  }
+  SpmvTraffic traffic(const CsrMatrix<Scalar, MemSpace>& a, bool reads_y) const override {
+    return hyb_ ? hyb_traffic(*hyb_, reads_y)
+                : sell_traffic<Scalar>(a.nrows, a.ncols, a.nnz(), sell_->stored(), sell_->nchunks, reads_y,
+                                       sell_->column_bytes());
+  }
+  std::string parameters() const override {
+    const SellMatrix<Scalar, MemSpace>& m = *sell_matrix();
+    std::string d = "C=" + std::to_string(m.C) + " sigma=" + std::to_string(m.sigma) +
+                    " fill=" + std::to_string(m.fill_ratio()) + " columns=" + std::to_string(8 * m.column_bytes()) +
+                    "bit";
+    if (hyb_)
+      d += " hyb row_max=" + std::to_string(hyb_->row_max) + " tail_rows=" + std::to_string(hyb_->tail.nrows) +
+           " tail_nnz=" + std::to_string(hyb_->tail.nnz());
+    return d;
+  }
+  bool uses_matrix_loads() const override { return true; }
+  const SellMatrix<Scalar, MemSpace>* sell_matrix() const override { return hyb_ ? &hyb_->sell : sell_.get(); }
+  const HybMatrix<Scalar, MemSpace>* hyb_matrix() const override { return hyb_.get(); }
+
+ private:
+  MatrixLoads loads_;
+  std::unique_ptr<SellMatrix<Scalar, MemSpace>> sell_;
+  std::unique_ptr<HybMatrix<Scalar, MemSpace>> hyb_;
+};
+}  // namespace
+
+template <class ExecSpace, class Scalar, class MemSpace>
+SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_sell(
+    const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& s) {
+  return std::make_unique<SellKernel<ExecSpace, Scalar, MemSpace>>(s);
+}
+PPSPARSE_INSTANTIATE_SPMV_KERNEL(sell)
+}  // namespace detail
 
 }  // namespace ppsparse::spmv

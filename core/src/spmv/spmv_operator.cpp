@@ -2,43 +2,63 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <vector>
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
+#include <ppsparse/util/names.hpp>
+
+#include "spmv_kernel.hpp"
 
 namespace ppsparse::spmv {
 
-const char* to_string(SpmvAlgorithm algorithm) {
-  switch (algorithm) {
-    case SpmvAlgorithm::csr_v1:
-      return "csr_v1";
-    case SpmvAlgorithm::csr_v2:
-      return "csr_v2";
-    case SpmvAlgorithm::csr_coop:
-      return "csr_coop";
-    case SpmvAlgorithm::sell:
-      return "sell";
-    case SpmvAlgorithm::automatic:
-      return "auto";
-  }
-  return "?";
+namespace {
+// The tables algorithms.def generates: names, summaries and setups, indexed by SpmvAlgorithm.
+constexpr const char* kAlgorithmNames[] = {
+#define PPSPARSE_SPMV_ALGORITHM(id, summary) #id,
+#include <ppsparse/spmv/algorithms.def>
+#undef PPSPARSE_SPMV_ALGORITHM
+    "auto"};
+constexpr const char* kAlgorithmSummaries[] = {
+#define PPSPARSE_SPMV_ALGORITHM(id, summary) summary,
+#include <ppsparse/spmv/algorithms.def>
+#undef PPSPARSE_SPMV_ALGORITHM
+    "the algorithm choose_spmv_algorithm picks for the matrix and the device"};
+static_assert(std::size(kAlgorithmNames) == static_cast<std::size_t>(SpmvAlgorithm::automatic) + 1);
+
+template <class ExecSpace, class Scalar, class MemSpace>
+detail::SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel(
+    SpmvAlgorithm algorithm, const detail::SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& setup) {
+  using Make = detail::SpmvKernelPtr<ExecSpace, Scalar, MemSpace> (*)(
+      const detail::SpmvKernelSetup<ExecSpace, Scalar, MemSpace>&);
+  static constexpr Make kMake[] = {
+#define PPSPARSE_SPMV_ALGORITHM(id, summary) &detail::make_spmv_kernel_##id<ExecSpace, Scalar, MemSpace>,
+#include <ppsparse/spmv/algorithms.def>
+#undef PPSPARSE_SPMV_ALGORITHM
+  };
+  const auto i = static_cast<std::size_t>(algorithm);
+  if (i >= std::size(kMake)) throw InvalidArgument(setup.who + ": not a concrete SpMV algorithm");
+  return kMake[i](setup);
 }
+}  // namespace
+
+const char* to_string(SpmvAlgorithm algorithm) { return util::name_of(algorithm, kAlgorithmNames); }
+
+const char* summary(SpmvAlgorithm algorithm) { return util::name_of(algorithm, kAlgorithmSummaries); }
 
 const std::vector<SpmvAlgorithm>& all_spmv_algorithms() {
-  static const std::vector<SpmvAlgorithm> all{SpmvAlgorithm::csr_v1, SpmvAlgorithm::csr_v2, SpmvAlgorithm::csr_coop,
-                                              SpmvAlgorithm::sell, SpmvAlgorithm::automatic};
+  static const std::vector<SpmvAlgorithm> all = [] {
+    std::vector<SpmvAlgorithm> v;
+    for (std::size_t i = 0; i < std::size(kAlgorithmNames); ++i) v.push_back(static_cast<SpmvAlgorithm>(i));
+    return v;
+  }();
   return all;
 }
 
 SpmvAlgorithm parse_spmv_algorithm(const std::string& name) {
-  std::string valid;
-  for (SpmvAlgorithm a : all_spmv_algorithms()) {
-    if (name == to_string(a)) return a;
-    valid += (valid.empty() ? "" : ", ") + std::string(to_string(a));
-  }
-  throw InvalidArgument("unknown SpMV algorithm '" + name + "' (valid: " + valid + ")");
+  return util::parse_name<SpmvAlgorithm>(name, kAlgorithmNames, "SpMV algorithm");
 }
 
 template <class Scalar, class MemSpace>
@@ -85,70 +105,22 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
     algorithm_ = choice.algorithm;
     if (choice.hyb && options_.sell.hyb_row_max == 0) options_.sell.hyb_row_max = -1;
   }
-  switch (algorithm_) {
-    case SpmvAlgorithm::csr_v1:
-      break;
-    case SpmvAlgorithm::csr_v2:
-      v2_plan_ = std::make_shared<CsrV2Plan<Scalar, MemSpace>>(make_csr_v2_plan(space, a, options_.csr_v2));
-      break;
-    case SpmvAlgorithm::csr_coop: {
-      coop_ = options_.coop ? *options_.coop : coop_fixed_rule(space, a);
-      check_coop_params(coop_, compat::vector_width_for<ExecSpace>(), who);
-      if (options_.coop_autotune && a.nrows > 0) {
-        CoopSearchSpace s = coop_search_space(space);
-        // A user's block size outside the default grid is still a valid start.
-        if (std::find(s.block_sizes.begin(), s.block_sizes.end(), coop_.block_size) == s.block_sizes.end()) {
-          s.block_sizes.push_back(coop_.block_size);
-          std::sort(s.block_sizes.begin(), s.block_sizes.end());
-        }
-        const CoopMatrixShape shape =
-            options_.tuner.repeat_direction_from_shape ? coop_matrix_shape(space, a) : CoopMatrixShape{};
-        tuner_ = std::make_shared<CoopTuner>(coop_, s, options_.tuner, shape);
-        timer_ = std::make_shared<backend::DeviceTimer>(space);
-        // One untimed product with the start point on scratch vectors, so that module loading
-        // and first-touch costs do not inflate the tuner's first measurement (the start's),
-        // which would make any next candidate look better.
-        // Its output stays as the scratch output of the tuning calls' extra runs, where they have any.
-        const Vector<Scalar, MemSpace> wx("ppsparse::spmv_tuner_warmup_x", static_cast<size_t>(a.ncols));
-        const Vector<Scalar, MemSpace> wy("ppsparse::spmv_tuner_scratch_y", static_cast<size_t>(a.nrows));
-        csr_coop(space, Scalar(1), a, wx, Scalar(0), wy, coop_);
-        space.fence();
-        if (options_.tuner.runs_per_call > 1 || options_.tuner.paired || options_.tuner.start_runs > 0)
-          tuner_scratch_y_ = wy;
-      }
-      break;
-    }
-    case SpmvAlgorithm::sell: {
-      const SellOptions o = sell_resolve_options<ExecSpace>(options_.sell, RowLengthStats{a.nrows, a.nnz()}.mean());
-      const auto host = copy_to<HostSpace>(a);
-      if (o.hyb_row_max != 0) {
-        const ordinal_t row_max = o.hyb_row_max > 0 ? o.hyb_row_max : hyb_auto_row_max(a.nrows, a.nnz());
-        hyb_ = std::make_shared<HybMatrix<Scalar, MemSpace>>(
-            make_hyb<ExecSpace, Scalar, MemSpace>(space, host, o.C, o.sigma, row_max, o.index_bits));
-      } else {
-        auto sell = csr_to_sell(host, o.C, o.sigma);
-        sell_apply_index_bits(sell, o.index_bits, who, "sell.index_bits");
-        sell_ = std::make_shared<SellMatrix<Scalar, MemSpace>>(copy_to<MemSpace>(sell));
-      }
-      break;
-    }
-    default:
-      throw InvalidArgument("SpmvOperator: unknown algorithm");
-  }
+  kernel_ = make_spmv_kernel<ExecSpace, Scalar, MemSpace>(algorithm_, {space_, a_, options_, who});
   space_.fence();
   setup_seconds_ = steady_seconds() - t0;
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 struct SpmvOperator<ExecSpace, Scalar, MemSpace>::XWindow {
+  ExecSpace space;  // the instance whose stream carries the window
   backend::L2Window window;
   const void* base = nullptr;
-  XWindow() = default;
+  explicit XWindow(const ExecSpace& s) : space(s) {}
   XWindow(const XWindow&) = delete;
   XWindow& operator=(const XWindow&) = delete;
   ~XWindow() {
     try {
-      backend::l2_window_end(window);
+      backend::l2_window_end(space, window);
     } catch (...) {
       // A destructor must not throw; the device state is the caller's to inspect.
     }
@@ -159,10 +131,10 @@ template <class ExecSpace, class Scalar, class MemSpace>
 void SpmvOperator<ExecSpace, Scalar, MemSpace>::keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x) {
   const std::size_t bytes = x.span() * sizeof(Scalar);
   if (!x_window_) {
-    x_window_ = std::make_shared<XWindow>();
-    x_window_->window = backend::l2_window_begin(x.data(), bytes);
+    x_window_ = std::make_shared<XWindow>(space_);
+    x_window_->window = backend::l2_window_begin(space_, x.data(), bytes);
   } else if (x_window_->base != x.data()) {
-    backend::l2_window_move(x_window_->window, x.data(), bytes);
+    backend::l2_window_move(space_, x_window_->window, x.data(), bytes);
   }
   x_window_->base = x.data();
 }
@@ -173,116 +145,50 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
                                                       nondeduced_t<Scalar> beta,
                                                       const nondeduced_t<Vector<Scalar, MemSpace>>& y) {
   if (options_.persist_x && alpha != Scalar(0) && x.extent(0) > 0) keep_x_in_l2(x);
-  switch (algorithm_) {
-    case SpmvAlgorithm::automatic:
-      break;  // resolved at setup
-    case SpmvAlgorithm::csr_v1:
-      csr_v1(space_, alpha, a_, x, beta, y);
-      return;
-    case SpmvAlgorithm::csr_v2:
-      csr_v2(space_, alpha, a_, *v2_plan_, x, beta, y, options_.matrix_loads);
-      return;
-    case SpmvAlgorithm::sell:
-      if (hyb_)
-        hyb_spmv(space_, alpha, *hyb_, x, beta, y, options_.matrix_loads);
-      else
-        sell_spmv(space_, alpha, *sell_, x, beta, y, options_.matrix_loads);
-      return;
-    case SpmvAlgorithm::csr_coop:
-      if (tuner_ && !tuner_->done() && alpha != Scalar(0)) {
-        // Time this call for the tuner (alpha == 0 only scales y: not a measurement of the
-        // candidate). The device timer's events bracket the product on the stream; an injected
-        // clock needs fences to keep other work out of the measurement. The caller's product
-        // comes first; the extra runs (up to runs_per_call - 1, none when the first decides the
-        // step), and in paired calls the best point's run before each candidate run, write the
-        // scratch output with the same alpha and beta, so they move the same bytes.
-        check_vectors("csr_coop", a_.nrows, a_.ncols, x, y);
-        auto timed = [&](const CoopParams& params, const Vector<Scalar, MemSpace>& out) {
-          if (clock_) {
-            space_.fence();
-            const double t0 = clock_();
-            csr_coop(space_, alpha, a_, x, beta, out, params);
-            space_.fence();
-            return clock_() - t0;
-          }
-          timer_->start();
-          csr_coop(space_, alpha, a_, x, beta, out, params);
-          return timer_->stop();
-        };
-        // The first call times the start on scratch first (start_runs); its own product is then
-        // already the first step.
-        if (tuner_->wants_start_runs()) {
-          std::vector<double> start_seconds;
-          for (int run = 0; run < tuner_->options().start_runs; ++run)
-            start_seconds.push_back(timed(tuner_->start(), tuner_scratch_y_));
-          tuner_->record_start(start_seconds);
-          if (tuner_->done()) {  // nothing to search (max_steps = 1)
-            tuner_scratch_y_ = Vector<Scalar, MemSpace>();
-            csr_coop(space_, alpha, a_, x, beta, y, coop_params());
-            return;
-          }
-        }
-        const CoopParams p = tuner_->candidate();
-        const bool paired = tuner_->wants_pair();
-        const CoopParams best = tuner_->best();
-        std::vector<double> seconds;
-        for (int run = 0; run < tuner_->options().runs_per_call; ++run) {
-          if (run == 1 && tuner_->first_run_decides(seconds[0])) break;
-          const double best_seconds = paired ? timed(best, tuner_scratch_y_) : 0.0;
-          const double candidate_seconds = timed(p, run == 0 ? y : tuner_scratch_y_);
-          seconds.push_back(paired ? tuner_->normalised(candidate_seconds, best_seconds) : candidate_seconds);
-        }
-        tuner_->record_call(seconds);
-        if (tuner_->done()) tuner_scratch_y_ = Vector<Scalar, MemSpace>();  // not needed after tuning
-        return;
-      }
-      csr_coop(space_, alpha, a_, x, beta, y, coop_params());
-      return;
-  }
+  kernel_->apply(space_, alpha, a_, x, beta, y);
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 CoopParams SpmvOperator<ExecSpace, Scalar, MemSpace>::coop_params() const {
-  return tuner_ ? tuner_->candidate() : coop_;
+  return kernel_->coop_params();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+const CoopTuner* SpmvOperator<ExecSpace, Scalar, MemSpace>::tuner() const {
+  return kernel_->tuner();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+const CsrV2Plan<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::csr_v2_plan() const {
+  return kernel_->csr_v2_plan();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+const SellMatrix<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::sell_matrix() const {
+  return kernel_->sell_matrix();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+const HybMatrix<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::hyb_matrix() const {
+  return kernel_->hyb_matrix();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void SpmvOperator<ExecSpace, Scalar, MemSpace>::set_clock(clock_type clock) {
+  kernel_->set_clock(std::move(clock));
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 SpmvTraffic SpmvOperator<ExecSpace, Scalar, MemSpace>::traffic(bool reads_y) const {
-  if (algorithm_ == SpmvAlgorithm::sell)
-    return hyb_ ? hyb_traffic(*hyb_, reads_y)
-                : sell_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), sell_->stored(), sell_->nchunks, reads_y,
-                                       sell_->column_bytes());
-  return csr_traffic<Scalar>(a_.nrows, a_.ncols, a_.nnz(), reads_y);
+  return kernel_->traffic(a_, reads_y);
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 std::string SpmvOperator<ExecSpace, Scalar, MemSpace>::describe() const {
   std::string d = std::string(automatic_ ? "auto: " : "") + to_string(algorithm_);
-  switch (algorithm_) {
-    case SpmvAlgorithm::automatic:
-      break;  // resolved at setup
-    case SpmvAlgorithm::csr_v1:
-      break;
-    case SpmvAlgorithm::csr_v2:
-      d += " " + v2_plan_->summary();
-      break;
-    case SpmvAlgorithm::csr_coop:
-      d += " " + coop_params().to_string();
-      if (tuner_) d += tuner_->done() ? " (tuned in " + std::to_string(tuner_->calls()) + " calls)" : " (tuning)";
-      break;
-    case SpmvAlgorithm::sell: {
-      const SellMatrix<Scalar, MemSpace>& s = *sell_matrix();
-      d += " C=" + std::to_string(s.C) + " sigma=" + std::to_string(s.sigma) +
-           " fill=" + std::to_string(s.fill_ratio()) + " columns=" + std::to_string(8 * s.column_bytes()) + "bit";
-      if (hyb_)
-        d += " hyb row_max=" + std::to_string(hyb_->row_max) + " tail_rows=" + std::to_string(hyb_->tail.nrows) +
-             " tail_nnz=" + std::to_string(hyb_->tail.nnz());
-      break;
-    }
-  }
-  if (options_.matrix_loads == MatrixLoads::cached &&
-      (algorithm_ == SpmvAlgorithm::csr_v2 || algorithm_ == SpmvAlgorithm::sell))
-    d += " loads=cached";
+  const std::string parameters = kernel_->parameters();
+  if (!parameters.empty()) d += " " + parameters;
+  if (options_.matrix_loads == MatrixLoads::cached && kernel_->uses_matrix_loads()) d += " loads=cached";
   if (x_window_) d += " [" + x_window_->window.note + "]";
   return d;
 }

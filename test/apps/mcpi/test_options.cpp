@@ -38,7 +38,7 @@ TEST(McpiOptions, ParsesEverything) {
   EXPECT_EQ(o.block, 7);
   EXPECT_EQ(o.sweeps, 3);
   ASSERT_EQ(o.variants.size(), 2u);
-  EXPECT_EQ(o.variants[1], ppsparse::mcpi::Variant::split);
+  EXPECT_EQ(o.variants[1], ppsparse::mcpi::Kernel::split);
   EXPECT_EQ(o.json, "out.json");
   EXPECT_EQ(o.seed, 9u);
   EXPECT_EQ(o.verify, 0);

@@ -1,8 +1,11 @@
 #pragma once
-// What one multiprocessor of the default device can hold at once, for kernels whose teams
-// must all be resident together (the pipelined matrix power kernel). Implemented by a device
-// backend (backends/cuda); elsewhere every figure is 0, meaning unknown.
+// What one multiprocessor of an execution-space instance's device can hold at once, for
+// kernels whose teams must all be resident together (the pipelined matrix power kernel).
+// Chosen by overloading on the execution space: backends/cuda answers for Kokkos::Cuda; the
+// portable template answers 0 for every figure, meaning unknown.
 #include <cstddef>
+
+#include <Kokkos_Core.hpp>
 
 namespace ppsparse::backend {
 
@@ -14,6 +17,13 @@ struct MultiprocessorLimits {
   int max_teams = 0;                  // resident teams (blocks) of one multiprocessor
 };
 
-MultiprocessorLimits multiprocessor_limits();
+template <class ExecSpace>
+MultiprocessorLimits multiprocessor_limits(const ExecSpace&) {
+  return {};
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+MultiprocessorLimits multiprocessor_limits(const Kokkos::Cuda& exec);
+#endif
 
 }  // namespace ppsparse::backend

@@ -46,23 +46,25 @@ Features features(const ExecSpace&) {
   return f;
 }
 
-// Whether the backend of `exec` has a specialised kernel for (v, nb).
+// Whether the backend of `exec` has a specialised kernel for (k, nb).
 template <class ExecSpace>
-bool has_kernel(const ExecSpace&, Variant, int) {
+bool has_kernel(const ExecSpace&, Kernel, int) {
   return false;
 }
 
-// Launches it on exec's stream (asynchronously). Precondition: has_kernel(exec, v, a.nb), and
-// tuning passed check_tuning.
+// Launches the specialised kernel of v.kernel with v's hardware features that the backend has
+// (features(exec)) on exec's stream, asynchronously. Precondition: has_kernel(exec, v.kernel,
+// a.nb), and tuning passed check_tuning. The L2 window itself is the caller's
+// (l2_window_begin).
 template <class ExecSpace>
-void run_color(const ExecSpace&, Variant v, const ColorArgs&, const KernelTuning&) {
-  throw InvalidArgument(std::string("mcpi backend: no specialised kernel for ") + name(v) + " on " + ExecSpace::name());
+void run_color(const ExecSpace&, const Variant& v, const ColorArgs&, const KernelTuning&) {
+  throw InvalidArgument("mcpi backend: no specialised kernel for " + name(v) + " on " + ExecSpace::name());
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
 Features features(const Kokkos::Cuda& exec);
-bool has_kernel(const Kokkos::Cuda& exec, Variant v, int nb);
-void run_color(const Kokkos::Cuda& exec, Variant v, const ColorArgs& a, const KernelTuning& tuning);
+bool has_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
+void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
 Features features(const Kokkos::HIP& exec);

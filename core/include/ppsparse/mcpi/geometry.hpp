@@ -1,5 +1,5 @@
 #pragma once
-// How a kernel variant maps lanes to work for a block size nb and a vector-group width W.
+// How a kernel maps lanes to work for a block size nb and a vector-group width W.
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
@@ -34,7 +34,7 @@ struct TableIRow {
 };
 TableIRow seed002_table_i(int nb);
 
-// The geometry for a variant. nb in [1, 64] (InvalidArgument otherwise); W >= 1.
-Geometry make_geometry(Variant v, int nb, int W);
+// The geometry of a kernel (by its layout(k)). nb in [1, 64] (InvalidArgument otherwise); W >= 1.
+Geometry make_geometry(Kernel k, int nb, int W);
 
 }  // namespace ppsparse::mcpi

@@ -3,7 +3,7 @@
 // r = R_c - O_c dQ, then dQ_c = D_c^-1 r with the in-place LU factors of D.
 //
 //   mcpi::Solver<> solver(system, colouring);   // permute to colour order, copy, factor D
-//   auto result = solver.solve({/*sweeps*/ 15, mcpi::Variant::rows_per_warp});
+//   auto result = solver.solve({/*sweeps*/ 15, mcpi::Kernel::rows_per_warp});
 //   result.dq;                                  // in the user's numbering
 #include <algorithm>
 #include <cmath>
@@ -29,7 +29,8 @@ namespace ppsparse::mcpi {
 
 struct Options {
   int sweeps = 15;
-  Variant variant = Variant::warp_per_row;
+  // The kernel and the hardware features (Variant's flags l2_window, async_copy).
+  Variant variant = Kernel::warp_per_row;
   bool residual_history = false;  // ||R - A dQ|| after each sweep, computed outside the timed path
   // Stage each group's D blocks through registers into scratch while the SpMV loads are in
   // flight (the portable form of seed 000's asynchronous copy of D).
@@ -49,7 +50,7 @@ struct Result {
   double seconds = 0.0;                // all timed sweeps (device fenced); residuals excluded
   std::vector<double> sweep_seconds;   // each sweep's time
   int sweeps = 0;
-  Variant variant = Variant::warp_per_row;
+  Variant variant = Kernel::warp_per_row;
   std::string kernel;  // what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
   std::string note;    // fallbacks and hardware settings (L2 window), one line
   double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
@@ -102,7 +103,7 @@ class Solver {
   SweepTraffic traffic() const { return sweep_traffic(n_, nb_, nnzb_); }
   // Vector-group width the kernels are laid out for (logical 32 on CPUs).
   static int group_width() { return compat::is_gpu_space<ExecSpace>() ? compat::vector_width_for<ExecSpace>() : 32; }
-  Geometry geometry(Variant v) const { return make_geometry(v, nb_, group_width()); }
+  Geometry geometry(Kernel k) const { return make_geometry(k, nb_, group_width()); }
 
   Result solve(const Options& opt) {
     if (opt.sweeps < 0) throw InvalidArgument("mcpi: sweeps must be >= 0, got " + std::to_string(opt.sweeps));
@@ -117,14 +118,14 @@ class Solver {
     ExecSpace exec;
     const bool specialised = uses_backend_kernel(opt.variant, opt.backend_kernels);
     res.kernel = (specialised ? backend::features(exec).name : std::string("portable")) + " " +
-                 name(specialised ? opt.variant : base_variant(opt.variant));
+                 (specialised ? name(opt.variant) : std::string(name(opt.variant.kernel)));
     backend::L2Window window;
-    if (uses_l2_window(opt.variant) || uses_async_copy(opt.variant)) {
+    if (opt.variant.has_features()) {
       if (!specialised) {
-        res.note = std::string("fell back to the portable ") + name(base_variant(opt.variant)) + ": " +
+        res.note = std::string("fell back to the portable ") + name(opt.variant.kernel) + ": " +
                    (opt.backend_kernels ? backend::features(exec).why_not : std::string("backend kernels disabled"));
-      } else if (uses_l2_window(opt.variant)) {
-        window = backend::l2_window_begin(dq_.data(), dq_.span() * sizeof(float));
+      } else if (opt.variant.l2_window) {
+        window = backend::l2_window_begin(exec, dq_.data(), dq_.span() * sizeof(float));
         res.note = window.note;
       }
     }
@@ -138,20 +139,20 @@ class Solver {
       res.sweep_seconds.push_back(t);
       if (opt.residual_history) res.residual_norms.push_back(residual_norm());
     }
-    if (window.active) backend::l2_window_end(window);
+    if (window.active) backend::l2_window_end(exec, window);
     res.dq = dq_user();
     return res;
   }
 
   // Whether `variant` runs the device backend's specialised kernel here (the backend of
   // ExecSpace, whichever instance).
-  bool uses_backend_kernel(Variant variant, bool backend_kernels = true) const {
-    return backend_kernels && backend::has_kernel(ExecSpace(), variant, nb_);
+  bool uses_backend_kernel(const Variant& variant, bool backend_kernels = true) const {
+    return backend_kernels && backend::has_kernel(ExecSpace(), variant.kernel, nb_);
   }
 
   // One sweep over all colours, asynchronous on exec's stream (benchmarks time this directly).
   // `tuning` must pass check_tuning (solve() checks it).
-  void sweep(const ExecSpace& exec, Variant variant, bool stage_diagonal = false, bool backend_kernels = true,
+  void sweep(const ExecSpace& exec, const Variant& variant, bool stage_diagonal = false, bool backend_kernels = true,
              const KernelTuning& tuning = {}) {
     stage_diagonal_ = stage_diagonal;
     const bool specialised = uses_backend_kernel(variant, backend_kernels);
@@ -172,21 +173,7 @@ class Solver {
         backend::run_color(exec, variant, a, tuning);
         continue;
       }
-      switch (base_variant(variant)) {
-        case Variant::warp_per_row:
-        case Variant::rows_per_warp:
-          launch(exec, geometry(variant), impl::Stage::fused, false, b, e);
-          break;
-        case Variant::rows_per_warp_prefetch:
-          launch(exec, geometry(variant), impl::Stage::fused, geometry(variant).map == LaneMap::rows, b, e);
-          break;
-        case Variant::split:
-          launch(exec, geometry(Variant::split), impl::Stage::spmv_only, false, b, e);
-          launch(exec, geometry(Variant::rows_per_warp), impl::Stage::solve_only, false, b, e);
-          break;
-        default:
-          break;
-      }
+      run_portable(exec, variant.kernel, b, e);
     }
   }
 
@@ -242,6 +229,35 @@ class Solver {
   }
 
  private:
+  // kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
+  void run_portable(const ExecSpace& exec, Kernel kernel, ordinal_t b, ordinal_t e) {
+    using Run = void (Solver::*)(const ExecSpace&, ordinal_t, ordinal_t);
+    static constexpr Run kRun[] = {
+#define PPSPARSE_MCPI_KERNEL(id, layout, summary) &Solver::run_##id,
+#include <ppsparse/mcpi/kernels.def>
+#undef PPSPARSE_MCPI_KERNEL
+    };
+    const auto i = static_cast<std::size_t>(kernel);
+    if (i >= sizeof(kRun) / sizeof(kRun[0])) throw InvalidArgument("mcpi: not a kernel of kernels.def");
+    (this->*kRun[i])(exec, b, e);
+  }
+
+  // The portable kernels (impl::SweepFunctor) over the colour rows [b, e).
+  void run_warp_per_row(const ExecSpace& exec, ordinal_t b, ordinal_t e) {
+    launch(exec, geometry(Kernel::warp_per_row), impl::Stage::fused, false, b, e);
+  }
+  void run_rows_per_warp(const ExecSpace& exec, ordinal_t b, ordinal_t e) {
+    launch(exec, geometry(Kernel::rows_per_warp), impl::Stage::fused, false, b, e);
+  }
+  void run_rows_per_warp_prefetch(const ExecSpace& exec, ordinal_t b, ordinal_t e) {
+    const Geometry g = geometry(Kernel::rows_per_warp_prefetch);
+    launch(exec, g, impl::Stage::fused, g.map == LaneMap::rows, b, e);
+  }
+  void run_split(const ExecSpace& exec, ordinal_t b, ordinal_t e) {
+    launch(exec, geometry(Kernel::split), impl::Stage::spmv_only, false, b, e);
+    launch(exec, geometry(Kernel::rows_per_warp), impl::Stage::solve_only, false, b, e);
+  }
+
   template <int NB, bool StageD>
   void launch_nb(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
     using Functor = impl::SweepFunctor<ExecSpace, NB, StageD>;

@@ -1,22 +1,34 @@
 #pragma once
-// Size of the cache the matrix power kernel blocks for: the last-level cache of the default
-// execution space's device (a GPU's L2, a CPU's L3).
+// Size of the cache the matrix power kernel blocks for: the last-level cache of an
+// execution-space instance's device (a GPU's L2, a CPU's L3). Chosen by overloading on the
+// execution space: backends/cuda answers for Kokkos::Cuda (its device's L2); the portable
+// template answers host_last_level_cache_bytes() on host spaces and the fallback on GPUs
+// without a query (HIP).
 #include <cstddef>
+
+#include <Kokkos_Core.hpp>
+#include <ppsparse/kokkos_compat.hpp>
 
 namespace ppsparse::mpk {
 
-// Last-level cache of the default device in bytes:
-//  * CUDA builds: cudaDeviceProp::l2CacheSize of the current device (backends/cuda);
-//  * other builds: host_last_level_cache_bytes().
-// Never 0: falls back to fallback_last_level_cache_bytes when the size cannot be read.
-std::size_t last_level_cache_bytes();
+// Used when no query answers (and on GPU backends without a query, e.g. HIP): 8 MiB.
+inline constexpr std::size_t fallback_last_level_cache_bytes = std::size_t{8} << 20;
 
 // Largest data or unified cache the host's CPU 0 sees: /sys/devices/system/cpu/cpu0/cache
 // (the per-instance size, i.e. what one core can use), else sysconf(_SC_LEVEL3_CACHE_SIZE)
 // and _SC_LEVEL2_CACHE_SIZE, else the fallback.
 std::size_t host_last_level_cache_bytes();
 
-// Used when no query answers (and on GPU backends without a query, e.g. HIP): 8 MiB.
-inline constexpr std::size_t fallback_last_level_cache_bytes = std::size_t{8} << 20;
+// Last-level cache of exec's device in bytes; never 0 (the fallback when the size cannot be read).
+template <class ExecSpace>
+std::size_t last_level_cache_bytes(const ExecSpace&) {
+  return compat::is_gpu_space<ExecSpace>() ? fallback_last_level_cache_bytes : host_last_level_cache_bytes();
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+std::size_t last_level_cache_bytes(const Kokkos::Cuda& exec);
+#endif
+
+// Of the default execution space's instance.
+inline std::size_t last_level_cache_bytes() { return last_level_cache_bytes(Kokkos::DefaultExecutionSpace()); }
 
 }  // namespace ppsparse::mpk

@@ -5,19 +5,21 @@
 
 namespace ppsparse::mpk {
 
+// The variants, one per line of mpk/variants.def, then automatic: the cost model's choice
+// (checked once against back_to_back by timing). pipelined falls back to persistent where its
+// teams' residency is not guaranteed.
 enum class MpkVariant {
-  back_to_back,  // p whole-matrix SpMVs with the fastest SpMV kernel (the baseline)
-  blocked,       // level-blocked wavefront, one kernel launch per launch of the schedule
-  graph,         // the blocked launches captured once as a Kokkos graph (Kokkos >= 4; plain launches before)
-  persistent,    // one launch: teams take tiles by ticket and wait on per-group counters
-  pipelined,     // one launch: a team takes a row block by ticket through all p powers, its entries kept in
-                 // team scratch (falls back to persistent where its teams' residency is not guaranteed)
-  automatic      // the cost model's choice (checked once against back_to_back by timing)
+#define PPSPARSE_MPK_VARIANT(id, summary) id,
+#include <ppsparse/mpk/variants.def>
+#undef PPSPARSE_MPK_VARIANT
+  automatic
 };
 
 // "back_to_back", "blocked", "graph", "persistent", "pipelined", "automatic".
 const char* to_string(MpkVariant variant);
-// Every variant except automatic, in the order above.
+// One line on what the variant does (variants.def), for usage texts.
+const char* summary(MpkVariant variant);
+// Every variant except automatic, in the order of variants.def.
 const std::vector<MpkVariant>& concrete_variants();
 // Inverse of to_string. InvalidArgument on any other name:
 //   "unknown MPK variant 'fast' (valid: back_to_back, blocked, graph, persistent, pipelined, automatic)".

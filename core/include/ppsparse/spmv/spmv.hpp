@@ -25,12 +25,25 @@
 
 namespace ppsparse::spmv {
 
-// automatic: one of the others, chosen at setup from the row lengths and the device
-// (choose_spmv_algorithm); SpmvOperator::algorithm() then reports the choice.
-enum class SpmvAlgorithm { csr_v1, csr_v2, csr_coop, sell, automatic };
+namespace detail {
+template <class ExecSpace, class Scalar, class MemSpace>
+class SpmvKernel;
+}  // namespace detail
 
-// "csr_v1", "csr_v2", "csr_coop", "sell", "auto".
+// The algorithms, one per line of spmv/algorithms.def, then automatic: one of the others,
+// chosen at setup from the row lengths and the device (choose_spmv_algorithm);
+// SpmvOperator::algorithm() then reports the choice.
+enum class SpmvAlgorithm {
+#define PPSPARSE_SPMV_ALGORITHM(id, summary) id,
+#include <ppsparse/spmv/algorithms.def>
+#undef PPSPARSE_SPMV_ALGORITHM
+  automatic
+};
+
+// The algorithm's name: its id in algorithms.def ("csr_v1", "csr_v2", "csr_coop", "sell"), or "auto".
 const char* to_string(SpmvAlgorithm algorithm);
+// One line on what the algorithm does (algorithms.def), for usage texts.
+const char* summary(SpmvAlgorithm algorithm);
 // Every algorithm, automatic last.
 const std::vector<SpmvAlgorithm>& all_spmv_algorithms();
 // Inverse of to_string. InvalidArgument on any other name:
@@ -128,18 +141,21 @@ class SpmvOperator {
   // excluded), in seconds: what an algorithm costs before its first product.
   double setup_seconds() const { return setup_seconds_; }
   SpmvTraffic traffic(bool reads_y) const;
-  // Parameters csr_coop uses for the next product (the tuner's candidate or best).
+  // Parameters csr_coop uses for the next product (the tuner's candidate or best); CoopParams{}
+  // for other algorithms.
   CoopParams coop_params() const;
-  const CoopTuner* tuner() const { return tuner_.get(); }
-  const CsrV2Plan<Scalar, MemSpace>* csr_v2_plan() const { return v2_plan_.get(); }
+  // csr_coop's tuner (null without autotuning and for other algorithms).
+  const CoopTuner* tuner() const;
+  // csr_v2's plan (null for other algorithms).
+  const CsrV2Plan<Scalar, MemSpace>* csr_v2_plan() const;
   // The SELL part (of the HYB split when sell.hyb_row_max != 0); null for other algorithms.
-  const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return hyb_ ? &hyb_->sell : sell_.get(); }
-  const HybMatrix<Scalar, MemSpace>* hyb_matrix() const { return hyb_.get(); }
+  const SellMatrix<Scalar, MemSpace>* sell_matrix() const;
+  const HybMatrix<Scalar, MemSpace>* hyb_matrix() const;
   // One line: algorithm and its parameters, e.g. "csr_coop coop=4 repeat=8 block=128 (tuned)".
   std::string describe() const;
   // Replace the tuner's time source (tests inject a synthetic clock), read after a fence
   // before and after each timed product.
-  void set_clock(clock_type clock) { clock_ = std::move(clock); }
+  void set_clock(clock_type clock);
 
  private:
   SpmvAlgorithm algorithm_;
@@ -148,15 +164,9 @@ class SpmvOperator {
   CsrMatrix<Scalar, MemSpace> a_;
   SpmvOptions options_;
   double setup_seconds_ = 0;
-  std::shared_ptr<CsrV2Plan<Scalar, MemSpace>> v2_plan_;
-  std::shared_ptr<SellMatrix<Scalar, MemSpace>> sell_;
-  std::shared_ptr<HybMatrix<Scalar, MemSpace>> hyb_;
-  CoopParams coop_;
-  std::shared_ptr<CoopTuner> tuner_;
-  clock_type clock_;                             // set_clock's; empty: timer_
-  std::shared_ptr<backend::DeviceTimer> timer_;  // the tuner's, on space_
-  Vector<Scalar, MemSpace> tuner_scratch_y_;     // output of a tuning call's extra runs (if any); freed when tuned
-  struct XWindow;                                // persist_x: the window, restored when the last copy goes
+  // The algorithm's state (algorithms.def's dispatch table made it); shared by copies.
+  std::shared_ptr<detail::SpmvKernel<ExecSpace, Scalar, MemSpace>> kernel_;
+  struct XWindow;  // persist_x: the window, restored when the last copy goes
   std::shared_ptr<XWindow> x_window_;
   void keep_x_in_l2(const ConstVector<Scalar, MemSpace>& x);
 };
