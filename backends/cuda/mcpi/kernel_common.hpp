@@ -1,0 +1,90 @@
+#pragma once
+// What the CUDA MCPI kernels share (included by mcpi_backend_cuda.cpp only): the launch
+// geometry constants, the per-launch settings, error checks, the warp substitution, L2
+// prefetches, cp.async copies and the two steps of a programmatic dependent launch.
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mcpi/backend.hpp>
+
+namespace ppsparse::mcpi::backend::cuda {
+
+constexpr int kWarps = 4;  // warps per thread block
+// Largest nb of the 11_x / 16_x kernels. At nb = 16 their lanes hold 16 partial sums each and
+// reduce them with 256 shuffles per row: on an H100 (512 MB nb-sweep problem) rows_per_warp
+// reached 38.0 % of copy there, wide_block_kernel 50.5 %.
+constexpr int kMaxNarrowNb = 15;
+constexpr int kMaxNb = 64;  // largest nb of the solver (mcpi/geometry.hpp)
+constexpr unsigned kFull = 0xffffffffu;
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(std::string("mcpi cuda backend: ") + what + ": " + cudaGetErrorString(e));
+}
+
+// What one colour's launch needs besides its arguments: the caller's stream, whether colours
+// are launched as programmatic dependents, the device's multiprocessors, and the tuning.
+struct Launch {
+  cudaStream_t stream = nullptr;
+  bool dependent = false;
+  int sms = 1;
+  KernelTuning tuning;
+};
+
+// Forward (unit L) and backward (U) substitution of one block row held by lanes base..base+NB-1,
+// lane value rv = r_i; Dij(i, j) reads the LU factors. Every lane of the warp must call it.
+template <int NB, class DAt>
+__device__ __forceinline__ double substitute(double rv, const int i, const int base, const bool active,
+                                             const DAt& Dij) {
+#pragma unroll
+  for (int j = 0; j < NB - 1; ++j) {
+    const double rj = __shfl_sync(kFull, rv, base + j);
+    if (active && i > j) rv -= Dij(i, j) * rj;
+  }
+#pragma unroll
+  for (int j = NB - 1; j > 0; --j) {
+    const double rj = __shfl_sync(kFull, rv, base + j);
+    if (active && i < j) rv -= Dij(i, j) * (rj / Dij(j, j));
+  }
+  return active ? rv / Dij(i, i) : 0.0;
+}
+
+// Prefetches the 128-byte line holding p into L2 (no register held, never waited for).
+__device__ __forceinline__ void prefetch_line_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
+// Copies `count` doubles from global src to shared dst with cp.async, spread over the warp.
+__device__ __forceinline__ void async_copy_doubles(double* dst, const double* src, int count, int lane) {
+  for (int e = lane; e < count; e += 32) __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
+  __pipeline_commit();
+}
+
+// A programmatic dependent launch's two steps (griddepcontrol, sm_90 and up; older targets
+// compile without them, and run_color never launches them this way below 9.0). allow_next_grid: the next
+// kernel may become resident once every block of this one has executed it. wait_previous_grid:
+// returns once the previous kernel has completed and its memory is visible.
+template <bool PDL>
+__device__ __forceinline__ void allow_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+template <bool PDL>
+__device__ __forceinline__ void wait_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// Prefetches the 128-byte lines of [p, p + bytes) into L2, spread over the warp. A prefetch
+// holds no register and is never waited for, so it keeps bytes in flight beyond what the
+// registers of a load batch can.
+__device__ __forceinline__ void prefetch_l2(const char* p, const long long bytes, const int lane) {
+  if (bytes <= 0) return;
+  const unsigned long long first = reinterpret_cast<unsigned long long>(p) >> 7;
+  const unsigned long long last = (reinterpret_cast<unsigned long long>(p) + bytes - 1) >> 7;
+  for (unsigned long long l = first + lane; l <= last; l += 32) prefetch_line_l2(reinterpret_cast<const void*>(l << 7));
+}
+
+}  // namespace ppsparse::mcpi::backend::cuda

@@ -1,0 +1,150 @@
+#pragma once
+// The 16_x kernels of seed 000: rows_per_warp_kernel (several block rows per warp) and
+// row_slots_colwise_kernel (one block row per warp, for small colours).
+#include "kernel_common.hpp"
+
+namespace ppsparse::mcpi::backend::cuda {
+
+// 16_x: a warp owns R = 32 / NB block rows, NB consecutive lanes per row (seed 000, fig. 6).
+// Unlike the seed's fig. 7 (lane i takes row i of each block and gathers NB dQ values), lane
+// (r, i) multiplies column i of each block
+// (NB contiguous floats) by the single dQ value it needs, accumulating partial sums for all NB
+// rows of the block; the NB partial vectors of a block row are summed with shuffles once per
+// row. One dQ gather per block instead of NB.
+// Measured on an H200 (default problem, nb = 5): 70.9 % of the copy bandwidth against 61.5 % for
+// the fig. 7 mapping; unrolling 4 blocks instead of 2 gained nothing (docs/perf/mcpi_cuda_h200.md).
+//
+// S > 1 slots: a block row gets S groups of NB lanes, slot s taking blocks s, s + S, ... of
+// the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
+// blocks of each row instead of one block of each of S times more rows; the slots' partial
+// sums are added by the same shuffles.
+// PDL: launched as a programmatic dependent of the previous colour (Hopper; see launch_colour). Every
+// block lets the next colour launch as soon as it starts, and reads its row pointers and the
+// first lines of its O and ja before griddepcontrol.wait, which returns once the previous
+// grid has completed and its dQ is visible; dQ is read and written only after it. So a colour's
+// start overlaps the previous colour's drain.
+template <int NB, bool ASYNC, int S = 1, bool PDL = false>
+__global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorArgs a) {
+  static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
+  constexpr int UNROLL = 2;
+  constexpr int G = S * NB;  // lanes per block row
+  constexpr int R = 32 / G;
+  constexpr int NB2 = NB * NB;
+  __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
+  allow_next_grid<PDL>();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
+  const long long first = a.row_begin + (static_cast<long long>(blockIdx.x) * kWarps + warp) * R;
+  const long long row = first + r;
+  const bool in_row = r < R && row < a.row_end;  // the lane takes part in the row's SpMV
+  const bool active = in_row && s == 0;          // ... and in its substitution
+  if (ASYNC && first < a.row_end) {
+    const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
+    async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
+  }
+  const float* __restrict__ dq = a.dq;
+  float acc[NB];
+#pragma unroll
+  for (int m = 0; m < NB; ++m) acc[m] = 0.f;
+  offset_t k = 0, kend = 0;
+  if (in_row) {
+    k = __ldg(a.ia + row) + s;
+    kend = __ldg(a.ia + row + 1);
+  }
+  if constexpr (PDL) {
+    if (in_row && k < kend) {
+      prefetch_line_l2(a.O + k * NB2);
+      prefetch_line_l2(a.ja + k);
+    }
+  }
+  wait_previous_grid<PDL>();  // the previous colour's dQ is complete
+  if (in_row) {
+    for (; k + (UNROLL - 1) * S < kend; k += UNROLL * S) {
+      float x[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u * S)) * NB + i);
+      const float* o0 = a.O + k * NB2 + i * NB;
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + u * S * NB2 + m) * x[u];
+    }
+    for (; k < kend; k += S) {
+      const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
+      const float* o = a.O + k * NB2 + i * NB;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
+    }
+  }
+  // Lane (r, 0, i) needs row i's sum over the G lanes of its block row.
+  float mine = 0.f;
+#pragma unroll
+  for (int m = 0; m < NB; ++m) {
+    float sum = 0.f;
+#pragma unroll
+    for (int q = 0; q < G; ++q) sum += __shfl_sync(kFull, acc[m], r * G + q);
+    if (m == i) mine = sum;
+  }
+  const double rv = active ? __ldg(a.R + row * NB + i) - static_cast<double>(mine) : 0.0;
+  if (ASYNC) {
+    __pipeline_wait_prior(0);
+    __syncwarp();
+  }
+  auto Dij = [&](int ii, int jj) {
+    return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
+  };
+  const double x = substitute<NB>(rv, i, r * G, active, Dij);
+  if (active) a.dq[row * NB + i] = static_cast<float>(x);
+}
+
+// Small colours (too few rows to fill the GPU) are latency chains: a warp walks a block row's
+// ~17 blocks one step after another. Here one warp owns one block row and its S = 32 / NB
+// slots take every S-th block (column-wise, one dQ gather per block), so a row takes about
+// 17 / S steps; partial sums are reduced through shared memory.
+// PDL: as rows_per_warp_kernel's. It carries the overlap through a sweep's last, small colours:
+// nb = 1 43.8-43.9 -> 45.4-45.6 % of copy on an H100, nb = 2..5 within noise.
+template <int NB, bool ASYNC, bool PDL = false>
+__global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColorArgs a) {
+  constexpr int NB2 = NB * NB;
+  constexpr int S = 32 / NB;
+  __shared__ float sAcc[kWarps][32 * NB];
+  __shared__ double sD[kWarps][ASYNC ? NB2 : 1];
+  allow_next_grid<PDL>();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
+  if (row >= a.row_end) return;  // whole warp leaves together
+  if (ASYNC) async_copy_doubles(sD[warp], a.D + row * NB2, NB2, lane);
+  wait_previous_grid<PDL>();  // the previous colour's dQ is complete
+  const int s = lane / NB, i = lane % NB;
+  float acc[NB];
+#pragma unroll
+  for (int m = 0; m < NB; ++m) acc[m] = 0.f;
+  if (s < S) {
+    const offset_t kend = __ldg(a.ia + row + 1);
+    for (offset_t k = __ldg(a.ia + row) + s; k < kend; k += S) {
+      const float x = __ldg(a.dq + static_cast<long long>(__ldg(a.ja + k)) * NB + i);
+      const float* o = a.O + k * NB2 + i * NB;
+#pragma unroll
+      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < NB; ++m) sAcc[warp][lane * NB + m] = acc[m];
+  __syncwarp();
+  const bool active = lane < NB;
+  double rv = 0.0;
+  if (active) {
+    double sum = 0.0;
+    for (int l = 0; l < S * NB; ++l) sum += sAcc[warp][l * NB + lane];
+    rv = __ldg(a.R + row * NB + lane) - sum;
+  }
+  if (ASYNC) {
+    __pipeline_wait_prior(0);
+    __syncwarp();
+  }
+  auto Dij = [&](int ii, int jj) { return ASYNC ? sD[warp][jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii); };
+  const double x = substitute<NB>(rv, lane, 0, active, Dij);
+  if (active) a.dq[row * NB + lane] = static_cast<float>(x);
+}
+
+}  // namespace ppsparse::mcpi::backend::cuda
