@@ -356,17 +356,17 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
     state.counters["gflops"] = tr.flops / t / 1e9;
     const auto& b2b = cache().b2b_times[key];
     state.counters["speedup"] = b2b.empty() ? 0.0 : median(b2b) / t;
-    state.counters["budget_mb"] = mpk.cache_budget_bytes() / 1048576.0;
-    state.counters["llc_mb"] = mpk.last_level_cache() / 1048576.0;
-    state.counters["groups"] = mpk.schedule().ngroups();
-    const bool pipelined = variant == mpk::MpkVariant::pipelined && mpk.pipelined_fallback().empty();
+    state.counters["budget_mb"] = mpk.plan().cache_budget_bytes / 1048576.0;
+    state.counters["llc_mb"] = mpk.plan().last_level_cache / 1048576.0;
+    state.counters["groups"] = mpk.plan().schedule.ngroups();
+    const bool pipelined = variant == mpk::MpkVariant::pipelined && mpk.plan().pipelined_fallback.empty();
     state.counters["launches"] = variant == mpk::MpkVariant::back_to_back ? p
-                                 : pipelined ? static_cast<double>(mpk.pipelined_passes().size())
+                                 : pipelined ? static_cast<double>(mpk.plan().pipelined_passes.size())
                                  : variant == mpk::MpkVariant::persistent || variant == mpk::MpkVariant::pipelined
                                      ? 1
-                                     : mpk.schedule().nlaunches();
-    state.counters["teams"] = pipelined ? mpk.pipelined_teams() : mpk.persistent_teams();
-    state.counters["reach"] = static_cast<double>(mpk.pipelined_reach());
+                                     : mpk.plan().schedule.nlaunches();
+    state.counters["teams"] = pipelined ? mpk.plan().pipelined_teams : mpk.plan().persistent_teams;
+    state.counters["reach"] = static_cast<double>(mpk.plan().pipelined_reach);
     state.counters["input_order"] = mpk.matrix().ordering() == mpk::MpkOrdering::input ? 1 : 0;
     state.counters["nrows"] = mpk.nrows();
     state.counters["nnz"] = static_cast<double>(mpk.matrix().nnz());
@@ -375,7 +375,7 @@ void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Var
     state.counters["setup_ms"] = 1e3 * mpk.setup_seconds();
     std::string label = std::string(mpk::to_string(variant)) + " " + mpk.describe();
     if (v.variant == mpk::MpkVariant::automatic)
-      label = "auto->" + label + " | " + mpk.estimate().reason + " | " + mpk.automatic_timing();
+      label = "auto->" + label + " | " + mpk.plan().estimate.reason + " | " + mpk.automatic_timing();
     state.SetLabel(label);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());

@@ -77,7 +77,7 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   model.memory_gbs = copy.gbs;
   o.model = model;
   Mpk op(a, o);
-  const auto& sched = op.schedule();
+  const auto& sched = op.plan().schedule;
   const auto traffic = op.traffic();
 
   std::printf("\nproblem   %s\n", description.c_str());
@@ -87,13 +87,15 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
   std::printf(
       "schedule  %d level groups, %d launches (wavefront skew %d), cache budget %.2f MB of a %.2f MB "
       "last-level cache, %d persistent teams, graph: %s\n",
-      sched.ngroups(), sched.nlaunches(), sched.skew, op.cache_budget_bytes() / 1e6, op.last_level_cache() / 1e6,
-      op.persistent_teams(), op.graph_is_native() ? "Kokkos graph" : "plain launches (Kokkos < 4)");
-  if (op.pipelined_fallback().empty())
+      sched.ngroups(), sched.nlaunches(), sched.skew, op.plan().cache_budget_bytes / 1e6,
+      op.plan().last_level_cache / 1e6, op.plan().persistent_teams,
+      op.graph_is_native() ? "Kokkos graph" : "plain launches (Kokkos < 4)");
+  if (op.plan().pipelined_fallback.empty())
     std::printf("pipelined %d teams, reach %lld row blocks, %lld entries of a block in team scratch\n",
-                op.pipelined_teams(), op.pipelined_reach(), static_cast<long long>(op.pipelined_scratch_entries()));
+                op.plan().pipelined_teams, op.plan().pipelined_reach,
+                static_cast<long long>(op.plan().pipelined_scratch_entries));
   else
-    std::printf("pipelined runs the persistent kernel: %s\n", op.pipelined_fallback().c_str());
+    std::printf("pipelined runs the persistent kernel: %s\n", op.plan().pipelined_fallback.c_str());
   std::printf("baseline  %s\n", op.matrix().baseline_description().c_str());
   std::printf("copy      %.1f GB/s (device-to-device, %.0f MiB buffers, read + write)\n", copy.gbs,
               copy.buffer_bytes / 1048576.0);
@@ -185,7 +187,7 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
       "%.3f ms to permute x in and Y out. round-off check: back_to_back against the FP64 host reference, "
       "the others against back_to_back; <= 1 passes)\n",
       reps, permute_seconds * 1e3);
-  std::printf("(automatic: %s; %s)\n", op.estimate().reason.c_str(), op.automatic_timing().c_str());
+  std::printf("(automatic: %s; %s)\n", op.plan().estimate.reason.c_str(), op.automatic_timing().c_str());
 
   if (!options.json.empty()) {
     std::ofstream js(options.json);
@@ -193,9 +195,9 @@ int run_mpk_mode(const CsrMatrix<double, HostSpace>& a, const std::string& descr
     js << "{\n  \"mode\": \"mpk\",\n  \"problem\": \"" << json_escape(description) << "\",\n  \"device\": \""
        << DefaultExecSpace::name() << "\",\n  \"powers\": " << powers << ", \"n\": " << n << ", \"nnz\": " << a.nnz()
        << ",\n  \"groups\": " << sched.ngroups() << ", \"launches\": " << sched.nlaunches()
-       << ", \"cache_budget_bytes\": " << op.cache_budget_bytes() << ", \"llc_bytes\": " << op.last_level_cache()
-       << ", \"persistent_teams\": " << op.persistent_teams() << ",\n  \"baseline\": \""
-       << json_escape(op.matrix().baseline_description()) << "\", \"copy_gbs\": " << copy.gbs
+       << ", \"cache_budget_bytes\": " << op.plan().cache_budget_bytes
+       << ", \"llc_bytes\": " << op.plan().last_level_cache << ", \"persistent_teams\": " << op.plan().persistent_teams
+       << ",\n  \"baseline\": \"" << json_escape(op.matrix().baseline_description()) << "\", \"copy_gbs\": " << copy.gbs
        << ",\n  \"back_to_back_bytes\": " << traffic.back_to_back_bytes
        << ", \"blocked_bytes\": " << traffic.blocked_bytes << ", \"permute_ms\": " << permute_seconds * 1e3
        << ",\n  \"results\": [\n";

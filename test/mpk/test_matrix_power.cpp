@@ -80,7 +80,7 @@ TEST(MatrixPower, RowBatchesOfEveryWidth) {
       mpk::MpkOptions o = test::tiny_group_options(1, 48 * 1024);
       o.matrix.format = f;
       o.row_batch = batch;
-      EXPECT_EQ(MpkD(a, o).row_batch(), batch);
+      EXPECT_EQ(MpkD(a, o).plan().row_batch, batch);
       test::expect_all_variants_match(a, o, 6, seed + batch);
     }
   }
@@ -88,8 +88,8 @@ TEST(MatrixPower, RowBatchesOfEveryWidth) {
   mpk::MpkOptions o = test::tiny_group_options(1, 48 * 1024);
   o.matrix.format = mpk::MpkFormat::sell;
   o.matrix.sell_chunk = compat::is_gpu_space<test::Exec>() ? 32 : 0;
-  const int chosen = MpkD(gen::stencil_27pt(7, 6, 6, seed), o).row_batch();
-  const int chosen7 = MpkD(gen::stencil_7pt(7, 6, 6, seed), o).row_batch();
+  const int chosen = MpkD(gen::stencil_27pt(7, 6, 6, seed), o).plan().row_batch;
+  const int chosen7 = MpkD(gen::stencil_7pt(7, 6, 6, seed), o).plan().row_batch;
   EXPECT_EQ(chosen, compat::is_gpu_space<test::Exec>() ? 16 : 1);
   EXPECT_EQ(chosen7, compat::is_gpu_space<test::Exec>() ? 8 : 1);
 }
@@ -227,7 +227,7 @@ TEST(MatrixPower, AutomaticOrderingKeepsANarrowerInputNumbering) {
   o.rows_per_block = 32;
   o.dependency_rows = 32;
   MpkD in_grid_order(kept, o), in_bfs_order(ordered(grid, mpk::MpkOrdering::bfs), o);
-  EXPECT_LT(in_grid_order.pipelined_reach(), in_bfs_order.pipelined_reach());
+  EXPECT_LT(in_grid_order.plan().pipelined_reach, in_bfs_order.plan().pipelined_reach);
   EXPECT_NE(in_grid_order.describe().find("order=input"), std::string::npos) << in_grid_order.describe();
 }
 
@@ -238,8 +238,8 @@ TEST(MatrixPower, DefaultOptionsAndRepeatedRuns) {
   mpk::MpkOptions o;
   o.powers = 5;
   MpkD mpk(a, o);  // baseline timed, budget from the real cache
-  EXPECT_GE(mpk.schedule().ngroups(), 1);
-  EXPECT_GT(mpk.cache_budget_bytes(), 0u);
+  EXPECT_GE(mpk.plan().schedule.ngroups(), 1);
+  EXPECT_GT(mpk.plan().cache_budget_bytes, 0u);
   EXPECT_FALSE(mpk.describe().empty());
   for (int run = 0; run < 3; ++run)
     for (MpkVariant v : mpk::concrete_variants()) EXPECT_LE(test::run_against_reference(mpk, a, v, seed + run), 1.0);
@@ -280,7 +280,7 @@ TEST(MatrixPower, PersistentKernelCompletesUnderWatchdog) {
   mpk::MpkOptions o = test::tiny_group_options(8, 64 * 1024);
   o.rows_per_block = 16;
   MpkD mpk(a, o);
-  ASSERT_GT(mpk.schedule().ngroups(), 4);
+  ASSERT_GT(mpk.plan().schedule.ngroups(), 4);
   EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::persistent}, 3, seed), 1.0);
 }
 
@@ -318,13 +318,13 @@ TEST(MatrixPower, PersistentKernelAnyDependencySegmentSize) {
       o.rows_per_block = 16;
       o.dependency_rows = dependency_rows;
       MpkD mpk(a, o);
-      const long long row_blocks = mpk.blocks() / mpk.powers();
-      if (dependency_rows == 1) EXPECT_EQ(mpk.dependency_segments(), row_blocks);
+      const long long row_blocks = mpk.plan().blocks / mpk.powers();
+      if (dependency_rows == 1) EXPECT_EQ(mpk.plan().dependency_segments, row_blocks);
       if (dependency_rows == 40) {  // rounded up to 3 blocks of 16 rows
-        EXPECT_GE(mpk.dependency_segments(), (row_blocks + 2) / 3);
-        EXPECT_LT(mpk.dependency_segments(), row_blocks);
+        EXPECT_GE(mpk.plan().dependency_segments, (row_blocks + 2) / 3);
+        EXPECT_LT(mpk.plan().dependency_segments, row_blocks);
       }
-      if (dependency_rows == 1 << 30) EXPECT_EQ(mpk.dependency_segments(), mpk.schedule().ngroups());
+      if (dependency_rows == 1 << 30) EXPECT_EQ(mpk.plan().dependency_segments, mpk.plan().schedule.ngroups());
       EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::persistent, MpkVariant::pipelined}, 2, seed), 1.0);
     }
   }
@@ -360,21 +360,21 @@ TEST(MatrixPower, PipelinedKernelOneBlockWithAndWithoutScratch) {
             if (rows_in_flight == 2) o.vector_length = 1;  // pairs need one lane per row
             MpkD mpk(a, o);
             // One pass of all 8 powers by the rule (reach 0); else 3 + 3 + 2, each pass a launch.
-            EXPECT_EQ(mpk.pipelined_passes(), per_pass == 0 ? std::vector<int>{8} : (std::vector<int>{3, 3, 2}));
+            EXPECT_EQ(mpk.plan().pipelined_passes, per_pass == 0 ? std::vector<int>{8} : (std::vector<int>{3, 3, 2}));
             EXPECT_NE(mpk.describe().find(per_pass == 0 ? "passes=8" : "passes=3+3+2"), std::string::npos)
                 << mpk.describe();
-            EXPECT_EQ(mpk.pipelined_rows_in_flight(), rows_in_flight);
+            EXPECT_EQ(mpk.plan().pipelined_rows_in_flight, rows_in_flight);
             EXPECT_NE(mpk.describe().find("rows_in_flight=" + std::to_string(rows_in_flight)), std::string::npos)
                 << mpk.describe();
-            ASSERT_TRUE(mpk.pipelined_fallback().empty()) << mpk.pipelined_fallback();
-            EXPECT_EQ(mpk.pipelined_reach(), 0);
-            EXPECT_GE(mpk.pipelined_teams(), 1);
+            ASSERT_TRUE(mpk.plan().pipelined_fallback.empty()) << mpk.plan().pipelined_fallback;
+            EXPECT_EQ(mpk.plan().pipelined_reach, 0);
+            EXPECT_GE(mpk.plan().pipelined_teams, 1);
             const offset_t entries = mpk.matrix().stored_entries(0, a.nrows);
             EXPECT_GE(entries, a.nnz());
             if (scratch == 0)
-              EXPECT_EQ(mpk.pipelined_scratch_entries(), entries);  // the whole block is kept
+              EXPECT_EQ(mpk.plan().pipelined_scratch_entries, entries);  // the whole block is kept
             else
-              EXPECT_EQ(mpk.pipelined_scratch_entries(), 0);
+              EXPECT_EQ(mpk.plan().pipelined_scratch_entries, 0);
             EXPECT_NE(mpk.describe().find("pipelined: teams="), std::string::npos) << mpk.describe();
             for (int run = 0; run < 3; ++run)
               EXPECT_LE(test::run_against_reference(mpk, a, MpkVariant::pipelined, seed + run), 1.0);
@@ -394,13 +394,13 @@ TEST(MatrixPower, PipelinedRowsInFlightRule) {
   o.matrix.format = mpk::MpkFormat::sell;
   o.matrix.sell_chunk = compat::is_gpu_space<test::Exec>() ? 32 : 0;
   o.rows_per_block = compat::is_gpu_space<test::Exec>() ? 256 : 0;  // two rows per thread of 128
-  EXPECT_EQ(MpkD(a, o).pipelined_rows_in_flight(), 2);
+  EXPECT_EQ(MpkD(a, o).plan().pipelined_rows_in_flight, 2);
   if (compat::is_gpu_space<test::Exec>()) {
     o.rows_per_block = 128;  // one row per thread
-    EXPECT_EQ(MpkD(a, o).pipelined_rows_in_flight(), 1);
+    EXPECT_EQ(MpkD(a, o).plan().pipelined_rows_in_flight, 1);
     o.rows_per_block = 256;
     o.vector_length = 2;  // two lanes per row
-    EXPECT_EQ(MpkD(a, o).pipelined_rows_in_flight(), 1);
+    EXPECT_EQ(MpkD(a, o).plan().pipelined_rows_in_flight, 1);
   }
 }
 
@@ -429,32 +429,33 @@ TEST(MatrixPower, PipelinedKernelWaitsOrFallsBackWithReason) {
         o.dependency_rows = dependency_rows;
         o.pipelined_powers_per_pass = per_pass;
         MpkD mpk(a, o);
-        ASSERT_GT(mpk.pipelined_reach(), 0);
-        if (mpk.pipelined_fallback().empty()) {  // every needed block of a pass held at once, or all blocks
-          const long long row_blocks = mpk.blocks() / mpk.powers();
-          const auto& passes = mpk.pipelined_passes();
+        ASSERT_GT(mpk.plan().pipelined_reach, 0);
+        if (mpk.plan().pipelined_fallback.empty()) {  // every needed block of a pass held at once, or all blocks
+          const long long row_blocks = mpk.plan().blocks / mpk.powers();
+          const auto& passes = mpk.plan().pipelined_passes;
           ASSERT_FALSE(passes.empty());
           EXPECT_EQ(std::accumulate(passes.begin(), passes.end(), 0), p);
           const int q = *std::max_element(passes.begin(), passes.end());
           if (per_pass) EXPECT_EQ(q, per_pass);
           // The rule splits only where teams cycle through the blocks and all p do not fit, or more
           // than 60 % of the teams would wait; then it takes the most powers within both.
-          const long long r = mpk.pipelined_guaranteed_teams();  // R of the plan
+          const long long r = mpk.plan().pipelined_guaranteed_teams;  // R of the plan
           const bool cycling = r < row_blocks;
           if (per_pass == 0 && q < p)
-            EXPECT_TRUE(cycling &&
-                        (r < (p - 1) * mpk.pipelined_reach() + 1 || (p - 1) * mpk.pipelined_reach() > 0.6 * r))
+            EXPECT_TRUE(cycling && (r < (p - 1) * mpk.plan().pipelined_reach + 1 ||
+                                    (p - 1) * mpk.plan().pipelined_reach > 0.6 * r))
                 << mpk.describe();
-          if (per_pass == 0 && q > 2 && cycling) EXPECT_LE((q - 1) * mpk.pipelined_reach(), 0.6 * r) << mpk.describe();
-          EXPECT_GE(r, std::min((q - 1) * mpk.pipelined_reach() + 1, row_blocks));
-          EXPECT_GE(mpk.pipelined_teams(), r);  // the launch holds at least R teams, at most the blocks
-          EXPECT_LE(mpk.pipelined_teams(), row_blocks);
-          EXPECT_GT(mpk.pipelined_scratch_entries(), 0);
+          if (per_pass == 0 && q > 2 && cycling)
+            EXPECT_LE((q - 1) * mpk.plan().pipelined_reach, 0.6 * r) << mpk.describe();
+          EXPECT_GE(r, std::min((q - 1) * mpk.plan().pipelined_reach + 1, row_blocks));
+          EXPECT_GE(mpk.plan().pipelined_teams, r);  // the launch holds at least R teams, at most the blocks
+          EXPECT_LE(mpk.plan().pipelined_teams, row_blocks);
+          EXPECT_GT(mpk.plan().pipelined_scratch_entries, 0);
           EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::pipelined);
         } else {
           EXPECT_EQ(mpk.resolve(MpkVariant::pipelined), MpkVariant::persistent);
-          EXPECT_NE(mpk.pipelined_fallback().find("teams must run at once"), std::string::npos)
-              << mpk.pipelined_fallback();
+          EXPECT_NE(mpk.plan().pipelined_fallback.find("teams must run at once"), std::string::npos)
+              << mpk.plan().pipelined_fallback;
           EXPECT_NE(mpk.describe().find("pipelined: runs persistent ("), std::string::npos) << mpk.describe();
         }
         EXPECT_LE(test::max_error_under_watchdog(mpk, a, {MpkVariant::pipelined}, 3, seed), 1.0);
@@ -471,12 +472,12 @@ TEST(MatrixPower, AutomaticChoiceIsAConcreteVariantDecidedOnce) {
   EXPECT_NE(chosen, MpkVariant::automatic);
   EXPECT_EQ(mpk.resolve(MpkVariant::automatic), chosen);  // decided once
   EXPECT_EQ(mpk.resolve(MpkVariant::blocked), MpkVariant::blocked);
-  EXPECT_FALSE(mpk.estimate().reason.empty());
+  EXPECT_FALSE(mpk.plan().estimate.reason.empty());
   // Without the timing check the model alone decides.
   mpk::MpkOptions o = test::tiny_group_options(4, 16 * 1024);
   o.verify_automatic = false;
   MpkD model_only(a, o);
-  EXPECT_EQ(model_only.resolve(MpkVariant::automatic), model_only.estimate().best);
+  EXPECT_EQ(model_only.resolve(MpkVariant::automatic), model_only.plan().estimate.best);
   EXPECT_EQ(model_only.automatic_timing(), "not timed (verify_automatic off)");
   EXPECT_LE(test::run_against_reference(model_only, a, MpkVariant::automatic, seed), 1.0);
 }
@@ -490,7 +491,7 @@ TEST(MatrixPower, AutomaticTimesCandidatesTheModelPutsCloseBehindBackToBack) {
   const auto a = gen::stencil_7pt(10, 10, 10, seed);
   const int p = 4;
   mpk::MpkOptions o = test::tiny_group_options(p, 16 * 1024);
-  const double tiles = static_cast<double>(MpkD(a, o).schedule().ngroups()) * p;
+  const double tiles = static_cast<double>(MpkD(a, o).plan().schedule.ngroups()) * p;
   // Data terms ~0 and 1 us launches: back_to_back 4 us, blocked 1 us per launch, graph out of
   // reach, persistent (and pipelined, which equals it where it would run persistent) 1 us + the tiles' syncs.
   auto model_with_persistent_us = [&](double us) {
@@ -499,8 +500,8 @@ TEST(MatrixPower, AutomaticTimesCandidatesTheModelPutsCloseBehindBackToBack) {
 
   o.model = model_with_persistent_us(5.0);  // 1.25 x back_to_back
   MpkD close(a, o);
-  ASSERT_EQ(close.estimate().best, MpkVariant::back_to_back) << close.estimate().reason;
-  ASSERT_TRUE(close.estimate().worth_timing) << close.estimate().reason;
+  ASSERT_EQ(close.plan().estimate.best, MpkVariant::back_to_back) << close.plan().estimate.reason;
+  ASSERT_TRUE(close.plan().estimate.worth_timing) << close.plan().estimate.reason;
   EXPECT_TRUE(close.automatic_timing().empty());
   const MpkVariant chosen = close.resolve(MpkVariant::automatic);
   EXPECT_EQ(close.automatic_timing().rfind("timed (us): back_to_back ", 0), 0u) << close.automatic_timing();
@@ -511,10 +512,10 @@ TEST(MatrixPower, AutomaticTimesCandidatesTheModelPutsCloseBehindBackToBack) {
 
   o.model = model_with_persistent_us(8.0);  // 2 x back_to_back
   MpkD far(a, o);
-  ASSERT_GT(far.schedule().nlaunches(), 6);  // blocked beyond 1.5 x back_to_back too
-  ASSERT_EQ(far.estimate().best, MpkVariant::back_to_back) << far.estimate().reason;
-  ASSERT_FALSE(far.estimate().worth_timing) << far.estimate().reason;
-  EXPECT_NE(far.estimate().reason.find("(not worth timing)"), std::string::npos) << far.estimate().reason;
+  ASSERT_GT(far.plan().schedule.nlaunches(), 6);  // blocked beyond 1.5 x back_to_back too
+  ASSERT_EQ(far.plan().estimate.best, MpkVariant::back_to_back) << far.plan().estimate.reason;
+  ASSERT_FALSE(far.plan().estimate.worth_timing) << far.plan().estimate.reason;
+  EXPECT_NE(far.plan().estimate.reason.find("(not worth timing)"), std::string::npos) << far.plan().estimate.reason;
   EXPECT_EQ(far.resolve(MpkVariant::automatic), MpkVariant::back_to_back);
   EXPECT_EQ(far.automatic_timing(), "not timed (the model's choice: back_to_back)");
 }

@@ -242,6 +242,35 @@ class LevelOrderedMatrix {
   double setup_seconds_ = 0;
 };
 
+// What MatrixPowerKernel's setup planned for the options and the device: the schedule, the
+// kernels' geometry, the row blocks and the single-launch kernels' teams, and the cost model's
+// estimate. Read it through MatrixPowerKernel::plan() (tests, benchmarks, reports).
+struct MpkPlan {
+  MpkSchedule schedule;
+  std::size_t cache_budget_bytes = 0;  // what the groups were cut for
+  std::size_t last_level_cache = 0;    // of the device
+  int team_size = 1, vector_length = 1;
+  int row_batch = 1;  // entries a lane loads before its gathers: 1 (spmv's strided loop), 8 or 16
+  ordinal_t rows_per_block = 0;
+  long long blocks = 0;                         // row blocks x powers, in schedule order
+  std::vector<long long> launch_block_offsets;  // where each launch of the schedule starts in them
+  ordinal_t dependency_segments = 0;
+  int persistent_teams = 1;
+  // Pipelined kernel: why it runs persistent instead (empty when it runs itself), its teams
+  // (launched, and those whose residency the plan counts on: R, at most the blocks), its reach
+  // in row blocks, the entries of a block its team scratch holds, the rows a thread computes at
+  // once (1 or 2), and the powers of each of its launches (passes; summing to p, empty where it
+  // falls back).
+  std::string pipelined_fallback;
+  int pipelined_teams = 0;
+  int pipelined_guaranteed_teams = 0;
+  long long pipelined_reach = 0;
+  offset_t pipelined_scratch_entries = 0;
+  int pipelined_rows_in_flight = 1;
+  std::vector<int> pipelined_passes;
+  MpkEstimate estimate;
+};
+
 template <class ExecSpace, class Scalar, class MemSpace = typename ExecSpace::memory_space>
 class MatrixPowerKernel {
  public:
@@ -266,34 +295,15 @@ class MatrixPowerKernel {
   // n x (p+1) in the level numbering (row i is the user's row permutation().new_to_old[i]).
   const MultiVector& work() const { return work_; }
 
-  int powers() const { return schedule_.powers; }
+  int powers() const { return plan_.schedule.powers; }
   ordinal_t nrows() const { return matrix_->nrows(); }
   const Matrix& matrix() const { return *matrix_; }
   std::shared_ptr<Matrix> shared_matrix() const { return matrix_; }
   const Permutation& permutation() const { return matrix_->permutation(); }
-  const MpkSchedule& schedule() const { return schedule_; }
-  std::size_t cache_budget_bytes() const { return cache_budget_; }
-  std::size_t last_level_cache() const { return llc_; }
-  ordinal_t rows_per_block() const { return rows_per_block_; }
-  long long blocks() const { return total_blocks_; }
-  ordinal_t dependency_segments() const { return nsegments_; }
-  int persistent_teams() const { return persistent_teams_; }
-  // Pipelined kernel: why it runs persistent instead (empty when it runs itself), its teams,
-  // its reach in row blocks, and the entries of a block its team scratch holds.
-  const std::string& pipelined_fallback() const { return pipelined_fallback_; }
-  int pipelined_teams() const { return pipelined_teams_; }  // launched
-  // Teams whose residency the plan counts on (R, at most the blocks); the launch may hold more.
-  int pipelined_guaranteed_teams() const { return pipelined_guaranteed_teams_; }
-  long long pipelined_reach() const { return pipelined_reach_; }
-  offset_t pipelined_scratch_entries() const { return pipelined_scratch_entries_; }
-  int pipelined_rows_in_flight() const { return pipelined_rows_in_flight_; }  // 1 or 2
-  // Powers of each of the pipelined kernel's launches (passes), summing to p; empty where it
-  // falls back.
-  const std::vector<int>& pipelined_passes() const { return pipelined_passes_; }
-  int row_batch() const { return row_batch_; }  // 1 (spmv's strided loop), 8 or 16
+  // What the setup planned.
+  const MpkPlan& plan() const { return plan_; }
   bool graph_is_native() const;
   MpkTraffic traffic() const;
-  const MpkEstimate& estimate() const { return estimate_; }
   // The variant that runs for `variant`: for automatic, its choice (decided on the first
   // call, timing candidates if verify_automatic; this runs MPKs on work()); persistent for
   // pipelined where pipelined_fallback() is not empty; any other variant unchanged.
@@ -321,19 +331,7 @@ class MatrixPowerKernel {
 
   std::shared_ptr<Matrix> matrix_;
   MpkOptions options_;
-  MpkSchedule schedule_;
-  std::size_t cache_budget_ = 0, llc_ = 0;
-  ordinal_t rows_per_block_ = 0;
-  ordinal_t nsegments_ = 0;
-  long long total_blocks_ = 0;
-  int persistent_teams_ = 1, team_size_ = 1, vector_length_ = 1, row_batch_ = 1;
-  int pipelined_teams_ = 0, pipelined_guaranteed_teams_ = 0, pipelined_rows_in_flight_ = 1;
-  long long pipelined_reach_ = 0;
-  offset_t pipelined_scratch_entries_ = 0;
-  std::string pipelined_fallback_;
-  std::vector<int> pipelined_passes_;
-  std::vector<long long> launch_block_offsets_;
-  MpkEstimate estimate_;
+  MpkPlan plan_;
   std::optional<MpkVariant> automatic_choice_;
   std::string automatic_timing_;
   std::uint64_t epoch_ = 0;  // detail::Counter; runs of persistent and pipelined
