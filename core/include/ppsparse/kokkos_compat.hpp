@@ -1,6 +1,7 @@
 #pragma once
-// The one place where Kokkos 3.4 (Debian, CI) and Kokkos >= 4.6 (GPU builds) differ.
-// Everything else in ppsparse is written against the names defined here.
+/// @file
+/// The one place where Kokkos 3.4 (Debian, CI) and Kokkos >= 4.6 (GPU builds) differ.
+/// Everything else in ppsparse is written against the names defined here.
 #include <Kokkos_Core.hpp>
 
 #if !defined(KOKKOS_VERSION)
@@ -16,7 +17,7 @@
 namespace ppsparse::compat {
 
 #if PPSPARSE_KOKKOS_4
-// Kokkos 4 dropped Kokkos::Impl::is_view in favour of Kokkos::is_view_v.
+/// Kokkos 4 dropped Kokkos::Impl::is_view in favour of Kokkos::is_view_v.
 template <class T>
 inline constexpr bool is_view_v = Kokkos::is_view_v<T>;
 #else
@@ -24,13 +25,13 @@ template <class T>
 inline constexpr bool is_view_v = Kokkos::is_view<T>::value;
 #endif
 
-// Relaxed atomic load (a polled counter). Kokkos 4's Kokkos::atomic_load is, on GPUs, a
-// compare-and-swap loop (desul's generic fetch_oper): a read-modify-write that the L2
-// serialises per address, so every team polling a counter delays the increment it waits
-// for (the persistent MPK ran one block at a time). On the device a volatile load is the
-// plain relaxed load (ld.volatile on CUDA, a coherent global load on HIP); the caller's
-// fence supplies the acquire. On the host Kokkos' atomic_load is a true load.
-// Kokkos 3.4 only has Kokkos::Impl::atomic_load with an explicit order (a plain load).
+/// Relaxed atomic load (a polled counter). Kokkos 4's Kokkos::atomic_load is, on GPUs, a
+/// compare-and-swap loop (desul's generic fetch_oper): a read-modify-write that the L2
+/// serialises per address, so every team polling a counter delays the increment it waits
+/// for (the persistent MPK ran one block at a time). On the device a volatile load is the
+/// plain relaxed load (ld.volatile on CUDA, a coherent global load on HIP); the caller's
+/// fence supplies the acquire. On the host Kokkos' atomic_load is a true load.
+/// Kokkos 3.4 only has Kokkos::Impl::atomic_load with an explicit order (a plain load).
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T atomic_load_relaxed(T* ptr) {
 #if PPSPARSE_KOKKOS_4
@@ -64,7 +65,7 @@ using Kokkos::Experimental::isfinite;
 #define PPSPARSE_UNROLL
 #endif
 
-// Name of the default device backend, for reports.
+/// Name of the default device backend, for reports.
 inline const char* default_backend_name() { return Kokkos::DefaultExecutionSpace::name(); }
 
 // Vector-group width W for an execution space: a warp on NVIDIA (32), a wavefront on
@@ -75,6 +76,8 @@ inline const char* default_backend_name() { return Kokkos::DefaultExecutionSpace
 #else
 #define PPSPARSE_HIP_WAVEFRONT 64
 #endif
+/// The vector-group width kernels lay lanes out for on ExecSpace: the warp (32) on CUDA, the
+/// wavefront (PPSPARSE_HIP_WAVEFRONT) on HIP, 1 on host spaces.
 template <class ExecSpace>
 constexpr int vector_width_for() {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -90,7 +93,7 @@ constexpr int vector_width_for() {
   return 1;
 }
 
-// True when the execution space runs teams of SIMT threads (GPUs).
+/// True when the execution space runs teams of SIMT threads (GPUs).
 template <class ExecSpace>
 constexpr bool is_gpu_space() {
   return vector_width_for<ExecSpace>() > 1;

@@ -1,12 +1,13 @@
 #pragma once
-// Times work submitted to an execution-space instance, for decisions that rest on one
-// product's time (csr_coop's run-time tuner).
-//
-// Chosen by the execution space: DeviceTimer<Kokkos::Cuda> and DeviceTimer<Kokkos::HIP> record
-// device events on the instance's stream (EventTimer, written once for both in
-// backends/common/cuda_hip): the interval is the device's, without the launch and the host's
-// wake-up after a fence, which on a GPU vary by a few microseconds per call. Any other space
-// uses the template below: start() and stop() fence the instance and read a steady clock.
+/// @file
+/// Times work submitted to an execution-space instance, for decisions that rest on one
+/// product's time (csr_coop's run-time tuner).
+///
+/// Chosen by the execution space: DeviceTimer<Kokkos::Cuda> and DeviceTimer<Kokkos::HIP> record
+/// device events on the instance's stream (EventTimer, written once for both in
+/// backends/common/cuda_hip): the interval is the device's, without the launch and the host's
+/// wake-up after a fence, which on a GPU vary by a few microseconds per call. Any other space
+/// uses the template below: start() and stop() fence the instance and read a steady clock.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -16,26 +17,27 @@
 
 namespace ppsparse::backend {
 
+/// Times work submitted to an instance of ExecSpace (see the file's description for how).
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class DeviceTimer {
  public:
   explicit DeviceTimer(const ExecSpace& space = ExecSpace()) : space_(space) {}
 
-  // Marks the start: work submitted to the instance before it is not timed.
+  /// Marks the start: work submitted to the instance before it is not timed.
   void start() {
     space_.fence();
     t0_ = std::chrono::steady_clock::now();
     started_ = true;
   }
-  // Marks the end after the work submitted since start(), waits for it, and returns the
-  // seconds between the two marks. Error if start() was not called first.
+  /// Marks the end after the work submitted since start(), waits for it, and returns the
+  /// seconds between the two marks. Error if start() was not called first.
   double stop() {
     if (!started_) throw Error("DeviceTimer::stop: start() was not called");
     space_.fence();
     started_ = false;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   }
-  // How it measures: "fences and a steady clock" here, "cuda events" or "hip events".
+  /// How it measures: "fences and a steady clock" here, "cuda events" or "hip events".
   static std::string method() { return "fences and a steady clock"; }
 
  private:
@@ -44,8 +46,8 @@ class DeviceTimer {
   bool started_ = false;
 };
 
-// DeviceTimer's interface with device events on the instance's stream; instantiated by the
-// CUDA and HIP backends for their execution spaces. Error if the events cannot be created.
+/// DeviceTimer's interface with device events on the instance's stream; instantiated by the
+/// CUDA and HIP backends for their execution spaces. Error if the events cannot be created.
 template <class ExecSpace>
 class EventTimer {
  public:
@@ -63,6 +65,7 @@ class EventTimer {
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
+/// DeviceTimer on CUDA: events on the instance's stream.
 template <>
 class DeviceTimer<Kokkos::Cuda> : public EventTimer<Kokkos::Cuda> {
  public:
@@ -70,6 +73,7 @@ class DeviceTimer<Kokkos::Cuda> : public EventTimer<Kokkos::Cuda> {
 };
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
+/// DeviceTimer on HIP: events on the instance's stream.
 template <>
 class DeviceTimer<Kokkos::HIP> : public EventTimer<Kokkos::HIP> {
  public:

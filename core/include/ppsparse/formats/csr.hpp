@@ -1,11 +1,14 @@
 #pragma once
-// Compressed sparse row matrix: scalar values, 32-bit column indices, 64-bit row offsets.
+/// @file
+/// Compressed sparse row matrix: scalar values, 32-bit column indices, 64-bit row offsets.
 #include <string>
 
 #include <ppsparse/types.hpp>
 
 namespace ppsparse {
 
+/// Compressed sparse row matrix in one memory space: row_ptr (nrows + 1 offsets), col_idx and
+/// values (nnz entries each). Copies share the views.
 template <class Scalar, class MemorySpace = DefaultMemSpace>
 struct CsrMatrix {
   using scalar_type = Scalar;
@@ -13,12 +16,12 @@ struct CsrMatrix {
 
   ordinal_t nrows = 0;
   ordinal_t ncols = 0;
-  Kokkos::View<offset_t*, MemorySpace> row_ptr;   // nrows + 1
-  Kokkos::View<ordinal_t*, MemorySpace> col_idx;  // nnz; sorted within a row
-  Kokkos::View<Scalar*, MemorySpace> values;      // nnz
+  Kokkos::View<offset_t*, MemorySpace> row_ptr;   ///< nrows + 1
+  Kokkos::View<ordinal_t*, MemorySpace> col_idx;  ///< nnz; sorted within a row
+  Kokkos::View<Scalar*, MemorySpace> values;      ///< nnz
 
   CsrMatrix() = default;
-  // Allocates row_ptr (zeroed) and nnz entries (uninitialised).
+  /// Allocates row_ptr (zeroed) and nnz entries (uninitialised).
   CsrMatrix(ordinal_t rows, ordinal_t cols, offset_t nnz, const std::string& label = "csr")
       : nrows(rows),
         ncols(cols),
@@ -29,7 +32,7 @@ struct CsrMatrix {
   offset_t nnz() const { return static_cast<offset_t>(col_idx.extent(0)); }
 };
 
-// Deep copy of a CSR matrix into another memory space (and/or scalar type of the same kind).
+/// Deep copy of a CSR matrix into another memory space (and/or scalar type of the same kind).
 template <class ToSpace, class Scalar, class FromSpace>
 CsrMatrix<Scalar, ToSpace> copy_to(const CsrMatrix<Scalar, FromSpace>& a) {
   CsrMatrix<Scalar, ToSpace> b;
@@ -47,7 +50,7 @@ CsrMatrix<Scalar, ToSpace> copy_to(const CsrMatrix<Scalar, FromSpace>& a) {
   return b;
 }
 
-// Host CSR with values converted to another scalar type (e.g. FP64 -> FP32).
+/// Host CSR with values converted to another scalar type (e.g. FP64 -> FP32).
 template <class To, class From>
 CsrMatrix<To, HostSpace> convert_values(const CsrMatrix<From, HostSpace>& a) {
   CsrMatrix<To, HostSpace> b(a.nrows, a.ncols, a.nnz());
@@ -57,9 +60,9 @@ CsrMatrix<To, HostSpace> convert_values(const CsrMatrix<From, HostSpace>& a) {
   return b;
 }
 
-// Throws InvalidArgument (one line, naming the first defect) unless the host CSR
-// is well formed: monotone row_ptr starting at 0, column indices in range and
-// strictly increasing within each row.
+/// Throws InvalidArgument (one line, naming the first defect) unless the host CSR
+/// is well formed: monotone row_ptr starting at 0, column indices in range and
+/// strictly increasing within each row.
 template <class Scalar>
 void validate(const CsrMatrix<Scalar, HostSpace>& a, const std::string& what = "CSR matrix");
 

@@ -1,10 +1,11 @@
 #pragma once
-// Hooks through which a device backend supplies specialised MCPI kernels and hardware
-// features, chosen by overloading on the execution-space type (ArborX's way): the templates
-// below are the portable fallback (no specialised kernels, no features, so every variant runs
-// the portable Kokkos kernels); backends/cuda overloads them for Kokkos::Cuda and
-// backends/hip for Kokkos::HIP. The hooks take the caller's execution-space instance and
-// launch on its stream.
+/// @file
+/// Hooks through which a device backend supplies specialised MCPI kernels and hardware
+/// features, chosen by overloading on the execution-space type (ArborX's way): the templates
+/// below are the portable fallback (no specialised kernels, no features, so every variant runs
+/// the portable Kokkos kernels); backends/cuda overloads them for Kokkos::Cuda and
+/// backends/hip for Kokkos::HIP. The hooks take the caller's execution-space instance and
+/// launch on its stream.
 #include <cstddef>
 #include <string>
 
@@ -18,26 +19,27 @@
 
 namespace ppsparse::mcpi::backend {
 
+/// What a device backend offers the MCPI solver.
 struct Features {
-  std::string name;  // "portable", "cuda", "hip"
+  std::string name;  ///< "portable", "cuda", "hip"
   bool l2_persistence = false;
   bool async_copy = false;
-  std::string why_not;  // one line: what this backend lacks, for fallback notes
+  std::string why_not;  ///< one line: what this backend lacks, for fallback notes
 };
 
-// One colour's rows [row_begin, row_end) in colour order; device pointers.
+/// One colour's rows [row_begin, row_end) in colour order; device pointers.
 struct ColorArgs {
   int nb = 0;
   ordinal_t row_begin = 0, row_end = 0;
   const offset_t* ia = nullptr;
   const ordinal_t* ja = nullptr;
   const float* O = nullptr;
-  const double* D = nullptr;  // LU factors
+  const double* D = nullptr;  ///< LU factors
   const double* R = nullptr;
   float* dq = nullptr;
 };
 
-// The features of the backend of `exec`.
+/// The features of the backend of `exec`.
 template <class ExecSpace>
 Features features(const ExecSpace&) {
   Features f;
@@ -46,31 +48,34 @@ Features features(const ExecSpace&) {
   return f;
 }
 
-// Whether the backend of `exec` has a specialised kernel for (k, nb).
+/// Whether the backend of `exec` has a specialised kernel for (k, nb).
 template <class ExecSpace>
 bool has_kernel(const ExecSpace&, Kernel, int) {
   return false;
 }
 
-// Launches the specialised kernel of v.kernel with v's hardware features that the backend has
-// (features(exec)) on exec's stream, asynchronously. Precondition: has_kernel(exec, v.kernel,
-// a.nb), and tuning passed check_tuning. The L2 window itself is the caller's
-// (l2_window_begin).
+/// Launches the specialised kernel of v.kernel with v's hardware features that the backend has
+/// (features(exec)) on exec's stream, asynchronously. Precondition: has_kernel(exec, v.kernel,
+/// a.nb), and tuning passed check_tuning. The L2 window itself is the caller's
+/// (l2_window_begin).
 template <class ExecSpace>
 void run_color(const ExecSpace&, const Variant& v, const ColorArgs&, const KernelTuning&) {
   throw InvalidArgument("mcpi backend: no specialised kernel for " + name(v) + " on " + ExecSpace::name());
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
+/// Kokkos::Cuda (backends/cuda): the features of exec's device, kernels for rows_per_warp and
+/// warp_per_row at every nb, launched on exec.cuda_stream().
 Features features(const Kokkos::Cuda& exec);
 bool has_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
 void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
+/// Kokkos::HIP (backends/hip): the device's features; no specialised kernels.
 Features features(const Kokkos::HIP& exec);
 #endif
 
-// The persisting-L2 window (backend/l2_window.hpp), for dQ.
+/// The persisting-L2 window (backend/l2_window.hpp), for dQ.
 using ppsparse::backend::l2_window_begin;
 using ppsparse::backend::l2_window_end;
 using ppsparse::backend::L2Window;

@@ -1,6 +1,7 @@
 #pragma once
-// In-place LU factorisation of the nb x nb diagonal blocks (column-major, no pivoting,
-// as FUN3D does): L is unit lower triangular, U upper; both overwrite the block.
+/// @file
+/// In-place LU factorisation of the nb x nb diagonal blocks (column-major, no pivoting,
+/// as FUN3D does): L is unit lower triangular, U upper; both overwrite the block.
 #include <cfloat>
 #include <climits>
 #include <string>
@@ -12,10 +13,10 @@ namespace ppsparse::mcpi {
 
 enum class PivotFailure : int { none = 0, tiny = 1, not_finite = 2 };
 
-// A pivot is "tiny" when |u_kk| <= relative_tiny * max|entry of the block| (or exactly 0).
+/// A pivot is "tiny" when |u_kk| <= relative_tiny * max|entry of the block| (or exactly 0).
 constexpr double default_relative_tiny_pivot = 1e-13;
 
-// Factors one column-major block in place. Returns the failure and the pivot row through *row.
+/// Factors one column-major block in place. Returns the failure and the pivot row through *row.
 KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(double* a, int nb, double relative_tiny, int* row) {
   double scale = 0.0;
   for (int e = 0; e < nb * nb; ++e) {
@@ -42,14 +43,14 @@ KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(double* a, int nb, double re
   return PivotFailure::none;
 }
 
-// Factors all n blocks of D (n * nb * nb doubles) on ExecSpace. Returns -1 when every block
-// factored, otherwise a code for the first failing block (lowest index) that
-// throw_pivot_failure turns into a message.
+/// Factors all n blocks of D (n * nb * nb doubles) on ExecSpace. Returns -1 when every block
+/// factored, otherwise a code for the first failing block (lowest index) that
+/// throw_pivot_failure turns into a message.
 template <class ExecSpace>
 long long factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
                                  double relative_tiny = default_relative_tiny_pivot) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
-  // Encodes (block, row, failure) so that a Min reduction finds the first failing block.
+  /// Encodes (block, row, failure) so that a Min reduction finds the first failing block.
   long long first = LLONG_MAX;
   Kokkos::parallel_reduce(
       "ppsparse::mcpi::factor_diagonal_blocks", Policy(0, n),
@@ -65,9 +66,10 @@ long long factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace:
   return first == LLONG_MAX ? -1 : first;
 }
 
+/// The block row a failure code of factor_diagonal_blocks names.
 inline ordinal_t failed_block(long long code) { return static_cast<ordinal_t>(code / 256); }
 
-// Throws NumericalError for a failure code; user_block is the block's index in the user's numbering.
+/// Throws NumericalError for a failure code; user_block is the block's index in the user's numbering.
 [[noreturn]] inline void throw_pivot_failure(long long code, int nb, ordinal_t user_block) {
   const long long row = (code / 4) % 64;
   const auto f = static_cast<PivotFailure>(code % 4);

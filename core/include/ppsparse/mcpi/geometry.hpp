@@ -1,24 +1,26 @@
 #pragma once
-// How a kernel maps lanes to work for a block size nb and a vector-group width W.
+/// @file
+/// How a kernel maps lanes to work for a block size nb and a vector-group width W.
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi {
 
 enum class LaneMap {
-  entry,      // lane <-> (block slot, entry (i,j)) of an nb x nb block; partial sums reduced over slots and j
-  block_row,  // lane <-> (block slot, row i) of a block; the lane loops over the block's columns
-  rows,       // lane <-> (block row r of the group, row i); no reduction (rows_per_warp)
+  entry,      ///< lane <-> (block slot, entry (i,j)) of an nb x nb block; partial sums reduced over slots and j
+  block_row,  ///< lane <-> (block slot, row i) of a block; the lane loops over the block's columns
+  rows,       ///< lane <-> (block row r of the group, row i); no reduction (rows_per_warp)
 };
 
+/// How a kernel lays one colour's block rows on lanes, vector groups and teams.
 struct Geometry {
   LaneMap map = LaneMap::entry;
-  int W = 32;               // vector-group width (hardware on GPUs, logical on CPUs)
-  int warps_per_group = 1;  // nw: vector groups cooperating on one block row (team-level group when > 1)
-  int slots = 1;            // nbk: blocks of one row processed at once by a group
-  int rows_per_group = 1;   // block rows handled by one group (rows map) — 1 otherwise
-  int groups_per_team = 1;  // nrbk: groups in one team
-  int lanes_per_slot = 1;   // entry: nb*nb; block_row: warps_per_group*W; rows: nb
+  int W = 32;               ///< vector-group width (hardware on GPUs, logical on CPUs)
+  int warps_per_group = 1;  ///< nw: vector groups cooperating on one block row (team-level group when > 1)
+  int slots = 1;            ///< nbk: blocks of one row processed at once by a group
+  int rows_per_group = 1;   ///< block rows handled by one group (rows map) — 1 otherwise
+  int groups_per_team = 1;  ///< nrbk: groups in one team
+  int lanes_per_slot = 1;   ///< entry: nb*nb; block_row: warps_per_group*W; rows: nb
 
   KOKKOS_INLINE_FUNCTION int group_lanes() const { return warps_per_group * W; }
   KOKKOS_INLINE_FUNCTION int team_size() const {
@@ -28,13 +30,14 @@ struct Geometry {
   KOKKOS_INLINE_FUNCTION bool group_spans_team_threads() const { return warps_per_group > 1; }
 };
 
-// Seed 002, table I (W = 32): warps per row nw, blocks per iteration nbk, rows per CTA nrbk, for nb <= 16.
+/// Seed 002, table I (W = 32): warps per row nw, blocks per iteration nbk, rows per CTA nrbk, for nb <= 16.
 struct TableIRow {
   int nw, nbk, nrbk;
 };
+/// ALREADY
 TableIRow seed002_table_i(int nb);
 
-// The geometry of a kernel (by its layout(k)). nb in [1, 64] (InvalidArgument otherwise); W >= 1.
+/// The geometry of a kernel (by its layout(k)). nb in [1, 64] (InvalidArgument otherwise); W >= 1.
 Geometry make_geometry(Kernel k, int nb, int W);
 
 }  // namespace ppsparse::mcpi

@@ -1,6 +1,7 @@
 #pragma once
-// Plain host reference of the MCPI sweeps in FP64, used by the tests: independent of the
-// kernels (dense Gaussian elimination with partial pivoting on the unfactored D blocks).
+/// @file
+/// Plain host reference of the MCPI sweeps in FP64, used by the tests: independent of the
+/// kernels (dense Gaussian elimination with partial pivoting on the unfactored D blocks).
 #include <vector>
 
 #include <ppsparse/formats/block_system.hpp>
@@ -8,26 +9,26 @@
 
 namespace ppsparse::mcpi {
 
-// s must be in colour-contiguous numbering (colour c owns block rows
-// [colour_offsets[c], colour_offsets[c+1])) with D not factored. Starts from dQ = 0.
+/// s must be in colour-contiguous numbering (colour c owns block rows
+/// [colour_offsets[c], colour_offsets[c+1])) with D not factored. Starts from dQ = 0.
 std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& color_offsets,
                                      int sweeps);
-// The same for a system in the user's numbering: renumbered by coloring.perm, swept, and dQ
-// returned in the user's numbering (what Solver::solve returns).
+/// The same for a system in the user's numbering: renumbered by coloring.perm, swept, and dQ
+/// returned in the user's numbering (what Solver::solve returns).
 std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const Coloring& coloring, int sweeps);
 
-// The largest relative error of a block row of dq against ref (both nb values per block row):
-//   max over block rows r of ||dq_r - ref_r||_2 / max(||ref_r||_2, floor),
-// floor = 1e-3 x the root mean square of ref's block-row norms, so that rows near zero do not
-// divide by nothing. Compared per block row, one wrong row among many is not diluted as in a
-// global norm. NaN anywhere gives NaN. InvalidArgument unless the sizes agree and nb >= 1
-// divides them.
+/// The largest relative error of a block row of dq against ref (both nb values per block row):
+///   max over block rows r of ||dq_r - ref_r||_2 / max(||ref_r||_2, floor),
+/// floor = 1e-3 x the root mean square of ref's block-row norms, so that rows near zero do not
+/// divide by nothing. Compared per block row, one wrong row among many is not diluted as in a
+/// global norm. NaN anywhere gives NaN. InvalidArgument unless the sizes agree and nb >= 1
+/// divides them.
 double max_block_row_error(const std::vector<double>& dq, const std::vector<double>& ref, int nb);
-// What max_block_row_error may reach for FP32 O and dQ against the FP64 reference: the pass
-// mark of the tests and of mcpi --verify.
+/// What max_block_row_error may reach for FP32 O and dQ against the FP64 reference: the pass
+/// mark of the tests and of mcpi --verify.
 inline constexpr double kBlockRowTolerance = 1e-4;
 
-// ||R - (D + O) dQ||_2 in FP64 for an unfactored system (any numbering consistent with dq).
+/// ||R - (D + O) dQ||_2 in FP64 for an unfactored system (any numbering consistent with dq).
 double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq);
 
 }  // namespace ppsparse::mcpi

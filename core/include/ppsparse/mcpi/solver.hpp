@@ -1,10 +1,11 @@
 #pragma once
-// FUN3D's multicolour point-implicit (MCPI) solver: for each sweep and each colour c,
-// r = R_c - O_c dQ, then dQ_c = D_c^-1 r with the in-place LU factors of D.
-//
-//   mcpi::Solver<> solver(system, colouring);   // permute to colour order, copy, factor D
-//   auto result = solver.solve({/*sweeps*/ 15, mcpi::Kernel::rows_per_warp});
-//   result.dq;                                  // in the user's numbering
+/// @file
+/// FUN3D's multicolour point-implicit (MCPI) solver: for each sweep and each colour c,
+/// r = R_c - O_c dQ, then dQ_c = D_c^-1 r with the in-place LU factors of D.
+///
+///   mcpi::Solver<> solver(system, colouring);   // permute to colour order, copy, factor D
+///   auto result = solver.solve({/*sweeps*/ 15, mcpi::Kernel::rows_per_warp});
+///   result.dq;                                  // in the user's numbering
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,32 +28,39 @@
 
 namespace ppsparse::mcpi {
 
+/// What Solver::solve runs: the number of sweeps, the kernel and its hardware features, and
+/// the kernel settings.
 struct Options {
+  /// Sweeps to run (>= 0).
   int sweeps = 15;
-  // The kernel and the hardware features (Variant's flags l2_window, async_copy).
+  /// The kernel and the hardware features (Variant's flags l2_window, async_copy).
   Variant variant = Kernel::warp_per_row;
-  bool residual_history = false;  // ||R - A dQ|| after each sweep, computed outside the timed path
-  // Stage each group's D blocks through registers into scratch while the SpMV loads are in
-  // flight (the portable form of seed 000's asynchronous copy of D).
+  bool residual_history = false;  ///< ||R - A dQ|| after each sweep, computed outside the timed path
+  /// Stage each group's D blocks through registers into scratch while the SpMV loads are in
+  /// flight (the portable form of seed 000's asynchronous copy of D).
   bool stage_diagonal = false;
-  // Use the device backend's specialised kernel for the variant when it has one (chosen
-  // automatically on CUDA); false forces the portable Kokkos kernels.
+  /// Use the device backend's specialised kernel for the variant when it has one (chosen
+  /// automatically on CUDA); false forces the portable Kokkos kernels.
   bool backend_kernels = true;
-  // Settings of the backend's specialised kernels (mcpi/tuning.hpp); the defaults are the
-  // automatic rules.
+  /// Settings of the backend's specialised kernels (mcpi/tuning.hpp); the defaults are the
+  /// automatic rules.
   KernelTuning tuning = {};
 };
 
+/// What Solver::solve returns: dQ in the user's numbering, residual norms when asked, the
+/// times of the sweeps, and what ran.
 struct Result {
-  std::vector<double> dq;              // n * nb, user's numbering (the FP32 iterate, widened)
-  std::vector<double> residual_norms;  // residual_history: one per sweep
-  double initial_residual_norm = 0.0;  // ||R|| (dQ = 0), when residual_history
-  double seconds = 0.0;                // all timed sweeps (device fenced); residuals excluded
-  std::vector<double> sweep_seconds;   // each sweep's time
+  std::vector<double> dq;              ///< n * nb, user's numbering (the FP32 iterate, widened)
+  std::vector<double> residual_norms;  ///< residual_history: one per sweep
+  double initial_residual_norm = 0.0;  ///< ||R|| (dQ = 0), when residual_history
+  double seconds = 0.0;                ///< all timed sweeps (device fenced); residuals excluded
+  std::vector<double> sweep_seconds;   ///< each sweep's time
+  /// Sweeps run, the variant asked for, and (below) what actually ran.
   int sweeps = 0;
   Variant variant = Kernel::warp_per_row;
-  std::string kernel;  // what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
-  std::string note;    // fallbacks and hardware settings (L2 window), one line
+  std::string kernel;  ///< what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
+  std::string note;    ///< fallbacks and hardware settings (L2 window), one line
+  /// Mean and median time of one sweep (0 without sweeps).
   double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
   double median_sweep_seconds() const {
     if (sweep_seconds.empty()) return 0.0;
@@ -62,16 +70,22 @@ struct Result {
   }
 };
 
-// Checks the system and colouring a user hands to the solver; throws InvalidArgument or
-// NumericalError naming the first offending block row (user's numbering).
+/// Checks the system and colouring a user hands to the solver; throws InvalidArgument or
+/// NumericalError naming the first offending block row (user's numbering).
 void check_system(const BlockSystem<HostSpace>& system, const Coloring& coloring);
 
+/// The MCPI solver for one block system and colouring on ExecSpace: the setup (checks, colour
+/// order, device copy, LU of D) happens once in the constructor; solve() runs sweeps from dQ = 0.
 template <class ExecSpace = DefaultExecSpace>
 class Solver {
  public:
+  /// Where the solver's arrays live, and the callback that reports setup steps.
   using memory_space = typename ExecSpace::memory_space;
   using Progress = std::function<void(const std::string&)>;
 
+  /// Checks the system and colouring (check_system), renumbers to colour order, copies to the
+  /// device and factors D unless system.d_factored. InvalidArgument or NumericalError (a failed
+  /// pivot, naming the user's block row) on bad input; progress, if given, hears each step.
   Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress = {})
       : nb_(system.nb), n_(system.n), coloring_(coloring) {
     auto say = [&](const std::string& s) {
@@ -96,15 +110,20 @@ class Solver {
     r_tmp_ = Kokkos::View<double*, memory_space>("mcpi.r_tmp", static_cast<size_t>(max_color_rows) * nb_);
   }
 
+  /// The block size, block rows and off-diagonal blocks of the system, and its colouring.
   int nb() const { return nb_; }
   ordinal_t n() const { return n_; }
   offset_t nnzb() const { return nnzb_; }
   const Coloring& coloring() const { return coloring_; }
+  /// The minimum bytes one sweep moves (mcpi/traffic.hpp).
   SweepTraffic traffic() const { return sweep_traffic(n_, nb_, nnzb_); }
-  // Vector-group width the kernels are laid out for (logical 32 on CPUs).
+  /// Vector-group width the kernels are laid out for (logical 32 on CPUs).
   static int group_width() { return compat::is_gpu_space<ExecSpace>() ? compat::vector_width_for<ExecSpace>() : 32; }
+  /// The lane layout of kernel k for this system's nb on this device.
   Geometry geometry(Kernel k) const { return make_geometry(k, nb_, group_width()); }
 
+  /// Runs opt.sweeps sweeps from dQ = 0 on a default instance of ExecSpace, each timed (device
+  /// fenced). InvalidArgument for negative sweeps or bad tuning.
   Result solve(const Options& opt) {
     if (opt.sweeps < 0) throw InvalidArgument("mcpi: sweeps must be >= 0, got " + std::to_string(opt.sweeps));
     check_tuning(opt.tuning);
@@ -144,14 +163,14 @@ class Solver {
     return res;
   }
 
-  // Whether `variant` runs the device backend's specialised kernel here (the backend of
-  // ExecSpace, whichever instance).
+  /// Whether `variant` runs the device backend's specialised kernel here (the backend of
+  /// ExecSpace, whichever instance).
   bool uses_backend_kernel(const Variant& variant, bool backend_kernels = true) const {
     return backend_kernels && backend::has_kernel(ExecSpace(), variant.kernel, nb_);
   }
 
-  // One sweep over all colours, asynchronous on exec's stream (benchmarks time this directly).
-  // `tuning` must pass check_tuning (solve() checks it).
+  /// One sweep over all colours, asynchronous on exec's stream (benchmarks time this directly).
+  /// `tuning` must pass check_tuning (solve() checks it).
   void sweep(const ExecSpace& exec, const Variant& variant, bool stage_diagonal = false, bool backend_kernels = true,
              const KernelTuning& tuning = {}) {
     stage_diagonal_ = stage_diagonal;
@@ -177,10 +196,10 @@ class Solver {
     }
   }
 
-  // dQ = 0, the iteration's start (solve() does this itself; callers of sweep() need it).
+  /// dQ = 0, the iteration's start (solve() does this itself; callers of sweep() need it).
   void reset() { Kokkos::deep_copy(dq_, 0.0f); }
 
-  // ||R - (D + O) dQ||_2 in FP64 for the current dQ (D applied through its LU factors).
+  /// ||R - (D + O) dQ||_2 in FP64 for the current dQ (D applied through its LU factors).
   double residual_norm() const {
     const auto O = dev_.O;
     const auto D = dev_.D;
@@ -220,7 +239,7 @@ class Solver {
     return std::sqrt(sum);
   }
 
-  // The current dQ in the user's numbering.
+  /// The current dQ in the user's numbering.
   std::vector<double> dq_user() const {
     auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq_);
     std::vector<double> x(h.extent(0));
@@ -229,7 +248,7 @@ class Solver {
   }
 
  private:
-  // kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
+  /// kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
   void run_portable(const ExecSpace& exec, Kernel kernel, ordinal_t b, ordinal_t e) {
     using Run = void (Solver::*)(const ExecSpace&, ordinal_t, ordinal_t);
     static constexpr Run kRun[] = {
@@ -242,7 +261,7 @@ class Solver {
     (this->*kRun[i])(exec, b, e);
   }
 
-  // The portable kernels (impl::SweepFunctor) over the colour rows [b, e).
+  /// The portable kernels (impl::SweepFunctor) over the colour rows [b, e).
   void run_warp_per_row(const ExecSpace& exec, ordinal_t b, ordinal_t e) {
     launch(exec, geometry(Kernel::warp_per_row), impl::Stage::fused, false, b, e);
   }
@@ -321,7 +340,7 @@ class Solver {
   bool stage_diagonal_ = false;
 };
 
-// Convenience: set up and solve once on the default execution space.
+/// Convenience: set up and solve once on the default execution space.
 Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Options& options);
 
 }  // namespace ppsparse::mcpi

@@ -1,12 +1,13 @@
 #pragma once
-// The portable MCPI kernel for one colour: r = R_c - O_c dQ, then dQ_c = D_c^-1 r by
-// forward/backward substitution with the in-place LU factors of D.
-//
-// A team runs "lane phases": every lane of the team executes a phase, then the lanes of a
-// group synchronise (end of a ThreadVectorRange: a warp sync on CUDA, lock step on HIP; a
-// team barrier when a group spans several vector groups). State that outlives a phase lives
-// in team scratch, so the same code runs on CPUs, where lanes are logical and phases run
-// one after another.
+/// @file
+/// The portable MCPI kernel for one colour: r = R_c - O_c dQ, then dQ_c = D_c^-1 r by
+/// forward/backward substitution with the in-place LU factors of D.
+///
+/// A team runs "lane phases": every lane of the team executes a phase, then the lanes of a
+/// group synchronise (end of a ThreadVectorRange: a warp sync on CUDA, lock step on HIP; a
+/// team barrier when a group spans several vector groups). State that outlives a phase lives
+/// in team scratch, so the same code runs on CPUs, where lanes are logical and phases run
+/// one after another.
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/types.hpp>
 
@@ -19,17 +20,17 @@ struct SweepViews {
   Kokkos::View<const offset_t*, MemSpace> ia;
   Kokkos::View<const ordinal_t*, MemSpace> ja;
   Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> O;
-  Kokkos::View<const double*, MemSpace> D;  // LU factors
+  Kokkos::View<const double*, MemSpace> D;  ///< LU factors
   Kokkos::View<const double*, MemSpace> R;
-  Kokkos::View<float*, MemSpace> dq;  // written for this colour's rows
+  Kokkos::View<float*, MemSpace> dq;  ///< written for this colour's rows
   Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>
       dq_read;                            // same memory, other colours
-  Kokkos::View<double*, MemSpace> r_tmp;  // split variant: r for the colour's rows
+  Kokkos::View<double*, MemSpace> r_tmp;  ///< split variant: r for the colour's rows
 };
 
-// NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
-// StageD compiles in the register staging of D (it costs registers in every path of the
-// kernel, so it is a compile-time choice, measured per variant).
+/// NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
+/// StageD compiles in the register staging of D (it costs registers in every path of the
+/// kernel, so it is a compile-time choice, measured per variant).
 template <class ExecSpace, int NB, bool StageD = false>
 struct SweepFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -43,20 +44,20 @@ struct SweepFunctor {
   ordinal_t row_begin, row_end;
   Stage stage;
   bool prefetch;
-  bool stage_d;  // StageD and the group's D blocks fit (see can_stage_d)
+  bool stage_d;  ///< StageD and the group's D blocks fit (see can_stage_d)
 
-  // At most this many D entries per lane are staged (registers, compile-time bound).
+  /// At most this many D entries per lane are staged (registers, compile-time bound).
   static constexpr int max_staged_per_lane = StageD ? 16 : 1;
 
   KOKKOS_INLINE_FUNCTION int nb() const { return NB > 0 ? NB : nb_rt; }
 
-  // Per-group scratch sizes (elements).
+  /// Per-group scratch sizes (elements).
   KOKKOS_INLINE_FUNCTION int r_len() const { return g.rows_per_group * nb(); }
   KOKKOS_INLINE_FUNCTION int part_len() const { return g.map == LaneMap::rows ? 0 : g.group_lanes(); }
   KOKKOS_INLINE_FUNCTION int pf_len() const { return prefetch ? 3 * g.rows_per_group * nb() : 0; }
   KOKKOS_INLINE_FUNCTION int d_len() const { return stage_d ? g.rows_per_group * nb() * nb() : 0; }
 
-  // Whether a group's D blocks fit the register staging and a modest scratch budget.
+  /// Whether a group's D blocks fit the register staging and a modest scratch budget.
   static bool can_stage_d(const Geometry& g, int nb) {
     if (!StageD) return false;
     const size_t len = static_cast<size_t>(g.rows_per_group) * nb * nb;
@@ -72,7 +73,7 @@ struct SweepFunctor {
     return ScratchD::shmem_size(r) + ScratchF::shmem_size(part + pf) + 64;
   }
 
-  // Runs f(group, lane) on every lane of the team, then synchronises the groups.
+  /// Runs f(group, lane) on every lane of the team, then synchronises the groups.
   template <class F>
   KOKKOS_INLINE_FUNCTION void phase(const member_type& m, const F& f) const {
     const int W = g.W, G = g.group_lanes();
@@ -125,9 +126,9 @@ struct SweepFunctor {
     substitute(m, n_b, nb2, rpg, r_at, d_s, row_of);
   }
 
-  // Runs body() for lane t of group gi with the group's D blocks (contiguous: its rows are
-  // consecutive) loaded into registers before and stored to scratch after, so the D loads
-  // are in flight while body's SpMV loads are: the portable form of an asynchronous copy.
+  /// Runs body() for lane t of group gi with the group's D blocks (contiguous: its rows are
+  /// consecutive) loaded into registers before and stored to scratch after, so the D loads
+  /// are in flight while body's SpMV loads are: the portable form of an asynchronous copy.
   template <class Body>
   KOKKOS_INLINE_FUNCTION void with_staged_d(const int gi, const int t, const ordinal_t first_row, double* d_s,
                                             const Body& body) const {
@@ -154,7 +155,7 @@ struct SweepFunctor {
     }
   }
 
-  // Entry idx of the LU factors of the diagonal block of row rr of group gi.
+  /// Entry idx of the LU factors of the diagonal block of row rr of group gi.
   KOKKOS_INLINE_FUNCTION double d_at(const double* d_s, const int gi, const int rr, const ordinal_t row,
                                      const int idx) const {
     const int nb2 = nb() * nb();
@@ -162,8 +163,8 @@ struct SweepFunctor {
                    : v.D(static_cast<size_t>(row) * nb2 + idx);
   }
 
-  // Row i of O_row * dQ over the blocks s, s+step, ... of a block row; two blocks per step
-  // so that their ja -> dQ chains overlap.
+  /// Row i of O_row * dQ over the blocks s, s+step, ... of a block row; two blocks per step
+  /// so that their ja -> dQ chains overlap.
   KOKKOS_INLINE_FUNCTION float block_row_dot(const ordinal_t row, const int i, const int s, const int step,
                                              const int n_b, const int nb2) const {
     float a0 = 0.0f, a1 = 0.0f;
@@ -261,8 +262,8 @@ struct SweepFunctor {
     }
   }
 
-  // rows_per_warp with dQ prefetched into two scratch buffers (seed 000, fig. 9): while the
-  // lanes multiply block s with buffer s%2, they load dQ of block s+1 into the other buffer.
+  /// rows_per_warp with dQ prefetched into two scratch buffers (seed 000, fig. 9): while the
+  /// lanes multiply block s with buffer s%2, they load dQ of block s+1 into the other buffer.
   template <class RAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv_prefetch(const member_type& m, const int n_b, const int nb2, const int rpg,
                                             const RAt& r_at, float* pf_base, double* d_s, const RowOf& row_of) const {
@@ -316,7 +317,7 @@ struct SweepFunctor {
     });
   }
 
-  // Forward (unit L) and backward (U) substitution, one lane per (block row, entry).
+  /// Forward (unit L) and backward (U) substitution, one lane per (block row, entry).
   template <class RAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void substitute(const member_type& m, const int n_b, const int nb2, const int rpg,
                                          const RAt& r_at, const double* d_s, const RowOf& row_of) const {

@@ -1,17 +1,19 @@
 #pragma once
-// Minimum device-memory traffic of one MCPI sweep (all colours), the model every report
-// divides by time: O values and block column indices once, block row pointers once,
-// D and R once, dQ read once and written once.
+/// @file
+/// Minimum device-memory traffic of one MCPI sweep (all colours), the model every report
+/// divides by time: O values and block column indices once, block row pointers once,
+/// D and R once, dQ read once and written once.
 #include <cstddef>
 
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi {
 
+/// Bytes one MCPI sweep must move at least, by array: the minimum-traffic model of the solver.
 struct SweepTraffic {
   double o_values, o_indices, o_row_ptr, d, r, dq_read, dq_write;
   double total() const { return o_values + o_indices + o_row_ptr + d + r + dq_read + dq_write; }
-  // Floating-point operations of one sweep (see sweep_traffic).
+  /// Floating-point operations of one sweep (see sweep_traffic).
   double flops = 0;
 };
 
@@ -25,7 +27,7 @@ inline SweepTraffic sweep_traffic(ordinal_t n, int nb, offset_t nnzb) {
   t.r = static_cast<double>(n) * nb * sizeof(double);
   t.dq_read = static_cast<double>(n) * nb * sizeof(float);
   t.dq_write = static_cast<double>(n) * nb * sizeof(float);
-  // SpMV: 2 flops per O entry; substitution with LU factors: 2 nb^2 - nb per block row; r = R - q: nb.
+  /// SpMV: 2 flops per O entry; substitution with LU factors: 2 nb^2 - nb per block row; r = R - q: nb.
   t.flops = 2.0 * static_cast<double>(nnzb) * nb2 + static_cast<double>(n) * (2.0 * nb2);
   return t;
 }

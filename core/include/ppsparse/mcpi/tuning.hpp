@@ -1,35 +1,39 @@
 #pragma once
-// Settings of the device backends' specialised MCPI kernels (backends/cuda), set explicitly by
-// benchmarks and tests: the library reads no environment variable. The defaults are the
-// automatic rules, measured in docs/perf/bench_mcpi_h100.md; the portable kernels ignore them.
+/// @file
+/// Settings of the device backends' specialised MCPI kernels (backends/cuda), set explicitly by
+/// benchmarks and tests: the library reads no environment variable. The defaults are the
+/// automatic rules, measured in docs/perf/bench_mcpi_h100.md; the portable kernels ignore them.
 #include <string>
 
 namespace ppsparse::mcpi {
 
+/// Settings of the backend's specialised MCPI kernels; the defaults are the automatic rules.
+/// Benchmarks and tests set them explicitly; the library reads no environment variable.
 struct KernelTuning {
-  // rows_per_warp's kernel for colours of few rows (a row's blocks spread over the warp):
-  // automatic (colours with fewer than two row groups per multiprocessor), off, or always.
+  /// rows_per_warp's kernel for colours of few rows (a row's blocks spread over the warp):
+  /// automatic (colours with fewer than two row groups per multiprocessor), off, or always.
   enum class SmallColor { automatic, off, always };
   SmallColor small_color = SmallColor::automatic;
-  // Slots per block row of the rows_per_warp kernel: 0 (the rule by nb), or 1, 2 or 4, used
-  // where slots * nb <= 32.
+  /// Slots per block row of the rows_per_warp kernel: 0 (the rule by nb), or 1, 2 or 4, used
+  /// where slots * nb <= 32.
   int row_slots = 0;
-  // Warps per block row of the kernel for nb >= 16: 0 (the rule by colour size), 1 or 4.
+  /// Warps per block row of the kernel for nb >= 16: 0 (the rule by colour size), 1 or 4.
   int wide_split = 0;
-  // L2 prefetch of the next blocks in the kernel for nb >= 16.
+  /// L2 prefetch of the next blocks in the kernel for nb >= 16.
   bool wide_prefetch = true;
-  // Each colour launched as a programmatic dependent of the previous one, where the device
-  // has it (compute capability 9.0 and later).
+  /// Each colour launched as a programmatic dependent of the previous one, where the device
+  /// has it (compute capability 9.0 and later).
   bool dependent_launch = true;
 };
 
-// Throws InvalidArgument naming the field, its value and what it may be, e.g.
-// "mcpi tuning: row_slots = 3 must be 0 (the rule), 1, 2 or 4".
+/// Throws InvalidArgument naming the field, its value and what it may be, e.g.
+/// "mcpi tuning: row_slots = 3 must be 0 (the rule), 1, 2 or 4".
 void check_tuning(const KernelTuning& tuning);
 
-// "automatic", "off", "always"; parse_small_color also takes the benchmarks' older spellings
-// "" (automatic), "0" (off) and "all" (always), and refuses anything else listing the names.
+/// "automatic", "off", "always"; parse_small_color also takes the benchmarks' older spellings
+/// "" (automatic), "0" (off) and "all" (always), and refuses anything else listing the names.
 const char* to_string(KernelTuning::SmallColor mode);
+/// "automatic", "off" or "always"; InvalidArgument naming the text otherwise.
 KernelTuning::SmallColor parse_small_color(const std::string& text);
 
 }  // namespace ppsparse::mcpi

@@ -1,40 +1,42 @@
 #pragma once
-// What an MCPI sweep runs: a kernel (one of mcpi/kernels.def) and the hardware features it asks for.
+/// @file
+/// What an MCPI sweep runs: a kernel (one of mcpi/kernels.def) and the hardware features it asks for.
 #include <string>
 #include <vector>
 
 namespace ppsparse::mcpi {
 
-// The sweep kernels, one per line of mcpi/kernels.def.
+/// The sweep kernels, one per line of mcpi/kernels.def.
 enum class Kernel {
 #define PPSPARSE_MCPI_KERNEL(id, layout, summary) id,
 #include <ppsparse/mcpi/kernels.def>
 #undef PPSPARSE_MCPI_KERNEL
 };
 
-// How a kernel lays block rows on vector groups (kernels.def's layout column).
+/// How a kernel lays block rows on vector groups (kernels.def's layout column).
 enum class GroupLayout {
-  one_row,    // a group (nw vector groups, seed 002's table I) per block row
-  many_rows,  // a group handles floor(W / nb) block rows, nb lanes per row
+  one_row,    ///< a group (nw vector groups, seed 002's table I) per block row
+  many_rows,  ///< a group handles floor(W / nb) block rows, nb lanes per row
 };
 
-// The kernel's name as written in kernels.def.
+/// The kernel's name as written in kernels.def.
 const char* name(Kernel k);
-// One line on the kernel (kernels.def), for usage texts.
+/// One line on the kernel (kernels.def), for usage texts.
 const char* summary(Kernel k);
+/// The kernel's group layout (kernels.def).
 GroupLayout layout(Kernel k);
-// Every kernel, in the order of kernels.def.
+/// Every kernel, in the order of kernels.def.
 const std::vector<Kernel>& all_kernels();
-// InvalidArgument "unknown MCPI kernel 'x' (valid: ...)" for other names.
+/// InvalidArgument "unknown MCPI kernel 'x' (valid: ...)" for other names.
 Kernel parse_kernel(const std::string& s);
 
-// A kernel and seed 000's hardware features, flags orthogonal to the kernel. Where the backend
-// has no specialised kernel or lacks a feature, the portable kernel runs without it and the
-// solver's Result::note says why.
+/// A kernel and seed 000's hardware features, flags orthogonal to the kernel. Where the backend
+/// has no specialised kernel or lacks a feature, the portable kernel runs without it and the
+/// solver's Result::note says why.
 struct Variant {
   Kernel kernel = Kernel::warp_per_row;
-  bool l2_window = false;   // dQ kept in a persisting-L2 window (seed 000's x_1 kernels)
-  bool async_copy = false;  // D copied asynchronously to shared memory during the SpMV loads (x_2)
+  bool l2_window = false;   ///< dQ kept in a persisting-L2 window (seed 000's x_1 kernels)
+  bool async_copy = false;  ///< D copied asynchronously to shared memory during the SpMV loads (x_2)
 
   constexpr Variant() = default;
   constexpr Variant(Kernel k, bool l2 = false, bool async = false) : kernel(k), l2_window(l2), async_copy(async) {}
@@ -45,14 +47,14 @@ struct Variant {
   friend bool operator!=(const Variant& a, const Variant& b) { return !(a == b); }
 };
 
-// The kernel's name, then "_l2" and "_async" for the features: seed 000's names of its hardware
-// variants, e.g. "rows_per_warp_l2_async".
+/// The kernel's name, then "_l2" and "_async" for the features: seed 000's names of its hardware
+/// variants, e.g. "rows_per_warp_l2_async".
 std::string name(const Variant& v);
-// Inverse of name(Variant): a kernel name with optional "_l2" and "_async" suffixes, in that
-// order. InvalidArgument listing the kernels when the name is unknown.
+/// Inverse of name(Variant): a kernel name with optional "_l2" and "_async" suffixes, in that
+/// order. InvalidArgument listing the kernels when the name is unknown.
 Variant parse_variant(const std::string& s);
-// The kernels without features, then seed 000's hardware variants (warp_per_row and
-// rows_per_warp with _l2 and _l2_async): the variants benchmarks and tests run by default.
+/// The kernels without features, then seed 000's hardware variants (warp_per_row and
+/// rows_per_warp with _l2 and _l2_async): the variants benchmarks and tests run by default.
 const std::vector<Variant>& all_variants();
 
 }  // namespace ppsparse::mcpi

@@ -1,7 +1,8 @@
 #pragma once
-// An unstructured mesh of one dimension (2-D or 3-D): point coordinates and the
-// volume elements (triangles/quadrilaterals in 2-D; tetrahedra, pyramids, prisms and
-// hexahedra in 3-D) in SU2/VTK node numbering. Boundary elements are not kept.
+/// @file
+/// An unstructured mesh of one dimension (2-D or 3-D): point coordinates and the
+/// volume elements (triangles/quadrilaterals in 2-D; tetrahedra, pyramids, prisms and
+/// hexahedra in 3-D) in SU2/VTK node numbering. Boundary elements are not kept.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,7 +12,7 @@
 
 namespace ppsparse::mesh {
 
-// Element type ids as SU2 and VTK number them.
+/// Element type ids as SU2 and VTK number them.
 enum class ElementType : std::uint8_t {
   line = 3,
   triangle = 5,
@@ -22,42 +23,45 @@ enum class ElementType : std::uint8_t {
   pyramid = 14
 };
 
-// True when id is one of the ElementType values above.
+/// True when id is one of the ElementType values above.
 bool is_element_type_id(long long id);
+/// Nodes, dimension (2 or 3) and name ("tetrahedron", ...) of an element type.
 int nodes_per_element(ElementType t);
 int element_dimension(ElementType t);  // line 1, triangle/quadrilateral 2, the rest 3
 const char* element_name(ElementType t);
 
-// The element's edges as pairs of local node numbers (SU2/VTK numbering):
-// line 1, triangle 3, quadrilateral 4, tetrahedron 6, pyramid 8, prism 9, hexahedron 12.
-// Face diagonals and body diagonals are not edges.
+/// The element's edges as pairs of local node numbers (SU2/VTK numbering):
+/// line 1, triangle 3, quadrilateral 4, tetrahedron 6, pyramid 8, prism 9, hexahedron 12.
+/// Face diagonals and body diagonals are not edges.
 const std::vector<std::array<int, 2>>& element_edges(ElementType t);
 
+/// An unstructured mesh of one dimension: its points and its volume elements (see the file's
+/// description).
 struct Mesh {
   int dim = 3;
-  std::vector<double> coords;         // npoints * dim, point-major
-  std::vector<ElementType> types;     // volume (dim-D) elements only
-  std::vector<offset_t> elem_ptr{0};  // nelements + 1
-  std::vector<ordinal_t> elem_nodes;  // elem_ptr.back()
+  std::vector<double> coords;         ///< npoints * dim, point-major
+  std::vector<ElementType> types;     ///< volume (dim-D) elements only
+  std::vector<offset_t> elem_ptr{0};  ///< nelements + 1
+  std::vector<ordinal_t> elem_nodes;  ///< elem_ptr.back()
 
   ordinal_t npoints() const { return static_cast<ordinal_t>(coords.size() / static_cast<size_t>(dim > 0 ? dim : 1)); }
   ordinal_t nelements() const { return static_cast<ordinal_t>(types.size()); }
 };
 
-// Throws InvalidArgument (one line, naming the first defect) unless m is well formed:
-// dim 2 or 3, finite coordinates, counts within 32 bits, elem_ptr consistent with the
-// types, every element of dimension dim with distinct node ids in range.
+/// Throws InvalidArgument (one line, naming the first defect) unless m is well formed:
+/// dim 2 or 3, finite coordinates, counts within 32 bits, elem_ptr consistent with the
+/// types, every element of dimension dim with distinct node ids in range.
 void validate(const Mesh& m, const std::string& what = "mesh");
 
-// Volume (area in 2-D) of element e, integrated exactly over the element's standard
-// map: flat triangles, bilinear quadrilateral faces, trilinear hexahedra. The sign
-// follows VTK's node-order conventions: + when the tetrahedron's 0,1,2 is
-// counter-clockwise seen from 3, the pyramid's base 0,1,2,3 counter-clockwise seen from
-// the apex 4, the hexahedron's 0,1,2,3 counter-clockwise seen from 4,5,6,7, the prism's
-// 0,1,2 clockwise seen from 3,4,5 (VTK's wedge is the odd one out), and 2-D elements
-// counter-clockwise.
+/// Volume (area in 2-D) of element e, integrated exactly over the element's standard
+/// map: flat triangles, bilinear quadrilateral faces, trilinear hexahedra. The sign
+/// follows VTK's node-order conventions: + when the tetrahedron's 0,1,2 is
+/// counter-clockwise seen from 3, the pyramid's base 0,1,2,3 counter-clockwise seen from
+/// the apex 4, the hexahedron's 0,1,2,3 counter-clockwise seen from 4,5,6,7, the prism's
+/// 0,1,2 clockwise seen from 3,4,5 (VTK's wedge is the odd one out), and 2-D elements
+/// counter-clockwise.
 double element_signed_volume(const Mesh& m, ordinal_t e);
-// |element_signed_volume|: the measure, whatever the orientation convention.
+/// |element_signed_volume|: the measure, whatever the orientation convention.
 double element_volume(const Mesh& m, ordinal_t e);
 
 }  // namespace ppsparse::mesh

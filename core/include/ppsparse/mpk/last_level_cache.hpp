@@ -1,9 +1,10 @@
 #pragma once
-// Size of the cache the matrix power kernel blocks for: the last-level cache of an
-// execution-space instance's device (a GPU's L2, a CPU's L3). Chosen by overloading on the
-// execution space: backends/cuda answers for Kokkos::Cuda (its device's L2); the portable
-// template answers host_last_level_cache_bytes() on host spaces and the fallback on GPUs
-// without a query (HIP).
+/// @file
+/// Size of the cache the matrix power kernel blocks for: the last-level cache of an
+/// execution-space instance's device (a GPU's L2, a CPU's L3). Chosen by overloading on the
+/// execution space: backends/cuda answers for Kokkos::Cuda (its device's L2); the portable
+/// template answers host_last_level_cache_bytes() on host spaces and the fallback on GPUs
+/// without a query (HIP).
 #include <cstddef>
 
 #include <Kokkos_Core.hpp>
@@ -11,24 +12,25 @@
 
 namespace ppsparse::mpk {
 
-// Used when no query answers (and on GPU backends without a query, e.g. HIP): 8 MiB.
+/// Used when no query answers (and on GPU backends without a query, e.g. HIP): 8 MiB.
 inline constexpr std::size_t fallback_last_level_cache_bytes = std::size_t{8} << 20;
 
-// Largest data or unified cache the host's CPU 0 sees: /sys/devices/system/cpu/cpu0/cache
-// (the per-instance size, i.e. what one core can use), else sysconf(_SC_LEVEL3_CACHE_SIZE)
-// and _SC_LEVEL2_CACHE_SIZE, else the fallback.
+/// Largest data or unified cache the host's CPU 0 sees: /sys/devices/system/cpu/cpu0/cache
+/// (the per-instance size, i.e. what one core can use), else sysconf(_SC_LEVEL3_CACHE_SIZE)
+/// and _SC_LEVEL2_CACHE_SIZE, else the fallback.
 std::size_t host_last_level_cache_bytes();
 
-// Last-level cache of exec's device in bytes; never 0 (the fallback when the size cannot be read).
+/// Last-level cache of exec's device in bytes; never 0 (the fallback when the size cannot be read).
 template <class ExecSpace>
 std::size_t last_level_cache_bytes(const ExecSpace&) {
   return compat::is_gpu_space<ExecSpace>() ? fallback_last_level_cache_bytes : host_last_level_cache_bytes();
 }
 #if defined(KOKKOS_ENABLE_CUDA)
+/// Kokkos::Cuda: the L2 of exec's device (backends/cuda).
 std::size_t last_level_cache_bytes(const Kokkos::Cuda& exec);
 #endif
 
-// Of the default execution space's instance.
+/// Of the default execution space's instance.
 inline std::size_t last_level_cache_bytes() { return last_level_cache_bytes(Kokkos::DefaultExecutionSpace()); }
 
 }  // namespace ppsparse::mpk

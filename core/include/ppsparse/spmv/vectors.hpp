@@ -1,5 +1,6 @@
 #pragma once
-// Vector types of the SpMV kernels (y = alpha*A*x + beta*y) and the argument checks they share.
+/// @file
+/// Vector types of the SpMV kernels (y = alpha*A*x + beta*y) and the argument checks they share.
 #include <cstdint>
 #include <string>
 
@@ -8,13 +9,15 @@
 
 namespace ppsparse::spmv {
 
+/// A read-only vector of the SpMV kernels (x).
 template <class Scalar, class MemSpace>
 using ConstVector = Kokkos::View<const Scalar*, MemSpace>;
+/// A vector the SpMV kernels write (y).
 template <class Scalar, class MemSpace>
 using Vector = Kokkos::View<Scalar*, MemSpace>;
 
-// Kernels deduce Scalar and MemSpace from the matrix only; alpha, beta, x and y are taken in
-// this non-deduced form so that a double literal or a View<double*> converts implicitly.
+/// Kernels deduce Scalar and MemSpace from the matrix only; alpha, beta, x and y are taken in
+/// this non-deduced form so that a double literal or a View<double*> converts implicitly.
 template <class T>
 struct type_identity {
   using type = T;
@@ -22,8 +25,8 @@ struct type_identity {
 template <class T>
 using nondeduced_t = typename type_identity<T>::type;
 
-// Throws InvalidArgument, naming `who`, unless x has ncols entries, y has nrows entries,
-// and x and y do not share memory (y = A*y in place would read entries already written).
+/// Throws InvalidArgument, naming `who`, unless x has ncols entries, y has nrows entries,
+/// and x and y do not share memory (y = A*y in place would read entries already written).
 template <class XView, class YView>
 void check_vectors(const std::string& who, long long nrows, long long ncols, const XView& x, const YView& y) {
   if (static_cast<long long>(x.extent(0)) != ncols)
@@ -41,9 +44,9 @@ void check_vectors(const std::string& who, long long nrows, long long ncols, con
   }
 }
 
-// Throws InvalidArgument, naming `who`, unless the CSR arrays have consistent extents
-// (row_ptr: nrows+1 entries; col_idx and values: the same count). O(1): the entries
-// themselves are checked by check_csr_structure (spmv/structure_check.hpp).
+/// Throws InvalidArgument, naming `who`, unless the CSR arrays have consistent extents
+/// (row_ptr: nrows+1 entries; col_idx and values: the same count). O(1): the entries
+/// themselves are checked by check_csr_structure (spmv/structure_check.hpp).
 template <class Csr>
 void check_csr_extents(const std::string& who, const Csr& a) {
   if (a.nrows < 0 || a.ncols < 0) throw InvalidArgument(who + ": negative matrix dimensions");

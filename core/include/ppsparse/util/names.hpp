@@ -1,17 +1,18 @@
 #pragma once
-// Names of enumerations that users type (algorithms, variants, options): one table of names per
-// enumeration, indexed by the enumerator's value, and one way of parsing them.
+/// @file
+/// Names of enumerations that users type (algorithms, variants, options): one table of names per
+/// enumeration, indexed by the enumerator's value, and one way of parsing them.
 #include <cstddef>
 #include <string>
 
 namespace ppsparse::util {
 
-// Throws InvalidArgument "unknown <what> '<name>' (valid: a, b, c)".
+/// Throws InvalidArgument "unknown <what> '<name>' (valid: a, b, c)".
 [[noreturn]] void throw_unknown_name(const std::string& name, const char* const* names, std::size_t count,
                                      const char* what);
 
-// The enumerator whose name is names[value], for enumerations numbered 0, 1, ... in the order of
-// their names; InvalidArgument (throw_unknown_name) for any other name.
+/// The enumerator whose name is names[value], for enumerations numbered 0, 1, ... in the order of
+/// their names; InvalidArgument (throw_unknown_name) for any other name.
 template <class Enum, std::size_t N>
 Enum parse_name(const std::string& name, const char* const (&names)[N], const char* what) {
   for (std::size_t i = 0; i < N; ++i)
@@ -19,7 +20,7 @@ Enum parse_name(const std::string& name, const char* const (&names)[N], const ch
   throw_unknown_name(name, names, N, what);
 }
 
-// names[value] for an enumerator in range, else "?".
+/// names[value] for an enumerator in range, else "?".
 template <class Enum, std::size_t N>
 const char* name_of(Enum value, const char* const (&names)[N]) {
   const auto i = static_cast<std::size_t>(value);
