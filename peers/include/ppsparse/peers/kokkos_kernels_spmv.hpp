@@ -1,15 +1,16 @@
 #pragma once
-// Kokkos Kernels' SpMV (KokkosSparse::spmv) as a peer of the ppsparse kernels, in its two
-// flavours: "native" (Kokkos Kernels' own kernel) and "default" (what Kokkos Kernels picks:
-// the vendor library when it was built with that TPL, else native).
-//
-// This header is the one place that absorbs the API difference between Kokkos Kernels 3.4
-// (Debian: spmv(KokkosKernels::Experimental::Controls, ...), where "native" and "default" are
-// the same code path because no TPL is enabled and 3.4 has no way to bypass a TPL) and
-// Kokkos Kernels >= 4 (KokkosSparse::SPMVHandle with SPMV_NATIVE / SPMV_DEFAULT).
-//
-// Header-only: it instantiates Kokkos Kernels templates, so only programs that compare
-// against Kokkos Kernels (benchmarks, tests) pay for compiling them.
+/// @file
+/// Kokkos Kernels' SpMV (KokkosSparse::spmv) as a peer of the ppsparse kernels, in its two
+/// flavours: "native" (Kokkos Kernels' own kernel) and "default" (what Kokkos Kernels picks:
+/// the vendor library when it was built with that TPL, else native).
+///
+/// This header is the one place that absorbs the API difference between Kokkos Kernels 3.4
+/// (Debian: spmv(KokkosKernels::Experimental::Controls, ...), where "native" and "default" are
+/// the same code path because no TPL is enabled and 3.4 has no way to bypass a TPL) and
+/// Kokkos Kernels >= 4 (KokkosSparse::SPMVHandle with SPMV_NATIVE / SPMV_DEFAULT).
+///
+/// Header-only: it instantiates Kokkos Kernels templates, so only programs that compare
+/// against Kokkos Kernels (benchmarks, tests) pay for compiling them.
 #include <memory>
 #include <string>
 
@@ -25,8 +26,8 @@ namespace ppsparse::spmv {
 enum class KkSpmvMode { native, default_algorithm };
 
 namespace detail {
-// Copies 64-bit CSR row offsets into the 32-bit offsets Kokkos Kernels' ETI (and its
-// cuSPARSE/rocSPARSE TPL path) is built for.
+/// Copies 64-bit CSR row offsets into the 32-bit offsets Kokkos Kernels' ETI (and its
+/// cuSPARSE/rocSPARSE TPL path) is built for.
 template <class MemSpace>
 struct NarrowOffsets {
   Kokkos::View<const offset_t*, MemSpace> from;
@@ -43,8 +44,8 @@ class KokkosKernelsSpmv {
   using x_type = ConstVector<Scalar, MemSpace>;
   using y_type = Vector<Scalar, MemSpace>;
 
-  // Shares the matrix's column indices and values; copies the row offsets to 32 bits.
-  // InvalidArgument if the matrix has more than 2^31-1 entries.
+  /// Shares the matrix's column indices and values; copies the row offsets to 32 bits.
+  /// InvalidArgument if the matrix has more than 2^31-1 entries.
   KokkosKernelsSpmv(const CsrMatrix<Scalar, MemSpace>& a, KkSpmvMode mode, const ExecSpace& space = ExecSpace())
       : mode_(mode), space_(space) {
     check_csr_extents("Kokkos Kernels spmv", a);

@@ -1,22 +1,23 @@
 #pragma once
-// The MCPI sweep built from Kokkos Kernels, a peer of mcpi::Solver in bench_mcpi. For each
-// colour c (rows [b, e) in colour order), one sweep runs
-//   q = O_c dQ           KokkosSparse::spmv, SPMV_NATIVE, on a
-//                        KokkosSparse::Experimental::BsrMatrix<float> of the colour's block rows
-//                        (Kokkos Kernels >= 4; on GPUs its "v4.2" BSR kernel)
-//   r = R_c - q          FP64, per block row, then
-//   r = U^-1 L^-1 r      KokkosBatched::SerialSolveLU (nb <= 16: one thread per block row) or
-//                        KokkosBatched::TeamSolveLU (nb > 16: one team per block row) on D's
-//                        in-place LU factors (unit lower L, upper U, column-major)
-//   dQ_c = (float) r
-// Kokkos Kernels stores BSR blocks row-major and ppsparse column-major, so setup keeps a
-// block-transposed copy of O's values (the only matrix data the peer copies; column indices
-// and D, R are shared with the caller's system). Debian's Kokkos Kernels 3.4 has no BsrMatrix:
-// there the SpMV is KokkosSparse::CrsMatrix on the point expansion of O_c (a second copy of
-// the values plus point column indices) and describe() says so. See
-// mcpi_kokkos_kernels_compat.hpp for the version differences.
-//
-// Header-only: it instantiates Kokkos Kernels templates for the benchmark alone.
+/// @file
+/// The MCPI sweep built from Kokkos Kernels, a peer of mcpi::Solver in bench_mcpi. For each
+/// colour c (rows [b, e) in colour order), one sweep runs
+///   q = O_c dQ           KokkosSparse::spmv, SPMV_NATIVE, on a
+///                        KokkosSparse::Experimental::BsrMatrix<float> of the colour's block rows
+///                        (Kokkos Kernels >= 4; on GPUs its "v4.2" BSR kernel)
+///   r = R_c - q          FP64, per block row, then
+///   r = U^-1 L^-1 r      KokkosBatched::SerialSolveLU (nb <= 16: one thread per block row) or
+///                        KokkosBatched::TeamSolveLU (nb > 16: one team per block row) on D's
+///                        in-place LU factors (unit lower L, upper U, column-major)
+///   dQ_c = (float) r
+/// Kokkos Kernels stores BSR blocks row-major and ppsparse column-major, so setup keeps a
+/// block-transposed copy of O's values (the only matrix data the peer copies; column indices
+/// and D, R are shared with the caller's system). Debian's Kokkos Kernels 3.4 has no BsrMatrix:
+/// there the SpMV is KokkosSparse::CrsMatrix on the point expansion of O_c (a second copy of
+/// the values plus point column indices) and describe() says so. See
+/// mcpi_kokkos_kernels_compat.hpp for the version differences.
+///
+/// Header-only: it instantiates Kokkos Kernels templates for the benchmark alone.
 #include <chrono>
 #include <climits>
 #include <memory>
@@ -35,7 +36,7 @@ namespace ppsparse::bench {
 
 namespace kk_mcpi_detail {
 
-// Row-major copy of column-major blocks (Kokkos Kernels' BSR layout).
+/// Row-major copy of column-major blocks (Kokkos Kernels' BSR layout).
 template <class MemSpace>
 struct TransposeBlocks {
   Kokkos::View<const float*, MemSpace> from;
@@ -49,10 +50,10 @@ struct TransposeBlocks {
   }
 };
 
-// Point (scalar) CSR expansion of the block rows, for Kokkos Kernels without BsrMatrix:
-// point row (row, i) lists, block by block, the entries O_k(i, 0..nb-1) with columns ja[k]*nb + j.
-// Its offsets are ia[row]*nb^2 + i*len*nb (len = blocks in the row), so every row is filled
-// independently; colour rebasing happens in the per-colour row maps.
+/// Point (scalar) CSR expansion of the block rows, for Kokkos Kernels without BsrMatrix:
+/// point row (row, i) lists, block by block, the entries O_k(i, 0..nb-1) with columns ja[k]*nb + j.
+/// Its offsets are ia[row]*nb^2 + i*len*nb (len = blocks in the row), so every row is filled
+/// independently; colour rebasing happens in the per-colour row maps.
 template <class MemSpace>
 struct ExpandToPoints {
   Kokkos::View<const offset_t*, MemSpace> ia;
@@ -75,7 +76,7 @@ struct ExpandToPoints {
   }
 };
 
-// r = R - q, solve with the LU factors, dQ = (float) r; one thread per block row (nb <= 16).
+/// r = R - q, solve with the LU factors, dQ = (float) r; one thread per block row (nb <= 16).
 template <class ExecSpace>
 struct SerialSolveRows {
   using MemSpace = typename ExecSpace::memory_space;
@@ -98,7 +99,7 @@ struct SerialSolveRows {
   }
 };
 
-// The same with one team per block row and the right-hand side in team scratch (nb > 16).
+/// The same with one team per block row and the right-hand side in team scratch (nb > 16).
 template <class ExecSpace>
 struct TeamSolveRows {
   using MemSpace = typename ExecSpace::memory_space;
@@ -144,9 +145,9 @@ class KokkosKernelsMcpiPeer {
   using y_type = Kokkos::View<float*, device_type>;
   using spmv_type = kk_compat::NativeSpmv<ExecSpace, matrix_type, x_type, y_type>;
 
-  // Borrows the colour-ordered system (O, LU-factored D, R; keep it alive and unchanged).
-  // InvalidArgument if it fails check_colour_ordered_system or a colour's entries exceed the
-  // 32-bit offsets the matrices are instantiated with.
+  /// Borrows the colour-ordered system (O, LU-factored D, R; keep it alive and unchanged).
+  /// InvalidArgument if it fails check_colour_ordered_system or a colour's entries exceed the
+  /// 32-bit offsets the matrices are instantiated with.
   KokkosKernelsMcpiPeer(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& color_offsets,
                         const ExecSpace& exec = ExecSpace())
       : s_(system), offsets_(color_offsets), exec_(exec) {
@@ -229,7 +230,7 @@ class KokkosKernelsMcpiPeer {
 
   void reset() { Kokkos::deep_copy(dq_, 0.0f); }
 
-  // One sweep over all colours, asynchronous on the execution space instance.
+  /// One sweep over all colours, asynchronous on the execution space instance.
   void sweep() {
     const int nb = s_.nb;
     const x_type x = dq_;

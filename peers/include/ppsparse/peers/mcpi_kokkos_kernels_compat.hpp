@@ -1,11 +1,12 @@
 #pragma once
-// The Kokkos Kernels API differences the MCPI peer (mcpi_kokkos_kernels.hpp) meets:
-//  * BSR SpMV: Kokkos Kernels >= 4 has KokkosSparse::Experimental::BsrMatrix with spmv through
-//    an SPMVHandle (SPMV_NATIVE: Kokkos Kernels' own kernel, never a TPL). Debian's Kokkos
-//    Kernels 3.4 ships no BsrMatrix header, so there PPSPARSE_KK_HAS_BSR_SPMV is 0 and the peer
-//    falls back to a CrsMatrix on the point expansion of the blocks.
-//  * SpMV call: SPMVHandle (>= 4) versus KokkosKernels::Experimental::Controls (3.4, where the
-//    "native" setting is what runs anyway: no TPL is enabled there).
+/// @file
+/// The Kokkos Kernels API differences the MCPI peer (mcpi_kokkos_kernels.hpp) meets:
+///  * BSR SpMV: Kokkos Kernels >= 4 has KokkosSparse::Experimental::BsrMatrix with spmv through
+///    an SPMVHandle (SPMV_NATIVE: Kokkos Kernels' own kernel, never a TPL). Debian's Kokkos
+///    Kernels 3.4 ships no BsrMatrix header, so there PPSPARSE_KK_HAS_BSR_SPMV is 0 and the peer
+///    falls back to a CrsMatrix on the point expansion of the blocks.
+///  * SpMV call: SPMVHandle (>= 4) versus KokkosKernels::Experimental::Controls (3.4, where the
+///    "native" setting is what runs anyway: no TPL is enabled there).
 #include <memory>
 
 #include <KokkosKernels_config.h>
@@ -21,8 +22,8 @@
 
 namespace ppsparse::kk_compat {
 
-// y = A x with Kokkos Kernels' native kernel for matrix type Matrix (CrsMatrix, or BsrMatrix
-// where PPSPARSE_KK_HAS_BSR_SPMV), reusable across calls on the same matrix.
+/// y = A x with Kokkos Kernels' native kernel for matrix type Matrix (CrsMatrix, or BsrMatrix
+/// where PPSPARSE_KK_HAS_BSR_SPMV), reusable across calls on the same matrix.
 template <class ExecSpace, class Matrix, class XView, class YView>
 class NativeSpmv {
  public:

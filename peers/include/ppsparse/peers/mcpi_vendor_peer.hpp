@@ -1,13 +1,14 @@
 #pragma once
-// The vendor-library MCPI solver that seed 000 (section V) started from, as a benchmark peer
-// of mcpi::Solver. One sweep runs, for each colour c in order:
-//   q_c  = O_c dQ                (FP32 block SpMV; O_c = the colour's block rows)
-//   r    = R_c - q_c             (FP64)
-//   r    = L_c^-1 r, U_c^-1 r    (batched triangular solves with D's in-place LU factors)
-//   dQ_c = (float) r
-// On CUDA builds (backends/cuda/mcpi_cusparse_peer.cpp): cusparseSbsrmv (legacy BSR API,
-// column-major blocks; cusparseSpMV on CSR for nb = 1, which bsrmv does not accept) and two
-// cublasDtrsmBatched calls per colour. Elsewhere available() is false and setup() refuses.
+/// @file
+/// The vendor-library MCPI solver that seed 000 (section V) started from, as a benchmark peer
+/// of mcpi::Solver. One sweep runs, for each colour c in order:
+///   q_c  = O_c dQ                (FP32 block SpMV; O_c = the colour's block rows)
+///   r    = R_c - q_c             (FP64)
+///   r    = L_c^-1 r, U_c^-1 r    (batched triangular solves with D's in-place LU factors)
+///   dQ_c = (float) r
+/// On CUDA builds (backends/cuda/mcpi_cusparse_peer.cpp): cusparseSbsrmv (legacy BSR API,
+/// column-major blocks; cusparseSpMV on CSR for nb = 1, which bsrmv does not accept) and two
+/// cublasDtrsmBatched calls per colour. Elsewhere available() is false and setup() refuses.
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,9 +18,9 @@
 
 namespace ppsparse::mcpi {
 
-// Throws InvalidArgument, naming `who`, unless `system` is a colour-ordered MCPI system the
-// peers can run: D LU-factored, nb in [1, 64], consistent extents, and colour_offsets a
-// nondecreasing list from 0 to n (colour c = rows [colour_offsets[c], colour_offsets[c+1])).
+/// Throws InvalidArgument, naming `who`, unless `system` is a colour-ordered MCPI system the
+/// peers can run: D LU-factored, nb in [1, 64], consistent extents, and colour_offsets a
+/// nondecreasing list from 0 to n (colour c = rows [colour_offsets[c], colour_offsets[c+1])).
 template <class MemSpace>
 void check_color_ordered_system(const std::string& who, const BlockSystem<MemSpace>& s,
                                 const std::vector<ordinal_t>& color_offsets) {
@@ -52,22 +53,22 @@ class VendorPeer {
   VendorPeer(const VendorPeer&) = delete;
   VendorPeer& operator=(const VendorPeer&) = delete;
 
-  // Whether this build has the vendor libraries ("cuSPARSE 12.6.3 + cuBLAS 13.0.0", or "none").
+  /// Whether this build has the vendor libraries ("cuSPARSE 12.6.3 + cuBLAS 13.0.0", or "none").
   static bool available();
   static std::string library();
 
-  // Borrows the colour-ordered system (its views are shared, not copied: keep it alive and
-  // unchanged) and builds the per-colour descriptors, 32-bit row pointers and the pointer
-  // arrays of the batched solves. InvalidArgument if !available(), the system fails
-  // check_colour_ordered_system, or it has more than 2^31-1 blocks; Error if a library fails.
+  /// Borrows the colour-ordered system (its views are shared, not copied: keep it alive and
+  /// unchanged) and builds the per-colour descriptors, 32-bit row pointers and the pointer
+  /// arrays of the batched solves. InvalidArgument if !available(), the system fails
+  /// check_colour_ordered_system, or it has more than 2^31-1 blocks; Error if a library fails.
   void setup(const BlockSystem<memory_space>& system, const std::vector<ordinal_t>& color_offsets);
-  void reset();  // dQ = 0 (the iteration's start)
-  // One sweep over all colours, asynchronous on the default execution space instance.
-  // InvalidArgument before setup().
+  void reset();  ///< dQ = 0 (the iteration's start)
+  /// One sweep over all colours, asynchronous on the default execution space instance.
+  /// InvalidArgument before setup().
   void sweep();
-  // dQ in colour order (n * nb FP32 values).
+  /// dQ in colour order (n * nb FP32 values).
   Kokkos::View<const float*, memory_space> dq() const;
-  // What one sweep calls, one line.
+  /// What one sweep calls, one line.
   std::string describe() const;
   double setup_seconds() const;
 
