@@ -51,11 +51,13 @@ options:
   --block N              block size nb, 1..64 (default 5)
   --grid N               embedded problem: N^3 grid vertices (default 103 on GPUs, 20 on CPUs)
   --sweeps N             MCPI sweeps, >= 1 (default 15)
-  --variant NAME         warp_per_row, rows_per_warp, rows_per_warp_prefetch, split,
-                         warp_per_row_l2, warp_per_row_l2_async, rows_per_warp_l2,
-                         rows_per_warp_l2_async, or all (default all); may be repeated.
-                         On CUDA, warp_per_row* and rows_per_warp* run specialised kernels
-                         for every nb (1..64); elsewhere the _l2/_async variants fall back to
+  --variant NAME         a kernel (warp_per_row, rows_per_warp, rows_per_warp_prefetch,
+                         split) with the optional hardware-feature suffixes _l2 (dQ in a
+                         persisting-L2 window) and _async (D copied asynchronously), e.g.
+                         rows_per_warp_l2_async; or all (default: the kernels, then
+                         warp_per_row and rows_per_warp with _l2 and _l2_async); may be
+                         repeated. On CUDA, warp_per_row* and rows_per_warp* run specialised
+                         kernels for every nb (1..64); elsewhere the features fall back to
                          the portable kernel and the output says so
   --portable             run only the portable Kokkos kernels (no backend specialisations)
   --mpk P                matrix power kernel mode: y_k = A^k x for k = 1..P on the scalar
