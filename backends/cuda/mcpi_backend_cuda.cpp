@@ -42,10 +42,8 @@ int device_attribute(const int device, const cudaDeviceAttr attr) {
   return value;
 }
 
-// Slots per block row of rows_per_warp_kernel. Measured on an H100 (4 GB nb-sweep problems,
-// mesh <= 102^3; % of copy for S = 1 / 2 / 4): nb = 1 35.8 / 36.1 / 39.8, nb = 2 41.3 / 50.7 /
-// 50.8, nb = 4 69.9 / 75.4 / 71.4, nb = 5 (default problem) 75.2 / 77.9 / 56.8, nb = 6 79.5 /
-// 83.5, nb = 8 83.2 / 85.7 / 65.9, nb = 9 83.6 / 74.3, nb = 12 83.4 / 80.4.
+// Slots per block row of rows_per_warp_kernel: the best of 1, 2 and 4 by nb as measured
+// (docs/perf/kernel_choices.md, "MCPI row slots").
 template <int NB>
 constexpr int kRowSlots = NB == 1   ? 4
                           : NB <= 8 ? 2
@@ -57,12 +55,8 @@ constexpr int kRowSlots = NB == 1   ? 4
 // programmatic dependents of the previous kernel (warp_per_row_kernel, never the best case,
 // launches the ordinary way). At nb = 1 a big colour launch is about 9 us of work between a
 // start and a drain of about 5 us (ncu: the SMs idle 37 % of its cycles), so overlapping them
-// pays most there. Measured on an H100, alternating in one binary (docs/perf/bench_mcpi_h100.md),
-// % of copy without -> with: rows_per_warp_kernel nb = 1 34.7-40.1 -> 44.3-45.0, nb = 3
-// 61.4-61.5 -> 65.8-66.2, nb = 4 75.0-75.3 -> 77.8-78.5, nb = 8 85.1-85.5 -> 87.4-88.3, default
-// problem (nb = 5) 77.7-77.9 -> 79.8-80.8; wide_block_kernel nb = 16 80.7 -> 82.1-82.9, nb = 24
-// 92.7 -> 95.3-95.7, nb = 64 74.5-74.7 -> 74.9-75.8. Devices before compute capability 9.0
-// launch the ordinary way. KernelTuning::dependent_launch = false turns it off.
+// pays most there (docs/perf/kernel_choices.md, "MCPI dependent launches"). Devices before
+// compute capability 9.0 launch the ordinary way. KernelTuning::dependent_launch = false turns it off.
 // Launches a colour kernel of kWarps warps per block: `dependent` (its PDL instantiation) as a
 // programmatic dependent launch when l.dependent, `plain` the ordinary way otherwise; both on
 // the caller's stream.
@@ -137,10 +131,8 @@ void launch_wide(const Launch& l, const ColorArgs& a) {
   static_assert(kWarps == 4, "KernelTuning::wide_split's values are 1 and kWarps");
   const long long rows = a.row_end - a.row_begin;
   // A row per warp while the colour has rows for about 96 warps per SM; fewer rows (small
-  // colours, large nb): the thread block's warps share a row. Measured on an H100 (4 GB
-  // nb-sweep problems, 11 colours, all colours split or none): split gained at nb = 24 (82.7 ->
-  // 92.5 % of copy; 8.3 k rows per colour), 32 (75.1 -> 78.7), 48 (67.8 -> 78.9) and 64
-  // (70.5 -> 74.8), and lost at nb = 16 (80.6 -> 75.0; 18.7 k rows per colour).
+  // colours, large nb): the thread block's warps share a row (docs/perf/kernel_choices.md,
+  // "MCPI wide split").
   const int forced = l.tuning.wide_split;
   const bool split = forced == kWarps || (forced != 1 && rows < 96LL * l.sms);
   const bool prefetch = l.tuning.wide_prefetch;

@@ -14,8 +14,8 @@ namespace ppsparse::mcpi::backend::cuda {
 
 constexpr int kWarps = 4;  // warps per thread block
 // Largest nb of the 11_x / 16_x kernels. At nb = 16 their lanes hold 16 partial sums each and
-// reduce them with 256 shuffles per row: on an H100 (512 MB nb-sweep problem) rows_per_warp
-// reached 38.0 % of copy there, wide_block_kernel 50.5 %.
+// reduce them with 256 shuffles per row, slower than wide_block_kernel there
+// (docs/perf/kernel_choices.md, "MCPI narrow kernels' largest nb").
 constexpr int kMaxNarrowNb = 15;
 constexpr int kMaxNb = 64;  // largest nb of the solver (mcpi/geometry.hpp)
 constexpr unsigned kFull = 0xffffffffu;

@@ -11,8 +11,8 @@ namespace ppsparse::mcpi::backend::cuda {
 // (NB contiguous floats) by the single dQ value it needs, accumulating partial sums for all NB
 // rows of the block; the NB partial vectors of a block row are summed with shuffles once per
 // row. One dQ gather per block instead of NB.
-// Measured on an H200 (default problem, nb = 5): 70.9 % of the copy bandwidth against 61.5 % for
-// the fig. 7 mapping; unrolling 4 blocks instead of 2 gained nothing (docs/perf/mcpi_cuda_h200.md).
+// Faster than the fig. 7 mapping as measured (docs/perf/kernel_choices.md, "MCPI column-wise
+// mapping").
 //
 // S > 1 slots: a block row gets S groups of NB lanes, slot s taking blocks s, s + S, ... of
 // the row (R = 32 / (S NB) rows per warp), so that one load instruction covers S consecutive
@@ -101,8 +101,8 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
 // ~17 blocks one step after another. Here one warp owns one block row and its S = 32 / NB
 // slots take every S-th block (column-wise, one dQ gather per block), so a row takes about
 // 17 / S steps; partial sums are reduced through shared memory.
-// PDL: as rows_per_warp_kernel's. It carries the overlap through a sweep's last, small colours:
-// nb = 1 43.8-43.9 -> 45.4-45.6 % of copy on an H100, nb = 2..5 within noise.
+// PDL: as rows_per_warp_kernel's. It carries the overlap through a sweep's last, small colours
+// (docs/perf/kernel_choices.md, "MCPI small-colour kernel").
 template <int NB, bool ASYNC, bool PDL = false>
 __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColorArgs a) {
   constexpr int NB2 = NB * NB;

@@ -29,9 +29,8 @@ LevelOrderedMatrix<ExecSpace, Scalar, MemSpace>::LevelOrderedMatrix(const CsrMat
     throw InvalidArgument("mpk: index_bits " + std::to_string(options.index_bits) + " must be 0, 16 or 32");
   format_ = options.format == MpkFormat::automatic ? (gpu ? MpkFormat::sell : MpkFormat::csr) : options.format;
   // 0: the chunk SELL SpMV would choose (spmv::sell_resolve_options: one lane per row on GPUs
-  // up to 64 entries per row). On an H100 (stencil7/27 at 2x the L2, p = 4, 8) the persistent
-  // kernel ran at 0.71-0.79x back-to-back with C = 32, one lane per row, against 0.25-0.51x
-  // with C = 8 and four lanes (docs/perf/mpk_h100.md).
+  // up to 64 entries per row), faster than C = 8 with four lanes (docs/perf/kernel_choices.md,
+  // "MPK SELL chunk").
   const double mean_row = a.nrows ? static_cast<double>(a.nnz()) / a.nrows : 1.0;
   chunk_ = options.sell_chunk ? options.sell_chunk : spmv::sell_resolve_options<ExecSpace>({}, mean_row).C;
 

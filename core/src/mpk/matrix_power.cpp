@@ -138,11 +138,10 @@ std::vector<double> MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::time_variant
   std::vector<std::vector<double>> t(variants.size());
   const double start = seconds_now();
   // Short runs: rounds of 8 consecutive runs of each variant, as a solver calls it, alternating
-  // so that drift hits all alike; at least 3 rounds and 30 ms. On an H100, one run of each in
-  // turn chose graph for two small L2-resident matrices (qh1484, bcsstk09 at p = 8) that then
-  // ran at 0.80-0.90x back-to-back; these rounds chose back-to-back there. Runs of tens of
-  // microseconds are launch-bound, though, and the choice stays noisy (cage8 at p = 8 went to
-  // graph, 0.68x, in one run of two), hence resolve()'s second measurement. Longer runs (CPUs,
+  // so that drift hits all alike; at least 3 rounds and 30 ms (one run of each in turn chose
+  // wrongly: docs/perf/kernel_choices.md, "MPK automatic timing"). Runs of tens of
+  // microseconds are launch-bound, though, and the choice stays noisy, hence resolve()'s
+  // second measurement. Longer runs (CPUs,
   // large matrices): one run of each in turn, at least 5 rounds and 30 ms.
   const int runs = short_runs ? 8 : 1;
   const int min_rounds = short_runs ? 3 : 5;
@@ -378,8 +377,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
     if (mp.max_teams > 0) per_sm = std::min<long long>(per_sm, mp.max_teams);
     // The launch may take more teams than the plan counts on: as many as the whole shared
     // memory allows. Where the runtime's carve-out is larger than the one counted on, they run
-    // (ncu on an H100: 8 teams per SM, not 7, for 7-entry rows, and 6, not 5, for 27-entry
-    // rows); where not, they wait for a slot, and a team that is not running holds no ticket.
+    // (docs/perf/kernel_choices.md, "MPK launched teams"); where not, they wait for a slot, and a team that is not
+    // running holds no ticket.
     const long long launch_per_sm = std::min<long long>(
         std::min<long long>(min_teams, mp.max_threads / threads),
         std::min<long long>(mp.max_teams > 0 ? mp.max_teams : min_teams,
@@ -402,9 +401,8 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
   // q, the powers of one pass: the option's, or p unless that does not fit or more than 60 %
   // of the teams would wait ((q-1) x reach of them; where every block has a team at once,
   // none waits for a team to come free), else the most within both, at least 2 (one power per
-  // pass is back-to-back with waits). On an H100 at p = 8, passes of 4 won where 64 % waited
-  // with all 8 (stencil7 at 8x the L2: 1.08 -> 1.14x back-to-back) and lost where 49 % did
-  // (stencil27 at 2x: 1.20 -> 1.14x) or fewer (band27, stencil7 at 2x; docs/perf/mpk_h100.md).
+  // pass is back-to-back with waits). The 60 % threshold lies between where shorter passes won
+  // and lost (docs/perf/kernel_choices.md, "MPK passes").
   auto fits = [&](long long q) { return resident >= (q - 1) * plan_.pipelined_reach + 1; };
   auto few_wait = [&](long long q) {
     return resident >= nrow_blocks ||

@@ -82,10 +82,8 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     plan_.vector_length = 1;
     plan_.team_size = 1;
   }
-  // Entries a lane loads before its gathers (detail::row_dot). On an H100 (stencils and bands
-  // at 2x and 8x the L2, p = 2..8) the rule took the persistent kernel from 0.51-0.89x to
-  // 0.72-1.34x back-to-back (0.74-1.42x with the register bounds of
-  // detail::persistent_min_teams_per_sm); 16 beats 8 on 27 entries per row and loses on 7.
+  // Entries a lane loads before its gathers (detail::row_dot): 16 beats 8 on 27 entries per row
+  // and loses on 7 (docs/perf/kernel_choices.md, "MPK row batch").
   if (o.row_batch) {
     plan_.row_batch = o.row_batch;
   } else if (gpu) {
@@ -114,10 +112,8 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
     plan_.rows_per_block = 32;
     while (plan_.rows_per_block < 256 && 2.0 * plan_.rows_per_block <= fit) plan_.rows_per_block *= 2;
     if (sell) plan_.rows_per_block = std::max<ordinal_t>(plan_.rows_per_block, m.sell_chunk());
-    // A row for every team thread, two where a row's share of a lane fits one batch of 8:
-    // on an H100 the 7-entry rows of stencil7 and band7 (2x and 8x the L2, p = 4, 8) ran at
-    // 0.83-1.18x back-to-back with 256-row blocks against 0.58-0.97x with 128, while band27
-    // lost with 256 (0.88-0.97x against 1.15-1.33x).
+    // A row for every team thread, two where a row's share of a lane fits one batch of 8
+    // (docs/perf/kernel_choices.md, "MPK rows per block").
     plan_.rows_per_block = std::max<ordinal_t>(plan_.rows_per_block, plan_.team_size * (plan_.row_batch == 8 ? 2 : 1));
   } else {
     plan_.rows_per_block = 1024;

@@ -10,17 +10,13 @@ namespace ppsparse::mpk::detail {
 // long long: Kokkos 4.6's CUDA atomics (desul) have native atom.add overloads for the
 // <cstdint> types only, and an unsigned long long fetch-add falls back to a compare-and-swap
 // loop, which under thousands of teams handing out tickets ran the persistent MPK one block
-// at a time (155 ms instead of microseconds on an H100).
+// at a time (docs/perf/kernel_choices.md, "MPK counters").
 using Counter = std::uint64_t;
 
 // Register bounds of the single-launch kernel on GPUs (Kokkos::LaunchBounds): at least this
 // many teams of kPersistentBoundThreads threads per multiprocessor, for rows loaded in batches
-// of `batch` (0: no bound). On an H100 (stencils and bands at 2x and 8x the L2, p = 4, 8), with
-// batches of 16 the kernel took 96 registers (5 teams per SM); a bound of 6 teams (80
-// registers, no spills) took band27 from 1.15-1.34x to 1.21-1.42x back-to-back and stencil27_x2
-// from 1.01x to 1.04-1.05x, while 8 teams (64 registers) spilled and lost. With batches of 8,
-// a bound of 8 teams took stencil7 from 0.82-0.96x to 0.85-1.06x and band7 from 1.07-1.20x
-// to 1.13-1.27x.
+// of `batch` (0: no bound): the most teams that still compile without spills
+// (docs/perf/kernel_choices.md, "MPK register bounds").
 constexpr int kPersistentBoundThreads = 128;
 constexpr int persistent_min_teams_per_sm(const int batch) { return batch == 16 ? 6 : batch == 8 ? 8 : 0; }
 

@@ -22,9 +22,8 @@ template <class ExecSpace, class Scalar, class MemSpace, class Rows, int RowsInF
 struct PipelinedFunctor {
   static_assert(RowsInFlight == 1 || RowsInFlight == 2, "a team thread computes one row or two at a time");
   // Row pairs copy the block to scratch before its first power; one row per thread reads its
-  // entries at the first power and keeps them as read (KeepInScratch), which was 2-5 % faster
-  // for 27-entry rows on an H100, whose power-1 loads were already batched 16 deep
-  // (docs/perf/mpk_h100.md).
+  // entries at the first power and keeps them as read (KeepInScratch), which was faster where
+  // the power-1 loads were already batched 16 deep (docs/perf/kernel_choices.md, "MPK copy ahead").
   static constexpr bool kCopyAhead = RowsInFlight == 2;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Index = typename Rows::StoredIndex;
@@ -56,10 +55,10 @@ struct PipelinedFunctor {
     const ScratchValues kept_values(team.team_scratch(0), static_cast<size_t>(scratch_entries));
     const ScratchIndex kept_index(team.team_scratch(0), static_cast<size_t>(scratch_entries));
     const ScratchSpans kept_spans(team.team_scratch(0), kept_span_count(block_rows));
-    // Tickets, not fixed blocks (team i: i, i + R, ...), which were 1-6 % faster on an H100:
-    // a fixed block waits for its team to start, and a team that is not resident (the
-    // residency estimate is one team per multiprocessor too high, say) then never starts
-    // while the others wait for its blocks. A ticket goes only to a running team.
+    // Tickets, not fixed blocks (team i: i, i + R, ...), although those were faster as measured
+    // (docs/perf/kernel_choices.md, "MPK tickets"): a fixed block waits for its team to start, and a team that is not
+    // resident (the residency estimate is one team per multiprocessor too high, say) then never starts while the others
+    // wait for its blocks. A ticket goes only to a running team.
     while (true) {
       long long t = 0;
       Kokkos::single(
@@ -104,8 +103,8 @@ struct PipelinedFunctor {
                 handoff.wait_for(b.dep_lo, b.dep_hi, k - 1, (k - 1) * nblocks + t);
                 r = 1;
               },
-              ready);  // the broadcast is the team barrier after the leader's acquire: a single() without a
-                       // value and a team_barrier() ran 3-7 % slower on an H100 (stencil7, band27 at p = 4, 8)
+              ready);  // the broadcast is the team barrier after the leader's acquire: faster than a single()
+                       // without a value and a team_barrier() (docs/perf/kernel_choices.md, "MPK broadcast")
         }
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, thread_rows), [&](const ordinal_t i) {
           if constexpr (RowsInFlight == 1) {

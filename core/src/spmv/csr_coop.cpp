@@ -76,9 +76,8 @@ struct CsrCoopFunctor {
     // Chunks of `groups` consecutive rows; team t takes `repeat` of them. GPUs: chunks t,
     // t + league, t + 2 league, ..., so that the teams resident at one time work on
     // neighbouring chunks and share x's cache lines in L2. Taking `repeat` consecutive chunks
-    // instead spreads the resident teams over repeat times more rows: on an H100 (stencil7,
-    // coop 1, repeat 2-16) x no longer stayed in L2 between a team's chunks, the kernel read
-    // up to 25 % more from DRAM and its time varied by 1.8x from run to run. CPUs (one thread
+    // instead spreads the resident teams over repeat times more rows, and x no longer stays in
+    // L2 between a team's chunks (docs/perf/kernel_choices.md, "csr_coop chunk order"). CPUs (one thread
     // per team, teams handed out to threads in contiguous ranges): consecutive chunks, so a
     // thread streams through its rows.
     const long long team = member.league_rank();

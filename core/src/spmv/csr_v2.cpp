@@ -26,8 +26,8 @@ CsrV2Options csr_v2_resolve_options(const CsrV2Options& in) {
   if (o.max_rows_per_block == 0) o.max_rows_per_block = gpu ? static_cast<ordinal_t>(o.tile_nnz) : 512;
   if (o.short_row_max == -1) o.short_row_max = gpu ? static_cast<ordinal_t>(o.tile_nnz) : 0;
   // A thread summing a row of up to 8 products from scratch beats a vector group's shuffles
-  // (H100: 72 % against 52 % of copy on a 7-point stencil); longer or uneven rows
-  // (power-law blocks) balance better over the vector lanes.
+  // (docs/perf/kernel_choices.md, "csr_v2 flat rows"); longer or uneven rows (power-law
+  // blocks) balance better over the vector lanes.
   if (o.flat_row_max == -1) o.flat_row_max = 8;
   if (o.split_row_min == 0) o.split_row_min = 8 * o.tile_nnz;
   if (o.split_tile_nnz == 0) o.split_tile_nnz = 4 * o.tile_nnz;

@@ -22,8 +22,8 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(const YView& y, const ordinal_t i, co
 // Entries a thread keeps in flight: the loads of kUnroll entries (index and value) are
 // issued before any of their x gathers, so that each thread has several independent memory
 // requests outstanding. A GPU needs tens of kilobytes in flight per SM to reach its DRAM
-// bandwidth; one 12-byte entry per thread at a time is not enough. H100, SELL C = 32 on
-// stencils, bands and meshes: 84-89 % of copy with 4, 92-98 % with 8.
+// bandwidth; one 12-byte entry per thread at a time is not enough (docs/perf/kernel_choices.md,
+// "SpMV unroll").
 constexpr int kUnroll = 8;
 
 // The column of stored entry k of a SELL row at (original) index `row`: row + col_offset(k)
@@ -44,8 +44,7 @@ struct SellColumns {
 
 // sum over k = first, first + stride, ... < end of values(k) * x_at(col_idx(k)), kUnroll
 // entries at a time, then the rest one by one. (Predicating the last partial group instead
-// of the scalar tail was measured on an H100: 26 % against 23 % of copy on a random 8-per-row
-// matrix, but 55 % against 98 % on a 7-point stencil, so the tail stays scalar.)
+// of the scalar tail lost on stencils: docs/perf/kernel_choices.md, "SpMV scalar tail".)
 template <class Scalar, class ColIdx, class Values, class XAt>
 KOKKOS_FORCEINLINE_FUNCTION Scalar strided_dot(offset_t k, const offset_t end, const offset_t stride,
                                                const ColIdx& col_idx, const Values& values, const XAt& x_at) {

@@ -63,9 +63,8 @@ struct MpkShape {
   int pipelined_passes = 1;       ///< its launches
 };
 
-/// A blocked variant estimated within this factor of back_to_back is worth timing. Why 1.5: on an
-/// H100 the model put stencil27_x2 at p = 5 at back_to_back 179 us and pipelined 199 us; they
-/// measured 238 us and 183 us (1.30x the other way round).
+/// A blocked variant estimated within this factor of back_to_back is worth timing: the model
+/// has been measured wrong by 1.3x (docs/perf/kernel_choices.md, "MPK timing margin").
 inline constexpr double kAutomaticTimingMargin = 1.5;
 
 /// The cost model's estimate of each variant's time and its choice.

@@ -91,8 +91,8 @@ struct SpmvOptions {
   bool check_structure = true;     ///< check the matrix once at setup (check_csr_structure)
   /// Keep x in a persisting-L2 window (backend/l2_window.hpp) from the first product to the
   /// operator's end, so that the matrix streaming through the L2 does not evict x. Where the
-  /// device has no such window, describe() says so and products run without it. Measured on
-  /// an H100: no gain (0.9-1.07x), so off by default.
+  /// device has no such window, describe() says so and products run without it. Off by
+  /// default: it gained nothing where measured (docs/perf/kernel_choices.md, "SpMV persist_x").
   bool persist_x = false;
   /// How csr_v2 and sell load the matrix (spmv/matrix_loads.hpp); text key streaming_loads=0|1.
   MatrixLoads matrix_loads = MatrixLoads::streaming;
