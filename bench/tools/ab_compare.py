@@ -53,18 +53,23 @@ def times(doc):
     return per_run
 
 
+def short_name(name):
+    """The benchmark's name without Google Benchmark's run settings (min_time, repeats, ...)."""
+    return re.sub(r"/(min_time|repeats|iterations|manual_time)[^/]*", "", name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--old", nargs="+", required=True)
     ap.add_argument("--new", nargs="+", required=True)
     ap.add_argument("--margin", type=float, default=0.03)
-    ap.add_argument("--match", default="", help="only benchmarks whose name matches this regular expression")
+    ap.add_argument("--match", default="", help="only benchmarks whose name (without run settings) matches this regex")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
     old = [times(load(p)) for p in a.old]
     new = [times(load(p)) for p in a.new]
     pattern = re.compile(a.match)
-    names = [n for n in old[0] if all(n in d for d in old + new) and pattern.search(n)]
+    names = [n for n in old[0] if all(n in d for d in old + new) and pattern.search(short_name(n))]
     if not names:
         sys.exit("ab_compare.py: no benchmark is in every file" + (f" and matches '{a.match}'" if a.match else ""))
     names.sort(key=lambda n: (not n.startswith("copy/"), n))
@@ -76,7 +81,7 @@ def main():
         ratio = w / o if o > 0 else float("inf")
         slower = ratio > 1 + a.margin and not n.startswith("copy/")
         flagged += slower
-        short = re.sub(r"/(min_time|repeats|iterations|manual_time)[^/]*", "", n)
+        short = short_name(n)
         rows.append((short, o, w, ratio, min(pairs), max(pairs), "SLOWER" if slower else ""))
     if a.markdown:
         print("| benchmark | old us | new us | new/old | pair range | |")
