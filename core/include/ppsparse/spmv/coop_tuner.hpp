@@ -14,10 +14,9 @@
 ///   block  next larger size of the search space first, smaller otherwise.
 /// Along an axis the tuner keeps stepping while each step improves the best median time by
 /// more than min_gain. A step that does not improve but stays within plateau_tolerance of the
-/// point it came from is walked through once more in the same direction: on measured H100
-/// landscapes the times along repeat are not monotone within 1-2 % (tetmesh, coop 4: repeat 4
-/// 1.036, 8 1.040, 16 1.000 of the best), and a single noisy sample of 1-4 % spread stops a
-/// strict descent on such a bump. Along repeat, steps grow after each improvement
+/// point it came from is walked through once more in the same direction: measured times along
+/// repeat are not monotone within 1-2 %, and a single noisy sample stops a strict descent on
+/// such a bump (docs/perf/kernel_choices.md, "CoopTuner plateaus"). Along repeat, steps grow after each improvement
 /// (CoopTunerOptions::accelerate_repeat). Then the next axis; a sweep over all axes repeats
 /// while it improved something, up to max_steps measured candidates. Each candidate is measured
 /// in `samples` calls and judged on the median (with 3 or more, one slow outlier cannot decide);
@@ -34,28 +33,22 @@ namespace ppsparse::spmv {
 
 /// How CoopTuner measures and when it stops.
 struct CoopTunerOptions {
-  /// Runs per candidate; their median decides (>= 1). With one run per candidate the tuner
-  /// reaches 2 % of the exhaustive best within 8 calls on 41 of the 42 H100 landscapes of the
-  /// tests (test/data/coop_landscape_*.txt, without noise); 3 resist outliers on noisy machines
-  /// at 3x the calls.
+  /// Runs per candidate; their median decides (>= 1). One suffices on the landscapes of the
+  /// tests (test/data/coop_landscape_*.txt; docs/perf/kernel_choices.md, "CoopTuner samples");
+  /// 3 resist outliers on noisy machines at 3x the calls.
   int samples = 1;
   int max_steps = 16;       ///< candidates measured at most, the start included (>= 1)
   double min_gain = 0.005;  ///< relative improvement a step must make to be adopted (>= 0)
   /// A step that is not adopted but is at most this much slower than the point it came from
   /// is taken as a base for one more step in the same direction (0: strict descent). The
-  /// best measured point stays the result. On an H100 (14 matrices, 5 tuner runs each, one
-  /// binary) 0.02 ended within 2 % of the exhaustive best after 8 calls in 67 of 70 runs, the
-  /// strict descent (0) in 64 (docs/perf/bench_spmv_h100.md).
+  /// best measured point stays the result (docs/perf/kernel_choices.md, "CoopTuner plateau
+  /// tolerance").
   double plateau_tolerance = 0.02;
   /// Along repeat (seven powers of two), each step that improves the best doubles the next
   /// one (repeat x2, then x4, then x16); a longer step that fails is retried as a single one
-  /// before the axis is left. On the H100 landscapes the best repeat can be three steps from
-  /// the start (tetmesh: 2 -> 16), which single steps reach only at the seventh call, a block
-  /// step short of the best. Replayed on four H100 landscape sets (56 matrix landscapes), the
-  /// expected misses of 2 % in 8 calls per 14 matrices: 0.00 against 0.50 without noise, 0.17
-  /// against 0.60 at 0.5 % noise per call, 0.93 against 1.19 at 1 %. Live on the H100 (benchmark
-  /// runs of 70 tuner runs): 70, 66 and 67 within 2 %, against 65 and 67 with single steps
-  /// (docs/perf/bench_spmv_h100.md).
+  /// before the axis is left. The best repeat can be three steps from the start, which single
+  /// steps reach only at the seventh call (docs/perf/kernel_choices.md, "CoopTuner accelerated
+  /// repeat").
   bool accelerate_repeat = true;
   /// Products SpmvOperator times in one tuning call, at most: the caller's product and up to
   /// runs_per_call - 1 more of the same candidate on a scratch output (>= 1). Their median is
@@ -70,28 +63,18 @@ struct CoopTunerOptions {
   double single_run_margin = 0.05;
   /// Each tuning call after the start also times the best point so far, on the scratch output
   /// just before each run of the candidate, and the candidate's time is taken relative to it
-  /// (normalised): the device's speed drifts by several percent over tens of milliseconds (an
-  /// H100 landscape measured point after point put one point 13 % slow that interleaved timing
-  /// put level with the best), which a comparison with a time taken calls earlier absorbs into
-  /// the step. Costs one more product per run.
-  /// Measured on an H100 (docs/perf/bench_spmv_h100.md; 14 matrices x 5 tuner runs per
-  /// benchmark run, the forms side by side in the same runs), runs within 2 % of the exhaustive
-  /// best after 8 calls: up to 3 paired runs per call 270 of 280 against 264 with one unpaired
-  /// product (465 of 490 over seven runs); 3 unpaired in every call 273 of 280 against 269.
-  /// Runs more than 4 % off: 2 of 280 against 8 of 490. The price is the tuning overhead: a
-  /// median of 58 products of the best (31-121) against 4 (0.2-14). At about 0.15 % better
-  /// choices on average that pays back only after some 10^4 products, so one unpaired product
-  /// per call stays the default; long-lived operators may prefer runs_per_call = 3, paired.
+  /// (normalised): the device's speed drifts by several percent over tens of milliseconds,
+  /// which a comparison with a time taken calls earlier absorbs into the step. Costs one more
+  /// product per run. The slightly better choices pay back only after some 10^4 products
+  /// (docs/perf/kernel_choices.md, "CoopTuner paired timing"), so one unpaired product per call
+  /// stays the default; long-lived operators may prefer runs_per_call = 3, paired.
   bool paired = false;
   /// Products of the start point the first tuning call times on a scratch output before its own
   /// product (>= 0). Their median is the start's time (CoopTuner::record_start), so every later
   /// step is judged against a median rather than one product, and the call's own product is
   /// already the first step: 8 calls measure 8 steps. 0: the first call measures the start
-  /// itself, as the paper's tuner does. With repeat_direction_from_shape, on an H100 (six
-  /// benchmark runs, 14 matrices x 5 tuner runs each, both forms side by side): within 2 % of the
-  /// exhaustive best after 8 calls in 405 of 420 runs against 389, the worst run 1.037 of the best
-  /// against 1.166 (a single slow sample of the start let a slower point be adopted), for about 7
-  /// products of tuning overhead against 4 (docs/perf/bench_spmv_h100.md, 2026-11-25).
+  /// itself, as the paper's tuner does, where a single slow sample of the start can let a slower
+  /// point be adopted (docs/perf/kernel_choices.md, "CoopTuner start runs").
   int start_runs = 3;
   /// SpmvOperator passes the matrix's shape (coop_matrix_shape) to the tuner, which then walks
   /// repeat towards fewer teams first on local columns (CoopMatrixShape). false: the paper's

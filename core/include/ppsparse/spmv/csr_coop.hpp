@@ -50,10 +50,8 @@ CoopSearchSpace coop_search_space(const ExecSpace& space);
 ///  * block_size = 128 on GPUs (the paper's value), coop on CPUs (one thread per team);
 ///  * repeat = the largest power of two <= max_repeat that still leaves at least
 ///    16 * concurrency / block_size teams (16 waves of resident threads; the paper asked for
-///    1500 blocks on a 14-SM Fermi, i.e. about 13 waves), and at least 1. Over the 14 large
-///    matrices measured on an H100 (test/data/coop_landscape_h100.txt) the best repeat is
-///    mostly 1-4: 16 waves start nearer the best point than 4 waves on 12 of them (farther
-///    on one), and the tuner then ends within 2 % in 8 calls on 13 (4 waves: 11).
+///    1500 blocks on a 14-SM Fermi, i.e. about 13 waves), and at least 1: 16 waves start
+///    nearer the best point than 4 (docs/perf/kernel_choices.md, "csr_coop fixed rule").
 /// Pure function of its arguments (vector_width >= 1 a power of two, concurrency >= 1).
 CoopParams coop_fixed_rule(ordinal_t nrows, offset_t nnz, int vector_width, int concurrency, bool gpu,
                            int max_repeat = 32);
@@ -69,8 +67,8 @@ CoopParams coop_fixed_rule(const ExecSpace& space, const CsrMatrix<Scalar, MemSp
 struct CoopMatrixShape {
   /// Most rows' columns lie near the diagonal (stencils, bands, meshes in a local numbering).
   /// The repeat axis is then walked towards fewer, longer-lived teams first: on those matrices
-  /// the best repeat on the H100 lay 1-3 doublings above the fixed rule's (2.7-5.8 waves of
-  /// teams against its 16), while random columns (power-law graphs, random matrices) prefer
+  /// the best repeat lay above the fixed rule's (docs/perf/kernel_choices.md, "csr_coop local
+  /// columns"), while random columns (power-law graphs, random matrices) prefer
   /// repeat 1, as the paper's first step (halving repeat) assumes.
   bool local_columns = false;
 };

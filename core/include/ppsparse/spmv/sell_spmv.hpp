@@ -12,11 +12,9 @@
 ///
 /// Defaults: C from the mean row length on GPUs, 8 on CPUs; sigma = 256 on every space.
 ///  * GPUs: t = 1 lane per row (C = W) for rows of up to 64 entries on average, else t = the
-///    power of two >= mean / 64. Measured on an H100 (docs/perf/bench_spmv_h100.md): C = 32
-///    reaches 84-87 % of the copy bandwidth on 7-27-point stencils, bands and meshes, where
-///    seed 004's C = 8 (t = 4) reaches 52-79 %: one lane per row needs no reduction and its
-///    warp still reads 32 consecutive stored entries per step. Rows of hundreds of entries
-///    need t > 1 to give enough warps (band401: 62 % with C = 32, 80 % with C = 8).
+///    power of two >= mean / 64: one lane per row needs no reduction and its warp still reads
+///    32 consecutive stored entries per step, while rows of hundreds of entries need t > 1 to
+///    give enough warps (docs/perf/kernel_choices.md, "SELL chunk").
 ///  * 16-bit column offsets (index_bits) cut the bytes per FP64 entry from 12 to 10.
 ///  * sigma = 256 = 32 chunks: sorting inside windows of 256 rows removes most padding of
 ///    irregular matrices, while the rows of a window stay close in number, so the x entries

@@ -69,13 +69,12 @@ struct SpmvChoice {
   bool hyb = false;  ///< sell with the HYB tail (SellOptions::hyb_row_max = -1)
 };
 
-/// The automatic choice (measured on an H100, docs/perf/bench_spmv_h100.md):
+/// The automatic choice (the measurements: docs/perf/kernel_choices.md, "SpMV automatic choice"):
 ///  * GPUs:
 ///    - sell (one lane per row for short rows, 16-bit columns where they fit) when the rows are
-///      regular, max_len <= 4 * mean + 16: 91-98 % of copy on stencils, bands and meshes;
+///      regular, max_len <= 4 * mean + 16;
 ///    - sell with the HYB tail when only a few rows are long (long_rows <= nrows / 1000): the
-///      bulk stays regular SELL, the long rows go to csr_v2's split rows (74 % against 58 % for
-///      csr_v2 alone on a band matrix with 16 rows of n/16 entries);
+///      bulk stays regular SELL, the long rows go to csr_v2's split rows;
 ///    - csr_v2 otherwise (power-law rows: its row blocks and split rows balance any
 ///      distribution);
 ///  * CPUs: csr_v2 (blocks of rows of equal work per team).
