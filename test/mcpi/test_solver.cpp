@@ -83,7 +83,7 @@ TEST(McpiSolver, OnePerturbedBlockFailsTheBlockRowCheck) {
       const double err = max_block_row_error(res.dq, ref, nb);
       EXPECT_GT(err, kBlockRowTolerance) << "one perturbed block of block row " << row << " went unnoticed";
       std::printf("[ info     ] nb %d %s: perturbed block: block-row error %.2e, global relative error %.2e\n", nb,
-                  name(v), err, rel_diff(res.dq, ref));
+                  name(v).c_str(), err, rel_diff(res.dq, ref));
     }
   }
 }
