@@ -43,8 +43,12 @@ problem (one of; default: the embedded problem):
                          with blocks of --block (which must divide the size); R is random.
       --pattern-only     use only the file's pattern as the vertex graph and generate
                          FUN3D-like block values for it
-  --mesh FILE            an SU2 native mesh: vertices coupled through element edges, one
-                         nb x nb block per coupling, FUN3D-like values
+  --mesh FILE            a mesh (SU2 .su2, or AFLR3 UGRID .ugrid, .lb8.ugrid, .b8.ugrid,
+                         ...; the format is recognised from the content and the name):
+                         vertices coupled through element edges, one nb x nb block per
+                         coupling, FUN3D-like values
+      --zone K           of a multizone SU2 file, zone K only (default: every zone, as
+                         disjoint parts of one mesh)
       --refine K         refine the mesh uniformly K times first (tet -> 8, ...)
 
 options:
@@ -124,6 +128,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.path = value();
     } else if (a == "--block") {
       o.block = static_cast<int>(parse_int(a, value(), 1, 64));
+    } else if (a == "--zone") {
+      o.zone = static_cast<int>(parse_int(a, value(), 1, 1000000));
     } else if (a == "--refine") {
       o.refine = static_cast<int>(parse_int(a, value(), 0, 6));
     } else if (a == "--grid") {
@@ -191,6 +197,7 @@ Options parse_options(int argc, const char* const* argv) {
     throw InvalidArgument(std::string("mcpi: ") + e.what());
   }
   if (o.refine > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --refine applies to --mesh only");
+  if (o.zone > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --zone applies to --mesh only");
   if (o.pattern_only && o.source != Options::Source::matrix)
     throw InvalidArgument("mcpi: --pattern-only applies to --matrix only");
   if (o.grid > 0 && o.source != Options::Source::builtin)

@@ -17,6 +17,7 @@ struct Options {
   std::string path;              // --matrix / --mesh file
   int block = 5;                 // nb
   int refine = 0;                // --refine K (meshes)
+  int zone = 0;                  // --zone K (multizone meshes); 0: every zone
   ppsparse::ordinal_t grid = 0;  // built-in problem: grid edge (0: per-backend default)
   int sweeps = 15;
   std::vector<ppsparse::mcpi::Variant> variants;  // empty: all

@@ -9,7 +9,7 @@
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/io/matrix_market.hpp>
 #include <ppsparse/mesh/refine.hpp>
-#include <ppsparse/mesh/su2_reader.hpp>
+#include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/vertex_graph.hpp>
 
 namespace mcpi_app {
@@ -30,14 +30,15 @@ Problem build_problem(const Options& o, bool gpu, const std::function<void(const
     }
     case Options::Source::mesh: {
       progress("reading " + o.path);
-      mesh::Mesh m = mesh::read_su2(o.path);
+      mesh::Mesh m = mesh::read(o.path, o.zone);
       if (o.refine > 0) {
         progress("refining " + std::to_string(m.nelements()) + " elements " + std::to_string(o.refine) + " times");
         m = mesh::refine_uniform(m, o.refine);
       }
       progress("building the vertex graph of " + std::to_string(m.npoints()) + " points");
       graph = mesh::vertex_graph(m);
-      p.description = o.path + (o.refine ? " refined " + std::to_string(o.refine) + "x" : std::string());
+      p.description = o.path + (o.zone ? " zone " + std::to_string(o.zone) : std::string()) +
+                      (o.refine ? " refined " + std::to_string(o.refine) + "x" : std::string());
       break;
     }
     case Options::Source::matrix: {

@@ -45,11 +45,10 @@ inline void initialize_kokkos() {
   (void)once;
 }
 
-// Runs read(path) and enforces the rules above.
+// Writes the input to `path`, runs read(path) and enforces the rules above.
 template <class Read>
-void check_reader(const std::uint8_t* data, std::size_t size, const char* extension, Read&& read) {
+void check_reader_at(const std::string& path, const std::uint8_t* data, std::size_t size, Read&& read) {
   initialize_kokkos();
-  const std::string& path = scratch_path(extension);
   write_input(path, data, size);
   try {
     read(path);
@@ -61,6 +60,12 @@ void check_reader(const std::uint8_t* data, std::size_t size, const char* extens
     }
   }
   // Anything else (std::bad_alloc, std::length_error, ...) escapes and libFuzzer reports it.
+}
+
+// The same on the process's scratch file with the given extension.
+template <class Read>
+void check_reader(const std::uint8_t* data, std::size_t size, const char* extension, Read&& read) {
+  check_reader_at(scratch_path(extension), data, size, read);
 }
 
 }  // namespace ppsparse::fuzz

@@ -107,10 +107,24 @@ TEST(Su2Reader, SectionsInAnyOrderAndNoMarkers) {
   EXPECT_DOUBLE_EQ(element_volume(m, 0), 0.5);
 }
 
-TEST(Su2Reader, FirstZoneOfAMultiZoneFile) {
-  const Mesh m = read_su2((corpus() / "good_multizone.su2").string());
-  EXPECT_EQ(m.npoints(), 4);
-  EXPECT_EQ(m.nelements(), 1);
+TEST(Su2Reader, MultizoneFilesWholeOrOneZone) {
+  const std::string path = (corpus() / "good_multizone.su2").string();
+  const Mesh all = read_su2(path);
+  ASSERT_EQ(all.npoints(), 9);  // 4 + 5 points, disjoint
+  ASSERT_EQ(all.nelements(), 3);
+  EXPECT_EQ(all.elem_nodes, (std::vector<ordinal_t>{0, 1, 2, 3, 4, 5, 6, 7, 5, 6, 7, 8}));
+  EXPECT_EQ(all.coords[3 * 8], 1.0);  // zone 2's point 4 (1 1 1)
+  const Mesh z1 = read_su2(path, 1);
+  EXPECT_EQ(z1.npoints(), 4);
+  EXPECT_EQ(z1.nelements(), 1);
+  const Mesh z2 = read_su2(path, 2);
+  EXPECT_EQ(z2.npoints(), 5);
+  EXPECT_EQ(z2.elem_nodes, (std::vector<ordinal_t>{0, 1, 2, 3, 1, 2, 3, 4}));
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_su2(path, 3), InputError, path + ": zone 3 asked, the file has 2 zones");
+  // A single-zone file is zone 1.
+  const std::string single = (corpus() / "good_reordered_no_markers.su2").string();
+  EXPECT_EQ(read_su2(single, 1).nelements(), 1);
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_su2(single, 2), InputError, single + ": zone 2 asked, the file has 1 zone");
 }
 
 TEST(Su2Reader, AllThreeDimensionalTypes) {
@@ -217,7 +231,7 @@ TEST(Su2Reader, RealMeshes) {
       {"brick_tets.su2", 3, 11703, 59156, {ElementType::tetrahedron}},
       {"brick_pyra.su2", 3, 14030, 72625, {ElementType::tetrahedron, ElementType::pyramid}},
       {"brick_hex.su2", 3, 16000, 14079, {ElementType::hexahedron}},
-      {"pipe.su2", 3, 1983, 8250, {ElementType::tetrahedron}},
+      {"pipe.su2", 3, 9919, 41402, {ElementType::tetrahedron}},  // five zones (NZONE=5), joined
       {"naca0012_hybrid_2d.su2", 2, 23317, 38017, {ElementType::triangle, ElementType::quadrilateral}},
   };
   for (const auto& x : expects) {
@@ -240,6 +254,14 @@ TEST(Su2Reader, RealMeshes) {
     EXPECT_EQ(seen, want);
     // Every element has a real, positive measure.
     for (ordinal_t e = 0; e < m.nelements(); ++e) ASSERT_GT(element_volume(m, e), 0.0) << "element " << e;
+  }
+  // pipe.su2's first zone alone, as read before multizone files were read whole.
+  const fs::path pipe = dir / "meshes" / "pipe.su2";
+  if (fs::exists(pipe)) {
+    const Mesh z1 = read_su2(pipe.string(), 1);
+    EXPECT_EQ(z1.npoints(), 1983);
+    EXPECT_EQ(z1.nelements(), 8250);
+    PPSPARSE_EXPECT_THROW_MESSAGE(read_su2(pipe.string(), 6), InputError, "zone 6 asked, the file has 5 zones");
   }
 }
 

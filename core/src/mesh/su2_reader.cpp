@@ -80,9 +80,10 @@ std::string type_label(ElementType t) {
 
 class Su2Parser {
  public:
-  explicit Su2Parser(const std::string& path) : path_(path) {
+  Su2Parser(const std::string& path, int zone) : path_(path), want_zone_(zone) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw InputError(path, "cannot open file: it is a directory");
+    if (zone < 0) throw InputError(path, "zone " + std::to_string(zone) + " asked: zones are numbered from 1");
     in_.open(path);
     if (!in_) throw InputError(path, "cannot open file");
   }
@@ -91,7 +92,17 @@ class Su2Parser {
     std::string_view line, key, value;
     while (next(line)) {
       const bool is_key = split_keyword(line, key, value);
-      if (zone_complete()) break;  // markers done: trailing sections or the next zone follow
+      if (is_key && key == "NZONE") {
+        read_nzone(value);
+        continue;
+      }
+      if (is_key && key == "IZONE") {
+        start_zone(value);
+        continue;
+      }
+      // Once a zone's markers are read, what follows up to the next IZONE= (NPERIODIC=, FFD_
+      // boxes, ...) carries nothing we use.
+      if (zone_complete()) continue;
       if (!is_key) fail("unexpected line outside any section: " + quoted(line));
       if (key == "NDIME") {
         first_seen(ndime_line_, "NDIME");
@@ -106,14 +117,16 @@ class Su2Parser {
         first_seen(nmark_line_, "NMARK");
         read_markers(value);
       }
-      // Other keywords before the end of the zone (NZONE=, IZONE=, ...) carry nothing we use.
+      // Other keywords before the end of the zone carry nothing we use.
     }
-    if (!ndime_line_) fail_at_end("missing NDIME= header");
-    if (!nelem_line_) fail_at_end("missing NELEM= section");
-    if (!npoin_line_) fail_at_end("missing NPOIN= section");
-    check_deferred_range(elem_max_);
-    check_deferred_range(marker_max_);
-    return std::move(mesh_);
+    finish_zone();
+    if (nzone_line_ && zones_read_ != nzone_)
+      fail_at(nzone_line_, "NZONE= " + std::to_string(nzone_) + " but the file has " + std::to_string(zones_read_) +
+                               " zone" + (zones_read_ == 1 ? "" : "s") + " (IZONE= sections)");
+    if (want_zone_ > zones_read_)
+      throw InputError(path_, "zone " + std::to_string(want_zone_) + " asked, the file has " +
+                                  std::to_string(zones_read_) + (zones_read_ == 1 ? " zone" : " zones"));
+    return std::move(all_);
   }
 
  private:
@@ -124,6 +137,7 @@ class Su2Parser {
   };
 
   std::string path_;
+  int want_zone_ = 0;  // 0: every zone, joined as disjoint parts; k: zone k only
   std::ifstream in_;
   std::string buf_;
   long long lineno_ = 0;
@@ -132,6 +146,11 @@ class Su2Parser {
   long long ndime_line_ = 0, nelem_line_ = 0, npoin_line_ = 0, nmark_line_ = 0;
   long long npoints_ = -1;  // known once NPOIN= is read
   DeferredMax elem_max_, marker_max_;
+  // Zones: NZONE= (0 when absent), the zone being read (1-based), those finished, the result.
+  long long nzone_ = 0, nzone_line_ = 0;
+  int zone_ = 1, zones_read_ = 0;
+  long long izone_line_ = 0;
+  Mesh all_;
 
   [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, lineno_, reason); }
   [[noreturn]] void fail_at(long long line, const std::string& reason) const { throw InputError(path_, line, reason); }
@@ -158,8 +177,70 @@ class Su2Parser {
     return false;
   }
 
+  std::string zone_label() const { return izone_line_ ? " of zone " + std::to_string(zone_) : std::string(); }
+
+  void read_nzone(std::string_view value) {
+    if (nzone_line_) fail("duplicate NZONE= (first on line " + std::to_string(nzone_line_) + ")");
+    if (izone_line_ || ndime_line_) fail("NZONE= must come before the first zone");
+    nzone_ = single_count("NZONE", value);
+    if (nzone_ < 1) fail("NZONE= must be at least 1, got " + std::to_string(nzone_));
+    nzone_line_ = lineno_;
+  }
+
+  // IZONE= k: zone k begins; the previous one (if any) is complete.
+  void start_zone(std::string_view value) {
+    const long long k = single_count("IZONE", value);
+    if (!izone_line_ && ndime_line_)
+      fail("IZONE= after a zone that has none (NDIME= on line " + std::to_string(ndime_line_) +
+           "): give every zone its IZONE=");
+    const int expected = izone_line_ ? zone_ + 1 : 1;
+    if (izone_line_) finish_zone();
+    if (k != expected)
+      fail("IZONE= " + std::to_string(k) + " where zone " + std::to_string(expected) +
+           " comes next: zones are numbered 1, 2, ... in order");
+    if (nzone_line_ && k > nzone_)
+      fail("IZONE= " + std::to_string(k) + " but NZONE= " + std::to_string(nzone_) + " on line " +
+           std::to_string(nzone_line_));
+    zone_ = static_cast<int>(k);
+    izone_line_ = lineno_;
+  }
+
+  // The zone read so far: checked, then appended to all_ (node ids offset) when it is wanted.
+  void finish_zone() {
+    const std::string z = zone_label();
+    if (!ndime_line_) fail_at_end("missing NDIME= header" + z);
+    if (!nelem_line_) fail_at_end("missing NELEM= section" + z);
+    if (!npoin_line_) fail_at_end("missing NPOIN= section" + z);
+    check_deferred_range(elem_max_);
+    check_deferred_range(marker_max_);
+    ++zones_read_;
+    if (want_zone_ == 0 || want_zone_ == zone_) {
+      if (all_.types.empty() && all_.coords.empty()) {
+        all_ = std::move(mesh_);
+      } else {
+        if (mesh_.dim != all_.dim)
+          fail_at(ndime_line_, "NDIME= " + std::to_string(mesh_.dim) + z + " differs from the earlier zones' " +
+                                   std::to_string(all_.dim));
+        const ordinal_t base = all_.npoints();
+        if (static_cast<long long>(base) + npoints_ > max_ordinal)
+          fail_at(npoin_line_, "the zones hold more than 2^31 - 1 points together");
+        all_.coords.insert(all_.coords.end(), mesh_.coords.begin(), mesh_.coords.end());
+        all_.types.insert(all_.types.end(), mesh_.types.begin(), mesh_.types.end());
+        const offset_t first = static_cast<offset_t>(all_.elem_nodes.size());
+        for (ordinal_t v : mesh_.elem_nodes) all_.elem_nodes.push_back(v + base);
+        for (size_t e = 1; e < mesh_.elem_ptr.size(); ++e) all_.elem_ptr.push_back(first + mesh_.elem_ptr[e]);
+      }
+    }
+    mesh_ = Mesh();
+    ndime_line_ = nelem_line_ = npoin_line_ = nmark_line_ = 0;
+    npoints_ = -1;
+    elem_max_ = marker_max_ = DeferredMax();
+  }
+
   void first_seen(long long& where, const char* key) {
-    if (where) fail(std::string("duplicate ") + key + "= section (first on line " + std::to_string(where) + ")");
+    if (where)
+      fail(std::string("duplicate ") + key + "= section" + zone_label() + " (first on line " + std::to_string(where) +
+           (std::string(key) == "NDIME" && !izone_line_ ? "; a multizone file needs IZONE= before each zone)" : ")"));
     where = lineno_;
   }
 
@@ -342,6 +423,6 @@ class Su2Parser {
 
 }  // namespace
 
-Mesh read_su2(const std::string& path) { return Su2Parser(path).parse(); }
+Mesh read_su2(const std::string& path, int zone) { return Su2Parser(path, zone).parse(); }
 
 }  // namespace ppsparse::mesh

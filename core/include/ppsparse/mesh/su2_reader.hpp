@@ -8,18 +8,21 @@
 ///   NPOIN= n [ndomain]          then n lines "x y [z] [index]"
 ///   NMARK= m                    then m times: MARKER_TAG= name, MARKER_ELEMS= k, k lines
 ///
-/// Only the first zone of a multi-zone file (NZONE=) is read, and whatever follows the
-/// zone's marker section (NPERIODIC=, FFD_ boxes, further zones) is ignored; other
-/// KEY= lines before that are skipped. Boundary markers are parsed and validated
-/// (element types of dimension NDIME-1, node ids in range), then dropped.
+/// Multizone files (NZONE= n, then IZONE= 1 .. n, each a zone as above, in order) are read
+/// whole, the zones joined as disjoint parts of one mesh (zone k's node ids offset by the
+/// points of zones 1 .. k-1), or one zone alone. Whatever follows a zone's marker section up to
+/// the next IZONE= (NPERIODIC=, FFD_ boxes) is ignored; other KEY= lines are skipped. Boundary markers are parsed and
+/// validated (element types of dimension NDIME-1, node ids in range), then dropped.
 #include <string>
 
 #include <ppsparse/mesh/mesh.hpp>
 
 namespace ppsparse::mesh {
 
-/// Throws InputError "FILE:LINE: reason" for any malformed input, and
-/// InputError "FILE: cannot open file" when the file cannot be read.
-Mesh read_su2(const std::string& path);
+/// zone 0 reads every zone, zone k >= 1 zone k only. Throws InputError "FILE:LINE: reason" for
+/// any malformed input (a zone repeating a section without IZONE= between them, zones out of
+/// order, fewer or more zones than NZONE=, zones of different NDIME), "FILE: zone K asked, the
+/// file has N zones", and "FILE: cannot open file" when the file cannot be read.
+Mesh read_su2(const std::string& path, int zone = 0);
 
 }  // namespace ppsparse::mesh

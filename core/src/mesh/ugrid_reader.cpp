@@ -1,0 +1,384 @@
+#include <ppsparse/mesh/ugrid_reader.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::mesh {
+namespace {
+
+struct Format {
+  UgridEncoding encoding = UgridEncoding::ascii;
+  bool big_endian = false;
+  int real_bytes = 8;
+  int int_bytes = 4;
+  std::string suffix = "ascii";
+};
+
+// The encoding named by the file name's second-last suffix ("grid.lb8.ugrid"); ASCII otherwise.
+Format format_of(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  const size_t last = name.rfind('.');
+  if (last == std::string::npos || last == 0) return {};
+  const size_t prev = name.rfind('.', last - 1);
+  if (prev == std::string::npos) return {};
+  const std::string s = name.substr(prev + 1, last - prev - 1);
+  using E = UgridEncoding;
+  static const std::array<Format, 11> table = {{{E::c_binary, true, 8, 4, "b8"},
+                                                {E::c_binary, false, 8, 4, "lb8"},
+                                                {E::c_binary, true, 4, 4, "b4"},
+                                                {E::c_binary, false, 4, 4, "lb4"},
+                                                {E::c_binary, true, 8, 8, "b8l"},
+                                                {E::c_binary, false, 8, 8, "lb8l"},
+                                                {E::fortran_binary, true, 8, 4, "r8"},
+                                                {E::fortran_binary, false, 8, 4, "lr8"},
+                                                {E::fortran_binary, true, 4, 4, "r4"},
+                                                {E::fortran_binary, false, 4, 4, "lr4"},
+                                                {E::ascii, false, 8, 4, "ascii"}}};
+  for (const Format& f : table)
+    if (f.suffix == s) return f;
+  return {};
+}
+
+bool host_is_big_endian() {
+  const std::uint16_t one = 1;
+  unsigned char first;
+  std::memcpy(&first, &one, 1);
+  return first == 0;
+}
+
+constexpr const char* kElementSections[4] = {"tetrahedra", "pyramids", "prisms", "hexahedra"};
+constexpr const char* kElementNames[4] = {"tetrahedron", "pyramid", "prism", "hexahedron"};
+constexpr ElementType kElementTypes[4] = {ElementType::tetrahedron, ElementType::pyramid, ElementType::prism,
+                                          ElementType::hexahedron};
+constexpr int kElementNodes[4] = {4, 5, 6, 8};
+
+// Node order: UGRID's pyramid has its apex third; VTK's (the Mesh's) has it last.
+void to_vtk_order(const int type, std::array<long long, 8>& v) {
+  if (type != 1) return;
+  const std::array<long long, 8> u = v;
+  v[0] = u[1];
+  v[1] = u[0];
+  v[2] = u[3];
+  v[3] = u[4];
+  v[4] = u[2];
+}
+
+// Whitespace-separated numbers with their line numbers; errors are "FILE:LINE: reason".
+class AsciiSource {
+ public:
+  AsciiSource(const std::string& path, std::istream& in) : path_(path), in_(in) {}
+
+  long long integer(const std::string& what) {
+    const std::string t = token(what);
+    long long v = 0;
+    size_t used = 0;
+    try {
+      v = std::stoll(t, &used);
+    } catch (const std::out_of_range&) {
+      fail(what + ": '" + t + "' is out of range");
+    } catch (const std::exception&) {
+      fail(what + ": '" + t + "' is not an integer");
+    }
+    if (used != t.size()) fail(what + ": '" + t + "' is not an integer");
+    return v;
+  }
+  double real(const std::string& what) {
+    const std::string t = token(what);
+    double v = 0;
+    size_t used = 0;
+    try {
+      v = std::stod(t, &used);
+    } catch (const std::exception&) {
+      fail(what + ": '" + t + "' is not a number");
+    }
+    if (used != t.size()) fail(what + ": '" + t + "' is not a number");
+    if (!std::isfinite(v)) fail(what + ": '" + t + "' is not a finite number");
+    return v;
+  }
+  [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, line_, reason); }
+  // ASCII files cannot be sized in advance: the counts are limited by what the header allows.
+  void check_fits(long long /*bytes*/) const {}
+
+ private:
+  const std::string& path_;
+  std::istream& in_;
+  long long line_ = 1;
+
+  std::string token(const std::string& what) {
+    int c;
+    while ((c = in_.get()) != EOF && std::isspace(c))
+      if (c == '\n') ++line_;
+    if (c == EOF) fail("file ends before " + what);
+    std::string t(1, static_cast<char>(c));
+    while ((c = in_.peek()) != EOF && !std::isspace(c)) {
+      t.push_back(static_cast<char>(in_.get()));
+      if (t.size() > 64) fail(what + ": '" + t.substr(0, 32) + "...' is not a number");
+    }
+    return t;
+  }
+};
+
+// Fixed-size numbers in a byte order; errors are "FILE: section S: reason".
+class BinarySource {
+ public:
+  BinarySource(const std::string& path, std::istream& in, const Format& f, std::uint64_t size)
+      : path_(path), in_(in), f_(f), size_(size), swap_(f.big_endian != host_is_big_endian()) {}
+
+  void section(const std::string& s) { section_ = s; }
+  long long integer(const std::string& what) {
+    if (f_.int_bytes == 8) {
+      std::int64_t v;
+      read(&v, 8, what);
+      return v;
+    }
+    std::int32_t v;
+    read(&v, 4, what);
+    return v;
+  }
+  double real(const std::string& what) {
+    double v;
+    if (f_.real_bytes == 8) {
+      read(&v, 8, what);
+    } else {
+      float x;
+      read(&x, 4, what);
+      v = x;
+    }
+    if (!std::isfinite(v)) fail(what + " is not a finite number");
+    return v;
+  }
+  std::int32_t marker(const std::string& what) {
+    std::int32_t v;
+    read(&v, 4, what);
+    return v;
+  }
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw InputError(path_, "section " + section_ + ": " + reason);
+  }
+  // Whether `bytes` more bytes are in the file: checked before a section is allocated.
+  void check_fits(long long bytes) const {
+    if (bytes < 0 || static_cast<std::uint64_t>(bytes) > size_ - offset_)
+      fail("the header's counts need " + std::to_string(bytes) + " more bytes, the file has " +
+           std::to_string(size_ - offset_) + " (a truncated file, or not a " + f_.suffix + " UGRID file)");
+  }
+
+ private:
+  const std::string& path_;
+  std::istream& in_;
+  Format f_;
+  std::uint64_t size_, offset_ = 0;
+  bool swap_;
+  std::string section_ = "header";
+
+  void read(void* out, int bytes, const std::string& what) {
+    unsigned char b[8];
+    if (!in_.read(reinterpret_cast<char*>(b), bytes)) fail("file ends before " + what);
+    offset_ += static_cast<std::uint64_t>(bytes);
+    if (swap_)
+      for (int i = 0; i < bytes / 2; ++i) std::swap(b[i], b[bytes - 1 - i]);
+    std::memcpy(out, b, static_cast<size_t>(bytes));
+  }
+};
+
+template <class Source>
+Mesh parse(Source& src, const Format& f, bool binary) {
+  auto section = [&](const char* s) {
+    if constexpr (std::is_same_v<Source, BinarySource>) src.section(s);
+  };
+  const bool fortran = f.encoding == UgridEncoding::fortran_binary;
+  section("header");
+  if constexpr (std::is_same_v<Source, BinarySource>)
+    if (fortran) {
+      const std::int32_t m = src.marker("the header's record marker");
+      if (m != 7 * f.int_bytes)
+        src.fail("record marker " + std::to_string(m) + ", expected " + std::to_string(7 * f.int_bytes) +
+                 " (7 counts): not a Fortran " + f.suffix + " UGRID file");
+    }
+  static const char* names[7] = {
+      "the node count",        "the boundary triangle count", "the boundary quadrilateral count",
+      "the tetrahedron count", "the pyramid count",           "the prism count",
+      "the hexahedron count"};
+  std::array<long long, 7> n{};
+  for (int i = 0; i < 7; ++i) {
+    n[i] = src.integer(names[i]);
+    if (n[i] < 0) src.fail(std::string(names[i]) + " is negative (" + std::to_string(n[i]) + ")");
+  }
+  for (int i = 0; i < 3; ++i)
+    if (n[i] > max_ordinal) src.fail(std::string(names[i]) + " " + std::to_string(n[i]) + " exceeds 2^31 - 1");
+  long long elements = 0, entries = 0;
+  for (int t = 0; t < 4; ++t) {
+    elements += n[3 + t];
+    if (elements > max_ordinal) src.fail("more than 2^31 - 1 volume elements");
+    entries += n[3 + t] * kElementNodes[t];
+  }
+  if (elements == 0) src.fail("no volume elements (a surface grid is not a volume mesh)");
+  if constexpr (std::is_same_v<Source, BinarySource>) {
+    if (fortran) {
+      src.marker("the header's closing record marker");
+      src.marker("the data's record marker");
+    }
+    const long long R = f.real_bytes, I = f.int_bytes;
+    const long long faces = n[1] + n[2];
+    src.check_fits(n[0] * 3 * R + (3 * n[1] + 4 * n[2]) * I + faces * I + entries * I);
+  }
+  (void)binary;
+
+  Mesh m;
+  m.dim = 3;
+  section("points");
+  m.coords.reserve(static_cast<size_t>(std::min<long long>(n[0], 1 << 20)) * 3);
+  for (long long p = 0; p < n[0]; ++p)
+    for (int d = 0; d < 3; ++d)
+      m.coords.push_back(src.real("coordinate " + std::to_string(d) + " of node " + std::to_string(p + 1)));
+  auto node = [&](const std::string& what) {
+    const long long id = src.integer(what);
+    if (id < 1 || id > n[0])
+      src.fail(what + ": node " + std::to_string(id) + " out of range [1, " + std::to_string(n[0]) + "]");
+    return id;
+  };
+  section("boundary faces");
+  for (int k = 0; k < 2; ++k) {
+    const int nodes = k == 0 ? 3 : 4;
+    const char* name = k == 0 ? "boundary triangle " : "boundary quadrilateral ";
+    for (long long e = 0; e < n[1 + k]; ++e)
+      for (int j = 0; j < nodes; ++j) node(name + std::to_string(e + 1));
+  }
+  section("boundary tags");
+  for (long long e = 0; e < n[1] + n[2]; ++e) src.integer("the tag of boundary face " + std::to_string(e + 1));
+  m.types.reserve(static_cast<size_t>(std::min<long long>(elements, 1 << 20)));
+  for (int t = 0; t < 4; ++t) {
+    section(kElementSections[t]);
+    for (long long e = 0; e < n[3 + t]; ++e) {
+      std::array<long long, 8> v{};
+      const std::string what = std::string(kElementNames[t]) + " " + std::to_string(e + 1);
+      for (int j = 0; j < kElementNodes[t]; ++j) v[j] = node(what) - 1;
+      to_vtk_order(t, v);
+      m.types.push_back(kElementTypes[t]);
+      for (int j = 0; j < kElementNodes[t]; ++j) m.elem_nodes.push_back(static_cast<ordinal_t>(v[j]));
+      m.elem_ptr.push_back(static_cast<offset_t>(m.elem_nodes.size()));
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+Mesh read_ugrid(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "cannot open file: it is a directory");
+  const Format f = format_of(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "cannot open file");
+  Mesh m;
+  if (f.encoding == UgridEncoding::ascii) {
+    AsciiSource src(path, in);
+    m = parse(src, f, false);
+  } else {
+    const std::uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw InputError(path, "cannot open file: " + ec.message());
+    BinarySource src(path, in, f, size);
+    m = parse(src, f, true);
+  }
+  try {
+    validate(m, "UGRID mesh");
+  } catch (const InvalidArgument& e) {
+    throw InputError(path, e.what());
+  }
+  return m;
+}
+
+void write_ugrid(const std::string& path, const Mesh& m) {
+  validate(m, "write_ugrid");
+  if (m.dim != 3)
+    throw InvalidArgument("write_ugrid: UGRID holds 3-D meshes, this one is " + std::to_string(m.dim) + "-D");
+  const Format f = format_of(path);
+  std::array<std::vector<ordinal_t>, 4> by_type;
+  for (ordinal_t e = 0; e < m.nelements(); ++e) {
+    int t = 0;
+    while (t < 4 && kElementTypes[t] != m.types[e]) ++t;
+    const ordinal_t* v = m.elem_nodes.data() + m.elem_ptr[e];
+    std::array<ordinal_t, 8> u{};
+    for (int j = 0; j < kElementNodes[t]; ++j) u[j] = v[j];
+    if (t == 1) u = {v[1], v[0], v[4], v[2], v[3]};  // VTK -> UGRID pyramid order
+    for (int j = 0; j < kElementNodes[t]; ++j) by_type[t].push_back(u[j] + 1);
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw Error("write_ugrid: cannot open '" + path + "' for writing");
+  const std::array<long long, 7> n = {m.npoints(),
+                                      0,
+                                      0,
+                                      static_cast<long long>(by_type[0].size() / 4),
+                                      static_cast<long long>(by_type[1].size() / 5),
+                                      static_cast<long long>(by_type[2].size() / 6),
+                                      static_cast<long long>(by_type[3].size() / 8)};
+  if (f.encoding == UgridEncoding::ascii) {
+    std::ostringstream s;
+    s.precision(17);
+    for (int i = 0; i < 7; ++i) s << n[i] << (i < 6 ? ' ' : '\n');
+    for (ordinal_t p = 0; p < m.npoints(); ++p)
+      s << m.coords[3 * p] << ' ' << m.coords[3 * p + 1] << ' ' << m.coords[3 * p + 2] << '\n';
+    for (int t = 0; t < 4; ++t)
+      for (size_t i = 0; i < by_type[t].size(); ++i)
+        s << by_type[t][i] << ((i + 1) % kElementNodes[t] == 0 ? '\n' : ' ');
+    out << s.str();
+  } else {
+    const bool swap = f.big_endian != host_is_big_endian();
+    auto put = [&](const void* p, int bytes) {
+      unsigned char b[8];
+      std::memcpy(b, p, static_cast<size_t>(bytes));
+      if (swap)
+        for (int i = 0; i < bytes / 2; ++i) std::swap(b[i], b[bytes - 1 - i]);
+      out.write(reinterpret_cast<const char*>(b), bytes);
+    };
+    auto put_int = [&](long long v) {
+      if (f.int_bytes == 8) {
+        const std::int64_t x = v;
+        put(&x, 8);
+      } else {
+        const std::int32_t x = static_cast<std::int32_t>(v);
+        put(&x, 4);
+      }
+    };
+    auto put_real = [&](double v) {
+      if (f.real_bytes == 8) {
+        put(&v, 8);
+      } else {
+        const float x = static_cast<float>(v);
+        put(&x, 4);
+      }
+    };
+    const bool fortran = f.encoding == UgridEncoding::fortran_binary;
+    auto put_marker = [&](long long bytes) {
+      const std::int32_t x = static_cast<std::int32_t>(bytes);
+      put(&x, 4);
+    };
+    if (fortran) put_marker(7LL * f.int_bytes);
+    for (long long c : n) put_int(c);
+    long long data = static_cast<long long>(m.coords.size()) * f.real_bytes;
+    for (const auto& v : by_type) data += static_cast<long long>(v.size()) * f.int_bytes;
+    if (fortran) {
+      put_marker(7LL * f.int_bytes);
+      put_marker(data);
+    }
+    for (double x : m.coords) put_real(x);
+    for (const auto& v : by_type)
+      for (ordinal_t id : v) put_int(id);
+    if (fortran) put_marker(data);
+  }
+  if (!out) throw Error("write_ugrid: writing '" + path + "' failed");
+}
+
+}  // namespace ppsparse::mesh

@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mesh/read.hpp>
+#include <ppsparse/mesh/ugrid_reader.hpp>
+
+#include "mesh/mesh_builders.hpp"
+#include "test_util.hpp"
+
+namespace ppsparse::mesh {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string write_file(const std::string& name, const std::string& bytes) {
+  const fs::path dir = fs::temp_directory_path() / "ppsparse_read_test";
+  fs::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+const std::string kTriangleSu2 = "NDIME= 2\nNELEM= 1\n5 0 1 2 0\nNPOIN= 3\n0 0 0\n1 0 1\n0 1 2\nNMARK= 0\n";
+
+TEST(MeshRead, RecognisesFormatsByContentThenName) {
+  EXPECT_EQ(detect_mesh_format(write_file("a.su2", kTriangleSu2)), MeshFormat::su2);
+  EXPECT_EQ(detect_mesh_format(write_file("no_extension", "% comment\nNDIME = 2\n")), MeshFormat::su2);
+  EXPECT_EQ(detect_mesh_format(write_file("g.su2", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n")), MeshFormat::gmsh);
+  EXPECT_EQ(detect_mesh_format(write_file("h.dat", std::string("\x89HDF\r\n\x1a\n", 8) + "rest")), MeshFormat::cgns);
+  EXPECT_EQ(detect_mesh_format(write_file("a.adf", "xxxx@(#)ADF Database xxxx")), MeshFormat::cgns);
+  EXPECT_EQ(detect_mesh_format(write_file("u.lb8.ugrid", "binary")), MeshFormat::ugrid);
+  EXPECT_EQ(detect_mesh_format(write_file("m.msh", "garbage")), MeshFormat::gmsh);
+  EXPECT_EQ(detect_mesh_format(write_file("x.txt", "hello")), MeshFormat::unknown);
+}
+
+TEST(MeshRead, ReadsSu2AndUgrid) {
+  EXPECT_EQ(read(write_file("t.su2", kTriangleSu2)).nelements(), 1);
+  const Mesh m = builders::box_mesh({2, 2, 2}, builders::CellSplit::tetrahedra, 0.0, test::test_seed());
+  const fs::path dir = fs::temp_directory_path() / "ppsparse_read_test";
+  const std::string path = (dir / "box.lb8.ugrid").string();
+  write_ugrid(path, m);
+  EXPECT_EQ(read(path).nelements(), m.nelements());
+}
+
+TEST(MeshRead, FormatsWithoutAReaderAndUnknownOnesSayWhatIsRead) {
+  const std::string gmsh = write_file("m.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read(gmsh), InputError,
+                                gmsh + ": a Gmsh MSH file; this build reads SU2 (.su2) and AFLR3 UGRID");
+  const std::string cgns = write_file("m.cgns", std::string("\x89HDF\r\n\x1a\n", 8));
+  PPSPARSE_EXPECT_THROW_MESSAGE(read(cgns), InputError, cgns + ": a CGNS file; this build reads SU2");
+  const std::string other = write_file("m.txt", "hello");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read(other), InputError,
+                                other + ": unknown mesh format (not SU2, AFLR3 UGRID, Gmsh MSH or CGNS); this build");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read("/nonexistent/m.su2"), InputError, "/nonexistent/m.su2: cannot open file");
+}
+
+}  // namespace
+}  // namespace ppsparse::mesh
