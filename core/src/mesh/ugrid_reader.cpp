@@ -52,6 +52,11 @@ Format format_of(const std::string& path) {
   return {};
 }
 
+// Reverses the byte order of one number of `bytes` bytes.
+void swap_bytes(unsigned char* b, int bytes) {
+  for (int i = 0; i < bytes / 2; ++i) std::swap(b[i], b[bytes - 1 - i]);
+}
+
 bool host_is_big_endian() {
   const std::uint16_t one = 1;
   unsigned char first;
@@ -187,14 +192,13 @@ class BinarySource {
     unsigned char b[8];
     if (!in_.read(reinterpret_cast<char*>(b), bytes)) fail("file ends before " + what);
     offset_ += static_cast<std::uint64_t>(bytes);
-    if (swap_)
-      for (int i = 0; i < bytes / 2; ++i) std::swap(b[i], b[bytes - 1 - i]);
+    if (swap_) swap_bytes(b, bytes);
     std::memcpy(out, b, static_cast<size_t>(bytes));
   }
 };
 
 template <class Source>
-Mesh parse(Source& src, const Format& f, bool binary) {
+Mesh parse(Source& src, const Format& f) {
   auto section = [&](const char* s) {
     if constexpr (std::is_same_v<Source, BinarySource>) src.section(s);
   };
@@ -234,7 +238,6 @@ Mesh parse(Source& src, const Format& f, bool binary) {
     const long long faces = n[1] + n[2];
     src.check_fits(n[0] * 3 * R + (3 * n[1] + 4 * n[2]) * I + faces * I + entries * I);
   }
-  (void)binary;
 
   Mesh m;
   m.dim = 3;
@@ -285,12 +288,12 @@ Mesh read_ugrid(const std::string& path) {
   Mesh m;
   if (f.encoding == UgridEncoding::ascii) {
     AsciiSource src(path, in);
-    m = parse(src, f, false);
+    m = parse(src, f);
   } else {
     const std::uint64_t size = std::filesystem::file_size(path, ec);
     if (ec) throw InputError(path, "cannot open file: " + ec.message());
     BinarySource src(path, in, f, size);
-    m = parse(src, f, true);
+    m = parse(src, f);
   }
   try {
     validate(m, "UGRID mesh");
@@ -339,8 +342,7 @@ void write_ugrid(const std::string& path, const Mesh& m) {
     auto put = [&](const void* p, int bytes) {
       unsigned char b[8];
       std::memcpy(b, p, static_cast<size_t>(bytes));
-      if (swap)
-        for (int i = 0; i < bytes / 2; ++i) std::swap(b[i], b[bytes - 1 - i]);
+      if (swap) swap_bytes(b, bytes);
       out.write(reinterpret_cast<const char*>(b), bytes);
     };
     auto put_int = [&](long long v) {
