@@ -42,11 +42,7 @@ GroupLayout layout(Kernel k) {
 }
 
 const std::vector<Kernel>& all_kernels() {
-  static const std::vector<Kernel> all = [] {
-    std::vector<Kernel> v;
-    for (std::size_t i = 0; i < std::size(kKernelNames); ++i) v.push_back(static_cast<Kernel>(i));
-    return v;
-  }();
+  static const std::vector<Kernel> all = util::enumerators<Kernel>(std::size(kKernelNames));
   return all;
 }
 

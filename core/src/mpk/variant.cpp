@@ -29,12 +29,8 @@ const char* to_string(MpkVariant variant) { return util::name_of(variant, kVaria
 const char* summary(MpkVariant variant) { return util::name_of(variant, kVariantSummaries); }
 
 const std::vector<MpkVariant>& concrete_variants() {
-  static const std::vector<MpkVariant> all = [] {
-    std::vector<MpkVariant> v;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(MpkVariant::automatic); ++i)
-      v.push_back(static_cast<MpkVariant>(i));
-    return v;
-  }();
+  static const std::vector<MpkVariant> all =
+      util::enumerators<MpkVariant>(static_cast<std::size_t>(MpkVariant::automatic));
   return all;
 }
 

@@ -49,11 +49,7 @@ const char* to_string(SpmvAlgorithm algorithm) { return util::name_of(algorithm,
 const char* summary(SpmvAlgorithm algorithm) { return util::name_of(algorithm, kAlgorithmSummaries); }
 
 const std::vector<SpmvAlgorithm>& all_spmv_algorithms() {
-  static const std::vector<SpmvAlgorithm> all = [] {
-    std::vector<SpmvAlgorithm> v;
-    for (std::size_t i = 0; i < std::size(kAlgorithmNames); ++i) v.push_back(static_cast<SpmvAlgorithm>(i));
-    return v;
-  }();
+  static const std::vector<SpmvAlgorithm> all = util::enumerators<SpmvAlgorithm>(std::size(kAlgorithmNames));
   return all;
 }
 

@@ -4,6 +4,7 @@
 /// enumeration, indexed by the enumerator's value, and one way of parsing them.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace ppsparse::util {
 
@@ -18,6 +19,14 @@ Enum parse_name(const std::string& name, const char* const (&names)[N], const ch
   for (std::size_t i = 0; i < N; ++i)
     if (name == names[i]) return static_cast<Enum>(i);
   throw_unknown_name(name, names, N, what);
+}
+
+/// The enumerators 0, 1, ..., count - 1 of an enumeration numbered in order, as a list.
+template <class Enum>
+std::vector<Enum> enumerators(std::size_t count) {
+  std::vector<Enum> v;
+  for (std::size_t i = 0; i < count; ++i) v.push_back(static_cast<Enum>(i));
+  return v;
 }
 
 /// names[value] for an enumerator in range, else "?".
