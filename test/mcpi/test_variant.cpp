@@ -55,7 +55,7 @@ TEST(McpiVariant, NameAndParseAreInverse) {
 
 TEST(McpiVariant, UnknownNamesListTheKernelsAndSuffixes) {
   PPSPARSE_EXPECT_THROW_MESSAGE(parse_variant("warp-per-row"), InvalidArgument,
-                                "unknown MCPI variant 'warp-per-row' (valid: warp_per_row, rows_per_warp, "
+                                "unknown MCPI variant 'warp-per-row' (valid: auto, warp_per_row, rows_per_warp, "
                                 "rows_per_warp_prefetch, split, each with the optional suffixes _l2 and _async, e.g. "
                                 "rows_per_warp_l2_async)");
   // Suffixes in the wrong order, or alone, are not names.

@@ -3,6 +3,8 @@
 /// The one place where Kokkos 3.4 (Debian, CI) and Kokkos >= 4.6 (GPU builds) differ.
 /// Everything else in ppsparse is written against the names defined here.
 #include <Kokkos_Core.hpp>
+#include <KokkosBlas1_scal.hpp>
+#include <KokkosBlas2_gemv.hpp>
 
 #if !defined(KOKKOS_VERSION)
 #error "ppsparse: Kokkos_Core.hpp did not define KOKKOS_VERSION"
@@ -97,6 +99,29 @@ constexpr int vector_width_for() {
 template <class ExecSpace>
 constexpr bool is_gpu_space() {
   return vector_width_for<ExecSpace>() > 1;
+}
+
+/// Kokkos Kernels' BLAS on the caller's instance: Kokkos Kernels 4 takes the execution-space
+/// instance, 3.4 runs on the default instance (synchronous on the host backends it is built for).
+template <class ExecSpace, class AView, class XView, class YView>
+void gemv(const ExecSpace& exec, const char* trans, double alpha, const AView& a, const XView& x, double beta,
+          const YView& y) {
+#if PPSPARSE_KOKKOS_4
+  KokkosBlas::gemv(exec, trans, alpha, a, x, beta, y);
+#else
+  exec.fence();
+  KokkosBlas::gemv(trans, alpha, a, x, beta, y);
+#endif
+}
+/// y = alpha x (Kokkos Kernels' scal), as gemv.
+template <class ExecSpace, class YView, class XView>
+void scal(const ExecSpace& exec, const YView& y, double alpha, const XView& x) {
+#if PPSPARSE_KOKKOS_4
+  KokkosBlas::scal(exec, y, alpha, x);
+#else
+  exec.fence();
+  KokkosBlas::scal(y, alpha, x);
+#endif
 }
 
 }  // namespace ppsparse::compat

@@ -1,3 +1,4 @@
+#include <ppsparse/mcpi/fgmres.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
 namespace ppsparse::mcpi {
@@ -37,6 +38,51 @@ void check_system(const BlockSystem<HostSpace>& s, const Coloring& coloring) {
       if (!std::isfinite(s.R(static_cast<size_t>(i) * s.nb + e)))
         throw NumericalError("mcpi: R holds a NaN or Inf in block row " + std::to_string(i));
   }
+}
+
+const char* name(StopReason r) {
+  switch (r) {
+    case StopReason::converged:
+      return "converged";
+    case StopReason::max_sweeps:
+      return "max_sweeps";
+    case StopReason::diverged:
+      return "diverged";
+    case StopReason::not_finite:
+      return "not_finite";
+  }
+  return "unknown";
+}
+
+void check_control(const Control& c) {
+  const std::string who = "mcpi control: ";
+  if (c.max_sweeps < 0) throw InvalidArgument(who + "max_sweeps must be >= 0, got " + std::to_string(c.max_sweeps));
+  if (!(c.rtol >= 0 && c.rtol < HUGE_VAL))
+    throw InvalidArgument(who + "rtol must be finite and >= 0, got " + std::to_string(c.rtol));
+  if (!(c.atol >= 0 && c.atol < HUGE_VAL))
+    throw InvalidArgument(who + "atol must be finite and >= 0, got " + std::to_string(c.atol));
+  if (c.check_interval < 0)
+    throw InvalidArgument(who + "check_interval must be >= 0, got " + std::to_string(c.check_interval));
+  if (!(c.divergence_factor > 1))
+    throw InvalidArgument(who + "divergence_factor must be > 1, got " + std::to_string(c.divergence_factor));
+  if (c.initial_guess != InitialGuess::zero && c.initial_guess != InitialGuess::given)
+    throw InvalidArgument(who + "initial_guess is neither zero nor given");
+}
+
+void check_fgmres_control(const FgmresControl& c) {
+  const std::string who = "mcpi fgmres control: ";
+  if (c.restart < 1) throw InvalidArgument(who + "restart must be >= 1, got " + std::to_string(c.restart));
+  if (c.max_iterations < 0)
+    throw InvalidArgument(who + "max_iterations must be >= 0, got " + std::to_string(c.max_iterations));
+  if (c.sweeps < 1) throw InvalidArgument(who + "sweeps must be >= 1, got " + std::to_string(c.sweeps));
+  if (!(c.rtol >= 0 && c.rtol < HUGE_VAL))
+    throw InvalidArgument(who + "rtol must be finite and >= 0, got " + std::to_string(c.rtol));
+  if (!(c.atol >= 0 && c.atol < HUGE_VAL))
+    throw InvalidArgument(who + "atol must be finite and >= 0, got " + std::to_string(c.atol));
+  if (!(c.divergence_factor > 1))
+    throw InvalidArgument(who + "divergence_factor must be > 1, got " + std::to_string(c.divergence_factor));
+  if (c.initial_guess != InitialGuess::zero && c.initial_guess != InitialGuess::given)
+    throw InvalidArgument(who + "initial_guess is neither zero nor given");
 }
 
 Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Options& options) {

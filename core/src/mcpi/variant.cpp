@@ -49,10 +49,12 @@ const std::vector<Kernel>& all_kernels() {
 Kernel parse_kernel(const std::string& s) { return util::parse_name<Kernel>(s, kKernelNames, "MCPI kernel"); }
 
 std::string name(const Variant& v) {
+  if (v.is_auto) return "auto";
   return std::string(name(v.kernel)) + (v.l2_window ? "_l2" : "") + (v.async_copy ? "_async" : "");
 }
 
 Variant parse_variant(const std::string& s) {
+  if (s == "auto") return Variant::automatic();
   std::string kernel = s;
   Variant v;
   v.async_copy = strip_suffix(kernel, "_async");
@@ -62,10 +64,18 @@ Variant parse_variant(const std::string& s) {
   } catch (const InvalidArgument&) {
     std::string valid;
     for (const char* k : kKernelNames) valid += (valid.empty() ? "" : ", ") + std::string(k);
-    throw InvalidArgument("unknown MCPI variant '" + s + "' (valid: " + valid +
+    throw InvalidArgument("unknown MCPI variant '" + s + "' (valid: auto, " + valid +
                           ", each with the optional suffixes _l2 and _async, e.g. rows_per_warp_l2_async)");
   }
   return v;
+}
+
+Variant resolve_variant(const Variant& v, int nb) {
+  if (nb < 1 || nb > 64) throw InvalidArgument("mcpi: block size nb = " + std::to_string(nb) + " is outside 1..64");
+  if (!v.is_auto) return v;
+  // One rule today: the benchmarks (docs/perf/kernel_choices.md) show rows_per_warp fastest at
+  // every nb, with the backend's kernels and the portable ones; the features are within noise.
+  return Variant(Kernel::rows_per_warp);
 }
 
 const std::vector<Variant>& all_variants() {

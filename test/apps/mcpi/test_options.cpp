@@ -53,7 +53,7 @@ TEST(McpiOptions, BadInputsGiveOneLineErrors) {
   EXPECT_EQ(error_of({"--frobnicate"}), "mcpi: unknown option '--frobnicate' (see --help)");
   EXPECT_EQ(error_of({"--pattern-only"}), "mcpi: --pattern-only applies to --matrix only");
   EXPECT_EQ(error_of({"--mesh", "a.su2", "--grid", "4"}), "mcpi: --grid applies to the embedded problem only");
-  EXPECT_NE(error_of({"--variant", "nope"}).find("valid: warp_per_row"), std::string::npos);
+  EXPECT_NE(error_of({"--variant", "nope"}).find("valid: auto, warp_per_row"), std::string::npos);
   for (const char* bad : {"--refine", "--json", "--matrix", "--mesh", "--seed", "--variant"})
     EXPECT_NE(error_of({bad}).find("needs a value"), std::string::npos) << bad;
 }

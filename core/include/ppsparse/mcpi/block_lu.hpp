@@ -47,13 +47,14 @@ KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(double* a, int nb, double re
 /// factored, otherwise a code for the first failing block (lowest index) that
 /// throw_pivot_failure turns into a message.
 template <class ExecSpace>
-long long factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
+long long factor_diagonal_blocks(const ExecSpace& exec,
+                                 const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
                                  double relative_tiny = default_relative_tiny_pivot) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   /// Encodes (block, row, failure) so that a Min reduction finds the first failing block.
   long long first = LLONG_MAX;
   Kokkos::parallel_reduce(
-      "ppsparse::mcpi::factor_diagonal_blocks", Policy(0, n),
+      "ppsparse::mcpi::factor_diagonal_blocks", Policy(exec, 0, n),
       KOKKOS_LAMBDA(const ordinal_t b, long long& mn) {
         int row = -1;
         const PivotFailure f = lu_factor_block(D.data() + static_cast<size_t>(b) * nb * nb, nb, relative_tiny, &row);
@@ -64,6 +65,12 @@ long long factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace:
       },
       Kokkos::Min<long long>(first));
   return first == LLONG_MAX ? -1 : first;
+}
+/// The same on a default instance of ExecSpace.
+template <class ExecSpace>
+long long factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
+                                 double relative_tiny = default_relative_tiny_pivot) {
+  return factor_diagonal_blocks(ExecSpace(), D, nb, n, relative_tiny);
 }
 
 /// The block row a failure code of factor_diagonal_blocks names.

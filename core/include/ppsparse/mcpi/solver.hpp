@@ -3,10 +3,21 @@
 /// FUN3D's multicolour point-implicit (MCPI) solver: for each sweep and each colour c,
 /// r = R_c - O_c dQ, then dQ_c = D_c^-1 r with the in-place LU factors of D.
 ///
-///   mcpi::Solver<> solver(system, colouring);   // permute to colour order, copy, factor D
-///   auto result = solver.solve({/*sweeps*/ 15, mcpi::Kernel::rows_per_warp});
-///   result.dq;                                  // in the user's numbering
+/// As a library, in three phases (AmgX's upload / replace coefficients / solve):
+///
+///   mcpi::BlockPattern<> pattern{nb, n, row_ptr, col_idx};   // O's structure, user numbering
+///   mcpi::Solver<> solver(pattern);                          // setup: colouring, order, device arrays
+///   for (each time step) {
+///     solver.update(exec, O_values, D_values);               // numeric: scatter + LU of D, on the device
+///     mcpi::Control control;  control.rtol = 1e-6;
+///     mcpi::Status status = solver.apply(exec, R, dQ, control);   // device vectors, user numbering
+///   }
+///
+/// or in place: write values into solver.storage() (the slots the sweep reads), then
+/// solver.factor(exec). mcpi::fgmres (mcpi/fgmres.hpp) uses the solver as its preconditioner.
+/// The benchmark path, solve(Options), runs timed sweeps from dQ = 0 on the stored R.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -18,10 +29,12 @@
 #include <ppsparse/formats/block_system.hpp>
 #include <ppsparse/mcpi/backend.hpp>
 #include <ppsparse/mcpi/block_lu.hpp>
+#include <ppsparse/mcpi/control.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/mcpi/sweep_kernel.hpp>
 #include <ppsparse/mcpi/traffic.hpp>
 #include <ppsparse/mcpi/tuning.hpp>
+#include <ppsparse/mcpi/setup.hpp>
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/reorder/coloring.hpp>
 #include <ppsparse/reorder/permutation.hpp>
@@ -33,8 +46,8 @@ namespace ppsparse::mcpi {
 struct Options {
   /// Sweeps to run (>= 0).
   int sweeps = 15;
-  /// The kernel and the hardware features (Variant's flags l2_window, async_copy).
-  Variant variant = Kernel::warp_per_row;
+  /// The kernel and the hardware features (Variant's flags l2_window, async_copy), or auto.
+  Variant variant = Variant::automatic();
   bool residual_history = false;  ///< ||R - A dQ|| after each sweep, computed outside the timed path
   /// Stage each group's D blocks through registers into scratch while the SpMV loads are in
   /// flight (the portable form of seed 000's asynchronous copy of D).
@@ -55,9 +68,9 @@ struct Result {
   double initial_residual_norm = 0.0;  ///< ||R|| (dQ = 0), when residual_history
   double seconds = 0.0;                ///< all timed sweeps (device fenced); residuals excluded
   std::vector<double> sweep_seconds;   ///< each sweep's time
-  /// Sweeps run, the variant asked for, and (below) what actually ran.
+  /// Sweeps run, and the variant that ran (auto resolved).
   int sweeps = 0;
-  Variant variant = Kernel::warp_per_row;
+  Variant variant = Kernel::rows_per_warp;
   std::string kernel;  ///< what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
   std::string note;    ///< fallbacks and hardware settings (L2 window), one line
   /// Mean and median time of one sweep (0 without sweeps).
@@ -74,40 +87,77 @@ struct Result {
 /// NumericalError naming the first offending block row (user's numbering).
 void check_system(const BlockSystem<HostSpace>& system, const Coloring& coloring);
 
-/// The MCPI solver for one block system and colouring on ExecSpace: the setup (checks, colour
-/// order, device copy, LU of D) happens once in the constructor; solve() runs sweeps from dQ = 0.
+/// InvalidArgument naming the field unless c is a valid Control.
+void check_control(const Control& c);
+
+/// The MCPI solver for one block structure on ExecSpace. Setup (the constructor) works from the
+/// structure only; the numeric phase (update, or storage + factor) may be repeated with new
+/// values at no allocation; apply solves on device vectors in the user's numbering.
 template <class ExecSpace = DefaultExecSpace>
 class Solver {
  public:
   /// Where the solver's arrays live, and the callback that reports setup steps.
   using memory_space = typename ExecSpace::memory_space;
   using Progress = std::function<void(const std::string&)>;
+  /// Vectors in the solver's colour-ordered numbering (the Krylov methods' space).
+  using Vector = Kokkos::View<double*, memory_space>;
+  using ConstVector = Kokkos::View<const double*, memory_space>;
 
-  /// Checks the system and colouring (check_system), renumbers to colour order, copies to the
-  /// device and factors D unless system.d_factored. InvalidArgument or NumericalError (a failed
-  /// pivot, naming the user's block row) on bad input; progress, if given, hears each step.
+  /// The solver's value storage, for assembly in place: block k of the user's O (its position
+  /// in col_idx, 0-based) is written column-major at O(o_slot(k) * nb * nb + j * nb + i); the
+  /// user's block row r's diagonal block at D(d_slot(r) * nb * nb + j * nb + i). After writing,
+  /// call factor(): it factors D in place (so every entry of D must be written again before the
+  /// next factor()).
+  struct Storage {
+    int nb = 0;
+    Kokkos::View<float*, memory_space> O;
+    Kokkos::View<double*, memory_space> D;
+    Kokkos::View<const offset_t*, memory_space> o_slot;
+    Kokkos::View<const ordinal_t*, memory_space> d_slot;
+  };
+
+  /// Setup from the structure of O: checks it (InvalidArgument naming the first defect: sizes,
+  /// index range, a diagonal or repeated block, a colouring that does not fit), colours the
+  /// block rows unless options.colors is given, builds the colour order, allocates every device
+  /// array and the map from the user's blocks to their slots. Values come with update().
+  template <class PatternSpace>
+  explicit Solver(const BlockPattern<PatternSpace>& pattern, const SetupOptions& options = {}) : nb_(pattern.nb) {
+    if (pattern.n < 0)
+      throw InvalidArgument("mcpi setup: negative number of block rows n = " + std::to_string(pattern.n));
+    if (pattern.row_ptr.extent(0) != static_cast<size_t>(pattern.n) + 1)
+      throw InvalidArgument("mcpi setup: row_ptr has " + std::to_string(pattern.row_ptr.extent(0)) +
+                            " entries, expected n + 1 = " + std::to_string(static_cast<long long>(pattern.n) + 1));
+    const auto ia = Kokkos::create_mirror_view_and_copy(HostSpace(), pattern.row_ptr);
+    const offset_t nnzb = ia(pattern.n) - pattern.index_base;
+    if (nnzb < 0 || static_cast<size_t>(nnzb) > pattern.col_idx.extent(0))
+      throw InvalidArgument("mcpi setup: row_ptr[n] - index_base = " + std::to_string(nnzb) +
+                            " blocks, but col_idx has " + std::to_string(pattern.col_idx.extent(0)) + " entries");
+    const auto ja = Kokkos::create_mirror_view_and_copy(HostSpace(), pattern.col_idx);
+    if (options.progress) options.progress("checking and colouring " + std::to_string(pattern.n) + " block rows");
+    init(detail::make_setup_plan(pattern.nb, pattern.n, ia.data(), ja.data(), pattern.index_base, options.colors),
+         options.progress);
+  }
+
+  /// A system with its values at once (the benchmarks' and the tests' path): checks system and
+  /// colouring (check_system), sets up with this colouring, copies O, D (factoring it unless
+  /// system.d_factored) and R. InvalidArgument or NumericalError (a failed pivot, naming the
+  /// user's block row) on bad input; progress, if given, hears each step.
   Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress = {})
-      : nb_(system.nb), n_(system.n), coloring_(coloring) {
-    auto say = [&](const std::string& s) {
-      if (progress) progress(s);
-    };
+      : nb_(system.nb) {
     check_system(system, coloring);
-    say("renumbering " + std::to_string(n_) + " block rows into " + std::to_string(coloring.ncolors) + " colours");
-    const BlockSystem<HostSpace> s = permute(system, coloring.perm);
-    say("copying the system to " + std::string(ExecSpace::name()));
-    dev_ = copy_to<memory_space>(s);
-    nnzb_ = s.O.nnzb();
-    if (!dev_.d_factored) {
-      say("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
-      const long long failure = factor_diagonal_blocks<ExecSpace>(dev_.D, nb_, n_);
-      if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
-      dev_.d_factored = true;
+    init(detail::make_setup_plan(system.nb, system.n, system.O.ia.data(), system.O.ja.data(), 0, {}, &coloring),
+         progress);
+    if (progress) progress("copying the system to " + std::string(ExecSpace::name()));
+    ExecSpace exec;
+    scatter_values(exec, system.O.values, system.D, BlockOrder::column_major);
+    if (system.d_factored) {
+      has_values_ = true;
+    } else {
+      if (progress) progress("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
+      factor(exec);
     }
-    dq_ = Kokkos::View<float*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
-    ordinal_t max_color_rows = 0;
-    for (ordinal_t c = 0; c < coloring.ncolors; ++c)
-      max_color_rows = std::max(max_color_rows, coloring.color_offsets[c + 1] - coloring.color_offsets[c]);
-    r_tmp_ = Kokkos::View<double*, memory_space>("mcpi.r_tmp", static_cast<size_t>(max_color_rows) * nb_);
+    to_internal(exec, ConstVector(device_vector(exec, system.R, vec_in_)), dev_.R);
+    exec.fence();
   }
 
   /// The block size, block rows and off-diagonal blocks of the system, and its colouring.
@@ -121,29 +171,255 @@ class Solver {
   static int group_width() { return compat::is_gpu_space<ExecSpace>() ? compat::vector_width_for<ExecSpace>() : 32; }
   /// The lane layout of kernel k for this system's nb on this device.
   Geometry geometry(Kernel k) const { return make_geometry(k, nb_, group_width()); }
+  /// What `v` runs here: auto resolved for this nb (resolve_variant).
+  Variant resolve(const Variant& v) const { return resolve_variant(v, nb_); }
 
-  /// Runs opt.sweeps sweeps from dQ = 0 on a default instance of ExecSpace, each timed (device
-  /// fenced). InvalidArgument for negative sweeps or bad tuning.
+  // ---- numeric phase ----
+
+  /// New values in the user's numbering: O's blocks in the order of col_idx (nnzb * nb * nb)
+  /// and the diagonal blocks by block row (n * nb * nb), each block in `order`; float or double,
+  /// host or device views. Scatters them into the solver's storage on exec, then factor(exec).
+  /// InvalidArgument for wrong sizes; NumericalError naming the user's block for NaN or Inf in
+  /// O, or a zero, tiny or non-finite pivot of D. No allocation after the first call with host
+  /// views (they are staged through one device buffer).
+  template <class OView, class DView>
+  void update(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order = BlockOrder::column_major) {
+    scatter_values(exec, O, D, order);
+    factor(exec);
+  }
+
+  /// The value storage and the user-to-slot maps, for assembly in place (see Storage). The
+  /// solver holds no usable values until factor() has run.
+  Storage storage() {
+    has_values_ = false;
+    return Storage{nb_, dev_.O.values, dev_.D, o_slot_, old_to_new_};
+  }
+
+  /// Checks O for NaN or Inf and factors D in place (LU without pivoting, as FUN3D), on exec;
+  /// NumericalError naming the user's block (and for D the row of the failed pivot).
+  void factor(const ExecSpace& exec) {
+    has_values_ = false;
+    const size_t nb2 = static_cast<size_t>(nb_) * nb_;
+    const auto O = dev_.O.values;
+    long long bad = LLONG_MAX;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::check_o", Kokkos::RangePolicy<ExecSpace>(exec, 0, nnzb_),
+        KOKKOS_LAMBDA(const offset_t k, long long& mn) {
+          for (size_t e = 0; e < nb2; ++e) {
+            const float x = O(static_cast<size_t>(k) * nb2 + e);
+            if (!(x - x == 0.0f)) {  // NaN or Inf
+              mn = k < mn ? k : mn;
+              break;
+            }
+          }
+        },
+        Kokkos::Min<long long>(bad));
+    if (bad != LLONG_MAX) {
+      const auto row =
+          std::upper_bound(ia_host_.begin(), ia_host_.end(), static_cast<offset_t>(bad)) - ia_host_.begin() - 1;
+      ordinal_t col = 0;
+      Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(dev_.O.ja, static_cast<size_t>(bad)));
+      throw NumericalError("mcpi: O block (" + std::to_string(coloring_.perm.new_to_old[row]) + ", " +
+                           std::to_string(coloring_.perm.new_to_old[col]) + ") holds a NaN or Inf");
+    }
+    const long long failure = factor_diagonal_blocks(exec, dev_.D, nb_, n_);
+    if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
+    has_values_ = true;
+  }
+
+  // ---- solve ----
+
+  /// Solves A dQ = R by MCPI sweeps on exec (its stream): R and dQ are views of n * nb doubles
+  /// in the user's numbering, device views (host views are staged, with a fence). Runs up to
+  /// control.max_sweeps sweeps from the control's initial guess, with residual checks and
+  /// stopping criteria as the control says; dQ receives the iterate. InvalidArgument for bad
+  /// sizes or control, or before the first update/factor; NumericalError naming the block row
+  /// for NaN or Inf in R (or in a given initial dQ). A NaN or Inf that appears in dQ is the
+  /// status not_finite.
+  template <class RView, class XView>
+  Status apply(const ExecSpace& exec, const RView& R, const XView& dQ, const Control& control = {}) {
+    check_control(control);
+    require_values("apply");
+    check_vector_size("apply: R", R.extent(0));
+    check_vector_size("apply: dQ", dQ.extent(0));
+    const auto r = device_vector(exec, R, vec_in_);
+    to_internal(exec, ConstVector(r), dev_.R);
+    rhs_ = dev_.R;
+    const bool given = control.initial_guess == InitialGuess::given;
+    auto x = device_vector(exec, dQ, vec_out_, given);
+    if (given)
+      to_internal_float(exec, ConstVector(x), dq_);
+    else
+      Kokkos::deep_copy(exec, dq_, 0.0f);
+
+    const Variant v = resolve(control.variant);
+    Status st;
+    st.kernel = kernel_name(exec, v);
+    const bool tolerance = control.rtol > 0 || control.atol > 0;
+    const bool sync = control.final_residual || tolerance || control.check_interval > 0;
+    double tol = 0.0;
+    st.initial_residual = st.final_residual = std::numeric_limits<double>::quiet_NaN();
+    if (sync) {
+      const double rn = norm(exec, ConstVector(dev_.R));
+      if (!std::isfinite(rn)) throw_not_finite(exec, ConstVector(dev_.R), "R");
+      st.initial_residual = rn;
+      if (given) {
+        st.initial_residual = true_residual(exec);
+        if (!std::isfinite(st.initial_residual)) throw_not_finite_dq(exec, "the initial dQ");
+      }
+      tol = std::max(control.atol, control.rtol * st.initial_residual);
+    }
+    backend::L2Window window;
+    if (v.l2_window && uses_backend_kernel(v))
+      window = backend::l2_window_begin(exec, dq_.data(), dq_.span() * sizeof(float));
+    bool have_final = false;
+    int s = 0;
+    while (s < control.max_sweeps) {
+      const bool check = control.check_interval > 0 && (s + 1) % control.check_interval == 0;
+      if (!check) {
+        sweep(exec, v);
+        ++s;
+        continue;
+      }
+      const double est = checked_sweep(exec, v);
+      ++s;
+      st.history.push_back({s, est});
+      if (!std::isfinite(est)) {
+        st.reason = StopReason::not_finite;
+        break;
+      }
+      if (tolerance && est <= tol) {
+        st.final_residual = true_residual(exec);
+        have_final = true;
+        if (st.final_residual <= tol) {
+          st.reason = StopReason::converged;
+          break;
+        }
+      }
+      if (est > control.divergence_factor * st.initial_residual) {
+        st.reason = StopReason::diverged;
+        break;
+      }
+      have_final = false;
+    }
+    if (window.active) backend::l2_window_end(exec, window);
+    st.sweeps = s;
+    if (control.final_residual && !have_final) {
+      st.final_residual = true_residual(exec);
+      have_final = true;
+    }
+    if (have_final && !std::isfinite(st.final_residual)) {
+      st.reason = StopReason::not_finite;
+    } else if (have_final && tolerance && st.reason == StopReason::max_sweeps && st.final_residual <= tol) {
+      st.reason = StopReason::converged;
+    }
+    to_user_float(exec, dq_, x);
+    if (x.data() != dQ.data()) {
+      Kokkos::deep_copy(exec, dQ, x);
+      exec.fence();
+    }
+    return st;
+  }
+
+  /// y = A x = (D + O) x in FP64 on exec, x and y n * nb doubles in the user's numbering (device
+  /// views; host views are staged, with a fence). D is applied through its LU factors.
+  template <class XView, class YView>
+  void multiply(const ExecSpace& exec, const XView& x, const YView& y) {
+    require_values("multiply");
+    check_vector_size("multiply: x", x.extent(0));
+    check_vector_size("multiply: y", y.extent(0));
+    const auto xd = device_vector(exec, x, vec_in_);
+    const auto yd = device_vector(exec, y, vec_out_, false);
+    operator_apply(exec, ConstVector(xd), yd, true);
+    if (yd.data() != y.data()) {
+      Kokkos::deep_copy(exec, y, yd);
+      exec.fence();
+    }
+  }
+
+  // ---- colour-ordered numbering, for Krylov methods built on the solver ----
+
+  /// x (user's numbering, device) -> xi (colour order), on exec.
+  void to_internal(const ExecSpace& exec, const ConstVector& x, const Vector& xi) const {
+    const auto n2o = new_to_old_;
+    const int nb = nb_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::to_internal", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>(n_) * nb),
+        KOKKOS_LAMBDA(const size_t q) { xi(q) = x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb); });
+  }
+  /// xi (colour order) -> x (user's numbering), on exec.
+  void to_user(const ExecSpace& exec, const ConstVector& xi, const Vector& x) const {
+    const auto n2o = new_to_old_;
+    const int nb = nb_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::to_user", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>(n_) * nb),
+        KOKKOS_LAMBDA(const size_t q) { x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb) = xi(q); });
+  }
+  /// y = A x in colour order, on exec.
+  void multiply_internal(const ExecSpace& exec, const ConstVector& x, const Vector& y) const {
+    operator_apply(exec, x, y, false);
+  }
+  /// z = M^-1 v: `sweeps` MCPI sweeps on A z = v from z = 0, in colour order, on exec (the
+  /// preconditioner of FGMRES; the iterate is FP32, widened into z).
+  void precondition(const ExecSpace& exec, const ConstVector& v, const Vector& z, int sweeps,
+                    const Variant& variant = Variant::automatic()) {
+    require_values("precondition");
+    rhs_ = Kokkos::View<double*, memory_space>(const_cast<double*>(v.data()), v.extent(0));
+    Kokkos::deep_copy(exec, dq_, 0.0f);
+    const Variant rv = resolve(variant);
+    for (int s = 0; s < sweeps; ++s) sweep(exec, rv);
+    const auto dq = dq_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::widen", Kokkos::RangePolicy<ExecSpace>(exec, 0, dq.extent(0)),
+        KOKKOS_LAMBDA(const size_t q) { z(q) = dq(q); });
+    rhs_ = dev_.R;
+  }
+  /// ||x||_2 on exec (NaN if x holds a NaN or Inf).
+  double norm(const ExecSpace& exec, const ConstVector& x) const {
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::norm", Kokkos::RangePolicy<ExecSpace>(exec, 0, x.extent(0)),
+        KOKKOS_LAMBDA(const size_t q, double& acc) { acc += x(q) * x(q); }, sum);
+    return std::sqrt(sum);
+  }
+
+  /// The backend's name and the kernel that `v` runs here: "cuda rows_per_warp_l2", "portable
+  /// rows_per_warp", ...
+  std::string kernel_name(const ExecSpace& exec, const Variant& v) const {
+    const Variant rv = resolve(v);
+    const bool specialised = uses_backend_kernel(rv);
+    return (specialised ? backend::features(exec).name : std::string("portable")) + " " +
+           (specialised ? name(rv) : std::string(name(rv.kernel)));
+  }
+
+  // ---- the benchmark path ----
+
+  /// Runs opt.sweeps sweeps from dQ = 0 on the stored R (the constructor's or the last
+  /// apply()'s) on a default instance of ExecSpace, each timed (device fenced).
+  /// InvalidArgument for negative sweeps or bad tuning.
   Result solve(const Options& opt) {
     if (opt.sweeps < 0) throw InvalidArgument("mcpi: sweeps must be >= 0, got " + std::to_string(opt.sweeps));
     check_tuning(opt.tuning);
+    require_values("solve");
     Result res;
     res.sweeps = opt.sweeps;
-    res.variant = opt.variant;
+    const Variant v = resolve(opt.variant);
+    res.variant = v;
+    rhs_ = dev_.R;
     reset();  // the MCPI iteration starts from dQ = 0
     // Poison the split variant's temporary so an unwritten entry shows up as NaN.
     Kokkos::deep_copy(r_tmp_, std::numeric_limits<double>::quiet_NaN());
     if (opt.residual_history) res.initial_residual_norm = residual_norm();
     ExecSpace exec;
-    const bool specialised = uses_backend_kernel(opt.variant, opt.backend_kernels);
+    const bool specialised = uses_backend_kernel(v, opt.backend_kernels);
     res.kernel = (specialised ? backend::features(exec).name : std::string("portable")) + " " +
-                 (specialised ? name(opt.variant) : std::string(name(opt.variant.kernel)));
+                 (specialised ? name(v) : std::string(name(v.kernel)));
     backend::L2Window window;
-    if (opt.variant.has_features()) {
+    if (v.has_features()) {
       if (!specialised) {
-        res.note = std::string("fell back to the portable ") + name(opt.variant.kernel) + ": " +
+        res.note = std::string("fell back to the portable ") + name(v.kernel) + ": " +
                    (opt.backend_kernels ? backend::features(exec).why_not : std::string("backend kernels disabled"));
-      } else if (opt.variant.l2_window) {
+      } else if (v.l2_window) {
         window = backend::l2_window_begin(exec, dq_.data(), dq_.span() * sizeof(float));
         res.note = window.note;
       }
@@ -151,7 +427,7 @@ class Solver {
     for (int it = 0; it < opt.sweeps; ++it) {
       exec.fence();
       Kokkos::Timer timer;
-      sweep(exec, opt.variant, opt.stage_diagonal, opt.backend_kernels, opt.tuning);
+      sweep(exec, v, opt.stage_diagonal, opt.backend_kernels, opt.tuning);
       exec.fence();
       const double t = timer.seconds();
       res.seconds += t;
@@ -166,15 +442,17 @@ class Solver {
   /// Whether `variant` runs the device backend's specialised kernel here (the backend of
   /// ExecSpace, whichever instance).
   bool uses_backend_kernel(const Variant& variant, bool backend_kernels = true) const {
-    return backend_kernels && backend::has_kernel(ExecSpace(), variant.kernel, nb_);
+    const Variant v = resolve(variant);
+    return backend_kernels && backend::has_kernel(ExecSpace(), v.kernel, nb_);
   }
 
-  /// One sweep over all colours, asynchronous on exec's stream (benchmarks time this directly).
-  /// `tuning` must pass check_tuning (solve() checks it).
+  /// One sweep over all colours on the current right-hand side, asynchronous on exec's stream
+  /// (benchmarks time this directly). `tuning` must pass check_tuning (solve() checks it).
   void sweep(const ExecSpace& exec, const Variant& variant, bool stage_diagonal = false, bool backend_kernels = true,
              const KernelTuning& tuning = {}) {
     stage_diagonal_ = stage_diagonal;
-    const bool specialised = uses_backend_kernel(variant, backend_kernels);
+    const Variant v = resolve(variant);
+    const bool specialised = uses_backend_kernel(v, backend_kernels);
     for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
       const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
       if (b == e) continue;
@@ -187,59 +465,23 @@ class Solver {
         a.ja = dev_.O.ja.data();
         a.O = dev_.O.values.data();
         a.D = dev_.D.data();
-        a.R = dev_.R.data();
+        a.R = rhs_.data();
         a.dq = dq_.data();
-        backend::run_color(exec, variant, a, tuning);
+        backend::run_color(exec, v, a, tuning);
         continue;
       }
-      run_portable(exec, variant.kernel, b, e);
+      run_portable(exec, v.kernel, b, e);
     }
   }
 
   /// dQ = 0, the iteration's start (solve() does this itself; callers of sweep() need it).
   void reset() { Kokkos::deep_copy(dq_, 0.0f); }
 
-  /// ||R - (D + O) dQ||_2 in FP64 for the current dQ (D applied through its LU factors).
-  double residual_norm() const {
-    const auto O = dev_.O;
-    const auto D = dev_.D;
-    const auto R = dev_.R;
-    const auto dq = dq_;
-    const int nb = nb_;
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        "ppsparse::mcpi::residual_norm", Kokkos::RangePolicy<ExecSpace>(0, n_),
-        KOKKOS_LAMBDA(const ordinal_t row, double& acc) {
-          double y[64];
-          const size_t nb2 = static_cast<size_t>(nb) * nb;
-          const double* lu = D.data() + static_cast<size_t>(row) * nb2;
-          const float* x = dq.data() + static_cast<size_t>(row) * nb;
-          // y = U x, then D x = L y with unit lower L.
-          for (int i = 0; i < nb; ++i) {
-            double s = 0.0;
-            for (int j = i; j < nb; ++j) s += lu[j * nb + i] * x[j];
-            y[i] = s;
-          }
-          for (int i = nb - 1; i >= 0; --i) {
-            double s = y[i];
-            for (int j = 0; j < i; ++j) s += lu[j * nb + i] * y[j];
-            y[i] = s;
-          }
-          for (int i = 0; i < nb; ++i) {
-            double r = R(static_cast<size_t>(row) * nb + i) - y[i];
-            for (offset_t k = O.ia(row); k < O.ia(row + 1); ++k) {
-              const size_t col = static_cast<size_t>(O.ja(k));
-              for (int j = 0; j < nb; ++j)
-                r -= static_cast<double>(O.values(static_cast<size_t>(k) * nb2 + j * nb + i)) * dq(col * nb + j);
-            }
-            acc += r * r;
-          }
-        },
-        sum);
-    return std::sqrt(sum);
-  }
+  /// ||R - (D + O) dQ||_2 in FP64 for the current dQ and right-hand side (D applied through its
+  /// LU factors), on a default instance.
+  double residual_norm() { return true_residual(ExecSpace()); }
 
-  /// The current dQ in the user's numbering.
+  /// The current dQ in the user's numbering, on the host.
   std::vector<double> dq_user() const {
     auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq_);
     std::vector<double> x(h.extent(0));
@@ -248,6 +490,275 @@ class Solver {
   }
 
  private:
+  void init(detail::SetupPlan&& plan, const Progress& progress) {
+    n_ = plan.n;
+    nnzb_ = static_cast<offset_t>(plan.ja.size());
+    coloring_ = std::move(plan.coloring);
+    if (progress)
+      progress("allocating " + std::to_string(n_) + " block rows in " + std::to_string(coloring_.ncolors) +
+               " colours on " + std::string(ExecSpace::name()));
+    const size_t nb2 = static_cast<size_t>(nb_) * nb_;
+    dev_.nb = nb_;
+    dev_.n = n_;
+    dev_.O.nb = nb_;
+    dev_.O.nblockrows = dev_.O.nblockcols = n_;
+    dev_.O.ia = Kokkos::View<offset_t*, memory_space>("mcpi.ia", static_cast<size_t>(n_) + 1);
+    dev_.O.ja = Kokkos::View<ordinal_t*, memory_space>("mcpi.ja", static_cast<size_t>(nnzb_));
+    dev_.O.values = Kokkos::View<float*, memory_space>("mcpi.O", static_cast<size_t>(nnzb_) * nb2);
+    dev_.D = Kokkos::View<double*, memory_space>("mcpi.D", static_cast<size_t>(n_) * nb2);
+    dev_.R = Kokkos::View<double*, memory_space>("mcpi.R", static_cast<size_t>(n_) * nb_);
+    o_slot_ = Kokkos::View<offset_t*, memory_space>("mcpi.o_slot", static_cast<size_t>(nnzb_));
+    new_to_old_ = Kokkos::View<ordinal_t*, memory_space>("mcpi.new_to_old", static_cast<size_t>(n_));
+    old_to_new_ = Kokkos::View<ordinal_t*, memory_space>("mcpi.old_to_new", static_cast<size_t>(n_));
+    copy_in(dev_.O.ia, plan.ia);
+    copy_in(dev_.O.ja, plan.ja);
+    copy_in(o_slot_, plan.o_slot);
+    copy_in(new_to_old_, coloring_.perm.new_to_old);
+    copy_in(old_to_new_, coloring_.perm.old_to_new);
+    ia_host_ = std::move(plan.ia);
+    rhs_ = dev_.R;
+    dq_ = Kokkos::View<float*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
+    work_ = Kokkos::View<double*, memory_space>("mcpi.work", static_cast<size_t>(n_) * nb_);
+    residual_sq_ = Kokkos::View<double, memory_space>("mcpi.residual_sq");
+    ordinal_t max_color_rows = 0;
+    for (ordinal_t c = 0; c < coloring_.ncolors; ++c)
+      max_color_rows = std::max(max_color_rows, coloring_.color_offsets[c + 1] - coloring_.color_offsets[c]);
+    r_tmp_ = Kokkos::View<double*, memory_space>("mcpi.r_tmp", static_cast<size_t>(max_color_rows) * nb_);
+  }
+
+  template <class T>
+  static void copy_in(const Kokkos::View<T*, memory_space>& dst, const std::vector<T>& src) {
+    Kokkos::deep_copy(dst, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(src.data(), src.size()));
+  }
+
+  void require_values(const char* what) const {
+    if (!has_values_)
+      throw InvalidArgument(std::string("mcpi ") + what +
+                            ": the solver holds no factored values (call update(), or factor() after writing into "
+                            "storage())");
+  }
+  void check_vector_size(const char* what, size_t size) const {
+    const size_t want = static_cast<size_t>(n_) * nb_;
+    if (size != want)
+      throw InvalidArgument(std::string("mcpi ") + what + " has " + std::to_string(size) +
+                            " entries, expected n * nb = " + std::to_string(want));
+  }
+
+  /// A device view of the user's input: itself when exec can read it, otherwise a copy in a
+  /// device staging buffer (allocated on first use, then reused).
+  template <class V>
+  Kokkos::View<const typename V::non_const_value_type*, memory_space, Kokkos::MemoryUnmanaged> device_input(
+      const ExecSpace& exec, const V& v, size_t byte_offset) {
+    static_assert(compat::is_view_v<V> && V::rank == 1, "mcpi: values must be rank-1 Kokkos views");
+    using T = typename V::non_const_value_type;
+    using Out = Kokkos::View<const T*, memory_space, Kokkos::MemoryUnmanaged>;
+    if constexpr (Kokkos::SpaceAccessibility<ExecSpace, typename V::memory_space>::accessible) {
+      return Out(v.data(), v.extent(0));
+    } else {
+      const size_t need = byte_offset + v.extent(0) * sizeof(T);
+      if (stage_.extent(0) < need)
+        stage_ = Kokkos::View<unsigned char*, memory_space>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "mcpi.stage"), need);
+      Kokkos::View<T*, memory_space, Kokkos::MemoryUnmanaged> dst(reinterpret_cast<T*>(stage_.data() + byte_offset),
+                                                                  v.extent(0));
+      Kokkos::deep_copy(exec, dst, v);
+      return Out(dst.data(), dst.extent(0));
+    }
+  }
+
+  /// A device vector for a user vector: itself when exec can reach it, otherwise `stage`
+  /// (allocated on first use), filled from v when `fill`.
+  template <class V>
+  Vector device_vector(const ExecSpace& exec, const V& v, Vector& stage, bool fill = true) {
+    static_assert(compat::is_view_v<V> && V::rank == 1, "mcpi: vectors must be rank-1 Kokkos views");
+    static_assert(std::is_same_v<typename V::non_const_value_type, double>, "mcpi: vectors hold double");
+    if constexpr (Kokkos::SpaceAccessibility<ExecSpace, typename V::memory_space>::accessible) {
+      return Vector(const_cast<double*>(v.data()), v.extent(0));
+    } else {
+      if (stage.extent(0) != v.extent(0))
+        stage = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mcpi.vector_stage"), v.extent(0));
+      if (fill) Kokkos::deep_copy(exec, stage, v);
+      return stage;
+    }
+  }
+
+  template <class OView, class DView>
+  void scatter_values(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order) {
+    has_values_ = false;
+    const size_t nb2 = static_cast<size_t>(nb_) * nb_;
+    if (O.extent(0) != static_cast<size_t>(nnzb_) * nb2)
+      throw InvalidArgument("mcpi update: O has " + std::to_string(O.extent(0)) +
+                            " values, expected nnzb * nb * nb = " + std::to_string(static_cast<size_t>(nnzb_) * nb2));
+    if (D.extent(0) != static_cast<size_t>(n_) * nb2)
+      throw InvalidArgument("mcpi update: D has " + std::to_string(D.extent(0)) +
+                            " values, expected n * nb * nb = " + std::to_string(static_cast<size_t>(n_) * nb2));
+    const auto o = device_input(exec, O, 0);
+    const size_t o_bytes = (O.extent(0) * sizeof(typename OView::non_const_value_type) + 63) / 64 * 64;
+    const auto d = device_input(exec, D, o_bytes);
+    const int nb = nb_;
+    const bool row_major = order == BlockOrder::row_major;
+    const auto slot = o_slot_;
+    const auto o2n = old_to_new_;
+    const auto Ov = dev_.O.values;
+    const auto Dv = dev_.D;
+    // Source entry e of a block holds (i, j) = (e % nb, e / nb) column-major, (e / nb, e % nb) row-major.
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::scatter_o", Kokkos::RangePolicy<ExecSpace>(exec, 0, o.extent(0)),
+        KOKKOS_LAMBDA(const size_t q) {
+          const size_t k = q / nb2, e = q % nb2;
+          const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
+          Ov(static_cast<size_t>(slot(k)) * nb2 + j * nb + i) = static_cast<float>(o(q));
+        });
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::scatter_d", Kokkos::RangePolicy<ExecSpace>(exec, 0, d.extent(0)),
+        KOKKOS_LAMBDA(const size_t q) {
+          const size_t r = q / nb2, e = q % nb2;
+          const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
+          Dv(static_cast<size_t>(o2n(r)) * nb2 + j * nb + i) = static_cast<double>(d(q));
+        });
+  }
+
+  void to_internal_float(const ExecSpace& exec, const ConstVector& x,
+                         const Kokkos::View<float*, memory_space>& xi) const {
+    const auto n2o = new_to_old_;
+    const int nb = nb_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::to_internal", Kokkos::RangePolicy<ExecSpace>(exec, 0, xi.extent(0)),
+        KOKKOS_LAMBDA(const size_t q) {
+          xi(q) = static_cast<float>(x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb));
+        });
+  }
+  void to_user_float(const ExecSpace& exec, const Kokkos::View<float*, memory_space>& xi, const Vector& x) const {
+    const auto n2o = new_to_old_;
+    const int nb = nb_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::to_user", Kokkos::RangePolicy<ExecSpace>(exec, 0, xi.extent(0)),
+        KOKKOS_LAMBDA(const size_t q) { x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb) = xi(q); });
+  }
+
+  /// NumericalError naming the first user block row of x (colour order) holding a NaN or Inf.
+  [[noreturn]] void throw_not_finite(const ExecSpace& exec, const ConstVector& x, const char* what) const {
+    const int nb = nb_;
+    ordinal_t first = max_ordinal;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::find_not_finite", Kokkos::RangePolicy<ExecSpace>(exec, 0, x.extent(0)),
+        KOKKOS_LAMBDA(const size_t q, ordinal_t& mn) {
+          const double v = x(q);
+          if (!(v - v == 0.0)) mn = static_cast<ordinal_t>(q / nb) < mn ? static_cast<ordinal_t>(q / nb) : mn;
+        },
+        Kokkos::Min<ordinal_t>(first));
+    const std::string row = first == max_ordinal ? std::string("?") : std::to_string(coloring_.perm.new_to_old[first]);
+    throw NumericalError(std::string("mcpi: ") + what + " holds a NaN or Inf in block row " + row);
+  }
+  [[noreturn]] void throw_not_finite_dq(const ExecSpace& exec, const char* what) {
+    const auto dq = dq_;
+    const Vector w = work_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::widen", Kokkos::RangePolicy<ExecSpace>(exec, 0, dq.extent(0)),
+        KOKKOS_LAMBDA(const size_t q) { w(q) = dq(q); });
+    throw_not_finite(exec, ConstVector(w), what);
+  }
+
+  /// Row q (block row q / nb, entry q % nb) of (D + O) x in FP64, x in the user's numbering
+  /// (`user`) or in colour order; u holds U x per block row (from upper_products).
+  template <class XView>
+  struct OperatorRow {
+    Kokkos::View<const ordinal_t*, memory_space> n2o;
+    Kokkos::View<const double*, memory_space> D, u;
+    Kokkos::View<const offset_t*, memory_space> ia;
+    Kokkos::View<const ordinal_t*, memory_space> ja;
+    Kokkos::View<const float*, memory_space> O;
+    XView x;
+    int nb;
+    bool user;
+
+    KOKKOS_INLINE_FUNCTION size_t at(const size_t p) const { return user ? static_cast<size_t>(n2o(p)) : p; }
+    /// U x of block row p, entry i (D's upper factor, diagonal included).
+    KOKKOS_INLINE_FUNCTION double upper(const size_t p, const int i) const {
+      const double* lu = D.data() + p * nb * nb;
+      const size_t xp = at(p);
+      double s = 0.0;
+      for (int j = i; j < nb; ++j) s += lu[j * nb + i] * x(xp * nb + j);
+      return s;
+    }
+    KOKKOS_INLINE_FUNCTION double operator()(const size_t q) const {
+      const size_t p = q / nb, nb2 = static_cast<size_t>(nb) * nb;
+      const int i = static_cast<int>(q % nb);
+      const double* lu = D.data() + p * nb2;
+      double s = u(q);
+      for (int k = 0; k < i; ++k) s += lu[k * nb + i] * u(p * nb + k);
+      for (offset_t b = ia(p); b < ia(p + 1); ++b) {
+        const size_t c = at(static_cast<size_t>(ja(b)));
+        const float* blk = O.data() + static_cast<size_t>(b) * nb2 + i;
+        for (int j = 0; j < nb; ++j) s += static_cast<double>(blk[j * nb]) * x(c * nb + j);
+      }
+      return s;
+    }
+  };
+
+  /// The operator's row evaluator for x, with U x computed into work_ on exec first.
+  template <class XView>
+  OperatorRow<XView> operator_rows(const ExecSpace& exec, const XView& x, bool user) const {
+    OperatorRow<XView> op{new_to_old_, dev_.D, work_, dev_.O.ia, dev_.O.ja, dev_.O.values, x, nb_, user};
+    const auto u = work_;
+    const int nb = nb_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::operator_upper", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>(n_) * nb),
+        KOKKOS_LAMBDA(const size_t q) { u(q) = op.upper(q / nb, static_cast<int>(q % nb)); });
+    return op;
+  }
+
+  /// y = (D + O) x, x and y in the user's numbering (`user`) or in colour order, on exec.
+  void operator_apply(const ExecSpace& exec, const ConstVector& x, const Vector& y, bool user) const {
+    const auto op = operator_rows(exec, x, user);
+    const int nb = nb_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::operator", Kokkos::RangePolicy<ExecSpace>(exec, 0, y.extent(0)),
+        KOKKOS_LAMBDA(const size_t q) { y(op.at(q / nb) * nb + q % nb) = op(q); });
+  }
+
+  /// The kernel a residual-forming sweep runs for v: v's portable kernel (the split kernel's
+  /// two passes cannot carry it: rows_per_warp instead).
+  static Kernel residual_kernel(const Variant& v) {
+    return v.kernel == Kernel::split ? Kernel::rows_per_warp : v.kernel;
+  }
+
+  /// One sweep that also forms the residual: each colour's ||R_c - A_c dQ||^2 just before its
+  /// update, summed over colours. Returns its square root (the device is synchronised).
+  double checked_sweep(const ExecSpace& exec, const Variant& v) {
+    Kokkos::deep_copy(exec, residual_sq_, 0.0);
+    const Kernel k = residual_kernel(v);
+    const Geometry g = geometry(k);
+    const bool prefetch = k == Kernel::rows_per_warp_prefetch && g.map == LaneMap::rows;
+    for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
+      const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
+      if (b < e) launch(exec, g, impl::Stage::fused, prefetch, b, e, true);
+    }
+    return read_residual(exec);
+  }
+
+  /// The true ||rhs - A dQ||_2 of the current dQ in FP64 (dQ unchanged), on exec; synchronises.
+  double true_residual(const ExecSpace& exec) const {
+    const auto op = operator_rows(exec, Kokkos::View<const float*, memory_space>(dq_), false);
+    const auto rhs = rhs_;
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::residual", Kokkos::RangePolicy<ExecSpace>(exec, 0, rhs.extent(0)),
+        KOKKOS_LAMBDA(const size_t q, double& acc) {
+          const double e = rhs(q) - op(q);
+          acc += e * e;
+        },
+        sum);
+    return std::sqrt(sum);
+  }
+
+  double read_residual(const ExecSpace& exec) const {
+    double sum = 0.0;
+    Kokkos::deep_copy(exec, Kokkos::View<double, HostSpace>(&sum), residual_sq_);
+    exec.fence();
+    return std::sqrt(sum);
+  }
+
   /// kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
   void run_portable(const ExecSpace& exec, Kernel kernel, ordinal_t b, ordinal_t e) {
     using Run = void (Solver::*)(const ExecSpace&, ordinal_t, ordinal_t);
@@ -278,17 +789,19 @@ class Solver {
   }
 
   template <int NB, bool StageD>
-  void launch_nb(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
+  void launch_nb(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e,
+                 bool residual) const {
     using Functor = impl::SweepFunctor<ExecSpace, NB, StageD>;
     Functor f;
     f.v.ia = dev_.O.ia;
     f.v.ja = dev_.O.ja;
     f.v.O = dev_.O.values;
     f.v.D = dev_.D;
-    f.v.R = dev_.R;
+    f.v.R = rhs_;
     f.v.dq = dq_;
     f.v.dq_read = dq_;
     f.v.r_tmp = r_tmp_;
+    f.v.residual_sq = residual_sq_;
     f.g = g;
     f.nb_rt = nb_;
     f.row_begin = b;
@@ -296,47 +809,58 @@ class Solver {
     f.stage = stage;
     f.prefetch = prefetch;
     f.stage_d = stage != impl::Stage::spmv_only && Functor::can_stage_d(g, nb_);
+    f.residual = residual;
     const bool gpu = compat::is_gpu_space<ExecSpace>();
     const int league = static_cast<int>((static_cast<long long>(e - b) + g.rows_per_team() - 1) / g.rows_per_team());
     Kokkos::TeamPolicy<ExecSpace> policy(exec, league, gpu ? g.team_size() : 1, gpu ? g.W : 1);
-    policy.set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(g, nb_, prefetch, f.stage_d)));
+    policy.set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(g, nb_, prefetch, f.stage_d, residual)));
     Kokkos::parallel_for("ppsparse::mcpi::sweep", policy, f);
   }
 
-  void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e) {
+  void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e,
+              bool residual = false) const {
     if (stage_diagonal_)
-      launch_dispatch<true>(exec, g, stage, prefetch, b, e);
+      launch_dispatch<true>(exec, g, stage, prefetch, b, e, residual);
     else
-      launch_dispatch<false>(exec, g, stage, prefetch, b, e);
+      launch_dispatch<false>(exec, g, stage, prefetch, b, e, residual);
   }
 
   template <bool StageD>
   void launch_dispatch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b,
-                       ordinal_t e) {
+                       ordinal_t e, bool residual) const {
     // Compile-time block sizes for the common small nb (unrolled column loops).
     switch (nb_) {
       case 1:
-        return launch_nb<1, StageD>(exec, g, stage, prefetch, b, e);
+        return launch_nb<1, StageD>(exec, g, stage, prefetch, b, e, residual);
       case 2:
-        return launch_nb<2, StageD>(exec, g, stage, prefetch, b, e);
+        return launch_nb<2, StageD>(exec, g, stage, prefetch, b, e, residual);
       case 3:
-        return launch_nb<3, StageD>(exec, g, stage, prefetch, b, e);
+        return launch_nb<3, StageD>(exec, g, stage, prefetch, b, e, residual);
       case 4:
-        return launch_nb<4, StageD>(exec, g, stage, prefetch, b, e);
+        return launch_nb<4, StageD>(exec, g, stage, prefetch, b, e, residual);
       case 5:
-        return launch_nb<5, StageD>(exec, g, stage, prefetch, b, e);
+        return launch_nb<5, StageD>(exec, g, stage, prefetch, b, e, residual);
       default:
-        return launch_nb<0, StageD>(exec, g, stage, prefetch, b, e);
+        return launch_nb<0, StageD>(exec, g, stage, prefetch, b, e, residual);
     }
   }
 
   int nb_;
-  ordinal_t n_;
+  ordinal_t n_ = 0;
   offset_t nnzb_ = 0;
   Coloring coloring_;
-  BlockSystem<memory_space> dev_;
+  std::vector<offset_t> ia_host_;  ///< colour-ordered row pointers (error messages)
+  BlockSystem<memory_space> dev_;  ///< O (colour order), D (LU once factored), R (colour order)
+  Kokkos::View<ordinal_t*, memory_space> new_to_old_, old_to_new_;
+  Kokkos::View<offset_t*, memory_space> o_slot_;
+  Kokkos::View<double*, memory_space> rhs_;  ///< what the sweeps read as R: dev_.R or a Krylov vector
   Kokkos::View<float*, memory_space> dq_;
   Kokkos::View<double*, memory_space> r_tmp_;
+  Kokkos::View<double*, memory_space> work_;  ///< U x of the operator, n * nb
+  Kokkos::View<double, memory_space> residual_sq_;
+  Kokkos::View<unsigned char*, memory_space> stage_;  ///< host inputs of update(), on first use
+  Vector vec_in_, vec_out_;                           ///< host vectors of apply() and multiply()
+  bool has_values_ = false;
   bool stage_diagonal_ = false;
 };
 

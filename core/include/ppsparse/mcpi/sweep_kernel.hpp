@@ -13,6 +13,8 @@
 
 namespace ppsparse::mcpi::impl {
 
+/// fused: r = R_c - O_c dQ and dQ_c = D_c^-1 r in one pass (optionally also the colour's
+/// residual before its update); spmv_only / solve_only: the split kernel's two passes.
 enum class Stage { fused, spmv_only, solve_only };
 
 template <class MemSpace>
@@ -26,6 +28,9 @@ struct SweepViews {
   Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>
       dq_read;                            // same memory, other colours
   Kokkos::View<double*, MemSpace> r_tmp;  ///< split variant: r for the colour's rows
+  /// Where the rows' squared residuals R - (D + O) dQ (dQ as read before the update) are added
+  /// when the functor's `residual` is set.
+  Kokkos::View<double, MemSpace> residual_sq;
 };
 
 /// NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
@@ -45,6 +50,8 @@ struct SweepFunctor {
   Stage stage;
   bool prefetch;
   bool stage_d;  ///< StageD and the group's D blocks fit (see can_stage_d)
+  /// Add each row's squared residual before its update to v.residual_sq (fused stage).
+  bool residual = false;
 
   /// At most this many D entries per lane are staged (registers, compile-time bound).
   static constexpr int max_staged_per_lane = StageD ? 16 : 1;
@@ -56,6 +63,7 @@ struct SweepFunctor {
   KOKKOS_INLINE_FUNCTION int part_len() const { return g.map == LaneMap::rows ? 0 : g.group_lanes(); }
   KOKKOS_INLINE_FUNCTION int pf_len() const { return prefetch ? 3 * g.rows_per_group * nb() : 0; }
   KOKKOS_INLINE_FUNCTION int d_len() const { return stage_d ? g.rows_per_group * nb() * nb() : 0; }
+  KOKKOS_INLINE_FUNCTION int u_len() const { return residual ? g.rows_per_group * nb() : 0; }
 
   /// Whether a group's D blocks fit the register staging and a modest scratch budget.
   static bool can_stage_d(const Geometry& g, int nb) {
@@ -65,9 +73,10 @@ struct SweepFunctor {
            len * g.groups_per_team * sizeof(double) <= 32 * 1024;
   }
 
-  static size_t scratch_bytes(const Geometry& g, int nb, bool prefetch, bool stage_d) {
+  static size_t scratch_bytes(const Geometry& g, int nb, bool prefetch, bool stage_d, bool residual = false) {
     const size_t groups = static_cast<size_t>(g.groups_per_team);
-    const size_t r = groups * g.rows_per_group * nb * (stage_d ? 1 + static_cast<size_t>(nb) : 1);
+    const size_t r =
+        groups * g.rows_per_group * nb * ((stage_d ? 1 + static_cast<size_t>(nb) : 1) + (residual ? 1 : 0));
     const size_t part = g.map == LaneMap::rows ? 0 : groups * g.group_lanes();
     const size_t pf = prefetch ? groups * 3 * g.rows_per_group * nb : 0;
     return ScratchD::shmem_size(r) + ScratchF::shmem_size(part + pf) + 64;
@@ -86,6 +95,29 @@ struct SweepFunctor {
     if (g.group_spans_team_threads()) m.team_barrier();
   }
 
+  /// As phase, with f(group, lane) returning a value: the team's sum, on every lane.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION double phase_sum(const member_type& m, const F& f) const {
+    const int W = g.W, G = g.group_lanes();
+    double total = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(m, g.team_size()),
+        [&](const int w, double& acc) {
+          double part = 0.0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, W),
+              [&](const int lane, double& s) {
+                const int flat = w * W + lane;
+                s += f(flat / G, flat % G);
+              },
+              part);
+          acc += part;
+        },
+        total);
+    if (g.group_spans_team_threads()) m.team_barrier();
+    return total;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& m) const {
     const int n_b = nb();
     const int nb2 = n_b * n_b;
@@ -93,11 +125,12 @@ struct SweepFunctor {
     const int rpg = g.rows_per_group;
     const ordinal_t team_row0 = row_begin + static_cast<ordinal_t>(m.league_rank()) * g.rows_per_team();
 
-    ScratchD r_s(m.team_scratch(0), static_cast<size_t>(groups) * (r_len() + d_len()));
+    ScratchD r_s(m.team_scratch(0), static_cast<size_t>(groups) * (r_len() + d_len() + u_len()));
     ScratchF f_s(m.team_scratch(0), static_cast<size_t>(groups) * (part_len() + pf_len()));
     // Views into scratch per group.
     auto r_at = [&](int gi, int q) -> double& { return r_s(gi * r_len() + q); };
     double* d_s = r_s.data() + static_cast<size_t>(groups) * r_len();
+    double* u_s = d_s + static_cast<size_t>(groups) * d_len();
     auto part_at = [&](int gi, int q) -> float& { return f_s(gi * part_len() + q); };
     float* pf_base = f_s.data() + static_cast<size_t>(groups) * part_len();
     auto row_of = [&](int gi, int rr) { return team_row0 + gi * rpg + rr; };
@@ -113,6 +146,7 @@ struct SweepFunctor {
       });
     } else {
       spmv(m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
+      if (residual) add_residual(m, n_b, rpg, r_at, d_s, u_s, row_of);
       if (stage == Stage::spmv_only) {
         phase(m, [&](int gi, int t) {
           if (t < rpg * n_b) {
@@ -315,6 +349,35 @@ struct SweepFunctor {
       const ordinal_t row = row_of(gi, rr);
       if (rr < rpg && row < row_end) r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - acc_at(gi, t);
     });
+  }
+
+  /// Adds sum over the group's rows of (r - D dQ_row)^2 to v.residual_sq, r = R - O dQ in r_at
+  /// and dQ_row as read before this colour's update: D dQ = L (U dQ) from the LU factors, U dQ
+  /// staged in u_s. D is read as the substitution reads it (staged or from memory).
+  template <class RAt, class RowOf>
+  KOKKOS_INLINE_FUNCTION void add_residual(const member_type& m, const int n_b, const int rpg, const RAt& r_at,
+                                           const double* d_s, double* u_s, const RowOf& row_of) const {
+    const int ul = u_len();
+    phase(m, [&](int gi, int t) {
+      const int rr = t / n_b, i = t - rr * n_b;
+      const ordinal_t row = row_of(gi, rr);
+      if (rr < rpg && row < row_end) {
+        double u = 0.0;
+        for (int j = i; j < n_b; ++j)
+          u += d_at(d_s, gi, rr, row, j * n_b + i) * v.dq_read(static_cast<size_t>(row) * n_b + j);
+        u_s[gi * ul + t] = u;
+      }
+    });
+    const double sum = phase_sum(m, [&](int gi, int t) -> double {
+      const int rr = t / n_b, i = t - rr * n_b;
+      const ordinal_t row = row_of(gi, rr);
+      if (rr >= rpg || row >= row_end) return 0.0;
+      double y = u_s[gi * ul + t];
+      for (int k = 0; k < i; ++k) y += d_at(d_s, gi, rr, row, k * n_b + i) * u_s[gi * ul + rr * n_b + k];
+      const double e = r_at(gi, t) - y;
+      return e * e;
+    });
+    Kokkos::single(Kokkos::PerTeam(m), [&]() { Kokkos::atomic_add(&v.residual_sq(), sum); });
   }
 
   /// Forward (unit L) and backward (U) substitution, one lane per (block row, entry).

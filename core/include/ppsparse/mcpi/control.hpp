@@ -1,0 +1,84 @@
+#pragma once
+/// @file
+/// Stopping criteria and the status of an MCPI solve (Solver::apply) and of FGMRES with MCPI
+/// preconditioning (mcpi::fgmres): AmgX's solver status, in ppsparse's terms.
+#include <string>
+#include <vector>
+
+#include <ppsparse/mcpi/variant.hpp>
+
+namespace ppsparse::mcpi {
+
+/// Why a solve stopped.
+enum class StopReason {
+  converged,   ///< the residual reached max(atol, rtol * initial residual)
+  max_sweeps,  ///< the sweep or iteration limit was reached first (also: no tolerance was set)
+  diverged,    ///< the residual grew past divergence_factor * initial residual
+  not_finite,  ///< a NaN or Inf appeared in the residual or in dQ; dQ is not usable
+};
+/// "converged", "max_sweeps", "diverged", "not_finite".
+const char* name(StopReason r);
+
+/// Where the iteration starts.
+enum class InitialGuess {
+  zero,   ///< dQ = 0 (FUN3D's MCPI); dQ's contents on entry are ignored
+  given,  ///< dQ's contents on entry
+};
+
+/// What Solver::apply runs and when it stops. The defaults run 15 sweeps and report the true
+/// final residual.
+struct Control {
+  int max_sweeps = 15;  ///< >= 0
+  /// Stop when ||R - A dQ||_2 <= max(atol, rtol * ||R - A dQ_0||_2); 0 disables each.
+  double rtol = 0.0;
+  double atol = 0.0;
+  /// Check the residual every check_interval sweeps (0: never during the sweeps). A check's
+  /// residual is formed inside that sweep: each colour's residual just before its update (no
+  /// separate pass over the matrix). When it meets the tolerance, the true residual confirms it.
+  int check_interval = 5;
+  InitialGuess initial_guess = InitialGuess::zero;
+  /// Compute the true ||R - A dQ||_2 of the returned dQ (one pass over the matrix). With this
+  /// off, no tolerance and check_interval = 0, apply() runs asynchronously on the caller's
+  /// instance with no fence; the status then holds no residuals, and NaN in R or dQ goes
+  /// undetected: opt out only where the caller checks.
+  bool final_residual = true;
+  /// Diverged when a residual exceeds divergence_factor * initial residual (> 1).
+  double divergence_factor = 1e6;
+  /// The kernel; auto picks by nb and device (Solver::resolve).
+  Variant variant = Variant::automatic();
+};
+
+/// What mcpi::Fgmres runs: FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps
+/// (FUN3D's configuration), Krylov vectors in FP64.
+struct FgmresControl {
+  int restart = 30;          ///< Krylov vectors per cycle (m), >= 1
+  int max_iterations = 300;  ///< >= 0, over all cycles
+  /// Stop when ||R - A dQ||_2 <= max(atol, rtol * ||R - A dQ_0||_2); 0 disables each.
+  double rtol = 1e-6;
+  double atol = 0.0;
+  int sweeps = 5;  ///< MCPI sweeps per preconditioner application, >= 1
+  InitialGuess initial_guess = InitialGuess::zero;
+  double divergence_factor = 1e6;          ///< > 1
+  Variant variant = Variant::automatic();  ///< the preconditioner's kernel
+};
+
+/// One residual check of a solve.
+struct ResidualCheck {
+  int sweep = 0;          ///< after this many sweeps (or FGMRES iterations)
+  double residual = 0.0;  ///< ||R - A dQ||_2 as the check formed it
+};
+
+/// What Solver::apply returns. Residuals are NaN where not computed.
+struct Status {
+  StopReason reason = StopReason::max_sweeps;
+  int sweeps = 0;                 ///< sweeps run (FGMRES: in its preconditioner)
+  int iterations = 0;             ///< FGMRES iterations (0 for apply)
+  double initial_residual = 0.0;  ///< ||R - A dQ_0||_2
+  double final_residual = 0.0;    ///< the true ||R - A dQ||_2 of the returned dQ
+  /// The checks, in order (FGMRES: the Arnoldi residual estimate after each iteration).
+  std::vector<ResidualCheck> history;
+  std::string kernel;  ///< what ran: "cuda rows_per_warp", "portable rows_per_warp", ...
+  bool converged() const { return reason == StopReason::converged; }
+};
+
+}  // namespace ppsparse::mcpi

@@ -1,0 +1,63 @@
+#pragma once
+/// @file
+/// The MCPI solver's setup phase input: the structure of the off-diagonal blocks O in the
+/// user's numbering (AmgX's upload of the structure, Kokkos Kernels' symbolic phase), and the
+/// host plan built from it once (colouring, colour order, slots).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ppsparse/reorder/coloring.hpp>
+#include <ppsparse/types.hpp>
+
+namespace ppsparse::mcpi {
+
+/// How the entries of one nb x nb block lie in a user array.
+enum class BlockOrder {
+  column_major,  ///< entry (i, j) at j * nb + i (FUN3D, Fortran)
+  row_major,     ///< entry (i, j) at i * nb + j (C arrays)
+};
+
+/// The structure of O (off-diagonal blocks only; D holds the diagonal) in the user's numbering:
+/// block CSR row pointers and column indices, host or device views, 0- or 1-based. Block k of O
+/// (0-based position in col_idx) is the user's block index: update() reads block k's values at
+/// k * nb * nb, and error messages name it.
+template <class MemSpace = HostSpace>
+struct BlockPattern {
+  int nb = 1;                                        ///< block size, 1..64
+  ordinal_t n = 0;                                   ///< block rows (= block columns)
+  Kokkos::View<const offset_t*, MemSpace> row_ptr;   ///< n + 1 entries, row_ptr[0] == index_base
+  Kokkos::View<const ordinal_t*, MemSpace> col_idx;  ///< row_ptr[n] - index_base entries
+  int index_base = 0;                                ///< 0 (C, C++) or 1 (Fortran): for both arrays
+};
+
+/// Options of the setup phase.
+struct SetupOptions {
+  /// One colour per block row (user's numbering; any nonnegative ids, compacted in order), or
+  /// empty: ppsparse computes a distance-1 colouring (color_distance1) of the symmetrised graph.
+  std::vector<ordinal_t> colors;
+  /// Hears each setup step (one line each), if set.
+  std::function<void(const std::string&)> progress;
+};
+
+namespace detail {
+
+/// What the setup phase computes on the host: the colour order and, per user block, its slot in
+/// the colour-ordered block CSR (rows in colour order, columns sorted within each row).
+struct SetupPlan {
+  int nb = 1;
+  ordinal_t n = 0;
+  Coloring coloring;
+  std::vector<offset_t> ia;      ///< n + 1, colour order
+  std::vector<ordinal_t> ja;     ///< nnzb, colour order, sorted within a row
+  std::vector<offset_t> o_slot;  ///< user block k -> its slot in ja
+};
+
+/// Checks the structure and builds the plan; row_ptr and col_idx are host arrays as the user
+/// gave them. `given` (if not null) is a complete colouring to use as is (checked); otherwise
+/// `colors` (if not empty) or color_distance1. InvalidArgument naming the first defect.
+SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const ordinal_t* col_idx, int index_base,
+                          const std::vector<ordinal_t>& colors, const Coloring* given = nullptr);
+
+}  // namespace detail
+}  // namespace ppsparse::mcpi
