@@ -24,6 +24,14 @@
 // sweep of a repetition and the *_median aggregate the median over --reps repetitions.
 // One untimed solve first is the warm-up and the check below.
 //
+// Time steps (step/*, --steps [5] steps of --step_sweeps [15] sweeps each, all from the
+// user's numbering on the device): step/sweeps is apply() alone (no check, no final residual),
+// the baseline; step/update_f32 and step/update_f64 add update() (scatter + LU of D) from FP32
+// or FP64 O; step/in_place adds factor() after the user's D was assembled into storage()
+// (untimed); step/checked5 is apply() with a residual check every 5 sweeps and the true final
+// residual, step/checked5_no_final without the final residual. Counter step_ms: one step.
+// The auto variant (auto/backend, auto/portable) runs what mcpi::resolve_variant picks.
+//
 // Validation (before any time is reported): every case runs --check_sweeps sweeps [3] from
 // dQ = 0 and its dQ is compared with ppsparse's portable rows_per_warp on the same system,
 // colouring and sweeps: relative L2 difference < 1e-4 or the case reports an error instead
@@ -103,6 +111,8 @@ struct McpiConfig {
   std::string mesh_dir;             // --mesh_dir           PPSPARSE_MESH_DIR
   int sweeps = 10;                  // --sweeps             PPSPARSE_BENCH_MCPI_SWEEPS
   int check_sweeps = 3;             // --check_sweeps       PPSPARSE_BENCH_MCPI_CHECK_SWEEPS
+  int step_sweeps = 15;             // --step_sweeps        PPSPARSE_BENCH_MCPI_STEP_SWEEPS
+  int steps = 5;                    // --steps              PPSPARSE_BENCH_MCPI_STEPS
   std::vector<std::string> groups{"default", "nb_sweep", "mesh"};  // --problems PPSPARSE_BENCH_MCPI_PROBLEMS
   // Settings of the CUDA kernels (mcpi/tuning.hpp). The environment names are those the library
   // read before the tuning became options, so that the commands recorded in docs/perf still run.
@@ -144,6 +154,8 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
                                {"--mesh_dir", "PPSPARSE_MESH_DIR", ""},
                                {"--sweeps", "PPSPARSE_BENCH_MCPI_SWEEPS", ""},
                                {"--check_sweeps", "PPSPARSE_BENCH_MCPI_CHECK_SWEEPS", ""},
+                               {"--step_sweeps", "PPSPARSE_BENCH_MCPI_STEP_SWEEPS", ""},
+                               {"--steps", "PPSPARSE_BENCH_MCPI_STEPS", ""},
                                {"--problems", "PPSPARSE_BENCH_MCPI_PROBLEMS", ""},
                                {"--mcpi_small_colour", "PPSPARSE_MCPI_CUDA_SMALL", ""},
                                {"--mcpi_row_slots", "PPSPARSE_MCPI_CUDA_SLOTS", ""},
@@ -179,6 +191,9 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   if (set("--sweeps")) c.sweeps = static_cast<int>(flag_integer("--sweeps", value("--sweeps"), 1, 100000));
   if (set("--check_sweeps"))
     c.check_sweeps = static_cast<int>(flag_integer("--check_sweeps", value("--check_sweeps"), 1, 1000));
+  if (set("--step_sweeps"))
+    c.step_sweeps = static_cast<int>(flag_integer("--step_sweeps", value("--step_sweeps"), 1, 100000));
+  if (set("--steps")) c.steps = static_cast<int>(flag_integer("--steps", value("--steps"), 1, 100000));
   if (set("--mcpi_small_colour")) c.tuning.small_color = mcpi::parse_small_color(value("--mcpi_small_colour"));
   if (set("--mcpi_row_slots") && !value("--mcpi_row_slots").empty())
     c.tuning.row_slots = static_cast<int>(flag_integer("--mcpi_row_slots", value("--mcpi_row_slots"), 0, 4));
@@ -321,6 +336,10 @@ struct Problem {
   std::map<std::string, double> checked;  // case -> relative difference (validated once)
   std::unique_ptr<mcpi::VendorPeer> vendor;
   std::unique_ptr<KokkosKernelsMcpiPeer<Exec>> kk;
+  // The time-step cases' inputs, in the user's numbering on the device: O in FP32 and FP64,
+  // D and R in FP64; dq receives apply()'s result.
+  Kokkos::View<float*, Mem> user_o32;
+  Kokkos::View<double*, Mem> user_o64, user_d, user_r, dq;
 
   std::vector<double> to_user(const Kokkos::View<const float*, Mem>& dq) const {
     auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq);
@@ -352,6 +371,21 @@ class ProblemCache {
       p->colors = b.coloring.ncolors;
       p->coloring = std::move(b.coloring);
       p->solver = std::make_unique<mcpi::Solver<Exec>>(b.system, p->coloring, say);
+      say("copying the user-numbered values for the time-step cases");
+      p->user_o32 = Kokkos::View<float*, Mem>("user_o32", b.system.O.values.extent(0));
+      Kokkos::deep_copy(p->user_o32, b.system.O.values);
+      p->user_o64 = Kokkos::View<double*, Mem>("user_o64", b.system.O.values.extent(0));
+      {
+        const auto o32 = p->user_o32;
+        const auto o64 = p->user_o64;
+        Kokkos::parallel_for(
+            "widen", Kokkos::RangePolicy<Exec>(0, o32.extent(0)), KOKKOS_LAMBDA(const size_t q) { o64(q) = o32(q); });
+      }
+      p->user_d = Kokkos::View<double*, Mem>("user_d", b.system.D.extent(0));
+      Kokkos::deep_copy(p->user_d, b.system.D);
+      p->user_r = Kokkos::View<double*, Mem>("user_r", b.system.R.extent(0));
+      Kokkos::deep_copy(p->user_r, b.system.R);
+      p->dq = Kokkos::View<double*, Mem>("dq", b.system.R.extent(0));
       say("renumbering and copying the system for the peers");
       BlockSystem<HostSpace> ordered = permute(b.system, p->coloring.perm);
       b.system = BlockSystem<HostSpace>();
@@ -425,6 +459,102 @@ void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiC
     for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
     set_problem_counters(state, p, err, mean(res.sweep_seconds));
     state.SetLabel(res.kernel + (res.note.empty() ? "" : " (" + res.note + ")"));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// ---- time steps: what a CFD code calls once per nonlinear step ----
+
+enum class StepCase {
+  sweeps,            // apply(): step_sweeps sweeps, no check, no final residual (the baseline)
+  update_f32,        // update() from FP32 O and FP64 D in the user's numbering, then the sweeps
+  update_f64,        // the same from FP64 O
+  in_place,          // factor() after an assembly into storage() (the assembly itself untimed), then the sweeps
+  checked,           // apply() with a residual check every 5 sweeps and the true final residual
+  checked_no_final,  // the checks, without the final residual
+};
+
+const char* step_name(StepCase c) {
+  switch (c) {
+    case StepCase::sweeps:
+      return "step/sweeps";
+    case StepCase::update_f32:
+      return "step/update_f32";
+    case StepCase::update_f64:
+      return "step/update_f64";
+    case StepCase::in_place:
+      return "step/in_place";
+    case StepCase::checked:
+      return "step/checked5";
+    case StepCase::checked_no_final:
+      return "step/checked5_no_final";
+  }
+  return "step/unknown";
+}
+
+// The user's D written into the solver's storage through its slot map (an assembly in place).
+void assemble_d(const Problem& p, const mcpi::Solver<Exec>::Storage& st, const Exec& exec) {
+  const auto d = p.user_d;
+  const size_t nb2 = static_cast<size_t>(p.nb) * p.nb;
+  Kokkos::parallel_for(
+      "assemble_d", Kokkos::RangePolicy<Exec>(exec, 0, d.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) { st.D(static_cast<size_t>(st.d_slot(q / nb2)) * nb2 + q % nb2) = d(q); });
+}
+
+void bench_step(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, StepCase which) {
+  try {
+    Problem& p = g_cache->get(spec);
+    mcpi::Solver<Exec>& solver = *p.solver;
+    Exec exec;
+    mcpi::Control control;
+    control.max_sweeps = config.step_sweeps;
+    control.check_interval = 0;
+    control.final_residual = false;
+    if (which == StepCase::checked || which == StepCase::checked_no_final) {
+      control.check_interval = 5;
+      control.rtol = 1e-300;  // never met: every check runs and the sweeps all run
+      control.final_residual = which == StepCase::checked;
+    }
+    auto step = [&]() {
+      switch (which) {
+        case StepCase::update_f32:
+          solver.update(exec, p.user_o32, p.user_d);
+          break;
+        case StepCase::update_f64:
+          solver.update(exec, p.user_o64, p.user_d);
+          break;
+        case StepCase::in_place:
+          solver.factor(exec);
+          break;
+        default:
+          break;
+      }
+      return solver.apply(exec, p.user_r, p.dq, control);
+    };
+    auto prepare = [&]() {
+      if (which == StepCase::in_place) assemble_d(p, solver.storage(), exec);
+      exec.fence();
+    };
+    prepare();
+    mcpi::Status st = step();  // warm-up, and the check below
+    const double err = relative_difference(solver.dq_user(), p.reference);
+    std::vector<double> times;
+    for (auto _ : state) {
+      prepare();
+      const auto t0 = Clock::now();
+      st = step();
+      exec.fence();
+      const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+      state.SetIterationTime(dt);
+      times.push_back(dt);
+    }
+    set_problem_counters(state, p, -1, mean(times) / config.step_sweeps);
+    state.counters["step_ms"] = mean(times) * 1e3;
+    state.counters["final_residual"] = st.final_residual;
+    state.counters["step_sweeps"] = config.step_sweeps;
+    state.counters["dq_vs_check_sweeps"] = err;  // dQ after step_sweeps against the check_sweeps reference (info)
+    state.SetLabel(st.kernel + ", " + std::to_string(st.sweeps) + " sweeps, " + mcpi::name(st.reason));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -523,10 +653,12 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
       })->Iterations(1);
       continue;
     }
-    for (mcpi::Variant v : mcpi::all_variants()) {
+    std::vector<mcpi::Variant> variants = mcpi::all_variants();
+    variants.push_back(mcpi::Variant::automatic());
+    for (mcpi::Variant v : variants) {
       // With backend kernels: only where the backend has a kernel for (v, nb); elsewhere the
       // solver would run the portable kernel measured below.
-      if (gpu && mcpi::backend::has_kernel(Exec(), v.kernel, spec.nb))
+      if (gpu && mcpi::backend::has_kernel(Exec(), mcpi::resolve_variant(v, spec.nb).kernel, spec.nb))
         finish(benchmark::RegisterBenchmark(
             (prefix + mcpi::name(v) + "/backend").c_str(),
             [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, true); }));
@@ -538,6 +670,15 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
             (prefix + mcpi::name(v) + "/portable").c_str(),
             [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, false); }));
     }
+    for (StepCase c : {StepCase::sweeps, StepCase::update_f32, StepCase::update_f64, StepCase::in_place,
+                       StepCase::checked, StepCase::checked_no_final})
+      benchmark::RegisterBenchmark((prefix + step_name(c)).c_str(),
+                                   [spec, &config, c](benchmark::State& st) { bench_step(st, spec, config, c); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(config.steps)
+          ->Repetitions(common.reps)
+          ->DisplayAggregatesOnly(true);
     for (const std::string which : {"cusparse", "kokkos_kernels"}) {
       if (which == "cusparse" && !mcpi::VendorPeer::available()) continue;  // noted once in main
       finish(benchmark::RegisterBenchmark(

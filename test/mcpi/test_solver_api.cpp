@@ -197,6 +197,10 @@ TEST(McpiSolverApi, InPlaceAssemblyEqualsUpdate) {
   by_update.apply(exec, device_view(u.R), a, sweeps_only(3));
   in_place.apply(exec, device_view(u.R), b, sweeps_only(3));
   EXPECT_EQ(to_vector(a), to_vector(b));
+  // A NaN assembled into O is not checked by factor(); apply reports it.
+  Kokkos::deep_copy(Kokkos::subview(st.O, 7), std::numeric_limits<float>::quiet_NaN());
+  in_place.factor(exec);
+  EXPECT_EQ(in_place.apply(exec, device_view(u.R), b, sweeps_only(3)).reason, StopReason::not_finite);
 }
 
 TEST(McpiSolverApi, GivenInitialGuessContinuesTheIteration) {
@@ -369,8 +373,9 @@ TEST(McpiSolverApi, BadValuesAndVectorsGiveClearErrors) {
     auto O = u.O;
     const offset_t k = u.row_ptr[5] + 1;
     O[k * 9 + 2] = std::numeric_limits<double>::infinity();
-    PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(O), host_view(u.D)), NumericalError,
-                                  "O block (5, " + std::to_string(u.col_idx[k]) + ") holds a NaN or Inf");
+    PPSPARSE_EXPECT_THROW_MESSAGE(
+        s.update(exec, host_view(O), host_view(u.D)), NumericalError,
+        "O block " + std::to_string(k) + " (5, " + std::to_string(u.col_idx[k]) + ") holds a NaN or Inf");
   }
   s.update(exec, host_view(u.O), host_view(u.D));
   {

@@ -149,7 +149,8 @@ class Solver {
          progress);
     if (progress) progress("copying the system to " + std::string(ExecSpace::name()));
     ExecSpace exec;
-    scatter_values(exec, system.O.values, system.D, BlockOrder::column_major);
+    if (scatter_values(exec, system.O.values, system.D, BlockOrder::column_major) >= 0)
+      throw InvalidArgument("mcpi: O holds a NaN or Inf that check_system did not find");
     if (system.d_factored) {
       has_values_ = true;
     } else {
@@ -184,7 +185,8 @@ class Solver {
   /// views (they are staged through one device buffer).
   template <class OView, class DView>
   void update(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order = BlockOrder::column_major) {
-    scatter_values(exec, O, D, order);
+    const long long bad = scatter_values(exec, O, D, order);
+    if (bad >= 0) throw_not_finite_block(bad);
     factor(exec);
   }
 
@@ -195,33 +197,11 @@ class Solver {
     return Storage{nb_, dev_.O.values, dev_.D, o_slot_, old_to_new_};
   }
 
-  /// Checks O for NaN or Inf and factors D in place (LU without pivoting, as FUN3D), on exec;
-  /// NumericalError naming the user's block (and for D the row of the failed pivot).
+  /// Factors D in place (LU without pivoting, as FUN3D), on exec; NumericalError naming the
+  /// user's block row and the row of the failed pivot. (O is checked by update(); after an
+  /// assembly in place, a NaN or Inf in O shows in apply()'s status as not_finite.)
   void factor(const ExecSpace& exec) {
     has_values_ = false;
-    const size_t nb2 = static_cast<size_t>(nb_) * nb_;
-    const auto O = dev_.O.values;
-    long long bad = LLONG_MAX;
-    Kokkos::parallel_reduce(
-        "ppsparse::mcpi::check_o", Kokkos::RangePolicy<ExecSpace>(exec, 0, nnzb_),
-        KOKKOS_LAMBDA(const offset_t k, long long& mn) {
-          for (size_t e = 0; e < nb2; ++e) {
-            const float x = O(static_cast<size_t>(k) * nb2 + e);
-            if (!(x - x == 0.0f)) {  // NaN or Inf
-              mn = k < mn ? k : mn;
-              break;
-            }
-          }
-        },
-        Kokkos::Min<long long>(bad));
-    if (bad != LLONG_MAX) {
-      const auto row =
-          std::upper_bound(ia_host_.begin(), ia_host_.end(), static_cast<offset_t>(bad)) - ia_host_.begin() - 1;
-      ordinal_t col = 0;
-      Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(dev_.O.ja, static_cast<size_t>(bad)));
-      throw NumericalError("mcpi: O block (" + std::to_string(coloring_.perm.new_to_old[row]) + ", " +
-                           std::to_string(coloring_.perm.new_to_old[col]) + ") holds a NaN or Inf");
-    }
     const long long failure = factor_diagonal_blocks(exec, dev_.D, nb_, n_);
     if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
     has_values_ = true;
@@ -582,8 +562,10 @@ class Solver {
     }
   }
 
+  /// Scatters the user's O and D into the storage on exec; returns the first user block of O
+  /// holding a NaN or Inf, or -1 (synchronises).
   template <class OView, class DView>
-  void scatter_values(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order) {
+  long long scatter_values(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order) {
     has_values_ = false;
     const size_t nb2 = static_cast<size_t>(nb_) * nb_;
     if (O.extent(0) != static_cast<size_t>(nnzb_) * nb2)
@@ -603,19 +585,35 @@ class Solver {
     const auto Dv = dev_.D;
     // Source entry e of a block holds (i, j) = (e % nb, e / nb) column-major, (e / nb, e % nb) row-major.
     Kokkos::parallel_for(
-        "ppsparse::mcpi::scatter_o", Kokkos::RangePolicy<ExecSpace>(exec, 0, o.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) {
-          const size_t k = q / nb2, e = q % nb2;
-          const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
-          Ov(static_cast<size_t>(slot(k)) * nb2 + j * nb + i) = static_cast<float>(o(q));
-        });
-    Kokkos::parallel_for(
         "ppsparse::mcpi::scatter_d", Kokkos::RangePolicy<ExecSpace>(exec, 0, d.extent(0)),
         KOKKOS_LAMBDA(const size_t q) {
           const size_t r = q / nb2, e = q % nb2;
           const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
           Dv(static_cast<size_t>(o2n(r)) * nb2 + j * nb + i) = static_cast<double>(d(q));
         });
+    long long bad = LLONG_MAX;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::scatter_o", Kokkos::RangePolicy<ExecSpace>(exec, 0, o.extent(0)),
+        KOKKOS_LAMBDA(const size_t q, long long& first) {
+          const size_t k = q / nb2, e = q % nb2;
+          const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
+          const float x = static_cast<float>(o(q));
+          Ov(static_cast<size_t>(slot(k)) * nb2 + j * nb + i) = x;
+          if (!(x - x == 0.0f) && static_cast<long long>(k) < first) first = static_cast<long long>(k);
+        },
+        Kokkos::Min<long long>(bad));
+    return bad == LLONG_MAX ? -1 : bad;
+  }
+
+  /// NumericalError naming user block k of O (its user row and column).
+  [[noreturn]] void throw_not_finite_block(long long k) const {
+    offset_t slot = 0;
+    Kokkos::deep_copy(Kokkos::View<offset_t, HostSpace>(&slot), Kokkos::subview(o_slot_, static_cast<size_t>(k)));
+    const auto row = std::upper_bound(ia_host_.begin(), ia_host_.end(), slot) - ia_host_.begin() - 1;
+    ordinal_t col = 0;
+    Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(dev_.O.ja, static_cast<size_t>(slot)));
+    throw NumericalError("mcpi: O block " + std::to_string(k) + " (" + std::to_string(coloring_.perm.new_to_old[row]) +
+                         ", " + std::to_string(coloring_.perm.new_to_old[col]) + ") holds a NaN or Inf");
   }
 
   void to_internal_float(const ExecSpace& exec, const ConstVector& x,
