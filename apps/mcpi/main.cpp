@@ -15,6 +15,7 @@
 #include <ppsparse/io/matrix_market.hpp>
 
 #include "mpk_mode.hpp"
+#include "steps_mode.hpp"
 #include "options.hpp"
 #include "problem.hpp"
 
@@ -176,6 +177,11 @@ int main(int argc, char** argv) {
                                   [](const std::string& s) { std::printf("[setup] %s\n", s.c_str()); });
       return mcpi_app::run_mpk_mode(problem, opt, opt.mpk);
     }
+    if (opt.steps > 0)
+      return mcpi_app::run_steps_mode(
+          mcpi_app::build_problem(opt, ppsparse::compat::is_gpu_space<ppsparse::DefaultExecSpace>(),
+                                  [](const std::string& s) { std::printf("[setup] %s\n", s.c_str()); }),
+          opt);
     return run(opt);
   } catch (const ppsparse::Error& e) {
     std::fprintf(stderr, "mcpi: error: %s\n", e.what());

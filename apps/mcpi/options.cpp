@@ -69,6 +69,15 @@ options:
                          MPK variant (back-to-back, level-blocked, graph, persistent,
                          pipelined, automatic) with time, GB/s, speedup over back-to-back, and a
                          round-off check against back-to-back; --sweeps sets repetitions
+  --steps N              time-step mode: set up from the structure once, then N steps, each
+                         assembling perturbed values on the device, update() (scatter + LU)
+                         and a solve on device vectors (apply(), or FGMRES with --fgmres);
+                         prints each step's times, sweeps and residuals
+      --rtol X           the steps' relative tolerance on ||R - A dQ|| (default 0: run
+                         --sweeps sweeps; with X, at most 100 x --sweeps)
+      --check-interval K residual check every K sweeps (default 5; 0: none)
+      --fgmres           solve each step by FGMRES(30) right-preconditioned by --sweeps
+                         MCPI sweeps, to --rtol (default 1e-6 there)
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the
                          portable form of an asynchronous copy; off by default)
@@ -150,6 +159,20 @@ Options parse_options(int argc, const char* const* argv) {
       o.pattern_only = true;
     } else if (a == "--mpk") {
       o.mpk = static_cast<int>(parse_int(a, value(), 1, 64));
+    } else if (a == "--steps") {
+      o.steps = static_cast<int>(parse_int(a, value(), 1, 1000000));
+    } else if (a == "--check-interval") {
+      o.check_interval = static_cast<int>(parse_int(a, value(), 0, 1000000));
+    } else if (a == "--fgmres") {
+      o.fgmres = true;
+    } else if (a == "--rtol") {
+      const std::string v = value();
+      char* end = nullptr;
+      errno = 0;
+      const double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || errno == ERANGE || !(x >= 0 && x < 1))
+        throw InvalidArgument("mcpi: --rtol expects a number in [0, 1), got '" + v + "'");
+      o.rtol = x;
     } else if (a == "--portable") {
       o.portable = true;
     } else if (a == "--stage-diagonal") {
@@ -196,6 +219,8 @@ Options parse_options(int argc, const char* const* argv) {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("mcpi: ") + e.what());
   }
+  if ((o.rtol > 0 || o.fgmres) && o.steps == 0) throw InvalidArgument("mcpi: --rtol and --fgmres apply to --steps");
+  if (o.steps > 0 && o.mpk > 0) throw InvalidArgument("mcpi: --steps and --mpk are separate modes");
   if (o.refine > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --refine applies to --mesh only");
   if (o.zone > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --zone applies to --mesh only");
   if (o.pattern_only && o.source != Options::Source::matrix)

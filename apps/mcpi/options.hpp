@@ -27,6 +27,10 @@ struct Options {
   bool stage_diagonal = false;  // --stage-diagonal
   bool portable = false;        // --portable: no backend-specialised kernels
   int mpk = 0;                  // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
+  int steps = 0;                // --steps N: a time-step loop of N steps (update + solve each)
+  double rtol = 0;              // --rtol X: the steps' relative tolerance (0: --sweeps sweeps)
+  int check_interval = 5;       // --check-interval K: residual check every K sweeps
+  bool fgmres = false;          // --fgmres: the steps solve by FGMRES + MCPI (--sweeps per preconditioner)
   int verify = -1;              // -1 auto (small problems), 0 off, 1 on
   // --test-perturb-reference E: for the test suite only. One entry of the reference that
   // --verify (and --mpk's check) compares with is moved by E times its magnitude, so that a

@@ -1,22 +1,37 @@
-// Builds a tiny CSR matrix through the installed headers and library and converts it.
+// Sets up, fills and solves a small MCPI system through the installed headers and library.
 #include <cstdio>
 
-#include <ppsparse/formats/convert.hpp>
+#include <ppsparse/mcpi/solver.hpp>
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
-  ppsparse::CsrMatrix<double, ppsparse::HostSpace> a(2, 2, 3);
-  a.row_ptr(1) = 2;
-  a.row_ptr(2) = 3;
-  a.col_idx(0) = 0;
-  a.col_idx(1) = 1;
-  a.col_idx(2) = 1;
-  a.values(0) = 1.0;
-  a.values(1) = 2.0;
-  a.values(2) = 3.0;
-  ppsparse::validate(a);
-  auto b = ppsparse::csr_to_bsr(a, 2);
-  if (b.nnzb() != 1 || b.values(ppsparse::block_entry(2, 0, 1)) != 2.0) {
+  namespace mcpi = ppsparse::mcpi;
+  using ppsparse::HostSpace;
+  // A chain of 4 block rows (nb = 2): i couples to i - 1 and i + 1.
+  const int n = 4, nb = 2;
+  Kokkos::View<ppsparse::offset_t*, HostSpace> row_ptr("row_ptr", n + 1);
+  Kokkos::View<ppsparse::ordinal_t*, HostSpace> col_idx("col_idx", 6);
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) col_idx(k++) = i - 1;
+    if (i + 1 < n) col_idx(k++) = i + 1;
+    row_ptr(i + 1) = k;
+  }
+  mcpi::Solver<> solver(mcpi::BlockPattern<HostSpace>{nb, n, row_ptr, col_idx, 0});
+  Kokkos::View<double*, HostSpace> O("O", 6 * nb * nb), D("D", n * nb * nb), R("R", n * nb), dq("dq", n * nb);
+  for (int q = 0; q < 6 * nb * nb; ++q) O(q) = (q % 3 == 0) ? -1.0 : 0.1;
+  for (int i = 0; i < n; ++i)
+    for (int e = 0; e < nb * nb; ++e) D(i * nb * nb + e) = (e % (nb + 1) == 0) ? 4.0 : 0.2;
+  for (int q = 0; q < n * nb; ++q) R(q) = 1.0 + q;
+  solver.update(ppsparse::DefaultExecSpace(), O, D);
+  mcpi::Control control;
+  control.max_sweeps = 200;
+  control.rtol = 1e-6;
+  control.check_interval = 1;
+  const mcpi::Status s = solver.apply(ppsparse::DefaultExecSpace(), R, dq, control);
+  std::printf("consumer: %s after %d sweeps, ||r|| %.2e -> %.2e\n", mcpi::name(s.reason), s.sweeps, s.initial_residual,
+              s.final_residual);
+  if (!s.converged()) {
     std::puts("consumer: FAILED");
     return 1;
   }

@@ -184,11 +184,7 @@ class Fgmres {
   /// r = b - A x; returns ||r||_2 (synchronises).
   double residual(const ExecSpace& exec) {
     solver_.multiply_internal(exec, ConstVector(x_), r_);
-    const auto r = r_;
-    const auto b = b_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::fgmres_residual", Kokkos::RangePolicy<ExecSpace>(exec, 0, r.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) { r(q) = b(q) - r(q); });
+    impl::subtract_from(exec, b_, r_);
     return solver_.norm(exec, ConstVector(r_));
   }
 

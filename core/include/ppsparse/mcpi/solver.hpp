@@ -36,6 +36,7 @@
 #include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/mcpi/setup.hpp>
 #include <ppsparse/mcpi/variant.hpp>
+#include <ppsparse/mcpi/vector_kernels.hpp>
 #include <ppsparse/reorder/coloring.hpp>
 #include <ppsparse/reorder/permutation.hpp>
 
@@ -228,7 +229,7 @@ class Solver {
     const bool given = control.initial_guess == InitialGuess::given;
     auto x = device_vector(exec, dQ, vec_out_, given);
     if (given)
-      to_internal_float(exec, ConstVector(x), dq_);
+      impl::to_internal(exec, new_to_old_, nb_, ConstVector(x), dq_);
     else
       Kokkos::deep_copy(exec, dq_, 0.0f);
 
@@ -245,7 +246,7 @@ class Solver {
       st.initial_residual = rn;
       if (given) {
         st.initial_residual = true_residual(exec);
-        if (!std::isfinite(st.initial_residual)) throw_not_finite_dq(exec, "the initial dQ");
+        if (!std::isfinite(st.initial_residual)) throw_not_finite(exec, dq_, "the initial dQ");
       }
       tol = std::max(control.atol, control.rtol * st.initial_residual);
     }
@@ -293,7 +294,7 @@ class Solver {
     } else if (have_final && tolerance && st.reason == StopReason::max_sweeps && st.final_residual <= tol) {
       st.reason = StopReason::converged;
     }
-    to_user_float(exec, dq_, x);
+    impl::to_user(exec, new_to_old_, nb_, dq_, x);
     if (x.data() != dQ.data()) {
       Kokkos::deep_copy(exec, dQ, x);
       exec.fence();
@@ -321,19 +322,11 @@ class Solver {
 
   /// x (user's numbering, device) -> xi (colour order), on exec.
   void to_internal(const ExecSpace& exec, const ConstVector& x, const Vector& xi) const {
-    const auto n2o = new_to_old_;
-    const int nb = nb_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::to_internal", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>(n_) * nb),
-        KOKKOS_LAMBDA(const size_t q) { xi(q) = x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb); });
+    impl::to_internal(exec, new_to_old_, nb_, x, xi);
   }
   /// xi (colour order) -> x (user's numbering), on exec.
   void to_user(const ExecSpace& exec, const ConstVector& xi, const Vector& x) const {
-    const auto n2o = new_to_old_;
-    const int nb = nb_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::to_user", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>(n_) * nb),
-        KOKKOS_LAMBDA(const size_t q) { x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb) = xi(q); });
+    impl::to_user(exec, new_to_old_, nb_, xi, x);
   }
   /// y = A x in colour order, on exec.
   void multiply_internal(const ExecSpace& exec, const ConstVector& x, const Vector& y) const {
@@ -348,20 +341,11 @@ class Solver {
     Kokkos::deep_copy(exec, dq_, 0.0f);
     const Variant rv = resolve(variant);
     for (int s = 0; s < sweeps; ++s) sweep(exec, rv);
-    const auto dq = dq_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::widen", Kokkos::RangePolicy<ExecSpace>(exec, 0, dq.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) { z(q) = dq(q); });
+    impl::convert(exec, dq_, z);
     rhs_ = dev_.R;
   }
-  /// ||x||_2 on exec (NaN if x holds a NaN or Inf).
-  double norm(const ExecSpace& exec, const ConstVector& x) const {
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        "ppsparse::mcpi::norm", Kokkos::RangePolicy<ExecSpace>(exec, 0, x.extent(0)),
-        KOKKOS_LAMBDA(const size_t q, double& acc) { acc += x(q) * x(q); }, sum);
-    return std::sqrt(sum);
-  }
+  /// ||x||_2 on exec (NaN if x holds a NaN or Inf); synchronises.
+  double norm(const ExecSpace& exec, const ConstVector& x) const { return impl::norm2(exec, x); }
 
   /// The backend's name and the kernel that `v` runs here: "cuda rows_per_warp_l2", "portable
   /// rows_per_warp", ...
@@ -577,32 +561,9 @@ class Solver {
     const auto o = device_input(exec, O, 0);
     const size_t o_bytes = (O.extent(0) * sizeof(typename OView::non_const_value_type) + 63) / 64 * 64;
     const auto d = device_input(exec, D, o_bytes);
-    const int nb = nb_;
     const bool row_major = order == BlockOrder::row_major;
-    const auto slot = o_slot_;
-    const auto o2n = old_to_new_;
-    const auto Ov = dev_.O.values;
-    const auto Dv = dev_.D;
-    // Source entry e of a block holds (i, j) = (e % nb, e / nb) column-major, (e / nb, e % nb) row-major.
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::scatter_d", Kokkos::RangePolicy<ExecSpace>(exec, 0, d.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) {
-          const size_t r = q / nb2, e = q % nb2;
-          const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
-          Dv(static_cast<size_t>(o2n(r)) * nb2 + j * nb + i) = static_cast<double>(d(q));
-        });
-    long long bad = LLONG_MAX;
-    Kokkos::parallel_reduce(
-        "ppsparse::mcpi::scatter_o", Kokkos::RangePolicy<ExecSpace>(exec, 0, o.extent(0)),
-        KOKKOS_LAMBDA(const size_t q, long long& first) {
-          const size_t k = q / nb2, e = q % nb2;
-          const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
-          const float x = static_cast<float>(o(q));
-          Ov(static_cast<size_t>(slot(k)) * nb2 + j * nb + i) = x;
-          if (!(x - x == 0.0f) && static_cast<long long>(k) < first) first = static_cast<long long>(k);
-        },
-        Kokkos::Min<long long>(bad));
-    return bad == LLONG_MAX ? -1 : bad;
+    impl::scatter_d(exec, d, old_to_new_, nb_, row_major, dev_.D);
+    return impl::scatter_o(exec, o, o_slot_, nb_, row_major, dev_.O.values);
   }
 
   /// NumericalError naming user block k of O (its user row and column).
@@ -616,103 +577,26 @@ class Solver {
                          ", " + std::to_string(coloring_.perm.new_to_old[col]) + ") holds a NaN or Inf");
   }
 
-  void to_internal_float(const ExecSpace& exec, const ConstVector& x,
-                         const Kokkos::View<float*, memory_space>& xi) const {
-    const auto n2o = new_to_old_;
-    const int nb = nb_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::to_internal", Kokkos::RangePolicy<ExecSpace>(exec, 0, xi.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) {
-          xi(q) = static_cast<float>(x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb));
-        });
-  }
-  void to_user_float(const ExecSpace& exec, const Kokkos::View<float*, memory_space>& xi, const Vector& x) const {
-    const auto n2o = new_to_old_;
-    const int nb = nb_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::to_user", Kokkos::RangePolicy<ExecSpace>(exec, 0, xi.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) { x(static_cast<size_t>(n2o(q / nb)) * nb + q % nb) = xi(q); });
-  }
-
   /// NumericalError naming the first user block row of x (colour order) holding a NaN or Inf.
-  [[noreturn]] void throw_not_finite(const ExecSpace& exec, const ConstVector& x, const char* what) const {
-    const int nb = nb_;
-    ordinal_t first = max_ordinal;
-    Kokkos::parallel_reduce(
-        "ppsparse::mcpi::find_not_finite", Kokkos::RangePolicy<ExecSpace>(exec, 0, x.extent(0)),
-        KOKKOS_LAMBDA(const size_t q, ordinal_t& mn) {
-          const double v = x(q);
-          if (!(v - v == 0.0)) mn = static_cast<ordinal_t>(q / nb) < mn ? static_cast<ordinal_t>(q / nb) : mn;
-        },
-        Kokkos::Min<ordinal_t>(first));
-    const std::string row = first == max_ordinal ? std::string("?") : std::to_string(coloring_.perm.new_to_old[first]);
+  template <class X>
+  [[noreturn]] void throw_not_finite(const ExecSpace& exec, const X& x, const char* what) const {
+    const long long first = impl::first_not_finite_row(exec, x, nb_);
+    const std::string row = first < 0 ? std::string("?") : std::to_string(coloring_.perm.new_to_old[first]);
     throw NumericalError(std::string("mcpi: ") + what + " holds a NaN or Inf in block row " + row);
   }
-  [[noreturn]] void throw_not_finite_dq(const ExecSpace& exec, const char* what) {
-    const auto dq = dq_;
-    const Vector w = work_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::widen", Kokkos::RangePolicy<ExecSpace>(exec, 0, dq.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) { w(q) = dq(q); });
-    throw_not_finite(exec, ConstVector(w), what);
-  }
-
-  /// Row q (block row q / nb, entry q % nb) of (D + O) x in FP64, x in the user's numbering
-  /// (`user`) or in colour order; u holds U x per block row (from upper_products).
-  template <class XView>
-  struct OperatorRow {
-    Kokkos::View<const ordinal_t*, memory_space> n2o;
-    Kokkos::View<const double*, memory_space> D, u;
-    Kokkos::View<const offset_t*, memory_space> ia;
-    Kokkos::View<const ordinal_t*, memory_space> ja;
-    Kokkos::View<const float*, memory_space> O;
-    XView x;
-    int nb;
-    bool user;
-
-    KOKKOS_INLINE_FUNCTION size_t at(const size_t p) const { return user ? static_cast<size_t>(n2o(p)) : p; }
-    /// U x of block row p, entry i (D's upper factor, diagonal included).
-    KOKKOS_INLINE_FUNCTION double upper(const size_t p, const int i) const {
-      const double* lu = D.data() + p * nb * nb;
-      const size_t xp = at(p);
-      double s = 0.0;
-      for (int j = i; j < nb; ++j) s += lu[j * nb + i] * x(xp * nb + j);
-      return s;
-    }
-    KOKKOS_INLINE_FUNCTION double operator()(const size_t q) const {
-      const size_t p = q / nb, nb2 = static_cast<size_t>(nb) * nb;
-      const int i = static_cast<int>(q % nb);
-      const double* lu = D.data() + p * nb2;
-      double s = u(q);
-      for (int k = 0; k < i; ++k) s += lu[k * nb + i] * u(p * nb + k);
-      for (offset_t b = ia(p); b < ia(p + 1); ++b) {
-        const size_t c = at(static_cast<size_t>(ja(b)));
-        const float* blk = O.data() + static_cast<size_t>(b) * nb2 + i;
-        for (int j = 0; j < nb; ++j) s += static_cast<double>(blk[j * nb]) * x(c * nb + j);
-      }
-      return s;
-    }
-  };
 
   /// The operator's row evaluator for x, with U x computed into work_ on exec first.
   template <class XView>
-  OperatorRow<XView> operator_rows(const ExecSpace& exec, const XView& x, bool user) const {
-    OperatorRow<XView> op{new_to_old_, dev_.D, work_, dev_.O.ia, dev_.O.ja, dev_.O.values, x, nb_, user};
-    const auto u = work_;
-    const int nb = nb_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::operator_upper", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>(n_) * nb),
-        KOKKOS_LAMBDA(const size_t q) { u(q) = op.upper(q / nb, static_cast<int>(q % nb)); });
+  impl::OperatorRow<memory_space, XView> operator_rows(const ExecSpace& exec, const XView& x, bool user) const {
+    impl::OperatorRow<memory_space, XView> op{new_to_old_,   dev_.D, work_, dev_.O.ia, dev_.O.ja,
+                                              dev_.O.values, x,      nb_,   user};
+    impl::operator_upper(exec, op, work_);
     return op;
   }
 
   /// y = (D + O) x, x and y in the user's numbering (`user`) or in colour order, on exec.
   void operator_apply(const ExecSpace& exec, const ConstVector& x, const Vector& y, bool user) const {
-    const auto op = operator_rows(exec, x, user);
-    const int nb = nb_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::operator", Kokkos::RangePolicy<ExecSpace>(exec, 0, y.extent(0)),
-        KOKKOS_LAMBDA(const size_t q) { y(op.at(q / nb) * nb + q % nb) = op(q); });
+    impl::operator_apply(exec, operator_rows(exec, x, user), y);
   }
 
   /// The kernel a residual-forming sweep runs for v: v's portable kernel (the split kernel's
@@ -737,17 +621,7 @@ class Solver {
 
   /// The true ||rhs - A dQ||_2 of the current dQ in FP64 (dQ unchanged), on exec; synchronises.
   double true_residual(const ExecSpace& exec) const {
-    const auto op = operator_rows(exec, Kokkos::View<const float*, memory_space>(dq_), false);
-    const auto rhs = rhs_;
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        "ppsparse::mcpi::residual", Kokkos::RangePolicy<ExecSpace>(exec, 0, rhs.extent(0)),
-        KOKKOS_LAMBDA(const size_t q, double& acc) {
-          const double e = rhs(q) - op(q);
-          acc += e * e;
-        },
-        sum);
-    return std::sqrt(sum);
+    return impl::residual_norm(exec, operator_rows(exec, Kokkos::View<const float*, memory_space>(dq_), false), rhs_);
   }
 
   double read_residual(const ExecSpace& exec) const {

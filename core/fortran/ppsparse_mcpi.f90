@@ -1,0 +1,189 @@
+!> The MCPI solver from Fortran 2003: ISO_C_BINDING interfaces to ppsparse/c/mcpi.h, and
+!> helpers that initialise and finalise Kokkos and return the last error message.
+!>
+!>   use ppsparse_mcpi
+!>   type(c_ptr) :: solver
+!>   type(ppsparse_mcpi_control) :: control
+!>   type(ppsparse_mcpi_status) :: status
+!>   ierr = ppsparse_initialize()
+!>   ierr = ppsparse_mcpi_create(solver, nb, n, row_ptr, col_idx, 1, c_null_ptr, PPSPARSE_MEMORY_HOST)
+!>   ierr = ppsparse_mcpi_update(solver, O, D, PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST)
+!>   call ppsparse_mcpi_control_default(control)
+!>   control%rtol = 1d-6
+!>   ierr = ppsparse_mcpi_apply(solver, R, dq, PPSPARSE_MEMORY_HOST, control, status)
+!>   if (ierr /= PPSPARSE_SUCCESS) print *, ppsparse_error_message()
+!>   ierr = ppsparse_mcpi_destroy(solver)
+!>   ierr = ppsparse_finalize()
+!>
+!> Index arrays are default-kind 32-bit integers with index_base 1 (Fortran) or 0; blocks are
+!> column-major, Fortran's order (PPSPARSE_COLUMN_MAJOR).
+module ppsparse_mcpi
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: PPSPARSE_SUCCESS = 0, PPSPARSE_ERROR_INVALID_ARGUMENT = 1, &
+                                       PPSPARSE_ERROR_NUMERICAL = 2, PPSPARSE_ERROR_OUT_OF_MEMORY = 3, &
+                                       PPSPARSE_ERROR_INTERNAL = 4
+  integer(c_int), parameter, public :: PPSPARSE_MEMORY_HOST = 0, PPSPARSE_MEMORY_DEVICE = 1
+  integer(c_int), parameter, public :: PPSPARSE_COLUMN_MAJOR = 0, PPSPARSE_ROW_MAJOR = 1
+  integer(c_int), parameter, public :: PPSPARSE_CONVERGED = 0, PPSPARSE_MAX_SWEEPS = 1, &
+                                       PPSPARSE_DIVERGED = 2, PPSPARSE_NOT_FINITE = 3
+
+  !> Stopping criteria of ppsparse_mcpi_apply (ppsparse_mcpi_control_default sets the defaults).
+  type, bind(C), public :: ppsparse_mcpi_control
+    integer(c_int) :: max_sweeps
+    real(c_double) :: rtol
+    real(c_double) :: atol
+    integer(c_int) :: check_interval
+    integer(c_int) :: initial_guess_given
+    integer(c_int) :: final_residual
+    real(c_double) :: divergence_factor
+  end type
+
+  !> FGMRES(restart) with MCPI preconditioning (ppsparse_fgmres_control_default sets the defaults).
+  type, bind(C), public :: ppsparse_fgmres_control
+    integer(c_int) :: restart
+    integer(c_int) :: max_iterations
+    real(c_double) :: rtol
+    real(c_double) :: atol
+    integer(c_int) :: sweeps
+    integer(c_int) :: initial_guess_given
+    real(c_double) :: divergence_factor
+  end type
+
+  !> What a solve did.
+  type, bind(C), public :: ppsparse_mcpi_status
+    integer(c_int) :: reason
+    integer(c_int) :: sweeps
+    integer(c_int) :: iterations
+    real(c_double) :: initial_residual
+    real(c_double) :: final_residual
+  end type
+
+  public :: ppsparse_initialize, ppsparse_finalize, ppsparse_error_message
+  public :: ppsparse_mcpi_control_default, ppsparse_fgmres_control_default
+  public :: ppsparse_mcpi_create, ppsparse_mcpi_destroy, ppsparse_mcpi_sizes
+  public :: ppsparse_mcpi_update, ppsparse_mcpi_update_f32, ppsparse_mcpi_apply, ppsparse_mcpi_fgmres
+  public :: ppsparse_mcpi_multiply, ppsparse_mcpi_history
+
+  interface
+    !> Initialises Kokkos unless it already is.
+    integer(c_int) function ppsparse_initialize() bind(C, name="ppsparse_initialize")
+      import :: c_int
+    end function
+    !> Finalises Kokkos if ppsparse_initialize initialised it (destroy every solver first).
+    integer(c_int) function ppsparse_finalize() bind(C, name="ppsparse_finalize")
+      import :: c_int
+    end function
+    type(c_ptr) function c_last_error() bind(C, name="ppsparse_last_error")
+      import :: c_ptr
+    end function
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+    end function
+    subroutine ppsparse_mcpi_control_default(control) bind(C, name="ppsparse_mcpi_control_default")
+      import :: ppsparse_mcpi_control
+      type(ppsparse_mcpi_control), intent(out) :: control
+    end subroutine
+    subroutine ppsparse_fgmres_control_default(control) bind(C, name="ppsparse_fgmres_control_default")
+      import :: ppsparse_fgmres_control
+      type(ppsparse_fgmres_control), intent(out) :: control
+    end subroutine
+    !> Setup from the structure of O; colors: c_null_ptr (ppsparse colours) or c_loc of n colours.
+    integer(c_int) function ppsparse_mcpi_create(solver, nb, n, row_ptr, col_idx, index_base, colors, memory) &
+        bind(C, name="ppsparse_mcpi_create")
+      import :: c_int, c_int32_t, c_ptr
+      type(c_ptr), intent(out) :: solver
+      integer(c_int), value :: nb
+      integer(c_int32_t), value :: n
+      integer(c_int32_t), intent(in) :: row_ptr(*), col_idx(*)
+      integer(c_int), value :: index_base
+      type(c_ptr), value :: colors
+      integer(c_int), value :: memory
+    end function
+    integer(c_int) function ppsparse_mcpi_destroy(solver) bind(C, name="ppsparse_mcpi_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: solver
+    end function
+    integer(c_int) function ppsparse_mcpi_sizes(solver, nb, n, nnzb, ncolors) bind(C, name="ppsparse_mcpi_sizes")
+      import :: c_int, c_int32_t, c_int64_t, c_ptr
+      type(c_ptr), value :: solver
+      integer(c_int), intent(out) :: nb
+      integer(c_int32_t), intent(out) :: n
+      integer(c_int64_t), intent(out) :: nnzb
+      integer(c_int32_t), intent(out) :: ncolors
+    end function
+    integer(c_int) function ppsparse_mcpi_update(solver, O, D, block_order, memory) bind(C, name="ppsparse_mcpi_update")
+      import :: c_int, c_double, c_ptr
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: O(*), D(*)
+      integer(c_int), value :: block_order, memory
+    end function
+    integer(c_int) function ppsparse_mcpi_update_f32(solver, O, D, block_order, memory) &
+        bind(C, name="ppsparse_mcpi_update_f32")
+      import :: c_int, c_float, c_double, c_ptr
+      type(c_ptr), value :: solver
+      real(c_float), intent(in) :: O(*)
+      real(c_double), intent(in) :: D(*)
+      integer(c_int), value :: block_order, memory
+    end function
+    integer(c_int) function ppsparse_mcpi_apply(solver, R, dq, memory, control, status) &
+        bind(C, name="ppsparse_mcpi_apply")
+      import :: c_int, c_double, c_ptr, ppsparse_mcpi_control, ppsparse_mcpi_status
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: R(*)
+      real(c_double), intent(inout) :: dq(*)
+      integer(c_int), value :: memory
+      type(ppsparse_mcpi_control), intent(in) :: control
+      type(ppsparse_mcpi_status), intent(out) :: status
+    end function
+    integer(c_int) function ppsparse_mcpi_fgmres(solver, R, dq, memory, control, status) &
+        bind(C, name="ppsparse_mcpi_fgmres")
+      import :: c_int, c_double, c_ptr, ppsparse_fgmres_control, ppsparse_mcpi_status
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: R(*)
+      real(c_double), intent(inout) :: dq(*)
+      integer(c_int), value :: memory
+      type(ppsparse_fgmres_control), intent(in) :: control
+      type(ppsparse_mcpi_status), intent(out) :: status
+    end function
+    !> The last solve's residual checks: up to capacity (steps, residuals); count gets how many there were.
+    integer(c_int) function ppsparse_mcpi_history(solver, capacity, steps, residuals, count) &
+        bind(C, name="ppsparse_mcpi_history")
+      import :: c_int, c_double, c_ptr
+      type(c_ptr), value :: solver
+      integer(c_int), value :: capacity
+      integer(c_int), intent(out) :: steps(*)
+      real(c_double), intent(out) :: residuals(*)
+      integer(c_int), intent(out) :: count
+    end function
+    integer(c_int) function ppsparse_mcpi_multiply(solver, x, y, memory) bind(C, name="ppsparse_mcpi_multiply")
+      import :: c_int, c_double, c_ptr
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: x(*)
+      real(c_double), intent(out) :: y(*)
+      integer(c_int), value :: memory
+    end function
+  end interface
+
+contains
+
+  !> The message of the last failed call, as a Fortran string.
+  function ppsparse_error_message() result(message)
+    character(len=:), allocatable :: message
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    p = c_last_error()
+    n = int(c_strlen(p))
+    allocate(character(len=n) :: message)
+    if (n == 0) return
+    call c_f_pointer(p, chars, [n])
+    do i = 1, n
+      message(i:i) = chars(i)
+    end do
+  end function
+
+end module ppsparse_mcpi

@@ -1,0 +1,129 @@
+/* The MCPI solver from C (and, through the ppsparse_mcpi module, from Fortran).
+ *
+ * An opaque handle holds one solver: its setup from the structure of O, then any number of
+ * numeric phases (ppsparse_mcpi_update) and solves (ppsparse_mcpi_apply, ppsparse_mcpi_fgmres).
+ * Every function returns PPSPARSE_SUCCESS or an error code; ppsparse_last_error() then gives a
+ * one-line message (per thread). No C++ exception crosses this interface.
+ *
+ *   ppsparse_initialize();
+ *   ppsparse_mcpi_solver* s;
+ *   ppsparse_mcpi_create(&s, nb, n, row_ptr, col_idx, 0, NULL, PPSPARSE_MEMORY_HOST);
+ *   for (each time step) {
+ *     ppsparse_mcpi_update(s, O, D, PPSPARSE_ROW_MAJOR, PPSPARSE_MEMORY_HOST);
+ *     ppsparse_mcpi_control c;  ppsparse_mcpi_control_default(&c);  c.rtol = 1e-6;
+ *     ppsparse_mcpi_status st;
+ *     if (ppsparse_mcpi_apply(s, R, dq, PPSPARSE_MEMORY_HOST, &c, &st)) puts(ppsparse_last_error());
+ *   }
+ *   ppsparse_mcpi_destroy(s);
+ *   ppsparse_finalize();
+ *
+ * Arrays are in the caller's numbering. PPSPARSE_MEMORY_DEVICE pointers are device pointers
+ * of the build's default device (CUDA or HIP: cudaMalloc'ed, OpenACC host_data use_device,
+ * CUDA Fortran device arrays); PPSPARSE_MEMORY_HOST arrays are staged through the device.
+ */
+#ifndef PPSPARSE_C_MCPI_H
+#define PPSPARSE_C_MCPI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Return codes. */
+enum {
+  PPSPARSE_SUCCESS = 0,
+  PPSPARSE_ERROR_INVALID_ARGUMENT = 1, /**< bad sizes, indices, colouring, control, or call order */
+  PPSPARSE_ERROR_NUMERICAL = 2,        /**< a singular or non-finite block, NaN or Inf in R */
+  PPSPARSE_ERROR_OUT_OF_MEMORY = 3,
+  PPSPARSE_ERROR_INTERNAL = 4
+};
+/** Where the arrays of a call live. */
+enum { PPSPARSE_MEMORY_HOST = 0, PPSPARSE_MEMORY_DEVICE = 1 };
+/** How the entries of one nb x nb block lie: (i, j) at j * nb + i, or at i * nb + j. */
+enum { PPSPARSE_COLUMN_MAJOR = 0, PPSPARSE_ROW_MAJOR = 1 };
+/** Why a solve stopped (ppsparse_mcpi_status.reason). */
+enum { PPSPARSE_CONVERGED = 0, PPSPARSE_MAX_SWEEPS = 1, PPSPARSE_DIVERGED = 2, PPSPARSE_NOT_FINITE = 3 };
+
+typedef struct ppsparse_mcpi_solver ppsparse_mcpi_solver;
+
+/** Stopping criteria of ppsparse_mcpi_apply (see ppsparse::mcpi::Control). */
+typedef struct {
+  int max_sweeps;           /**< >= 0 (default 15) */
+  double rtol;              /**< stop at ||R - A dQ|| <= max(atol, rtol ||R - A dQ0||); 0 disables (default) */
+  double atol;              /**< 0 disables (default) */
+  int check_interval;       /**< residual check every this many sweeps, 0 never (default 5) */
+  int initial_guess_given;  /**< 1: start from dq's contents; 0: from zero (default) */
+  int final_residual;       /**< 1: compute the true final residual (default) */
+  double divergence_factor; /**< diverged past this times the initial residual (default 1e6) */
+} ppsparse_mcpi_control;
+
+/** FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps (see ppsparse::mcpi::FgmresControl). */
+typedef struct {
+  int restart;              /**< Krylov vectors per cycle, >= 1 (default 30) */
+  int max_iterations;       /**< (default 300) */
+  double rtol;              /**< (default 1e-6) */
+  double atol;              /**< (default 0) */
+  int sweeps;               /**< MCPI sweeps per preconditioner application, >= 1 (default 5) */
+  int initial_guess_given;  /**< (default 0) */
+  double divergence_factor; /**< (default 1e6) */
+} ppsparse_fgmres_control;
+
+/** What a solve did. Residuals are NaN where not computed. */
+typedef struct {
+  int reason;              /**< PPSPARSE_CONVERGED, ... */
+  int sweeps;              /**< MCPI sweeps run (FGMRES: in its preconditioner) */
+  int iterations;          /**< FGMRES iterations (0 for apply) */
+  double initial_residual; /**< ||R - A dQ0||_2 */
+  double final_residual;   /**< the true ||R - A dQ||_2 of the returned dQ */
+} ppsparse_mcpi_status;
+
+/** Initialises Kokkos (default settings) unless it already is; ppsparse_finalize finalises it
+ *  if ppsparse_initialize initialised it. All handles must be destroyed before. */
+int ppsparse_initialize(void);
+int ppsparse_finalize(void);
+/** The message of the calling thread's last failed call ("" if none). */
+const char* ppsparse_last_error(void);
+
+void ppsparse_mcpi_control_default(ppsparse_mcpi_control* control);
+void ppsparse_fgmres_control_default(ppsparse_fgmres_control* control);
+
+/** Setup from the structure of O (off-diagonal blocks only): n block rows of size nb, block CSR
+ *  row_ptr (n + 1) and col_idx, both index_base-based (0 or 1). colors: one colour per block
+ *  row, or NULL to let ppsparse colour. memory: where row_ptr, col_idx and colors live.
+ *  *solver is NULL on failure. */
+int ppsparse_mcpi_create(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int32_t* row_ptr,
+                         const int32_t* col_idx, int index_base, const int32_t* colors, int memory);
+/** The same with 64-bit row pointers (more than 2^31 - 1 blocks). */
+int ppsparse_mcpi_create64(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int64_t* row_ptr,
+                           const int32_t* col_idx, int index_base, const int32_t* colors, int memory);
+/** Frees the solver (NULL is accepted). */
+int ppsparse_mcpi_destroy(ppsparse_mcpi_solver* solver);
+/** The block size, block rows, off-diagonal blocks and colours of the solver; any output may be NULL. */
+int ppsparse_mcpi_sizes(const ppsparse_mcpi_solver* solver, int* nb, int32_t* n, int64_t* nnzb, int32_t* ncolors);
+
+/** New values: O (nnzb * nb * nb, block k at k * nb * nb in the order of col_idx) and D
+ *  (n * nb * nb, by block row), each block in block_order; then the LU of D. */
+int ppsparse_mcpi_update(ppsparse_mcpi_solver* solver, const double* O, const double* D, int block_order, int memory);
+/** The same with O in single precision. */
+int ppsparse_mcpi_update_f32(ppsparse_mcpi_solver* solver, const float* O, const double* D, int block_order,
+                             int memory);
+
+/** MCPI sweeps on A dq = R (n * nb each); control NULL: defaults; status may be NULL. */
+int ppsparse_mcpi_apply(ppsparse_mcpi_solver* solver, const double* R, double* dq, int memory,
+                        const ppsparse_mcpi_control* control, ppsparse_mcpi_status* status);
+/** FGMRES with MCPI preconditioning on A dq = R; control NULL: defaults; status may be NULL. */
+int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* solver, const double* R, double* dq, int memory,
+                         const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status);
+/** The residual checks of the handle's last solve (apply: every check_interval sweeps; FGMRES:
+ *  every iteration): up to `capacity` pairs into steps[] (sweep or iteration) and residuals[];
+ *  *count receives the number of checks (may exceed capacity). Arrays may be NULL when capacity is 0. */
+int ppsparse_mcpi_history(const ppsparse_mcpi_solver* solver, int capacity, int* steps, double* residuals, int* count);
+/** y = A x = (D + O) x (n * nb each). */
+int ppsparse_mcpi_multiply(ppsparse_mcpi_solver* solver, const double* x, double* y, int memory);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PPSPARSE_C_MCPI_H */

@@ -1,0 +1,348 @@
+// The C interface of the MCPI solver: every entry point catches every exception and turns it
+// into a return code and a per-thread message.
+#include <ppsparse/c/mcpi.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mcpi/fgmres.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+
+struct ppsparse_mcpi_solver {
+  std::unique_ptr<ppsparse::mcpi::Solver<>> solver;
+  std::unique_ptr<ppsparse::mcpi::Fgmres<>> fgmres;  // kept while its control is unchanged
+  ppsparse::mcpi::FgmresControl fgmres_control;
+  std::vector<ppsparse::mcpi::ResidualCheck> history;  // of the last solve
+};
+
+namespace {
+
+using ppsparse::DefaultExecSpace;
+using ppsparse::DefaultMemSpace;
+using ppsparse::HostSpace;
+using ppsparse::InvalidArgument;
+namespace mcpi = ppsparse::mcpi;
+
+thread_local std::string last_error;
+bool initialized_here = false;
+
+/// Runs f, mapping exceptions onto return codes and the message onto last_error.
+template <class F>
+int guarded(const char* function, F&& f) {
+  try {
+    f();
+    last_error.clear();
+    return PPSPARSE_SUCCESS;
+  } catch (const ppsparse::InvalidArgument& e) {
+    last_error = std::string(function) + ": " + e.what();
+    return PPSPARSE_ERROR_INVALID_ARGUMENT;
+  } catch (const ppsparse::NumericalError& e) {
+    last_error = std::string(function) + ": " + e.what();
+    return PPSPARSE_ERROR_NUMERICAL;
+  } catch (const std::bad_alloc&) {
+    last_error = std::string(function) + ": out of memory";
+    return PPSPARSE_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    last_error = std::string(function) + ": " + e.what();
+    return PPSPARSE_ERROR_INTERNAL;
+  } catch (...) {
+    last_error = std::string(function) + ": unknown error";
+    return PPSPARSE_ERROR_INTERNAL;
+  }
+}
+
+void require_kokkos() {
+  if (!Kokkos::is_initialized()) throw InvalidArgument("Kokkos is not initialised (call ppsparse_initialize first)");
+}
+
+mcpi::Solver<>& solver_of(ppsparse_mcpi_solver* s) {
+  if (s == nullptr || !s->solver) throw InvalidArgument("the solver handle is NULL");
+  return *s->solver;
+}
+
+void require(const void* p, const char* what) {
+  if (p == nullptr) throw InvalidArgument(std::string(what) + " is NULL");
+}
+
+void check_memory(int memory) {
+  if (memory != PPSPARSE_MEMORY_HOST && memory != PPSPARSE_MEMORY_DEVICE)
+    throw InvalidArgument("memory must be PPSPARSE_MEMORY_HOST (0) or PPSPARSE_MEMORY_DEVICE (1), got " +
+                          std::to_string(memory));
+}
+
+mcpi::BlockOrder block_order(int order) {
+  if (order == PPSPARSE_COLUMN_MAJOR) return mcpi::BlockOrder::column_major;
+  if (order == PPSPARSE_ROW_MAJOR) return mcpi::BlockOrder::row_major;
+  throw InvalidArgument("block_order must be PPSPARSE_COLUMN_MAJOR (0) or PPSPARSE_ROW_MAJOR (1), got " +
+                        std::to_string(order));
+}
+
+/// An unmanaged view of a caller's array in the memory it says it is in.
+template <class T, class Mem>
+Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged> wrap(T* p, size_t n) {
+  return Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged>(p, n);
+}
+
+/// Calls f(view_a, view_b) with both arrays wrapped in the memory space `memory` names.
+template <class A, class B, class F>
+void with_views(int memory, A* a, size_t na, B* b, size_t nb, F&& f) {
+  check_memory(memory);
+  if (memory == PPSPARSE_MEMORY_HOST)
+    f(wrap<A, HostSpace>(a, na), wrap<B, HostSpace>(b, nb));
+  else
+    f(wrap<A, DefaultMemSpace>(a, na), wrap<B, DefaultMemSpace>(b, nb));
+}
+
+/// Host copy of a caller's array of n entries.
+template <class T>
+std::vector<T> host_copy(const T* p, size_t n, int memory) {
+  check_memory(memory);
+  std::vector<T> h(n);
+  if (n == 0) return h;
+  if (memory == PPSPARSE_MEMORY_HOST) {
+    std::copy(p, p + n, h.begin());
+  } else {
+    Kokkos::deep_copy(wrap<T, HostSpace>(h.data(), n), wrap<const T, DefaultMemSpace>(p, n));
+  }
+  return h;
+}
+
+mcpi::Control to_control(const ppsparse_mcpi_control* c) {
+  mcpi::Control m;
+  if (c == nullptr) return m;
+  m.max_sweeps = c->max_sweeps;
+  m.rtol = c->rtol;
+  m.atol = c->atol;
+  m.check_interval = c->check_interval;
+  if (c->initial_guess_given != 0 && c->initial_guess_given != 1)
+    throw InvalidArgument("control.initial_guess_given must be 0 or 1");
+  if (c->final_residual != 0 && c->final_residual != 1) throw InvalidArgument("control.final_residual must be 0 or 1");
+  m.initial_guess = c->initial_guess_given ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+  m.final_residual = c->final_residual != 0;
+  m.divergence_factor = c->divergence_factor;
+  return m;
+}
+
+mcpi::FgmresControl to_control(const ppsparse_fgmres_control* c) {
+  mcpi::FgmresControl m;
+  if (c == nullptr) return m;
+  m.restart = c->restart;
+  m.max_iterations = c->max_iterations;
+  m.rtol = c->rtol;
+  m.atol = c->atol;
+  m.sweeps = c->sweeps;
+  if (c->initial_guess_given != 0 && c->initial_guess_given != 1)
+    throw InvalidArgument("control.initial_guess_given must be 0 or 1");
+  m.initial_guess = c->initial_guess_given ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+  m.divergence_factor = c->divergence_factor;
+  return m;
+}
+
+void to_status(const mcpi::Status& s, ppsparse_mcpi_status* out) {
+  if (out == nullptr) return;
+  out->reason = static_cast<int>(s.reason);  // StopReason's order is the C enumeration's
+  out->sweeps = s.sweeps;
+  out->iterations = s.iterations;
+  out->initial_residual = s.initial_residual;
+  out->final_residual = s.final_residual;
+}
+
+template <class Offset>
+int create(const char* function, ppsparse_mcpi_solver** out, int nb, int32_t n, const Offset* row_ptr,
+           const int32_t* col_idx, int index_base, const int32_t* colors, int memory) {
+  if (out != nullptr) *out = nullptr;
+  return guarded(function, [&] {
+    require_kokkos();
+    require(out, "solver (the output handle)");
+    require(row_ptr, "row_ptr");
+    if (n < 0) throw InvalidArgument("negative number of block rows n = " + std::to_string(n));
+    if (index_base != 0 && index_base != 1)
+      throw InvalidArgument("index_base must be 0 or 1, got " + std::to_string(index_base));
+    const std::vector<Offset> rp = host_copy(row_ptr, static_cast<size_t>(n) + 1, memory);
+    const long long nnzb = static_cast<long long>(rp[n]) - index_base;
+    if (nnzb < 0) throw InvalidArgument("row_ptr[n] = " + std::to_string(rp[n]) + " is below index_base");
+    if (nnzb > 0) require(col_idx, "col_idx");
+    Kokkos::View<ppsparse::offset_t*, HostSpace> ia("row_ptr", rp.size());
+    for (size_t i = 0; i < rp.size(); ++i) ia(i) = rp[i];
+    const std::vector<int32_t> ja = host_copy(col_idx, static_cast<size_t>(nnzb), memory);
+    mcpi::BlockPattern<HostSpace> pattern{nb, n, ia, wrap<const int32_t, HostSpace>(ja.data(), ja.size()), index_base};
+    mcpi::SetupOptions options;
+    if (colors != nullptr) options.colors = host_copy(colors, static_cast<size_t>(n), memory);
+    auto handle = std::make_unique<ppsparse_mcpi_solver>();
+    handle->solver = std::make_unique<mcpi::Solver<>>(pattern, options);
+    *out = handle.release();
+  });
+}
+
+template <class OT>
+int update(const char* function, ppsparse_mcpi_solver* s, const OT* O, const double* D, int order, int memory) {
+  return guarded(function, [&] {
+    auto& solver = solver_of(s);
+    if (solver.nnzb() > 0) require(O, "O");
+    require(D, "D");
+    const size_t nb2 = static_cast<size_t>(solver.nb()) * solver.nb();
+    const mcpi::BlockOrder bo = block_order(order);
+    with_views(memory, O, static_cast<size_t>(solver.nnzb()) * nb2, D, static_cast<size_t>(solver.n()) * nb2,
+               [&](const auto& o, const auto& d) { solver.update(DefaultExecSpace(), o, d, bo); });
+  });
+}
+
+/// Calls f(R, dq) with the caller's vectors wrapped, after checking the pointers.
+template <class F>
+void with_vectors(mcpi::Solver<>& solver, int memory, const double* R, double* dq, F&& f) {
+  require(R, "R");
+  require(dq, "dq");
+  const size_t len = static_cast<size_t>(solver.n()) * solver.nb();
+  with_views(memory, R, len, dq, len, f);
+}
+
+}  // namespace
+
+extern "C" {
+
+int ppsparse_initialize(void) {
+  return guarded("ppsparse_initialize", [] {
+    if (!Kokkos::is_initialized()) {
+      Kokkos::initialize();
+      initialized_here = true;
+    }
+  });
+}
+
+int ppsparse_finalize(void) {
+  return guarded("ppsparse_finalize", [] {
+    if (initialized_here && Kokkos::is_initialized()) Kokkos::finalize();
+    initialized_here = false;
+  });
+}
+
+const char* ppsparse_last_error(void) { return last_error.c_str(); }
+
+void ppsparse_mcpi_control_default(ppsparse_mcpi_control* c) {
+  if (c == nullptr) return;
+  const mcpi::Control d;
+  c->max_sweeps = d.max_sweeps;
+  c->rtol = d.rtol;
+  c->atol = d.atol;
+  c->check_interval = d.check_interval;
+  c->initial_guess_given = d.initial_guess == mcpi::InitialGuess::given;
+  c->final_residual = d.final_residual;
+  c->divergence_factor = d.divergence_factor;
+}
+
+void ppsparse_fgmres_control_default(ppsparse_fgmres_control* c) {
+  if (c == nullptr) return;
+  const mcpi::FgmresControl d;
+  c->restart = d.restart;
+  c->max_iterations = d.max_iterations;
+  c->rtol = d.rtol;
+  c->atol = d.atol;
+  c->sweeps = d.sweeps;
+  c->initial_guess_given = d.initial_guess == mcpi::InitialGuess::given;
+  c->divergence_factor = d.divergence_factor;
+}
+
+int ppsparse_mcpi_create(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int32_t* row_ptr,
+                         const int32_t* col_idx, int index_base, const int32_t* colors, int memory) {
+  return create("ppsparse_mcpi_create", solver, nb, n, row_ptr, col_idx, index_base, colors, memory);
+}
+
+int ppsparse_mcpi_create64(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int64_t* row_ptr,
+                           const int32_t* col_idx, int index_base, const int32_t* colors, int memory) {
+  return create("ppsparse_mcpi_create64", solver, nb, n, row_ptr, col_idx, index_base, colors, memory);
+}
+
+int ppsparse_mcpi_destroy(ppsparse_mcpi_solver* solver) {
+  return guarded("ppsparse_mcpi_destroy", [&] { delete solver; });
+}
+
+int ppsparse_mcpi_sizes(const ppsparse_mcpi_solver* s, int* nb, int32_t* n, int64_t* nnzb, int32_t* ncolors) {
+  return guarded("ppsparse_mcpi_sizes", [&] {
+    const auto& solver = solver_of(const_cast<ppsparse_mcpi_solver*>(s));
+    if (nb) *nb = solver.nb();
+    if (n) *n = solver.n();
+    if (nnzb) *nnzb = solver.nnzb();
+    if (ncolors) *ncolors = solver.coloring().ncolors;
+  });
+}
+
+int ppsparse_mcpi_update(ppsparse_mcpi_solver* solver, const double* O, const double* D, int block_order, int memory) {
+  return update("ppsparse_mcpi_update", solver, O, D, block_order, memory);
+}
+
+int ppsparse_mcpi_update_f32(ppsparse_mcpi_solver* solver, const float* O, const double* D, int block_order,
+                             int memory) {
+  return update("ppsparse_mcpi_update_f32", solver, O, D, block_order, memory);
+}
+
+int ppsparse_mcpi_apply(ppsparse_mcpi_solver* s, const double* R, double* dq, int memory,
+                        const ppsparse_mcpi_control* control, ppsparse_mcpi_status* status) {
+  return guarded("ppsparse_mcpi_apply", [&] {
+    auto& solver = solver_of(s);
+    const mcpi::Control c = to_control(control);
+    with_vectors(solver, memory, R, dq, [&](const auto& r, const auto& x) {
+      const mcpi::Status st = solver.apply(DefaultExecSpace(), r, x, c);
+      s->history = st.history;
+      to_status(st, status);
+    });
+  });
+}
+
+int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* s, const double* R, double* dq, int memory,
+                         const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status) {
+  return guarded("ppsparse_mcpi_fgmres", [&] {
+    auto& solver = solver_of(s);
+    const mcpi::FgmresControl c = to_control(control);
+    mcpi::check_fgmres_control(c);
+    const auto& k = s->fgmres_control;
+    const bool same = s->fgmres && k.restart == c.restart && k.max_iterations == c.max_iterations && k.rtol == c.rtol &&
+                      k.atol == c.atol && k.sweeps == c.sweeps && k.initial_guess == c.initial_guess &&
+                      k.divergence_factor == c.divergence_factor;
+    if (!same) {
+      s->fgmres.reset();
+      s->fgmres = std::make_unique<mcpi::Fgmres<>>(solver, c);
+      s->fgmres_control = c;
+    }
+    with_vectors(solver, memory, R, dq, [&](const auto& r, const auto& x) {
+      const mcpi::Status st = s->fgmres->solve(DefaultExecSpace(), r, x);
+      s->history = st.history;
+      to_status(st, status);
+    });
+  });
+}
+
+int ppsparse_mcpi_history(const ppsparse_mcpi_solver* s, int capacity, int* steps, double* residuals, int* count) {
+  return guarded("ppsparse_mcpi_history", [&] {
+    solver_of(const_cast<ppsparse_mcpi_solver*>(s));
+    if (capacity < 0) throw InvalidArgument("capacity must be >= 0, got " + std::to_string(capacity));
+    if (capacity > 0) {
+      require(steps, "steps");
+      require(residuals, "residuals");
+    }
+    require(count, "count");
+    const auto& h = s->history;
+    for (size_t i = 0; i < h.size() && i < static_cast<size_t>(capacity); ++i) {
+      steps[i] = h[i].sweep;
+      residuals[i] = h[i].residual;
+    }
+    *count = static_cast<int>(h.size());
+  });
+}
+
+int ppsparse_mcpi_multiply(ppsparse_mcpi_solver* s, const double* x, double* y, int memory) {
+  return guarded("ppsparse_mcpi_multiply", [&] {
+    auto& solver = solver_of(s);
+    require(x, "x");
+    require(y, "y");
+    const size_t len = static_cast<size_t>(solver.n()) * solver.nb();
+    with_views(memory, x, len, y, len,
+               [&](const auto& xv, const auto& yv) { solver.multiply(DefaultExecSpace(), xv, yv); });
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,208 @@
+// The C interface (ppsparse/c/mcpi.h): the same answers as the C++ solver, and every error as
+// a return code with a one-line message, never an exception.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <ppsparse/c/mcpi.h>
+#include <ppsparse/gen/block_system.hpp>
+#include <ppsparse/gen/mesh_graph.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+
+namespace {
+
+using namespace ppsparse;
+
+struct Arrays {
+  int nb = 3;
+  int32_t n = 0;
+  std::vector<int32_t> row_ptr, col_idx;
+  std::vector<double> O, D, R;
+  BlockSystem<HostSpace> system;
+};
+
+Arrays arrays(int nb) {
+  Arrays a;
+  a.nb = nb;
+  const Graph g = gen::tet_mesh_graph(4, 4, 3);
+  a.system = gen::make_block_system(g, nb, 5);
+  a.n = a.system.n;
+  for (size_t i = 0; i < a.system.O.ia.extent(0); ++i) a.row_ptr.push_back(static_cast<int32_t>(a.system.O.ia(i)));
+  a.col_idx.assign(a.system.O.ja.data(), a.system.O.ja.data() + a.system.O.ja.extent(0));
+  for (size_t q = 0; q < a.system.O.values.extent(0); ++q) a.O.push_back(a.system.O.values(q));
+  a.D.assign(a.system.D.data(), a.system.D.data() + a.system.D.extent(0));
+  a.R.assign(a.system.R.data(), a.system.R.data() + a.system.R.extent(0));
+  return a;
+}
+
+std::string last() { return ppsparse_last_error(); }
+
+TEST(McpiC, SolvesAsTheCppSolver) {
+  const Arrays a = arrays(3);
+  ppsparse_mcpi_solver* s = nullptr;
+  ASSERT_EQ(ppsparse_mcpi_create(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr, PPSPARSE_MEMORY_HOST),
+            PPSPARSE_SUCCESS)
+      << last();
+  int nb = 0;
+  int32_t n = 0, ncolors = 0;
+  int64_t nnzb = 0;
+  ASSERT_EQ(ppsparse_mcpi_sizes(s, &nb, &n, &nnzb, &ncolors), PPSPARSE_SUCCESS);
+  EXPECT_EQ(nb, a.nb);
+  EXPECT_EQ(n, a.n);
+  EXPECT_EQ(nnzb, static_cast<int64_t>(a.col_idx.size()));
+  EXPECT_GT(ncolors, 1);
+  ASSERT_EQ(ppsparse_mcpi_update(s, a.O.data(), a.D.data(), PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST),
+            PPSPARSE_SUCCESS)
+      << last();
+  ppsparse_mcpi_control c;
+  ppsparse_mcpi_control_default(&c);
+  EXPECT_EQ(c.max_sweeps, 15);
+  EXPECT_EQ(c.check_interval, 5);
+  c.max_sweeps = 6;
+  c.check_interval = 0;
+  std::vector<double> dq(a.R.size(), std::nan(""));
+  ppsparse_mcpi_status st;
+  ASSERT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &c, &st), PPSPARSE_SUCCESS) << last();
+  EXPECT_EQ(st.reason, PPSPARSE_MAX_SWEEPS);
+  EXPECT_EQ(st.sweeps, 6);
+  // The C++ solver with ppsparse's colouring of the same structure.
+  mcpi::Solver<> cpp(mcpi::BlockPattern<HostSpace>{a.nb, a.n, a.system.O.ia,
+                                                   Kokkos::View<const ordinal_t*, HostSpace>(a.system.O.ja), 0});
+  cpp.update(DefaultExecSpace(), a.system.O.values, a.system.D);
+  Kokkos::View<double*, HostSpace> want("want", a.R.size());
+  mcpi::Control cc;
+  cc.max_sweeps = 6;
+  cc.check_interval = 0;
+  cpp.apply(DefaultExecSpace(), a.system.R, want, cc);
+  for (size_t i = 0; i < dq.size(); ++i) ASSERT_EQ(dq[i], want(i)) << i;
+
+  // Tolerance, history, FGMRES, multiply.
+  c.max_sweeps = 300;
+  c.rtol = 1e-5;
+  c.check_interval = 3;
+  ASSERT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &c, &st), PPSPARSE_SUCCESS);
+  EXPECT_EQ(st.reason, PPSPARSE_CONVERGED);
+  EXPECT_LE(st.final_residual, 1e-5 * st.initial_residual);
+  int count = 0;
+  ASSERT_EQ(ppsparse_mcpi_history(s, 0, nullptr, nullptr, &count), PPSPARSE_SUCCESS);
+  EXPECT_EQ(count, st.sweeps / 3);
+  std::vector<int> at(count);
+  std::vector<double> res(count);
+  ASSERT_EQ(ppsparse_mcpi_history(s, count, at.data(), res.data(), &count), PPSPARSE_SUCCESS);
+  EXPECT_EQ(at.back(), st.sweeps);
+  ppsparse_fgmres_control fc;
+  ppsparse_fgmres_control_default(&fc);
+  fc.rtol = 1e-9;
+  ASSERT_EQ(ppsparse_mcpi_fgmres(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &fc, &st), PPSPARSE_SUCCESS) << last();
+  EXPECT_EQ(st.reason, PPSPARSE_CONVERGED);
+  EXPECT_GT(st.iterations, 0);
+  std::vector<double> y(dq.size());
+  ASSERT_EQ(ppsparse_mcpi_multiply(s, dq.data(), y.data(), PPSPARSE_MEMORY_HOST), PPSPARSE_SUCCESS);
+  double err = 0, norm = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    err += (y[i] - a.R[i]) * (y[i] - a.R[i]);
+    norm += a.R[i] * a.R[i];
+  }
+  EXPECT_LT(std::sqrt(err / norm), 1e-8);
+  EXPECT_EQ(ppsparse_mcpi_destroy(s), PPSPARSE_SUCCESS);
+  EXPECT_EQ(ppsparse_mcpi_destroy(nullptr), PPSPARSE_SUCCESS);
+}
+
+TEST(McpiC, OneBasedRowMajorAndGivenColoursAgree) {
+  const Arrays a = arrays(2);
+  std::vector<int32_t> rp1 = a.row_ptr, ci1 = a.col_idx;
+  for (auto& v : rp1) ++v;
+  for (auto& v : ci1) ++v;
+  std::vector<double> O_rm(a.O.size()), D_rm(a.D.size());
+  const int nb = a.nb, nb2 = nb * nb;
+  for (size_t b = 0; b < a.O.size() / nb2; ++b)
+    for (int i = 0; i < nb; ++i)
+      for (int j = 0; j < nb; ++j) O_rm[b * nb2 + i * nb + j] = a.O[b * nb2 + j * nb + i];
+  for (size_t b = 0; b < a.D.size() / nb2; ++b)
+    for (int i = 0; i < nb; ++i)
+      for (int j = 0; j < nb; ++j) D_rm[b * nb2 + i * nb + j] = a.D[b * nb2 + j * nb + i];
+  const Coloring col = color_distance1(graph_of(a.system.O));
+  std::vector<int32_t> colors(col.color.begin(), col.color.end());
+  ppsparse_mcpi_solver *s0 = nullptr, *s1 = nullptr;
+  ASSERT_EQ(ppsparse_mcpi_create(&s0, nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, colors.data(), 0), 0) << last();
+  ASSERT_EQ(ppsparse_mcpi_create(&s1, nb, a.n, rp1.data(), ci1.data(), 1, colors.data(), 0), 0) << last();
+  ASSERT_EQ(ppsparse_mcpi_update(s0, a.O.data(), a.D.data(), PPSPARSE_COLUMN_MAJOR, 0), 0) << last();
+  ASSERT_EQ(ppsparse_mcpi_update(s1, O_rm.data(), D_rm.data(), PPSPARSE_ROW_MAJOR, 0), 0) << last();
+  std::vector<double> x0(a.R.size()), x1(a.R.size());
+  ASSERT_EQ(ppsparse_mcpi_apply(s0, a.R.data(), x0.data(), 0, nullptr, nullptr), 0) << last();
+  ASSERT_EQ(ppsparse_mcpi_apply(s1, a.R.data(), x1.data(), 0, nullptr, nullptr), 0) << last();
+  EXPECT_EQ(x0, x1);
+  ppsparse_mcpi_destroy(s0);
+  ppsparse_mcpi_destroy(s1);
+}
+
+TEST(McpiC, ErrorsAreCodesAndMessages) {
+  const Arrays a = arrays(2);
+  ppsparse_mcpi_solver* s = reinterpret_cast<ppsparse_mcpi_solver*>(0x1);
+  // Bad structure: the handle comes back NULL.
+  auto ci = a.col_idx;
+  ci[0] = 0;  // row 0's own diagonal
+  EXPECT_EQ(ppsparse_mcpi_create(&s, 2, a.n, a.row_ptr.data(), ci.data(), 0, nullptr, 0),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_NE(last().find("ppsparse_mcpi_create: mcpi setup: col_idx[0]: block row 0 lists its diagonal block"),
+            std::string::npos)
+      << last();
+  EXPECT_EQ(ppsparse_mcpi_create(&s, 0, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr, 0),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("block size nb = 0"), std::string::npos) << last();
+  EXPECT_EQ(ppsparse_mcpi_create(&s, 2, a.n, nullptr, a.col_idx.data(), 0, nullptr, 0),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("row_ptr is NULL"), std::string::npos) << last();
+  EXPECT_EQ(ppsparse_mcpi_create(&s, 2, a.n, a.row_ptr.data(), a.col_idx.data(), 2, nullptr, 0),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  std::vector<int32_t> one_colour(a.n, 0);
+  EXPECT_EQ(ppsparse_mcpi_create(&s, 2, a.n, a.row_ptr.data(), a.col_idx.data(), 0, one_colour.data(), 0),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("invalid colouring"), std::string::npos) << last();
+  EXPECT_EQ(ppsparse_mcpi_create(&s, 2, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr, 5),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("memory must be"), std::string::npos) << last();
+
+  ASSERT_EQ(ppsparse_mcpi_create(&s, 2, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr, 0), PPSPARSE_SUCCESS);
+  std::vector<double> dq(a.R.size());
+  EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), 0, nullptr, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("holds no factored values"), std::string::npos) << last();
+  auto D = a.D;
+  for (int e = 0; e < 4; ++e) D[3 * 4 + e] = 0;
+  EXPECT_EQ(ppsparse_mcpi_update(s, a.O.data(), D.data(), 0, 0), PPSPARSE_ERROR_NUMERICAL);
+  EXPECT_NE(last().find("diagonal block 3: zero or tiny pivot"), std::string::npos) << last();
+  D = a.D;
+  D[5 * 4 + 1] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(ppsparse_mcpi_update(s, a.O.data(), D.data(), 0, 0), PPSPARSE_ERROR_NUMERICAL);
+  EXPECT_NE(last().find("diagonal block 5: NaN or Inf"), std::string::npos) << last();
+  EXPECT_EQ(ppsparse_mcpi_update(s, a.O.data(), a.D.data(), 3, 0), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ppsparse_mcpi_update(s, nullptr, a.D.data(), 0, 0), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("O is NULL"), std::string::npos) << last();
+  ASSERT_EQ(ppsparse_mcpi_update(s, a.O.data(), a.D.data(), 0, 0), PPSPARSE_SUCCESS) << last();
+  auto R = a.R;
+  R[7 * 2] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(ppsparse_mcpi_apply(s, R.data(), dq.data(), 0, nullptr, nullptr), PPSPARSE_ERROR_NUMERICAL);
+  EXPECT_NE(last().find("R holds a NaN or Inf in block row 7"), std::string::npos) << last();
+  ppsparse_mcpi_control c;
+  ppsparse_mcpi_control_default(&c);
+  c.check_interval = -1;
+  EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), 0, &c, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("check_interval must be >= 0"), std::string::npos) << last();
+  ppsparse_fgmres_control fc;
+  ppsparse_fgmres_control_default(&fc);
+  fc.restart = 0;
+  EXPECT_EQ(ppsparse_mcpi_fgmres(s, a.R.data(), dq.data(), 0, &fc, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ppsparse_mcpi_apply(nullptr, a.R.data(), dq.data(), 0, nullptr, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("the solver handle is NULL"), std::string::npos) << last();
+  EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), nullptr, 0, nullptr, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  // A good call clears the message.
+  EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), 0, nullptr, nullptr), PPSPARSE_SUCCESS);
+  EXPECT_EQ(last(), "");
+  ppsparse_mcpi_destroy(s);
+}
+
+}  // namespace

@@ -1,0 +1,38 @@
+!> Solves a small MCPI system through the installed Fortran module.
+program consumer_fortran
+  use, intrinsic :: iso_c_binding
+  use ppsparse_mcpi
+  implicit none
+  integer(c_int32_t) :: row_ptr(5) = [1, 2, 4, 6, 7], col_idx(6) = [2, 1, 3, 2, 4, 3]
+  real(c_double) :: O(24), D(16), R(8), dq(8)
+  type(c_ptr) :: s
+  type(ppsparse_mcpi_control) :: c
+  type(ppsparse_mcpi_status) :: st
+  integer(c_int) :: ierr, q
+  O = 0.1d0
+  do q = 1, 24, 3
+    O(q) = -1d0
+  end do
+  D = 0.2d0
+  do q = 0, 3
+    D(4 * q + 1) = 4d0
+    D(4 * q + 4) = 4d0
+  end do
+  R = [(1d0 + q, q = 0, 7)]
+  ierr = ppsparse_initialize()
+  ierr = ppsparse_mcpi_create(s, 2, 4, row_ptr, col_idx, 1, c_null_ptr, PPSPARSE_MEMORY_HOST)
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_update(s, O, D, PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST)
+  call ppsparse_mcpi_control_default(c)
+  c%max_sweeps = 200
+  c%rtol = 1d-6
+  c%check_interval = 1
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_apply(s, R, dq, PPSPARSE_MEMORY_HOST, c, st)
+  if (ierr /= PPSPARSE_SUCCESS) print *, 'consumer_fortran: ', ppsparse_error_message()
+  q = ppsparse_mcpi_destroy(s)
+  q = ppsparse_finalize()
+  if (ierr /= PPSPARSE_SUCCESS .or. st%reason /= PPSPARSE_CONVERGED) then
+    print *, 'consumer_fortran: FAILED'
+    stop 1
+  end if
+  print *, 'consumer_fortran: OK'
+end program consumer_fortran
