@@ -10,6 +10,7 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
+#include <ppsparse/mcpi/fgmres.hpp>
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/reorder/coloring.hpp>
@@ -397,6 +398,51 @@ TEST(McpiSolverApi, BadValuesAndVectorsGiveClearErrors) {
   PPSPARSE_EXPECT_THROW_MESSAGE(s.apply(exec, device_view(u.R), dq, bad), InvalidArgument, "divergence_factor");
   // Still usable after the errors.
   EXPECT_NO_THROW(s.apply(exec, device_view(u.R), dq));
+}
+
+TEST(McpiSolverApi, PrecisionsAreTemplateParameters) {
+  Problem p(4);
+  const UserArrays u = user_arrays(p.system);
+  Exec exec;
+  const auto R = device_view(u.R);
+  Kokkos::View<double*, Mem> dq("dq", u.R.size());
+  SetupOptions so;
+  so.colors = p.coloring.color;
+  const auto ref = reference_sweeps(p.system, p.coloring, 6);
+  {  // FP64 throughout: the FP64 reference to round-off, and residuals an FP32 iterate cannot reach.
+    Solver<Exec, double, double, double> s(host_pattern(u), so);
+    s.update(exec, device_view(u.O), device_view(u.D));
+    s.apply(exec, R, dq, sweeps_only(6));
+    EXPECT_LT(max_block_row_error(to_vector(dq), ref, u.nb), 1e-12);
+    Control tight;
+    tight.max_sweeps = 500;
+    tight.rtol = 1e-13;
+    const Status st = s.apply(exec, R, dq, tight);
+    EXPECT_EQ(st.reason, StopReason::converged) << name(st.reason);
+    EXPECT_NE(st.kernel.find("portable"), std::string::npos) << st.kernel;
+    FgmresControl fc;
+    fc.rtol = 1e-13;
+    Fgmres<Exec, double, double, double> gmres(s, fc);
+    EXPECT_EQ(gmres.solve(exec, R, dq).reason, StopReason::converged);
+  }
+  {  // FP32 throughout, and FP32 O with an FP64 iterate.
+    Solver<Exec, float, float, float> s32(host_pattern(u), so);
+    s32.update(exec, device_view(u.O), device_view(u.D));
+    s32.apply(exec, R, dq, sweeps_only(6));
+    EXPECT_LT(max_block_row_error(to_vector(dq), ref, u.nb), kBlockRowTolerance);
+    Solver<Exec, float, double, double> mixed(host_pattern(u), so);
+    mixed.update(exec, device_view(u.O), device_view(u.D));
+    mixed.apply(exec, R, dq, sweeps_only(6));
+    EXPECT_LT(max_block_row_error(to_vector(dq), ref, u.nb), kBlockRowTolerance);
+  }
+  {  // The default FP32 iterate stops near 1e-7 relative.
+    Solver<> s(host_pattern(u), so);
+    s.update(exec, device_view(u.O), device_view(u.D));
+    Control tight;
+    tight.max_sweeps = 300;
+    tight.rtol = 1e-13;
+    EXPECT_EQ(s.apply(exec, R, dq, tight).reason, StopReason::max_sweeps);
+  }
 }
 
 TEST(McpiSolverApi, AutoVariant) {

@@ -16,8 +16,10 @@ enum class PivotFailure : int { none = 0, tiny = 1, not_finite = 2 };
 /// A pivot is "tiny" when |u_kk| <= relative_tiny * max|entry of the block| (or exactly 0).
 constexpr double default_relative_tiny_pivot = 1e-13;
 
-/// Factors one column-major block in place. Returns the failure and the pivot row through *row.
-KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(double* a, int nb, double relative_tiny, int* row) {
+/// Factors one column-major block (float or double) in place. Returns the failure and the pivot
+/// row through *row.
+template <class T>
+KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(T* a, int nb, double relative_tiny, int* row) {
   double scale = 0.0;
   for (int e = 0; e < nb * nb; ++e) {
     const double v = a[e];
@@ -43,13 +45,12 @@ KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(double* a, int nb, double re
   return PivotFailure::none;
 }
 
-/// Factors all n blocks of D (n * nb * nb doubles) on ExecSpace. Returns -1 when every block
+/// Factors all n blocks of D (n * nb * nb, float or double) on ExecSpace. Returns -1 when every block
 /// factored, otherwise a code for the first failing block (lowest index) that
 /// throw_pivot_failure turns into a message.
-template <class ExecSpace>
-long long factor_diagonal_blocks(const ExecSpace& exec,
-                                 const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
-                                 double relative_tiny = default_relative_tiny_pivot) {
+template <class ExecSpace, class T>
+long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, typename ExecSpace::memory_space>& D,
+                                 int nb, ordinal_t n, double relative_tiny = default_relative_tiny_pivot) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   /// Encodes (block, row, failure) so that a Min reduction finds the first failing block.
   long long first = LLONG_MAX;
@@ -67,8 +68,8 @@ long long factor_diagonal_blocks(const ExecSpace& exec,
   return first == LLONG_MAX ? -1 : first;
 }
 /// The same on a default instance of ExecSpace.
-template <class ExecSpace>
-long long factor_diagonal_blocks(const Kokkos::View<double*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
+template <class ExecSpace, class T>
+long long factor_diagonal_blocks(const Kokkos::View<T*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
                                  double relative_tiny = default_relative_tiny_pivot) {
   return factor_diagonal_blocks(ExecSpace(), D, nb, n, relative_tiny);
 }

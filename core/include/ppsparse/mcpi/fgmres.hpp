@@ -26,17 +26,19 @@ namespace ppsparse::mcpi {
 /// InvalidArgument naming the field unless c is a valid FgmresControl.
 void check_fgmres_control(const FgmresControl& c);
 
-/// FGMRES(m) with MCPI preconditioning over one Solver (which must outlive it).
-template <class ExecSpace = DefaultExecSpace>
+/// FGMRES(m) with MCPI preconditioning over one Solver (which must outlive it); the template
+/// parameters are the solver's.
+template <class ExecSpace = DefaultExecSpace, class OScalar = float, class DScalar = double, class XScalar = float>
 class Fgmres {
  public:
+  using SolverType = Solver<ExecSpace, OScalar, DScalar, XScalar>;
   using memory_space = typename ExecSpace::memory_space;
   using Matrix = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
-  using Vector = typename Solver<ExecSpace>::Vector;
-  using ConstVector = typename Solver<ExecSpace>::ConstVector;
+  using Vector = typename SolverType::Vector;
+  using ConstVector = typename SolverType::ConstVector;
 
   /// Checks the control (check_fgmres_control) and allocates the workspace: 2 m + 3 vectors.
-  Fgmres(Solver<ExecSpace>& solver, const FgmresControl& control = {}) : solver_(solver), control_(control) {
+  Fgmres(SolverType& solver, const FgmresControl& control = {}) : solver_(solver), control_(control) {
     check_fgmres_control(control_);
     const size_t len = static_cast<size_t>(solver.n()) * solver.nb();
     const int m = control_.restart;
@@ -193,7 +195,7 @@ class Fgmres {
     Kokkos::deep_copy(exec, dst, v);
   }
 
-  Solver<ExecSpace>& solver_;
+  SolverType& solver_;
   FgmresControl control_;
   Matrix V_, Z_;
   Vector b_, x_, r_;

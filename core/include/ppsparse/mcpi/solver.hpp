@@ -22,6 +22,7 @@
 #include <limits>
 #include <type_traits>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -94,9 +95,26 @@ void check_control(const Control& c);
 /// The MCPI solver for one block structure on ExecSpace. Setup (the constructor) works from the
 /// structure only; the numeric phase (update, or storage + factor) may be repeated with new
 /// values at no allocation; apply solves on device vectors in the user's numbering.
-template <class ExecSpace = DefaultExecSpace>
+///
+/// OScalar, DScalar and XScalar are the precisions (float or double) of the stored O, of D's LU
+/// factors and of the iterate dQ; R, residuals and the Krylov vectors are FP64. The default,
+/// FP32 O and dQ with FP64 D, is FUN3D's and the only one the CUDA backend's specialised kernels
+/// take; other precisions run the portable kernels (Status::kernel says which ran). A double
+/// iterate reaches residuals an FP32 one cannot (about 1e-7 relative).
+template <class ExecSpace = DefaultExecSpace, class OScalar = float, class DScalar = double, class XScalar = float>
 class Solver {
+  static_assert(std::is_same_v<OScalar, float> || std::is_same_v<OScalar, double>, "mcpi: O is float or double");
+  static_assert(std::is_same_v<DScalar, float> || std::is_same_v<DScalar, double>, "mcpi: D is float or double");
+  static_assert(std::is_same_v<XScalar, float> || std::is_same_v<XScalar, double>, "mcpi: dQ is float or double");
+
  public:
+  using execution_space = ExecSpace;
+  using o_scalar = OScalar;
+  using d_scalar = DScalar;
+  using x_scalar = XScalar;
+  /// FUN3D's precisions, which the backends' specialised kernels take.
+  static constexpr bool default_precision =
+      std::is_same_v<OScalar, float> && std::is_same_v<DScalar, double> && std::is_same_v<XScalar, float>;
   /// Where the solver's arrays live, and the callback that reports setup steps.
   using memory_space = typename ExecSpace::memory_space;
   using Progress = std::function<void(const std::string&)>;
@@ -111,8 +129,8 @@ class Solver {
   /// next factor()).
   struct Storage {
     int nb = 0;
-    Kokkos::View<float*, memory_space> O;
-    Kokkos::View<double*, memory_space> D;
+    Kokkos::View<OScalar*, memory_space> O;
+    Kokkos::View<DScalar*, memory_space> D;
     Kokkos::View<const offset_t*, memory_space> o_slot;
     Kokkos::View<const ordinal_t*, memory_space> d_slot;
   };
@@ -158,7 +176,7 @@ class Solver {
       if (progress) progress("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
       factor(exec);
     }
-    to_internal(exec, ConstVector(device_vector(exec, system.R, vec_in_)), dev_.R);
+    to_internal(exec, ConstVector(device_vector(exec, system.R, vec_in_)), r_);
     exec.fence();
   }
 
@@ -195,7 +213,7 @@ class Solver {
   /// solver holds no usable values until factor() has run.
   Storage storage() {
     has_values_ = false;
-    return Storage{nb_, dev_.O.values, dev_.D, o_slot_, old_to_new_};
+    return Storage{nb_, o_, d_, o_slot_, old_to_new_};
   }
 
   /// Factors D in place (LU without pivoting, as FUN3D), on exec; NumericalError naming the
@@ -203,7 +221,7 @@ class Solver {
   /// assembly in place, a NaN or Inf in O shows in apply()'s status as not_finite.)
   void factor(const ExecSpace& exec) {
     has_values_ = false;
-    const long long failure = factor_diagonal_blocks(exec, dev_.D, nb_, n_);
+    const long long failure = factor_diagonal_blocks(exec, d_, nb_, n_);
     if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
     has_values_ = true;
   }
@@ -224,8 +242,8 @@ class Solver {
     check_vector_size("apply: R", R.extent(0));
     check_vector_size("apply: dQ", dQ.extent(0));
     const auto r = device_vector(exec, R, vec_in_);
-    to_internal(exec, ConstVector(r), dev_.R);
-    rhs_ = dev_.R;
+    to_internal(exec, ConstVector(r), r_);
+    rhs_ = r_;
     const bool given = control.initial_guess == InitialGuess::given;
     auto x = device_vector(exec, dQ, vec_out_, given);
     if (given)
@@ -241,8 +259,8 @@ class Solver {
     double tol = 0.0;
     st.initial_residual = st.final_residual = std::numeric_limits<double>::quiet_NaN();
     if (sync) {
-      const double rn = norm(exec, ConstVector(dev_.R));
-      if (!std::isfinite(rn)) throw_not_finite(exec, ConstVector(dev_.R), "R");
+      const double rn = norm(exec, ConstVector(r_));
+      if (!std::isfinite(rn)) throw_not_finite(exec, ConstVector(r_), "R");
       st.initial_residual = rn;
       if (given) {
         st.initial_residual = true_residual(exec);
@@ -252,7 +270,7 @@ class Solver {
     }
     backend::L2Window window;
     if (v.l2_window && uses_backend_kernel(v))
-      window = backend::l2_window_begin(exec, dq_.data(), dq_.span() * sizeof(float));
+      window = backend::l2_window_begin(exec, dq_.data(), dq_.span() * sizeof(XScalar));
     bool have_final = false;
     int s = 0;
     while (s < control.max_sweeps) {
@@ -342,7 +360,7 @@ class Solver {
     const Variant rv = resolve(variant);
     for (int s = 0; s < sweeps; ++s) sweep(exec, rv);
     impl::convert(exec, dq_, z);
-    rhs_ = dev_.R;
+    rhs_ = r_;
   }
   /// ||x||_2 on exec (NaN if x holds a NaN or Inf); synchronises.
   double norm(const ExecSpace& exec, const ConstVector& x) const { return impl::norm2(exec, x); }
@@ -369,7 +387,7 @@ class Solver {
     res.sweeps = opt.sweeps;
     const Variant v = resolve(opt.variant);
     res.variant = v;
-    rhs_ = dev_.R;
+    rhs_ = r_;
     reset();  // the MCPI iteration starts from dQ = 0
     // Poison the split variant's temporary so an unwritten entry shows up as NaN.
     Kokkos::deep_copy(r_tmp_, std::numeric_limits<double>::quiet_NaN());
@@ -384,7 +402,7 @@ class Solver {
         res.note = std::string("fell back to the portable ") + name(v.kernel) + ": " +
                    (opt.backend_kernels ? backend::features(exec).why_not : std::string("backend kernels disabled"));
       } else if (v.l2_window) {
-        window = backend::l2_window_begin(exec, dq_.data(), dq_.span() * sizeof(float));
+        window = backend::l2_window_begin(exec, dq_.data(), dq_.span() * sizeof(XScalar));
         res.note = window.note;
       }
     }
@@ -407,7 +425,7 @@ class Solver {
   /// ExecSpace, whichever instance).
   bool uses_backend_kernel(const Variant& variant, bool backend_kernels = true) const {
     const Variant v = resolve(variant);
-    return backend_kernels && backend::has_kernel(ExecSpace(), v.kernel, nb_);
+    return default_precision && backend_kernels && backend::has_kernel(ExecSpace(), v.kernel, nb_);
   }
 
   /// One sweep over all colours on the current right-hand side, asynchronous on exec's stream
@@ -420,19 +438,21 @@ class Solver {
     for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
       const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
       if (b == e) continue;
-      if (specialised) {
-        backend::ColorArgs a;
-        a.nb = nb_;
-        a.row_begin = b;
-        a.row_end = e;
-        a.ia = dev_.O.ia.data();
-        a.ja = dev_.O.ja.data();
-        a.O = dev_.O.values.data();
-        a.D = dev_.D.data();
-        a.R = rhs_.data();
-        a.dq = dq_.data();
-        backend::run_color(exec, v, a, tuning);
-        continue;
+      if constexpr (default_precision) {
+        if (specialised) {
+          backend::ColorArgs a;
+          a.nb = nb_;
+          a.row_begin = b;
+          a.row_end = e;
+          a.ia = ia_.data();
+          a.ja = ja_.data();
+          a.O = o_.data();
+          a.D = d_.data();
+          a.R = rhs_.data();
+          a.dq = dq_.data();
+          backend::run_color(exec, v, a, tuning);
+          continue;
+        }
       }
       run_portable(exec, v.kernel, b, e);
     }
@@ -462,26 +482,22 @@ class Solver {
       progress("allocating " + std::to_string(n_) + " block rows in " + std::to_string(coloring_.ncolors) +
                " colours on " + std::string(ExecSpace::name()));
     const size_t nb2 = static_cast<size_t>(nb_) * nb_;
-    dev_.nb = nb_;
-    dev_.n = n_;
-    dev_.O.nb = nb_;
-    dev_.O.nblockrows = dev_.O.nblockcols = n_;
-    dev_.O.ia = Kokkos::View<offset_t*, memory_space>("mcpi.ia", static_cast<size_t>(n_) + 1);
-    dev_.O.ja = Kokkos::View<ordinal_t*, memory_space>("mcpi.ja", static_cast<size_t>(nnzb_));
-    dev_.O.values = Kokkos::View<float*, memory_space>("mcpi.O", static_cast<size_t>(nnzb_) * nb2);
-    dev_.D = Kokkos::View<double*, memory_space>("mcpi.D", static_cast<size_t>(n_) * nb2);
-    dev_.R = Kokkos::View<double*, memory_space>("mcpi.R", static_cast<size_t>(n_) * nb_);
+    ia_ = Kokkos::View<offset_t*, memory_space>("mcpi.ia", static_cast<size_t>(n_) + 1);
+    ja_ = Kokkos::View<ordinal_t*, memory_space>("mcpi.ja", static_cast<size_t>(nnzb_));
+    o_ = Kokkos::View<OScalar*, memory_space>("mcpi.O", static_cast<size_t>(nnzb_) * nb2);
+    d_ = Kokkos::View<DScalar*, memory_space>("mcpi.D", static_cast<size_t>(n_) * nb2);
+    r_ = Kokkos::View<double*, memory_space>("mcpi.R", static_cast<size_t>(n_) * nb_);
     o_slot_ = Kokkos::View<offset_t*, memory_space>("mcpi.o_slot", static_cast<size_t>(nnzb_));
     new_to_old_ = Kokkos::View<ordinal_t*, memory_space>("mcpi.new_to_old", static_cast<size_t>(n_));
     old_to_new_ = Kokkos::View<ordinal_t*, memory_space>("mcpi.old_to_new", static_cast<size_t>(n_));
-    copy_in(dev_.O.ia, plan.ia);
-    copy_in(dev_.O.ja, plan.ja);
+    copy_in(ia_, plan.ia);
+    copy_in(ja_, plan.ja);
     copy_in(o_slot_, plan.o_slot);
     copy_in(new_to_old_, coloring_.perm.new_to_old);
     copy_in(old_to_new_, coloring_.perm.old_to_new);
     ia_host_ = std::move(plan.ia);
-    rhs_ = dev_.R;
-    dq_ = Kokkos::View<float*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
+    rhs_ = r_;
+    dq_ = Kokkos::View<XScalar*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
     work_ = Kokkos::View<double*, memory_space>("mcpi.work", static_cast<size_t>(n_) * nb_);
     residual_sq_ = Kokkos::View<double, memory_space>("mcpi.residual_sq");
     ordinal_t max_color_rows = 0;
@@ -520,14 +536,19 @@ class Solver {
       return Out(v.data(), v.extent(0));
     } else {
       const size_t need = byte_offset + v.extent(0) * sizeof(T);
-      if (stage_.extent(0) < need)
-        stage_ = Kokkos::View<unsigned char*, memory_space>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "mcpi.stage"), need);
+      if (stage_.extent(0) < need) throw std::logic_error("mcpi: staging buffer not reserved");
       Kokkos::View<T*, memory_space, Kokkos::MemoryUnmanaged> dst(reinterpret_cast<T*>(stage_.data() + byte_offset),
                                                                   v.extent(0));
       Kokkos::deep_copy(exec, dst, v);
       return Out(dst.data(), dst.extent(0));
     }
+  }
+
+  /// Grows the staging buffer of host inputs to `bytes` (first update() with host views).
+  void reserve_stage(size_t bytes) {
+    if (stage_.extent(0) < bytes)
+      stage_ = Kokkos::View<unsigned char*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mcpi.stage"),
+                                                          bytes);
   }
 
   /// A device vector for a user vector: itself when exec can reach it, otherwise `stage`
@@ -558,12 +579,16 @@ class Solver {
     if (D.extent(0) != static_cast<size_t>(n_) * nb2)
       throw InvalidArgument("mcpi update: D has " + std::to_string(D.extent(0)) +
                             " values, expected n * nb * nb = " + std::to_string(static_cast<size_t>(n_) * nb2));
-    const auto o = device_input(exec, O, 0);
+    // Host inputs share one staging buffer, sized for both before either is staged.
     const size_t o_bytes = (O.extent(0) * sizeof(typename OView::non_const_value_type) + 63) / 64 * 64;
+    constexpr bool o_here = Kokkos::SpaceAccessibility<ExecSpace, typename OView::memory_space>::accessible;
+    constexpr bool d_here = Kokkos::SpaceAccessibility<ExecSpace, typename DView::memory_space>::accessible;
+    if (!o_here || !d_here) reserve_stage(o_bytes + D.extent(0) * sizeof(typename DView::non_const_value_type));
+    const auto o = device_input(exec, O, 0);
     const auto d = device_input(exec, D, o_bytes);
     const bool row_major = order == BlockOrder::row_major;
-    impl::scatter_d(exec, d, old_to_new_, nb_, row_major, dev_.D);
-    return impl::scatter_o(exec, o, o_slot_, nb_, row_major, dev_.O.values);
+    impl::scatter_d(exec, d, old_to_new_, nb_, row_major, d_);
+    return impl::scatter_o(exec, o, o_slot_, nb_, row_major, o_);
   }
 
   /// NumericalError naming user block k of O (its user row and column).
@@ -572,7 +597,7 @@ class Solver {
     Kokkos::deep_copy(Kokkos::View<offset_t, HostSpace>(&slot), Kokkos::subview(o_slot_, static_cast<size_t>(k)));
     const auto row = std::upper_bound(ia_host_.begin(), ia_host_.end(), slot) - ia_host_.begin() - 1;
     ordinal_t col = 0;
-    Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(dev_.O.ja, static_cast<size_t>(slot)));
+    Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(ja_, static_cast<size_t>(slot)));
     throw NumericalError("mcpi: O block " + std::to_string(k) + " (" + std::to_string(coloring_.perm.new_to_old[row]) +
                          ", " + std::to_string(coloring_.perm.new_to_old[col]) + ") holds a NaN or Inf");
   }
@@ -587,9 +612,9 @@ class Solver {
 
   /// The operator's row evaluator for x, with U x computed into work_ on exec first.
   template <class XView>
-  impl::OperatorRow<memory_space, XView> operator_rows(const ExecSpace& exec, const XView& x, bool user) const {
-    impl::OperatorRow<memory_space, XView> op{new_to_old_,   dev_.D, work_, dev_.O.ia, dev_.O.ja,
-                                              dev_.O.values, x,      nb_,   user};
+  impl::OperatorRow<memory_space, XView, OScalar, DScalar> operator_rows(const ExecSpace& exec, const XView& x,
+                                                                         bool user) const {
+    impl::OperatorRow<memory_space, XView, OScalar, DScalar> op{new_to_old_, d_, work_, ia_, ja_, o_, x, nb_, user};
     impl::operator_upper(exec, op, work_);
     return op;
   }
@@ -621,7 +646,7 @@ class Solver {
 
   /// The true ||rhs - A dQ||_2 of the current dQ in FP64 (dQ unchanged), on exec; synchronises.
   double true_residual(const ExecSpace& exec) const {
-    return impl::residual_norm(exec, operator_rows(exec, Kokkos::View<const float*, memory_space>(dq_), false), rhs_);
+    return impl::residual_norm(exec, operator_rows(exec, Kokkos::View<const XScalar*, memory_space>(dq_), false), rhs_);
   }
 
   double read_residual(const ExecSpace& exec) const {
@@ -663,12 +688,12 @@ class Solver {
   template <int NB, bool StageD>
   void launch_nb(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e,
                  bool residual) const {
-    using Functor = impl::SweepFunctor<ExecSpace, NB, StageD>;
+    using Functor = impl::SweepFunctor<ExecSpace, NB, StageD, OScalar, DScalar, XScalar>;
     Functor f;
-    f.v.ia = dev_.O.ia;
-    f.v.ja = dev_.O.ja;
-    f.v.O = dev_.O.values;
-    f.v.D = dev_.D;
+    f.v.ia = ia_;
+    f.v.ja = ja_;
+    f.v.O = o_;
+    f.v.D = d_;
     f.v.R = rhs_;
     f.v.dq = dq_;
     f.v.dq_read = dq_;
@@ -721,12 +746,16 @@ class Solver {
   ordinal_t n_ = 0;
   offset_t nnzb_ = 0;
   Coloring coloring_;
-  std::vector<offset_t> ia_host_;  ///< colour-ordered row pointers (error messages)
-  BlockSystem<memory_space> dev_;  ///< O (colour order), D (LU once factored), R (colour order)
+  std::vector<offset_t> ia_host_;             ///< colour-ordered row pointers (error messages)
+  Kokkos::View<offset_t*, memory_space> ia_;  ///< colour-ordered block CSR of O
+  Kokkos::View<ordinal_t*, memory_space> ja_;
+  Kokkos::View<OScalar*, memory_space> o_;
+  Kokkos::View<DScalar*, memory_space> d_;  ///< D, LU-factored once factor() ran
+  Kokkos::View<double*, memory_space> r_;   ///< R in colour order
   Kokkos::View<ordinal_t*, memory_space> new_to_old_, old_to_new_;
   Kokkos::View<offset_t*, memory_space> o_slot_;
-  Kokkos::View<double*, memory_space> rhs_;  ///< what the sweeps read as R: dev_.R or a Krylov vector
-  Kokkos::View<float*, memory_space> dq_;
+  Kokkos::View<double*, memory_space> rhs_;  ///< what the sweeps read as R: r_ or a Krylov vector
+  Kokkos::View<XScalar*, memory_space> dq_;
   Kokkos::View<double*, memory_space> r_tmp_;
   Kokkos::View<double*, memory_space> work_;  ///< U x of the operator, n * nb
   Kokkos::View<double, memory_space> residual_sq_;

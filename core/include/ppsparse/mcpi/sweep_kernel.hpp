@@ -8,6 +8,8 @@
 /// team barrier when a group spans several vector groups). State that outlives a phase lives
 /// in team scratch, so the same code runs on CPUs, where lanes are logical and phases run
 /// one after another.
+#include <type_traits>
+
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/types.hpp>
 
@@ -17,16 +19,17 @@ namespace ppsparse::mcpi::impl {
 /// residual before its update); spmv_only / solve_only: the split kernel's two passes.
 enum class Stage { fused, spmv_only, solve_only };
 
-template <class MemSpace>
+/// The arrays a sweep reads and writes: O in OS, D's LU factors in DS, the iterate dQ in XS,
+/// R and the temporaries in FP64.
+template <class MemSpace, class OS = float, class DS = double, class XS = float>
 struct SweepViews {
   Kokkos::View<const offset_t*, MemSpace> ia;
   Kokkos::View<const ordinal_t*, MemSpace> ja;
-  Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> O;
-  Kokkos::View<const double*, MemSpace> D;  ///< LU factors
+  Kokkos::View<const OS*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> O;
+  Kokkos::View<const DS*, MemSpace> D;  ///< LU factors
   Kokkos::View<const double*, MemSpace> R;
-  Kokkos::View<float*, MemSpace> dq;  ///< written for this colour's rows
-  Kokkos::View<const float*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>
-      dq_read;                            // same memory, other colours
+  Kokkos::View<XS*, MemSpace> dq;  ///< written for this colour's rows
+  Kokkos::View<const XS*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> dq_read;  // same memory, other colours
   Kokkos::View<double*, MemSpace> r_tmp;  ///< split variant: r for the colour's rows
   /// Where the rows' squared residuals R - (D + O) dQ (dQ as read before the update) are added
   /// when the functor's `residual` is set.
@@ -36,14 +39,17 @@ struct SweepViews {
 /// NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
 /// StageD compiles in the register staging of D (it costs registers in every path of the
 /// kernel, so it is a compile-time choice, measured per variant).
-template <class ExecSpace, int NB, bool StageD = false>
+/// OS, DS, XS: the precisions of O, D and dQ (SweepViews); the SpMV accumulates in float when
+/// O and dQ are both float, else in double.
+template <class ExecSpace, int NB, bool StageD = false, class OS = float, class DS = double, class XS = float>
 struct SweepFunctor {
+  using Acc = std::conditional_t<std::is_same_v<OS, float> && std::is_same_v<XS, float>, float, double>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using scratch_space = typename ExecSpace::scratch_memory_space;
   using ScratchD = Kokkos::View<double*, scratch_space, Kokkos::MemoryUnmanaged>;
-  using ScratchF = Kokkos::View<float*, scratch_space, Kokkos::MemoryUnmanaged>;
+  using ScratchF = Kokkos::View<Acc*, scratch_space, Kokkos::MemoryUnmanaged>;
 
-  SweepViews<typename ExecSpace::memory_space> v;
+  SweepViews<typename ExecSpace::memory_space, OS, DS, XS> v;
   Geometry g;
   int nb_rt;
   ordinal_t row_begin, row_end;
@@ -131,8 +137,8 @@ struct SweepFunctor {
     auto r_at = [&](int gi, int q) -> double& { return r_s(gi * r_len() + q); };
     double* d_s = r_s.data() + static_cast<size_t>(groups) * r_len();
     double* u_s = d_s + static_cast<size_t>(groups) * d_len();
-    auto part_at = [&](int gi, int q) -> float& { return f_s(gi * part_len() + q); };
-    float* pf_base = f_s.data() + static_cast<size_t>(groups) * part_len();
+    auto part_at = [&](int gi, int q) -> Acc& { return f_s(gi * part_len() + q); };
+    Acc* pf_base = f_s.data() + static_cast<size_t>(groups) * part_len();
     auto row_of = [&](int gi, int rr) { return team_row0 + gi * rpg + rr; };
 
     if (stage == Stage::solve_only) {
@@ -199,9 +205,9 @@ struct SweepFunctor {
 
   /// Row i of O_row * dQ over the blocks s, s+step, ... of a block row; two blocks per step
   /// so that their ja -> dQ chains overlap.
-  KOKKOS_INLINE_FUNCTION float block_row_dot(const ordinal_t row, const int i, const int s, const int step,
-                                             const int n_b, const int nb2) const {
-    float a0 = 0.0f, a1 = 0.0f;
+  KOKKOS_INLINE_FUNCTION Acc block_row_dot(const ordinal_t row, const int i, const int s, const int step, const int n_b,
+                                           const int nb2) const {
+    Acc a0 = 0, a1 = 0;
     const offset_t kend = v.ia(row + 1);
     offset_t k = v.ia(row) + s;
     for (; k + step < kend; k += 2 * step) {
@@ -222,20 +228,20 @@ struct SweepFunctor {
 
   template <class RAt, class PartAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv(const member_type& m, const int n_b, const int nb2, const int rpg, const RAt& r_at,
-                                   const PartAt& part_at, float* pf_base, double* d_s, const RowOf& row_of) const {
+                                   const PartAt& part_at, Acc* pf_base, double* d_s, const RowOf& row_of) const {
     if (g.map == LaneMap::entry) {
       // Lanes on the entries of `slots` consecutive blocks: one coalesced load per lane per step.
       const int slots = g.slots;
       phase(m, [&](int gi, int t) {
         with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
           const ordinal_t row = row_of(gi, 0);
-          float acc = 0.0f;
+          Acc acc = 0;
           const int s = t / nb2, e = t - s * nb2;
           if (row < row_end && s < slots) {
             const int j = e / n_b;
             const offset_t kend = v.ia(row + 1);
             // Four independent blocks per step keep several loads in flight per lane.
-            float a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+            Acc a1 = 0, a2 = 0, a3 = 0;
             offset_t k = v.ia(row) + s;
             for (; k + 3 * slots < kend; k += 4 * slots) {
               const ordinal_t c0 = v.ja(k), c1 = v.ja(k + slots), c2 = v.ja(k + 2 * slots), c3 = v.ja(k + 3 * slots);
@@ -300,10 +306,10 @@ struct SweepFunctor {
   /// lanes multiply block s with buffer s%2, they load dQ of block s+1 into the other buffer.
   template <class RAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv_prefetch(const member_type& m, const int n_b, const int nb2, const int rpg,
-                                            const RAt& r_at, float* pf_base, double* d_s, const RowOf& row_of) const {
+                                            const RAt& r_at, Acc* pf_base, double* d_s, const RowOf& row_of) const {
     const int len = 3 * rpg * n_b;
     auto buf = [&](int gi, int which) { return pf_base + static_cast<size_t>(gi) * len + which * rpg * n_b; };
-    auto acc_at = [&](int gi, int t) -> float& { return pf_base[static_cast<size_t>(gi) * len + 2 * rpg * n_b + t]; };
+    auto acc_at = [&](int gi, int t) -> Acc& { return pf_base[static_cast<size_t>(gi) * len + 2 * rpg * n_b + t]; };
     // The step count must be uniform over the team: the longest row of the team.
     int steps = 0;
     Kokkos::parallel_reduce(
@@ -333,8 +339,8 @@ struct SweepFunctor {
           const offset_t k = v.ia(row) + s;
           const offset_t kend = v.ia(row + 1);
           if (k < kend) {
-            const float* cur = buf(gi, s & 1);
-            float a = acc_at(gi, t);
+            const Acc* cur = buf(gi, s & 1);
+            Acc a = acc_at(gi, t);
             const size_t ob = static_cast<size_t>(k) * nb2 + i;
             for (int j = 0; j < n_b; ++j) a += v.O(ob + static_cast<size_t>(j) * n_b) * cur[j * rpg + rr];
             acc_at(gi, t) = a;
@@ -406,8 +412,7 @@ struct SweepFunctor {
       const int rr = t / n_b, i = t - rr * n_b;
       const ordinal_t row = row_of(gi, rr);
       if (rr < rpg && row < row_end)
-        v.dq(static_cast<size_t>(row) * n_b + i) =
-            static_cast<float>(r_at(gi, t) / d_at(d_s, gi, rr, row, i * n_b + i));
+        v.dq(static_cast<size_t>(row) * n_b + i) = static_cast<XS>(r_at(gi, t) / d_at(d_s, gi, rr, row, i * n_b + i));
     });
   }
 };

@@ -78,12 +78,12 @@ void scatter_d(const ExecSpace& exec, const Src& d, const O2N& o2n, int nb, bool
       "ppsparse::mcpi::scatter_d", Kokkos::RangePolicy<ExecSpace>(exec, 0, d.extent(0)), KOKKOS_LAMBDA(const size_t q) {
         const size_t r = q / nb2, e = q % nb2;
         const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
-        D(static_cast<size_t>(o2n(r)) * nb2 + j * nb + i) = static_cast<double>(d(q));
+        D(static_cast<size_t>(o2n(r)) * nb2 + j * nb + i) = static_cast<typename Dst::non_const_value_type>(d(q));
       });
 }
 
-/// Scatters the user's O blocks (block k at k * nb * nb) into their slots of O (FP32,
-/// column-major); returns the first user block holding a NaN or Inf, or -1 (synchronises).
+/// Scatters the user's O blocks (block k at k * nb * nb) into their slots of O (column-major,
+/// converted to O's precision); returns the first user block holding a NaN or Inf, or -1 (synchronises).
 template <class ExecSpace, class Src, class Slot, class Dst>
 long long scatter_o(const ExecSpace& exec, const Src& o, const Slot& slot, int nb, bool row_major, const Dst& O) {
   const size_t nb2 = static_cast<size_t>(nb) * nb;
@@ -93,9 +93,9 @@ long long scatter_o(const ExecSpace& exec, const Src& o, const Slot& slot, int n
       KOKKOS_LAMBDA(const size_t q, long long& first) {
         const size_t k = q / nb2, e = q % nb2;
         const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
-        const float x = static_cast<float>(o(q));
+        const auto x = static_cast<typename Dst::non_const_value_type>(o(q));
         O(static_cast<size_t>(slot(k)) * nb2 + j * nb + i) = x;
-        if (!(x - x == 0.0f) && static_cast<long long>(k) < first) first = static_cast<long long>(k);
+        if (!(x - x == 0) && static_cast<long long>(k) < first) first = static_cast<long long>(k);
       },
       Kokkos::Min<long long>(bad));
   return bad == LLONG_MAX ? -1 : bad;
@@ -103,13 +103,14 @@ long long scatter_o(const ExecSpace& exec, const Src& o, const Slot& slot, int n
 
 /// Row q (block row q / nb, entry q % nb) of (D + O) x in FP64, D from its LU factors: x in the
 /// user's numbering (`user`, through n2o) or in colour order; u holds U x (upper()).
-template <class MemSpace, class XView>
+template <class MemSpace, class XView, class OS = float, class DS = double>
 struct OperatorRow {
   Kokkos::View<const ordinal_t*, MemSpace> n2o;
-  Kokkos::View<const double*, MemSpace> D, u;
+  Kokkos::View<const DS*, MemSpace> D;
+  Kokkos::View<const double*, MemSpace> u;
   Kokkos::View<const offset_t*, MemSpace> ia;
   Kokkos::View<const ordinal_t*, MemSpace> ja;
-  Kokkos::View<const float*, MemSpace> O;
+  Kokkos::View<const OS*, MemSpace> O;
   XView x;
   int nb;
   bool user;
@@ -117,7 +118,7 @@ struct OperatorRow {
   KOKKOS_INLINE_FUNCTION size_t at(const size_t p) const { return user ? static_cast<size_t>(n2o(p)) : p; }
   /// (U x) of block row p, entry i (U: D's upper factor, diagonal included).
   KOKKOS_INLINE_FUNCTION double upper(const size_t p, const int i) const {
-    const double* lu = D.data() + p * nb * nb;
+    const DS* lu = D.data() + p * nb * nb;
     const size_t xp = at(p);
     double s = 0.0;
     for (int j = i; j < nb; ++j) s += lu[j * nb + i] * x(xp * nb + j);
@@ -126,12 +127,12 @@ struct OperatorRow {
   KOKKOS_INLINE_FUNCTION double operator()(const size_t q) const {
     const size_t p = q / nb, nb2 = static_cast<size_t>(nb) * nb;
     const int i = static_cast<int>(q % nb);
-    const double* lu = D.data() + p * nb2;
+    const DS* lu = D.data() + p * nb2;
     double s = u(q);
     for (int k = 0; k < i; ++k) s += lu[k * nb + i] * u(p * nb + k);
     for (offset_t b = ia(p); b < ia(p + 1); ++b) {
       const size_t c = at(static_cast<size_t>(ja(b)));
-      const float* blk = O.data() + static_cast<size_t>(b) * nb2 + i;
+      const OS* blk = O.data() + static_cast<size_t>(b) * nb2 + i;
       for (int j = 0; j < nb; ++j) s += static_cast<double>(blk[j * nb]) * x(c * nb + j);
     }
     return s;
