@@ -172,6 +172,20 @@ TEST(McpiSolverApi, IndexBaseBlockOrderAndMemorySpaceAgree) {
   }
 }
 
+/// A user's assembly kernel: writes block k of O and row r's D into their slots.
+/// (A free function: a CUDA extended lambda may not sit in a test's private TestBody.)
+void assemble_in_place(const Exec& exec, const Solver<>::Storage& st, const Kokkos::View<double*, Mem>& O,
+                       const Kokkos::View<double*, Mem>& D, int nb) {
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  Kokkos::parallel_for(
+      "assemble_o", Kokkos::RangePolicy<Exec>(exec, 0, O.extent(0)), KOKKOS_LAMBDA(const size_t q) {
+        st.O(static_cast<size_t>(st.o_slot(q / nb2)) * nb2 + q % nb2) = static_cast<float>(O(q));
+      });
+  Kokkos::parallel_for(
+      "assemble_d", Kokkos::RangePolicy<Exec>(exec, 0, D.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) { st.D(static_cast<size_t>(st.d_slot(q / nb2)) * nb2 + q % nb2) = D(q); });
+}
+
 TEST(McpiSolverApi, InPlaceAssemblyEqualsUpdate) {
   Problem p(5);
   const UserArrays u = user_arrays(p.system);
@@ -181,16 +195,7 @@ TEST(McpiSolverApi, InPlaceAssemblyEqualsUpdate) {
   Solver<> in_place(host_pattern(u));
   // An "assembly kernel": each user block written straight into its slot.
   const auto st = in_place.storage();
-  const auto O = device_view(u.O);
-  const auto D = device_view(u.D);
-  const size_t nb2 = static_cast<size_t>(u.nb) * u.nb;
-  Kokkos::parallel_for(
-      "assemble_o", Kokkos::RangePolicy<Exec>(exec, 0, O.extent(0)), KOKKOS_LAMBDA(const size_t q) {
-        st.O(static_cast<size_t>(st.o_slot(q / nb2)) * nb2 + q % nb2) = static_cast<float>(O(q));
-      });
-  Kokkos::parallel_for(
-      "assemble_d", Kokkos::RangePolicy<Exec>(exec, 0, D.extent(0)),
-      KOKKOS_LAMBDA(const size_t q) { st.D(static_cast<size_t>(st.d_slot(q / nb2)) * nb2 + q % nb2) = D(q); });
+  assemble_in_place(exec, st, device_view(u.O), device_view(u.D), u.nb);
   Kokkos::View<double*, Mem> a("a", u.R.size()), b("b", u.R.size());
   PPSPARSE_EXPECT_THROW_MESSAGE(in_place.apply(exec, device_view(u.R), b), InvalidArgument,
                                 "call update(), or factor() after writing into storage()");
@@ -199,6 +204,7 @@ TEST(McpiSolverApi, InPlaceAssemblyEqualsUpdate) {
   in_place.apply(exec, device_view(u.R), b, sweeps_only(3));
   EXPECT_EQ(to_vector(a), to_vector(b));
   // A NaN assembled into O is not checked by factor(); apply reports it.
+  assemble_in_place(exec, in_place.storage(), device_view(u.O), device_view(u.D), u.nb);
   Kokkos::deep_copy(Kokkos::subview(st.O, 7), std::numeric_limits<float>::quiet_NaN());
   in_place.factor(exec);
   EXPECT_EQ(in_place.apply(exec, device_view(u.R), b, sweeps_only(3)).reason, StopReason::not_finite);
@@ -233,7 +239,10 @@ TEST(McpiSolverApi, ChecksDoNotChangeTheIterateAndStopAtTheTolerance) {
   Control checked = sweeps_only(7);
   checked.check_interval = 1;
   const Status sc = s.apply(exec, R, b, checked);
-  EXPECT_EQ(to_vector(a), to_vector(b));
+  if (s.uses_backend_kernel(Variant::automatic()))  // checks run the portable functor: round-off apart
+    EXPECT_LT(max_block_row_error(to_vector(b), to_vector(a), u.nb), 1e-5);
+  else
+    EXPECT_EQ(to_vector(a), to_vector(b));
   ASSERT_EQ(sc.history.size(), 7u);
   for (size_t i = 1; i < sc.history.size(); ++i) EXPECT_LT(sc.history[i].residual, sc.history[i - 1].residual);
   // The in-sweep residual of sweep k lies between the true residuals after sweeps k - 1 and k

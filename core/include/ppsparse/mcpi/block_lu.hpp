@@ -2,11 +2,13 @@
 /// @file
 /// In-place LU factorisation of the nb x nb diagonal blocks (column-major, no pivoting,
 /// as FUN3D does): L is unit lower triangular, U upper; both overwrite the block.
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 #include <string>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/kokkos_compat.hpp>
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi {
@@ -48,21 +50,63 @@ KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(T* a, int nb, double relativ
 /// Factors all n blocks of D (n * nb * nb, float or double) on ExecSpace. Returns -1 when every block
 /// factored, otherwise a code for the first failing block (lowest index) that
 /// throw_pivot_failure turns into a message.
+///
+/// On GPUs a team stages a run of consecutive blocks in scratch with coalesced loads, each
+/// thread factors one block there, and the team stores them back: one thread per block in
+/// global memory would read each block with strided, uncoalesced loads.
 template <class ExecSpace, class T>
 long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, typename ExecSpace::memory_space>& D,
                                  int nb, ordinal_t n, double relative_tiny = default_relative_tiny_pivot) {
-  using Policy = Kokkos::RangePolicy<ExecSpace>;
   /// Encodes (block, row, failure) so that a Min reduction finds the first failing block.
   long long first = LLONG_MAX;
+  if (n <= 0) return -1;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  if (!compat::is_gpu_space<ExecSpace>()) {
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::factor_diagonal_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+        KOKKOS_LAMBDA(const ordinal_t b, long long& mn) {
+          int row = -1;
+          const PivotFailure f = lu_factor_block(D.data() + static_cast<size_t>(b) * nb2, nb, relative_tiny, &row);
+          if (f != PivotFailure::none) {
+            const long long code = (static_cast<long long>(b) * 64 + row) * 4 + static_cast<int>(f);
+            mn = code < mn ? code : mn;
+          }
+        },
+        Kokkos::Min<long long>(first));
+    return first == LLONG_MAX ? -1 : first;
+  }
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  // Up to 128 blocks per team within 32 KiB of scratch; threads in whole warps.
+  const int per_team = static_cast<int>(std::max<size_t>(1, std::min<size_t>(128, 32768 / (nb2 * sizeof(T)))));
+  const int threads = (per_team + 31) / 32 * 32;
+  const int league = static_cast<int>((static_cast<long long>(n) + per_team - 1) / per_team);
+  Policy policy(exec, league, threads);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(static_cast<size_t>(per_team) * nb2)));
   Kokkos::parallel_reduce(
-      "ppsparse::mcpi::factor_diagonal_blocks", Policy(exec, 0, n),
-      KOKKOS_LAMBDA(const ordinal_t b, long long& mn) {
-        int row = -1;
-        const PivotFailure f = lu_factor_block(D.data() + static_cast<size_t>(b) * nb * nb, nb, relative_tiny, &row);
-        if (f != PivotFailure::none) {
-          const long long code = (static_cast<long long>(b) * 64 + row) * 4 + static_cast<int>(f);
-          mn = code < mn ? code : mn;
-        }
+      "ppsparse::mcpi::factor_diagonal_blocks", policy,
+      KOKKOS_LAMBDA(const typename Policy::member_type& m, long long& mn) {
+        const long long b0 = static_cast<long long>(m.league_rank()) * per_team;
+        const int count = static_cast<int>(b0 + per_team <= n ? per_team : n - b0);
+        const size_t base = static_cast<size_t>(b0) * nb2, len = static_cast<size_t>(count) * nb2;
+        Scratch s(m.team_scratch(0), len);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const size_t q) { s(q) = D(base + q); });
+        m.team_barrier();
+        long long team_first = LLONG_MAX;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(m, count),
+            [&](const int b, long long& tm) {
+              int row = -1;
+              const PivotFailure f = lu_factor_block(s.data() + static_cast<size_t>(b) * nb2, nb, relative_tiny, &row);
+              if (f != PivotFailure::none) {
+                const long long code = ((b0 + b) * 64 + row) * 4 + static_cast<int>(f);
+                tm = code < tm ? code : tm;
+              }
+            },
+            Kokkos::Min<long long>(team_first));
+        mn = team_first < mn ? team_first : mn;
+        m.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const size_t q) { D(base + q) = s(q); });
       },
       Kokkos::Min<long long>(first));
   return first == LLONG_MAX ? -1 : first;
