@@ -112,6 +112,11 @@ std::vector<T> host_copy(const T* p, size_t n, int memory) {
   return h;
 }
 
+mcpi::InitialGuess initial_guess(int given) {
+  if (given != 0 && given != 1) throw InvalidArgument("control.initial_guess_given must be 0 or 1");
+  return given ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+}
+
 mcpi::Control to_control(const ppsparse_mcpi_control* c) {
   mcpi::Control m;
   if (c == nullptr) return m;
@@ -119,10 +124,8 @@ mcpi::Control to_control(const ppsparse_mcpi_control* c) {
   m.rtol = c->rtol;
   m.atol = c->atol;
   m.check_interval = c->check_interval;
-  if (c->initial_guess_given != 0 && c->initial_guess_given != 1)
-    throw InvalidArgument("control.initial_guess_given must be 0 or 1");
   if (c->final_residual != 0 && c->final_residual != 1) throw InvalidArgument("control.final_residual must be 0 or 1");
-  m.initial_guess = c->initial_guess_given ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+  m.initial_guess = initial_guess(c->initial_guess_given);
   m.final_residual = c->final_residual != 0;
   m.divergence_factor = c->divergence_factor;
   return m;
@@ -136,9 +139,7 @@ mcpi::FgmresControl to_control(const ppsparse_fgmres_control* c) {
   m.rtol = c->rtol;
   m.atol = c->atol;
   m.sweeps = c->sweeps;
-  if (c->initial_guess_given != 0 && c->initial_guess_given != 1)
-    throw InvalidArgument("control.initial_guess_given must be 0 or 1");
-  m.initial_guess = c->initial_guess_given ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+  m.initial_guess = initial_guess(c->initial_guess_given);
   m.divergence_factor = c->divergence_factor;
   return m;
 }
@@ -299,11 +300,7 @@ int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* s, const double* R, double* dq, i
     auto& solver = solver_of(s);
     const mcpi::FgmresControl c = to_control(control);
     mcpi::check_fgmres_control(c);
-    const auto& k = s->fgmres_control;
-    const bool same = s->fgmres && k.restart == c.restart && k.max_iterations == c.max_iterations && k.rtol == c.rtol &&
-                      k.atol == c.atol && k.sweeps == c.sweeps && k.initial_guess == c.initial_guess &&
-                      k.divergence_factor == c.divergence_factor;
-    if (!same) {
+    if (!s->fgmres || !(s->fgmres_control == c)) {
       s->fgmres.reset();
       s->fgmres = std::make_unique<mcpi::Fgmres<>>(solver, c);
       s->fgmres_control = c;

@@ -54,19 +54,27 @@ const char* name(StopReason r) {
   return "unknown";
 }
 
+namespace {
+// The criteria Control and FgmresControl share; `who` prefixes the message.
+void check_stopping(const std::string& who, double rtol, double atol, double divergence_factor,
+                    InitialGuess initial_guess) {
+  if (!(rtol >= 0 && rtol < HUGE_VAL))
+    throw InvalidArgument(who + "rtol must be finite and >= 0, got " + std::to_string(rtol));
+  if (!(atol >= 0 && atol < HUGE_VAL))
+    throw InvalidArgument(who + "atol must be finite and >= 0, got " + std::to_string(atol));
+  if (!(divergence_factor > 1))
+    throw InvalidArgument(who + "divergence_factor must be > 1, got " + std::to_string(divergence_factor));
+  if (initial_guess != InitialGuess::zero && initial_guess != InitialGuess::given)
+    throw InvalidArgument(who + "initial_guess is neither zero nor given");
+}
+}  // namespace
+
 void check_control(const Control& c) {
   const std::string who = "mcpi control: ";
   if (c.max_sweeps < 0) throw InvalidArgument(who + "max_sweeps must be >= 0, got " + std::to_string(c.max_sweeps));
-  if (!(c.rtol >= 0 && c.rtol < HUGE_VAL))
-    throw InvalidArgument(who + "rtol must be finite and >= 0, got " + std::to_string(c.rtol));
-  if (!(c.atol >= 0 && c.atol < HUGE_VAL))
-    throw InvalidArgument(who + "atol must be finite and >= 0, got " + std::to_string(c.atol));
   if (c.check_interval < 0)
     throw InvalidArgument(who + "check_interval must be >= 0, got " + std::to_string(c.check_interval));
-  if (!(c.divergence_factor > 1))
-    throw InvalidArgument(who + "divergence_factor must be > 1, got " + std::to_string(c.divergence_factor));
-  if (c.initial_guess != InitialGuess::zero && c.initial_guess != InitialGuess::given)
-    throw InvalidArgument(who + "initial_guess is neither zero nor given");
+  check_stopping(who, c.rtol, c.atol, c.divergence_factor, c.initial_guess);
 }
 
 void check_fgmres_control(const FgmresControl& c) {
@@ -75,14 +83,7 @@ void check_fgmres_control(const FgmresControl& c) {
   if (c.max_iterations < 0)
     throw InvalidArgument(who + "max_iterations must be >= 0, got " + std::to_string(c.max_iterations));
   if (c.sweeps < 1) throw InvalidArgument(who + "sweeps must be >= 1, got " + std::to_string(c.sweeps));
-  if (!(c.rtol >= 0 && c.rtol < HUGE_VAL))
-    throw InvalidArgument(who + "rtol must be finite and >= 0, got " + std::to_string(c.rtol));
-  if (!(c.atol >= 0 && c.atol < HUGE_VAL))
-    throw InvalidArgument(who + "atol must be finite and >= 0, got " + std::to_string(c.atol));
-  if (!(c.divergence_factor > 1))
-    throw InvalidArgument(who + "divergence_factor must be > 1, got " + std::to_string(c.divergence_factor));
-  if (c.initial_guess != InitialGuess::zero && c.initial_guess != InitialGuess::given)
-    throw InvalidArgument(who + "initial_guess is neither zero nor given");
+  check_stopping(who, c.rtol, c.atol, c.divergence_factor, c.initial_guess);
 }
 
 Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Options& options) {

@@ -60,6 +60,12 @@ struct FgmresControl {
   InitialGuess initial_guess = InitialGuess::zero;
   double divergence_factor = 1e6;          ///< > 1
   Variant variant = Variant::automatic();  ///< the preconditioner's kernel
+
+  friend bool operator==(const FgmresControl& a, const FgmresControl& b) {
+    return a.restart == b.restart && a.max_iterations == b.max_iterations && a.rtol == b.rtol && a.atol == b.atol &&
+           a.sweeps == b.sweeps && a.initial_guess == b.initial_guess && a.divergence_factor == b.divergence_factor &&
+           a.variant == b.variant;
+  }
 };
 
 /// One residual check of a solve.

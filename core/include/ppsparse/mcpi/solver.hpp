@@ -275,6 +275,7 @@ class Solver {
     int s = 0;
     while (s < control.max_sweeps) {
       const bool check = control.check_interval > 0 && (s + 1) % control.check_interval == 0;
+      have_final = false;  // a sweep changes dQ
       if (!check) {
         sweep(exec, v);
         ++s;
@@ -299,7 +300,6 @@ class Solver {
         st.reason = StopReason::diverged;
         break;
       }
-      have_final = false;
     }
     if (window.active) backend::l2_window_end(exec, window);
     st.sweeps = s;
@@ -367,9 +367,9 @@ class Solver {
 
   /// The backend's name and the kernel that `v` runs here: "cuda rows_per_warp_l2", "portable
   /// rows_per_warp", ...
-  std::string kernel_name(const ExecSpace& exec, const Variant& v) const {
+  std::string kernel_name(const ExecSpace& exec, const Variant& v, bool backend_kernels = true) const {
     const Variant rv = resolve(v);
-    const bool specialised = uses_backend_kernel(rv);
+    const bool specialised = uses_backend_kernel(rv, backend_kernels);
     return (specialised ? backend::features(exec).name : std::string("portable")) + " " +
            (specialised ? name(rv) : std::string(name(rv.kernel)));
   }
@@ -394,8 +394,7 @@ class Solver {
     if (opt.residual_history) res.initial_residual_norm = residual_norm();
     ExecSpace exec;
     const bool specialised = uses_backend_kernel(v, opt.backend_kernels);
-    res.kernel = (specialised ? backend::features(exec).name : std::string("portable")) + " " +
-                 (specialised ? name(v) : std::string(name(v.kernel)));
+    res.kernel = kernel_name(exec, v, opt.backend_kernels);
     backend::L2Window window;
     if (v.has_features()) {
       if (!specialised) {
