@@ -101,6 +101,23 @@ constexpr bool is_gpu_space() {
   return vector_width_for<ExecSpace>() > 1;
 }
 
+/// Host memory a GPU copies to and from at full speed (pinned), for staged messages.
+#if PPSPARSE_KOKKOS_4 && (defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP))
+using PinnedHostSpace = Kokkos::SharedHostPinnedSpace;
+#else
+using PinnedHostSpace = Kokkos::HostSpace;
+#endif
+
+/// A second instance of exec's space (its own stream on GPUs), for work that overlaps exec's:
+/// Kokkos 4's partition_space; Kokkos 3.4 (host backends only here) has none: exec itself.
+template <class ExecSpace>
+ExecSpace second_instance(const ExecSpace& exec) {
+#if PPSPARSE_KOKKOS_4
+  if constexpr (is_gpu_space<ExecSpace>()) return Kokkos::Experimental::partition_space(exec, 1)[0];
+#endif
+  return exec;
+}
+
 /// Kokkos Kernels' BLAS on the caller's instance: Kokkos Kernels 4 takes the execution-space
 /// instance, 3.4 runs on the default instance (synchronous on the host backends it is built for).
 template <class ExecSpace, class AView, class XView, class YView>

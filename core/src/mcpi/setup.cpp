@@ -15,15 +15,17 @@ std::string at(const char* array, long long i) { return std::string(array) + "["
 }  // namespace
 
 SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const ordinal_t* col_idx, int index_base,
-                          const std::vector<ordinal_t>& colors, const Coloring* given) {
+                          const std::vector<ordinal_t>& colors, const Coloring* given, ordinal_t n_ghost) {
   const std::string who = "mcpi setup: ";
   if (nb < 1 || nb > 64)
     throw InvalidArgument(who + "block size nb = " + std::to_string(nb) + " is outside the supported 1..64");
   if (n < 0) throw InvalidArgument(who + "negative number of block rows n = " + std::to_string(n));
+  if (n_ghost < 0) throw InvalidArgument(who + "negative number of ghost block columns " + std::to_string(n_ghost));
+  const long long n_cols = static_cast<long long>(n) + n_ghost;
   if (index_base != 0 && index_base != 1)
     throw InvalidArgument(who + "index_base must be 0 or 1, got " + std::to_string(index_base));
-  if (static_cast<long long>(n) * nb > static_cast<long long>(max_ordinal))
-    throw InvalidArgument(who + "n * nb = " + std::to_string(static_cast<long long>(n) * nb) +
+  if (n_cols * nb > static_cast<long long>(max_ordinal))
+    throw InvalidArgument(who + (n_ghost ? "(n + ghosts) * nb = " : "n * nb = ") + std::to_string(n_cols * nb) +
                           " exceeds 2^31 - 1 unknowns");
   if (row_ptr == nullptr) throw InvalidArgument(who + "row_ptr is null");
   if (row_ptr[0] != index_base)
@@ -48,15 +50,15 @@ SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const or
     row.clear();
     for (offset_t k = b; k < e; ++k) {
       const long long c = static_cast<long long>(col_idx[k]) - index_base;
-      if (c < 0 || c >= n)
+      if (c < 0 || c >= n_cols)
         throw InvalidArgument(who + at("col_idx", k) + " = " + std::to_string(col_idx[k]) + " (block row " +
                               std::to_string(i + index_base) + ") is outside " + std::to_string(index_base) + ".." +
-                              std::to_string(n - 1 + index_base));
+                              std::to_string(n_cols - 1 + index_base));
       if (c == i)
         throw InvalidArgument(who + at("col_idx", k) + ": block row " + std::to_string(i + index_base) +
                               " lists its diagonal block (O holds off-diagonal blocks only; D holds the diagonal)");
       row.push_back(static_cast<ordinal_t>(c));
-      edges.emplace_back(i, static_cast<ordinal_t>(c));
+      if (c < n) edges.emplace_back(i, static_cast<ordinal_t>(c));
     }
     std::sort(row.begin(), row.end());
     const auto dup = std::adjacent_find(row.begin(), row.end());
@@ -68,6 +70,7 @@ SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const or
   SetupPlan plan;
   plan.nb = nb;
   plan.n = n;
+  plan.n_ghost = n_ghost;
   if (given != nullptr) {
     if (given->perm.size() != n || given->color.size() != static_cast<size_t>(n) ||
         given->color_offsets.size() != static_cast<size_t>(given->ncolors) + 1 || given->color_offsets.front() != 0 ||
@@ -112,6 +115,11 @@ SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const or
 
   // Colour-ordered block CSR with sorted columns, and each user block's slot in it.
   const Permutation& perm = plan.coloring.perm;
+  // Owned columns through the colour order, ghosts where they are.
+  const auto new_col = [&](offset_t k) {
+    const ordinal_t c = col_idx[k] - index_base;
+    return c < n ? perm.old_to_new[c] : c;
+  };
   plan.ia.assign(static_cast<size_t>(n) + 1, 0);
   for (ordinal_t p = 0; p < n; ++p) {
     const ordinal_t i = perm.new_to_old[p];
@@ -125,12 +133,10 @@ SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const or
     const offset_t b = row_ptr[i] - index_base, len = row_ptr[i + 1] - row_ptr[i];
     order.resize(static_cast<size_t>(len));
     std::iota(order.begin(), order.end(), b);
-    std::sort(order.begin(), order.end(), [&](offset_t x, offset_t y) {
-      return perm.old_to_new[col_idx[x] - index_base] < perm.old_to_new[col_idx[y] - index_base];
-    });
+    std::sort(order.begin(), order.end(), [&](offset_t x, offset_t y) { return new_col(x) < new_col(y); });
     for (offset_t q = 0; q < len; ++q) {
       const offset_t slot = plan.ia[p] + q;
-      plan.ja[slot] = perm.old_to_new[col_idx[order[q]] - index_base];
+      plan.ja[slot] = new_col(order[q]);
       plan.o_slot[order[q]] = slot;
     }
   }

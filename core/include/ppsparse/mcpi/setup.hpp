@@ -51,13 +51,22 @@ struct SetupPlan {
   std::vector<offset_t> ia;      ///< n + 1, colour order
   std::vector<ordinal_t> ja;     ///< nnzb, colour order, sorted within a row
   std::vector<offset_t> o_slot;  ///< user block k -> its slot in ja
+  /// Ghost block columns (a distributed system's rows owned by other ranks): columns n ..
+  /// n + n_ghost - 1, kept at the end in the given order; the iterate holds n + n_ghost rows.
+  ordinal_t n_ghost = 0;
+  /// Per colour c, the end of its boundary rows (the rows other ranks read, placed first in
+  /// the colour): colour c's boundary rows are [color_offsets[c], boundary_end[c]). Empty on
+  /// one rank (no boundary rows).
+  std::vector<ordinal_t> boundary_end;
 };
 
 /// Checks the structure and builds the plan; row_ptr and col_idx are host arrays as the user
 /// gave them. `given` (if not null) is a complete colouring to use as is (checked); otherwise
-/// `colors` (if not empty) or color_distance1. InvalidArgument naming the first defect.
+/// `colors` (if not empty) or color_distance1. Columns n .. n + n_ghost - 1 (index_base added)
+/// are ghosts: allowed, left out of the colouring's graph (the distributed setup checks them)
+/// and not renumbered. InvalidArgument naming the first defect.
 SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const ordinal_t* col_idx, int index_base,
-                          const std::vector<ordinal_t>& colors, const Coloring* given = nullptr);
+                          const std::vector<ordinal_t>& colors, const Coloring* given = nullptr, ordinal_t n_ghost = 0);
 
 }  // namespace detail
 }  // namespace ppsparse::mcpi

@@ -16,10 +16,15 @@
 /// or in place: write values into solver.storage() (the slots the sweep reads), then
 /// solver.factor(exec). mcpi::fgmres (mcpi/fgmres.hpp) uses the solver as its preconditioner.
 /// The benchmark path, solve(Options), runs timed sweeps from dQ = 0 on the stored R.
+///
+/// Distributed over MPI ranks (mcpi/distributed.hpp), the same object holds one rank's rows and
+/// a Halo: each colour's boundary rows run first, their dQ travels while the interior rows
+/// run, and norms, stopping decisions and errors are agreed by every rank.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <functional>
 #include <stdexcept>
@@ -32,6 +37,7 @@
 #include <ppsparse/mcpi/block_lu.hpp>
 #include <ppsparse/mcpi/control.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
+#include <ppsparse/mcpi/halo.hpp>
 #include <ppsparse/mcpi/sweep_kernel.hpp>
 #include <ppsparse/mcpi/traffic.hpp>
 #include <ppsparse/mcpi/tuning.hpp>
@@ -180,11 +186,26 @@ class Solver {
     exec.fence();
   }
 
+  /// Setup from a plan built elsewhere (the distributed setup, mcpi/distributed.hpp): `halo`
+  /// (if set) carries the exchanges of plan.n_ghost ghost rows, colour by colour.
+  Solver(detail::SetupPlan&& plan, std::shared_ptr<Halo<ExecSpace, XScalar>> halo, const Progress& progress = {})
+      : nb_(plan.nb), halo_(std::move(halo)) {
+    if (halo_ && (halo_->ncolors() != plan.coloring.ncolors ||
+                  plan.boundary_end.size() != static_cast<size_t>(plan.coloring.ncolors)))
+      throw std::logic_error("mcpi: the halo's colours do not match the plan's");
+    init(std::move(plan), progress);
+  }
+
   /// The block size, block rows and off-diagonal blocks of the system, and its colouring.
   int nb() const { return nb_; }
   ordinal_t n() const { return n_; }
   offset_t nnzb() const { return nnzb_; }
   const Coloring& coloring() const { return coloring_; }
+  /// Ghost block rows (rows of other ranks read by this one's): 0 on one rank.
+  ordinal_t n_ghost() const { return n_ghost_; }
+  /// The distributed solver's communication, or null on one rank.
+  const Halo<ExecSpace, XScalar>* halo() const { return halo_.get(); }
+  Halo<ExecSpace, XScalar>* halo() { return halo_.get(); }
   /// The minimum bytes one sweep moves (mcpi/traffic.hpp).
   SweepTraffic traffic() const { return sweep_traffic(n_, nb_, nnzb_); }
   /// Vector-group width the kernels are laid out for (logical 32 on CPUs).
@@ -204,9 +225,11 @@ class Solver {
   /// views (they are staged through one device buffer).
   template <class OView, class DView>
   void update(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order = BlockOrder::column_major) {
-    const long long bad = scatter_values(exec, O, D, order);
-    if (bad >= 0) throw_not_finite_block(bad);
-    factor(exec);
+    collectively([&] {
+      const long long bad = scatter_values(exec, O, D, order);
+      if (bad >= 0) throw_not_finite_block(bad);
+      factor_local(exec);
+    });
   }
 
   /// The value storage and the user-to-slot maps, for assembly in place (see Storage). The
@@ -220,12 +243,18 @@ class Solver {
   /// user's block row and the row of the failed pivot. (O is checked by update(); after an
   /// assembly in place, a NaN or Inf in O shows in apply()'s status as not_finite.)
   void factor(const ExecSpace& exec) {
+    collectively([&] { factor_local(exec); });
+  }
+
+ private:
+  void factor_local(const ExecSpace& exec) {
     has_values_ = false;
     const long long failure = factor_diagonal_blocks(exec, d_, nb_, n_);
     if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
     has_values_ = true;
   }
 
+ public:
   // ---- solve ----
 
   /// Solves A dQ = R by MCPI sweeps on exec (its stream): R and dQ are views of n * nb doubles
@@ -237,19 +266,21 @@ class Solver {
   /// status not_finite.
   template <class RView, class XView>
   Status apply(const ExecSpace& exec, const RView& R, const XView& dQ, const Control& control = {}) {
-    check_control(control);
-    require_values("apply");
-    check_vector_size("apply: R", R.extent(0));
-    check_vector_size("apply: dQ", dQ.extent(0));
-    const auto r = device_vector(exec, R, vec_in_);
-    to_internal(exec, ConstVector(r), r_);
-    rhs_ = r_;
     const bool given = control.initial_guess == InitialGuess::given;
-    auto x = device_vector(exec, dQ, vec_out_, given);
-    if (given)
-      impl::to_internal(exec, new_to_old_, nb_, ConstVector(x), dq_);
-    else
+    Vector x;
+    collectively([&] {
+      check_control(control);
+      require_values("apply");
+      check_vector_size("apply: R", R.extent(0));
+      check_vector_size("apply: dQ", dQ.extent(0));
+      const auto r = device_vector(exec, R, vec_in_);
+      to_internal(exec, ConstVector(r), r_);
+      rhs_ = r_;
+      x = device_vector(exec, dQ, vec_out_, given);
       Kokkos::deep_copy(exec, dq_, 0.0f);
+      if (given) impl::to_internal(exec, new_to_old_, nb_, ConstVector(x), dq_owned());
+    });
+    if (given && halo_) halo_->exchange_all(exec, dq_);
 
     const Variant v = resolve(control.variant);
     Status st;
@@ -264,7 +295,7 @@ class Solver {
       st.initial_residual = rn;
       if (given) {
         st.initial_residual = true_residual(exec);
-        if (!std::isfinite(st.initial_residual)) throw_not_finite(exec, dq_, "the initial dQ");
+        if (!std::isfinite(st.initial_residual)) throw_not_finite(exec, dq_owned(), "the initial dQ");
       }
       tol = std::max(control.atol, control.rtol * st.initial_residual);
     }
@@ -312,7 +343,7 @@ class Solver {
     } else if (have_final && tolerance && st.reason == StopReason::max_sweeps && st.final_residual <= tol) {
       st.reason = StopReason::converged;
     }
-    impl::to_user(exec, new_to_old_, nb_, dq_, x);
+    impl::to_user(exec, new_to_old_, nb_, dq_owned(), x);
     if (x.data() != dQ.data()) {
       Kokkos::deep_copy(exec, dQ, x);
       exec.fence();
@@ -324,6 +355,7 @@ class Solver {
   /// views; host views are staged, with a fence). D is applied through its LU factors.
   template <class XView, class YView>
   void multiply(const ExecSpace& exec, const XView& x, const YView& y) {
+    require_single_rank("multiply");
     require_values("multiply");
     check_vector_size("multiply: x", x.extent(0));
     check_vector_size("multiply: y", y.extent(0));
@@ -348,6 +380,7 @@ class Solver {
   }
   /// y = A x in colour order, on exec.
   void multiply_internal(const ExecSpace& exec, const ConstVector& x, const Vector& y) const {
+    require_single_rank("multiply_internal");
     operator_apply(exec, x, y, false);
   }
   /// z = M^-1 v: `sweeps` MCPI sweeps on A z = v from z = 0, in colour order, on exec (the
@@ -359,11 +392,13 @@ class Solver {
     Kokkos::deep_copy(exec, dq_, 0.0f);
     const Variant rv = resolve(variant);
     for (int s = 0; s < sweeps; ++s) sweep(exec, rv);
-    impl::convert(exec, dq_, z);
+    impl::convert(exec, dq_owned(), z);
     rhs_ = r_;
   }
   /// ||x||_2 on exec (NaN if x holds a NaN or Inf); synchronises.
-  double norm(const ExecSpace& exec, const ConstVector& x) const { return impl::norm2(exec, x); }
+  double norm(const ExecSpace& exec, const ConstVector& x) const {
+    return std::sqrt(global_sum(impl::sum_squares(exec, x)));
+  }
 
   /// The backend's name and the kernel that `v` runs here: "cuda rows_per_warp_l2", "portable
   /// rows_per_warp", ...
@@ -434,9 +469,9 @@ class Solver {
     stage_diagonal_ = stage_diagonal;
     const Variant v = resolve(variant);
     const bool specialised = uses_backend_kernel(v, backend_kernels);
-    for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
-      const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
-      if (b == e) continue;
+    // The split kernel's temporary holds one range of rows at a time: no overlap.
+    const bool overlap = specialised || v.kernel != Kernel::split;
+    for_each_color(exec, overlap, [&](const ExecSpace& on, ordinal_t b, ordinal_t e) {
       if constexpr (default_precision) {
         if (specialised) {
           backend::ColorArgs a;
@@ -449,15 +484,16 @@ class Solver {
           a.D = d_.data();
           a.R = rhs_.data();
           a.dq = dq_.data();
-          backend::run_color(exec, v, a, tuning);
-          continue;
+          backend::run_color(on, v, a, tuning);
+          return;
         }
       }
-      run_portable(exec, v.kernel, b, e);
-    }
+      run_portable(on, v.kernel, b, e);
+    });
   }
 
-  /// dQ = 0, the iteration's start (solve() does this itself; callers of sweep() need it).
+  /// dQ = 0 (ghosts included), the iteration's start (solve() does this itself; callers of
+  /// sweep() need it).
   void reset() { Kokkos::deep_copy(dq_, 0.0f); }
 
   /// ||R - (D + O) dQ||_2 in FP64 for the current dQ and right-hand side (D applied through its
@@ -466,7 +502,7 @@ class Solver {
 
   /// The current dQ in the user's numbering, on the host.
   std::vector<double> dq_user() const {
-    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq_);
+    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq_owned());
     std::vector<double> x(h.extent(0));
     for (size_t i = 0; i < x.size(); ++i) x[i] = h(i);
     return to_old(x, coloring_.perm, nb_);
@@ -475,8 +511,10 @@ class Solver {
  private:
   void init(detail::SetupPlan&& plan, const Progress& progress) {
     n_ = plan.n;
+    n_ghost_ = plan.n_ghost;
     nnzb_ = static_cast<offset_t>(plan.ja.size());
     coloring_ = std::move(plan.coloring);
+    boundary_end_ = std::move(plan.boundary_end);
     if (progress)
       progress("allocating " + std::to_string(n_) + " block rows in " + std::to_string(coloring_.ncolors) +
                " colours on " + std::string(ExecSpace::name()));
@@ -496,7 +534,7 @@ class Solver {
     copy_in(old_to_new_, coloring_.perm.old_to_new);
     ia_host_ = std::move(plan.ia);
     rhs_ = r_;
-    dq_ = Kokkos::View<XScalar*, memory_space>("mcpi.dq", static_cast<size_t>(n_) * nb_);
+    dq_ = Kokkos::View<XScalar*, memory_space>("mcpi.dq", (static_cast<size_t>(n_) + n_ghost_) * nb_);
     work_ = Kokkos::View<double*, memory_space>("mcpi.work", static_cast<size_t>(n_) * nb_);
     residual_sq_ = Kokkos::View<double, memory_space>("mcpi.residual_sq");
     ordinal_t max_color_rows = 0;
@@ -508,6 +546,72 @@ class Solver {
   template <class T>
   static void copy_in(const Kokkos::View<T*, memory_space>& dst, const std::vector<T>& src) {
     Kokkos::deep_copy(dst, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(src.data(), src.size()));
+  }
+
+  /// The owned rows of dQ (the ghosts follow them).
+  Kokkos::View<XScalar*, memory_space> dq_owned() const {
+    return Kokkos::subview(dq_, std::make_pair(size_t(0), static_cast<size_t>(n_) * nb_));
+  }
+
+  /// Runs rows(instance, b, e) over every colour's rows in order. With a halo: the boundary
+  /// rows on exec, then their exchange, the interior rows meanwhile (on the halo's interior
+  /// instance when `overlap`), and the ghosts written before the next colour.
+  template <class Rows>
+  void for_each_color(const ExecSpace& exec, bool overlap, Rows&& rows) {
+    for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
+      const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
+      if (!halo_) {
+        if (b < e) rows(exec, b, e);
+        continue;
+      }
+      const ordinal_t m = boundary_end_[c];
+      if (b < m) rows(exec, b, m);
+      halo_->start(exec, c, dq_);
+      if (m < e) rows(overlap ? halo_->interior() : exec, m, e);
+      halo_->finish(exec, c, dq_);
+    }
+  }
+
+  double global_sum(double local) const { return halo_ ? halo_->sum(local) : local; }
+
+  /// Runs `local` (which may throw ppsparse errors); on a distributed solver every rank then
+  /// throws the first failing rank's error, so that no rank is left waiting in a collective.
+  template <class F>
+  void collectively(F&& local) const {
+    if (!halo_) {
+      local();
+      return;
+    }
+    ErrorKind kind = ErrorKind::none;
+    std::string message;
+    try {
+      local();
+    } catch (const NumericalError& e) {
+      kind = ErrorKind::numerical;
+      message = e.what();
+    } catch (const InvalidArgument& e) {
+      kind = ErrorKind::invalid_argument;
+      message = e.what();
+    } catch (const std::exception& e) {
+      kind = ErrorKind::other;
+      message = e.what();
+    }
+    switch (halo_->agree(kind, message)) {
+      case ErrorKind::none:
+        return;
+      case ErrorKind::numerical:
+        throw NumericalError(message);
+      case ErrorKind::invalid_argument:
+        throw InvalidArgument(message);
+      default:
+        throw Error(message);
+    }
+  }
+
+  void require_single_rank(const char* what) const {
+    if (halo_)
+      throw InvalidArgument(std::string("mcpi ") + what +
+                            ": not available on a distributed solver (apply, precondition and solve are)");
   }
 
   void require_values(const char* what) const {
@@ -597,16 +701,24 @@ class Solver {
     const auto row = std::upper_bound(ia_host_.begin(), ia_host_.end(), slot) - ia_host_.begin() - 1;
     ordinal_t col = 0;
     Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(ja_, static_cast<size_t>(slot)));
+    const std::string column =
+        col < n_ ? std::to_string(coloring_.perm.new_to_old[col]) : "ghost " + std::to_string(col - n_);
     throw NumericalError("mcpi: O block " + std::to_string(k) + " (" + std::to_string(coloring_.perm.new_to_old[row]) +
-                         ", " + std::to_string(coloring_.perm.new_to_old[col]) + ") holds a NaN or Inf");
+                         ", " + column + ") holds a NaN or Inf");
   }
 
-  /// NumericalError naming the first user block row of x (colour order) holding a NaN or Inf.
+  /// NumericalError naming the first user block row of x (colour order) holding a NaN or Inf
+  /// (on a distributed solver, of the first rank holding one), or saying that x's norm
+  /// overflows when no entry is a NaN or Inf.
   template <class X>
   [[noreturn]] void throw_not_finite(const ExecSpace& exec, const X& x, const char* what) const {
-    const long long first = impl::first_not_finite_row(exec, x, nb_);
-    const std::string row = first < 0 ? std::string("?") : std::to_string(coloring_.perm.new_to_old[first]);
-    throw NumericalError(std::string("mcpi: ") + what + " holds a NaN or Inf in block row " + row);
+    collectively([&] {
+      const long long first = impl::first_not_finite_row(exec, x, nb_);
+      if (first >= 0)
+        throw NumericalError(std::string("mcpi: ") + what + " holds a NaN or Inf in block row " +
+                             std::to_string(coloring_.perm.new_to_old[first]));
+    });
+    throw NumericalError(std::string("mcpi: the norm of ") + what + " overflows");
   }
 
   /// The operator's row evaluator for x, with U x computed into work_ on exec first.
@@ -636,23 +748,23 @@ class Solver {
     const Kernel k = residual_kernel(v);
     const Geometry g = geometry(k);
     const bool prefetch = k == Kernel::rows_per_warp_prefetch && g.map == LaneMap::rows;
-    for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
-      const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
-      if (b < e) launch(exec, g, impl::Stage::fused, prefetch, b, e, true);
-    }
+    for_each_color(exec, true, [&](const ExecSpace& on, ordinal_t b, ordinal_t e) {
+      launch(on, g, impl::Stage::fused, prefetch, b, e, true);
+    });
     return read_residual(exec);
   }
 
   /// The true ||rhs - A dQ||_2 of the current dQ in FP64 (dQ unchanged), on exec; synchronises.
   double true_residual(const ExecSpace& exec) const {
-    return impl::residual_norm(exec, operator_rows(exec, Kokkos::View<const XScalar*, memory_space>(dq_), false), rhs_);
+    return std::sqrt(global_sum(impl::residual_squares(
+        exec, operator_rows(exec, Kokkos::View<const XScalar*, memory_space>(dq_), false), rhs_)));
   }
 
   double read_residual(const ExecSpace& exec) const {
     double sum = 0.0;
     Kokkos::deep_copy(exec, Kokkos::View<double, HostSpace>(&sum), residual_sq_);
     exec.fence();
-    return std::sqrt(sum);
+    return std::sqrt(global_sum(sum));
   }
 
   /// kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
@@ -742,7 +854,10 @@ class Solver {
   }
 
   int nb_;
+  std::shared_ptr<Halo<ExecSpace, XScalar>> halo_;  ///< distributed: the exchanges; null on one rank
   ordinal_t n_ = 0;
+  ordinal_t n_ghost_ = 0;
+  std::vector<ordinal_t> boundary_end_;  ///< per colour, with a halo
   offset_t nnzb_ = 0;
   Coloring coloring_;
   std::vector<offset_t> ia_host_;             ///< colour-ordered row pointers (error messages)

@@ -44,14 +44,14 @@ void subtract_from(const ExecSpace& exec, const B& b, const R& r) {
       KOKKOS_LAMBDA(const size_t q) { r(q) = b(q) - r(q); });
 }
 
-/// ||x||_2 (NaN if x holds a NaN or Inf); synchronises.
+/// sum_q x(q)^2 (NaN if x holds a NaN or Inf); synchronises.
 template <class ExecSpace, class X>
-double norm2(const ExecSpace& exec, const X& x) {
+double sum_squares(const ExecSpace& exec, const X& x) {
   double sum = 0.0;
   Kokkos::parallel_reduce(
       "ppsparse::mcpi::norm", Kokkos::RangePolicy<ExecSpace>(exec, 0, x.extent(0)),
       KOKKOS_LAMBDA(const size_t q, double& acc) { acc += static_cast<double>(x(q)) * x(q); }, sum);
-  return std::sqrt(sum);
+  return sum;
 }
 
 /// The first block row (entries / nb) of x holding a NaN or Inf, or -1; synchronises.
@@ -157,9 +157,9 @@ void operator_apply(const ExecSpace& exec, const Op& op, const Y& y) {
       KOKKOS_LAMBDA(const size_t q) { y(op.at(q / nb) * nb + q % nb) = op(q); });
 }
 
-/// ||rhs - (D + O) x||_2 with rhs and x in colour order; synchronises.
+/// ||rhs - (D + O) x||_2^2 with rhs and x in colour order; synchronises.
 template <class ExecSpace, class Op, class Rhs>
-double residual_norm(const ExecSpace& exec, const Op& op, const Rhs& rhs) {
+double residual_squares(const ExecSpace& exec, const Op& op, const Rhs& rhs) {
   double sum = 0.0;
   Kokkos::parallel_reduce(
       "ppsparse::mcpi::residual", Kokkos::RangePolicy<ExecSpace>(exec, 0, rhs.extent(0)),
@@ -168,7 +168,7 @@ double residual_norm(const ExecSpace& exec, const Op& op, const Rhs& rhs) {
         acc += e * e;
       },
       sum);
-  return std::sqrt(sum);
+  return sum;
 }
 
 }  // namespace ppsparse::mcpi::impl

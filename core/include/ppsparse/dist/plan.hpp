@@ -1,0 +1,66 @@
+#pragma once
+/// @file
+/// The host-side setup of a distributed MCPI system (FUN3D's domain decomposition): from each
+/// rank's block rows, with ghost columns carrying global ids, it builds
+///  - the owners of the ghosts (a directory of the global ids, distributed over the ranks),
+///    checking that every global row is owned by exactly one rank;
+///  - a globally consistent distance-1 colouring: the greedy colouring in a fixed order of
+///    the global ids (Jones-Plassmann's rule, with halo exchanges of colours), so that it does
+///    not depend on the partition, or the user's colours checked across ranks;
+///  - each rank's colour-contiguous order with its boundary rows (those other ranks read)
+///    first in each colour, and per colour and neighbour the rows to send and ghosts to receive.
+/// Every error is agreed by all ranks (dist/collective.hpp): no rank is left in a collective.
+#include <cstdint>
+#include <vector>
+
+#include <mpi.h>
+
+#include <ppsparse/mcpi/setup.hpp>
+#include <ppsparse/types.hpp>
+
+namespace ppsparse::dist {
+
+/// Global block-row ids (past 2^31 rows).
+using global_t = std::int64_t;
+
+/// One rank's share of the block structure of O, host arrays as the user gave them: block rows
+/// 0 .. n - 1 are owned, columns n .. n + n_ghost - 1 (index_base added) are the ghosts, rows
+/// of other ranks. Global ids number the rows of all ranks 0 .. N - 1 (index_base added).
+struct LocalStructure {
+  int nb = 1;
+  ordinal_t n = 0;
+  ordinal_t n_ghost = 0;
+  const offset_t* row_ptr = nullptr;     ///< n + 1
+  const ordinal_t* col_idx = nullptr;    ///< row_ptr[n] - index_base
+  const global_t* global_ids = nullptr;  ///< n: each owned row's global id
+  const global_t* ghost_ids = nullptr;   ///< n_ghost: each ghost's global id
+  int index_base = 0;                    ///< 0 or 1, for every index array
+};
+
+/// Per colour and neighbour, what one rank sends and receives (entry c * neighbours.size() + k
+/// of the offsets, CSR).
+struct HaloLists {
+  std::vector<int> neighbours;         ///< ranks exchanged with, ascending
+  std::vector<offset_t> send_offsets;  ///< ncolors * neighbours + 1
+  std::vector<ordinal_t> send_rows;    ///< owned rows, colour order, by the sender's user index
+  std::vector<offset_t> recv_offsets;  ///< ncolors * neighbours + 1
+  std::vector<ordinal_t> recv_ghosts;  ///< ghosts 0 .. n_ghost - 1, by the owner's user index
+};
+
+/// What one rank's distributed setup builds.
+struct DistributedPlan {
+  mcpi::detail::SetupPlan setup;  ///< local plan: global colours, boundary rows first, ghosts
+  HaloLists halo;
+  global_t n_global = 0;  ///< block rows over all ranks
+  int rank = 0, size = 1;
+};
+
+/// Builds rank's plan (collective over comm). `colors`, if not empty, gives each owned row's
+/// colour (any nonnegative ids, the same id meaning the same colour on every rank); otherwise
+/// the partition-independent greedy colouring. InvalidArgument on every rank naming the first
+/// failing rank and the defect: sizes, an index out of range, a global id owned twice or by no
+/// rank, a ghost id no rank owns, coupled rows sharing a colour.
+DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s,
+                                      const std::vector<ordinal_t>& colors = {});
+
+}  // namespace ppsparse::dist

@@ -1,0 +1,300 @@
+#pragma once
+/// @file
+/// The MCPI solver on many MPI ranks (FUN3D's configuration): each rank owns block rows, its O
+/// has ghost columns (rows of other ranks, named by global ids), and a sweep relaxes each
+/// colour's boundary rows first, sends their new dQ to the ranks that read them while the
+/// interior rows run, and writes the received ghosts before the next colour. The result equals
+/// the one-rank sweep in the same colouring.
+///
+///   mcpi::DistributedPattern<> p{nb, n, row_ptr, col_idx, global_ids, ghost_ids};
+///   auto solver = mcpi::make_distributed_solver(MPI_COMM_WORLD, p);   // collective setup
+///   solver.update(exec, O, D);                                         // this rank's values
+///   mcpi::Status st = solver.apply(exec, R, dQ, control);              // owned rows of R, dQ
+///
+/// The solver is mcpi::Solver with a Halo: update, storage/factor, apply (norms and stopping
+/// decisions over all ranks), precondition and solve work as on one rank; every call is
+/// collective, and an error on any rank is thrown on every rank (naming that rank).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <ppsparse/dist/collective.hpp>
+#include <ppsparse/dist/plan.hpp>
+#include <ppsparse/dist/transport.hpp>
+#include <ppsparse/kokkos_compat.hpp>
+#include <ppsparse/mcpi/halo.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+
+namespace ppsparse::mcpi {
+
+using dist::global_t;
+using dist::Transport;
+
+/// One rank's block structure of O: block rows 0 .. n - 1 are owned; col_idx names owned rows
+/// (0 .. n - 1) and ghosts (n .. n + ghost_ids.size() - 1), index_base added to every index.
+/// global_ids[i] is owned row i's global id, ghost_ids[j] ghost j's; the global ids of all
+/// ranks together are 0 .. N - 1 (plus index_base), each owned by one rank. Host or device views.
+template <class MemSpace = HostSpace>
+struct DistributedPattern {
+  int nb = 1;
+  ordinal_t n = 0;
+  Kokkos::View<const offset_t*, MemSpace> row_ptr;
+  Kokkos::View<const ordinal_t*, MemSpace> col_idx;
+  Kokkos::View<const global_t*, MemSpace> global_ids;
+  Kokkos::View<const global_t*, MemSpace> ghost_ids;
+  int index_base = 0;
+};
+
+/// Options of the distributed setup.
+struct DistributedOptions {
+  /// One colour per owned row, the same id meaning the same colour on every rank; empty: the
+  /// partition-independent greedy colouring (dist/plan.hpp).
+  std::vector<ordinal_t> colors;
+  Transport transport = Transport::automatic;
+  std::function<void(const std::string&)> progress;
+};
+
+/// The MPI exchange of a distributed solver (mcpi/halo.hpp's Halo): per colour, the boundary
+/// rows' dQ packed on the device into one buffer, one message per neighbour, the ghosts
+/// unpacked from one receive buffer; staged through pinned host memory unless the MPI library
+/// takes device pointers.
+template <class ExecSpace, class XScalar>
+class MpiHalo final : public Halo<ExecSpace, XScalar> {
+ public:
+  using typename Halo<ExecSpace, XScalar>::dq_view;
+  using memory_space = typename ExecSpace::memory_space;
+  static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+
+  MpiHalo(MPI_Comm comm, const dist::HaloLists& lists, ordinal_t ncolors, std::vector<ordinal_t> boundary_end,
+          ordinal_t n_owned, int nb, Transport transport, const ExecSpace& exec)
+      : lists_(lists), ncolors_(ncolors), boundary_end_(std::move(boundary_end)), n_(n_owned), nb_(nb) {
+    MPI_Comm_dup(comm, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    if (host_memory) {
+      transport_ = "host MPI";
+      direct_ = true;
+    } else if (transport == Transport::mpi_device ||
+               (transport == Transport::automatic && dist::mpi_is_device_aware())) {
+      if (!dist::mpi_is_device_aware())
+        throw InvalidArgument(
+            "mcpi distributed: transport mpi_device asked for, but this MPI library is not GPU-aware");
+      transport_ = "GPU-aware MPI";
+      direct_ = true;
+    } else {
+      transport_ = "staged through host memory";
+      direct_ = false;
+    }
+    interior_ = compat::second_instance(exec);
+    const size_t nn = lists_.neighbours.size();
+    offset_t max_send = 0, max_recv = 0;
+    for (ordinal_t c = 0; c < ncolors_; ++c) {
+      max_send = std::max(max_send, lists_.send_offsets[(c + 1) * nn] - lists_.send_offsets[c * nn]);
+      max_recv = std::max(max_recv, lists_.recv_offsets[(c + 1) * nn] - lists_.recv_offsets[c * nn]);
+    }
+    send_rows_ = to_device(lists_.send_rows, "mcpi.halo.send_rows");
+    recv_ghosts_ = to_device(lists_.recv_ghosts, "mcpi.halo.recv_ghosts");
+    send_buf_ = Kokkos::View<XScalar*, memory_space>("mcpi.halo.send", static_cast<size_t>(max_send) * nb_);
+    recv_buf_ = Kokkos::View<XScalar*, memory_space>("mcpi.halo.recv", static_cast<size_t>(max_recv) * nb_);
+    if (!direct_) {
+      send_host_ = Kokkos::View<XScalar*, compat::PinnedHostSpace>("mcpi.halo.send_host", send_buf_.extent(0));
+      recv_host_ = Kokkos::View<XScalar*, compat::PinnedHostSpace>("mcpi.halo.recv_host", recv_buf_.extent(0));
+    }
+    requests_.reserve(2 * nn);
+    reset_stats();
+  }
+  ~MpiHalo() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&comm_);
+  }
+  MpiHalo(const MpiHalo&) = delete;
+  MpiHalo& operator=(const MpiHalo&) = delete;
+
+  ordinal_t ncolors() const override { return ncolors_; }
+  ordinal_t boundary_end(ordinal_t c) const override { return boundary_end_[c]; }
+  const ExecSpace& interior() const override { return interior_; }
+
+  void start(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {
+    // Everything before on exec (the boundary rows, the last colour's ghosts) is complete
+    // before the interior instance starts or a message leaves.
+    const size_t nn = lists_.neighbours.size();
+    const offset_t s0 = lists_.send_offsets[c * nn], s1 = lists_.send_offsets[(c + 1) * nn];
+    const offset_t r0 = lists_.recv_offsets[c * nn], r1 = lists_.recv_offsets[(c + 1) * nn];
+    requests_.clear();
+    const int tag = static_cast<int>(c % 30000);
+    for (size_t k = 0; k < nn && r1 > r0; ++k) {
+      const offset_t b = lists_.recv_offsets[c * nn + k] - r0, e = lists_.recv_offsets[c * nn + k + 1] - r0;
+      if (b == e) continue;
+      requests_.emplace_back();
+      MPI_Irecv(recv_pointer() + b * nb_, static_cast<int>((e - b) * nb_), mpi_type(), lists_.neighbours[k], tag, comm_,
+                &requests_.back());
+    }
+    if (s1 > s0) {
+      pack(exec, s0, s1, dq);
+      if (!direct_)
+        Kokkos::deep_copy(exec, Kokkos::subview(send_host_, std::make_pair(size_t(0), size_t((s1 - s0) * nb_))),
+                          Kokkos::subview(send_buf_, std::make_pair(size_t(0), size_t((s1 - s0) * nb_))));
+    }
+    exec.fence();
+    for (size_t k = 0; k < nn && s1 > s0; ++k) {
+      const offset_t b = lists_.send_offsets[c * nn + k] - s0, e = lists_.send_offsets[c * nn + k + 1] - s0;
+      if (b == e) continue;
+      requests_.emplace_back();
+      MPI_Isend(send_pointer() + b * nb_, static_cast<int>((e - b) * nb_), mpi_type(), lists_.neighbours[k], tag, comm_,
+                &requests_.back());
+      ++stats_.messages;
+      const long long bytes = static_cast<long long>((e - b) * nb_ * sizeof(XScalar));
+      stats_.bytes += bytes;
+      stats_.color_bytes[c] += bytes;
+    }
+  }
+
+  void finish(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {
+    const size_t nn = lists_.neighbours.size();
+    const offset_t r0 = lists_.recv_offsets[c * nn], r1 = lists_.recv_offsets[(c + 1) * nn];
+    Kokkos::Timer timer;
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    const double waited = timer.seconds();
+    stats_.wait_seconds += waited;
+    stats_.color_wait[c] += waited;
+    ++stats_.exchanges;
+    if (r1 > r0) {
+      if (!direct_)
+        Kokkos::deep_copy(exec, Kokkos::subview(recv_buf_, std::make_pair(size_t(0), size_t((r1 - r0) * nb_))),
+                          Kokkos::subview(recv_host_, std::make_pair(size_t(0), size_t((r1 - r0) * nb_))));
+      unpack(exec, r0, r1, dq);
+    }
+    interior_.fence();
+  }
+
+  void exchange_all(const ExecSpace& exec, const dq_view& dq) override {
+    for (ordinal_t c = 0; c < ncolors_; ++c) {
+      start(exec, c, dq);
+      finish(exec, c, dq);
+    }
+    exec.fence();
+  }
+
+  double sum(double local) override {
+    double global = 0.0;
+    MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm_);
+    return global;
+  }
+  ErrorKind agree(ErrorKind kind, std::string& message) override { return dist::agree(comm_, kind, message); }
+  std::string transport() const override { return transport_; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  const HaloStats& stats() const override { return stats_; }
+  void reset_stats() override {
+    stats_ = HaloStats{};
+    stats_.color_wait.assign(static_cast<size_t>(ncolors_), 0.0);
+    stats_.color_bytes.assign(static_cast<size_t>(ncolors_), 0);
+  }
+
+ private:
+  template <class T>
+  static Kokkos::View<T*, memory_space> to_device(const std::vector<T>& v, const char* label) {
+    Kokkos::View<T*, memory_space> d(std::string(label), v.size());
+    Kokkos::deep_copy(d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+    return d;
+  }
+  static MPI_Datatype mpi_type() { return std::is_same_v<XScalar, float> ? MPI_FLOAT : MPI_DOUBLE; }
+  XScalar* send_pointer() const { return direct_ ? send_buf_.data() : send_host_.data(); }
+  XScalar* recv_pointer() const { return direct_ ? recv_buf_.data() : recv_host_.data(); }
+
+  void pack(const ExecSpace& exec, offset_t s0, offset_t s1, const dq_view& dq) const {
+    const auto rows = send_rows_;
+    const auto buf = send_buf_;
+    const int nb = nb_;
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::halo_pack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((s1 - s0) * nb)),
+        KOKKOS_LAMBDA(const size_t q) {
+          buf(q) = dq(static_cast<size_t>(rows(static_cast<size_t>(s0) + q / nb)) * nb + q % nb);
+        });
+  }
+  void unpack(const ExecSpace& exec, offset_t r0, offset_t r1, const dq_view& dq) const {
+    const auto ghosts = recv_ghosts_;
+    const auto buf = recv_buf_;
+    const int nb = nb_;
+    const size_t first_ghost = static_cast<size_t>(n_);
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::halo_unpack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((r1 - r0) * nb)),
+        KOKKOS_LAMBDA(const size_t q) {
+          dq((first_ghost + static_cast<size_t>(ghosts(static_cast<size_t>(r0) + q / nb))) * nb + q % nb) = buf(q);
+        });
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  dist::HaloLists lists_;
+  ordinal_t ncolors_;
+  std::vector<ordinal_t> boundary_end_;
+  ordinal_t n_;
+  int nb_;
+  std::string transport_;
+  bool direct_ = true;
+  ExecSpace interior_;
+  Kokkos::View<ordinal_t*, memory_space> send_rows_, recv_ghosts_;
+  Kokkos::View<XScalar*, memory_space> send_buf_, recv_buf_;
+  Kokkos::View<XScalar*, compat::PinnedHostSpace> send_host_, recv_host_;
+  std::vector<MPI_Request> requests_;
+  HaloStats stats_;
+};
+
+/// Sets up the distributed solver for this rank's share of O (collective over comm): checks the
+/// partition and the ghosts across ranks, colours (or checks options.colors), orders each
+/// colour's boundary rows first, builds the exchange and the device arrays. Every rank throws
+/// InvalidArgument naming the first failing rank and the defect (dist/plan.hpp).
+template <class ExecSpace = DefaultExecSpace, class OScalar = float, class DScalar = double, class XScalar = float,
+          class MemSpace>
+Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm comm,
+                                                                     const DistributedPattern<MemSpace>& p,
+                                                                     const DistributedOptions& options = {}) {
+  using Host = Kokkos::HostSpace;
+  const auto row_ptr = Kokkos::create_mirror_view_and_copy(Host(), p.row_ptr);
+  const auto col_idx = Kokkos::create_mirror_view_and_copy(Host(), p.col_idx);
+  const auto ids = Kokkos::create_mirror_view_and_copy(Host(), p.global_ids);
+  const auto ghosts = Kokkos::create_mirror_view_and_copy(Host(), p.ghost_ids);
+  dist::collectively(comm, [&] {
+    const std::string who = "mcpi distributed setup: ";
+    if (p.n < 0) throw InvalidArgument(who + "negative number of owned block rows n = " + std::to_string(p.n));
+    if (row_ptr.extent(0) != static_cast<size_t>(p.n) + 1)
+      throw InvalidArgument(who + "row_ptr has " + std::to_string(row_ptr.extent(0)) +
+                            " entries, expected n + 1 = " + std::to_string(static_cast<long long>(p.n) + 1));
+    if (ids.extent(0) != static_cast<size_t>(p.n))
+      throw InvalidArgument(who + "global_ids has " + std::to_string(ids.extent(0)) +
+                            " entries, expected n = " + std::to_string(p.n));
+    if (ghosts.extent(0) > static_cast<size_t>(max_ordinal))
+      throw InvalidArgument(who + std::to_string(ghosts.extent(0)) + " ghosts exceed 2^31 - 1");
+    const offset_t nnzb = row_ptr(p.n) - p.index_base;
+    if (nnzb < 0 || static_cast<size_t>(nnzb) > col_idx.extent(0))
+      throw InvalidArgument(who + "row_ptr[n] - index_base = " + std::to_string(nnzb) + " blocks, but col_idx has " +
+                            std::to_string(col_idx.extent(0)) + " entries");
+  });
+  dist::LocalStructure s;
+  s.nb = p.nb;
+  s.n = p.n;
+  s.n_ghost = static_cast<ordinal_t>(ghosts.extent(0));
+  s.row_ptr = row_ptr.data();
+  s.col_idx = col_idx.data();
+  s.global_ids = ids.data();
+  s.ghost_ids = ghosts.data();
+  s.index_base = p.index_base;
+  if (options.progress) options.progress("distributed setup: partition, ghosts and colouring");
+  dist::DistributedPlan plan = dist::make_distributed_plan(comm, s, options.colors);
+  ExecSpace exec;
+  std::shared_ptr<Halo<ExecSpace, XScalar>> halo;
+  dist::collectively(comm, [&] {
+    halo = std::make_shared<MpiHalo<ExecSpace, XScalar>>(comm, plan.halo, plan.setup.coloring.ncolors,
+                                                         plan.setup.boundary_end, plan.setup.n, p.nb, options.transport,
+                                                         exec);
+  });
+  return Solver<ExecSpace, OScalar, DScalar, XScalar>(std::move(plan.setup), std::move(halo), options.progress);
+}
+
+}  // namespace ppsparse::mcpi

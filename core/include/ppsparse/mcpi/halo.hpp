@@ -1,0 +1,64 @@
+#pragma once
+/// @file
+/// The communication of a distributed MCPI solver, as the solver sees it: after each colour's
+/// boundary rows, their new dQ goes to the ranks that read them as ghosts, while the colour's
+/// interior rows run; reductions and errors are agreed by every rank. One rank needs none of
+/// this (Solver without a Halo). The MPI implementation is mcpi/distributed.hpp's.
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <ppsparse/types.hpp>
+
+namespace ppsparse::mcpi {
+
+/// What the exchanges of a distributed solver moved and waited for, since reset_stats().
+struct HaloStats {
+  long long messages = 0;              ///< sent, all colours
+  long long bytes = 0;                 ///< sent, all colours
+  long long exchanges = 0;             ///< colour exchanges (start + finish pairs)
+  double wait_seconds = 0.0;           ///< host time blocked in finish() on messages
+  std::vector<double> color_wait;      ///< wait_seconds per colour
+  std::vector<long long> color_bytes;  ///< bytes sent per colour
+};
+
+/// Kinds of error agreed across ranks (Halo::agree).
+enum class ErrorKind { none = 0, invalid_argument = 1, numerical = 2, other = 3 };
+
+/// A distributed solver's communication (see the file comment). Every method is collective
+/// over the solver's ranks: each rank calls it, in the same order.
+template <class ExecSpace, class XScalar>
+class Halo {
+ public:
+  using dq_view = Kokkos::View<XScalar*, typename ExecSpace::memory_space>;
+  virtual ~Halo() = default;
+  /// Colours of the global colouring (some may hold no row on this rank).
+  virtual ordinal_t ncolors() const = 0;
+  /// Colour c's boundary rows are [color_offsets[c], boundary_end(c)) in colour order.
+  virtual ordinal_t boundary_end(ordinal_t c) const = 0;
+  /// Starts colour c's exchange once exec has updated its boundary rows in dq: packs them on
+  /// exec and posts the messages.
+  virtual void start(const ExecSpace& exec, ordinal_t c, const dq_view& dq) = 0;
+  /// Waits for colour c's messages and writes its ghosts into dq on exec; the interior
+  /// instance's work is complete when this returns.
+  virtual void finish(const ExecSpace& exec, ordinal_t c, const dq_view& dq) = 0;
+  /// Every ghost of dq, all colours (after a given initial guess).
+  virtual void exchange_all(const ExecSpace& exec, const dq_view& dq) = 0;
+  /// The instance colour c's interior rows run on while its messages are in flight.
+  virtual const ExecSpace& interior() const = 0;
+  /// The sum of `local` over the ranks.
+  virtual double sum(double local) = 0;
+  /// Agrees on an error: when any rank passes a kind other than none, every rank receives the
+  /// kind and the message of the lowest such rank, prefixed "rank R: "; otherwise none.
+  virtual ErrorKind agree(ErrorKind kind, std::string& message) = 0;
+  /// How messages travel: "staged through host memory", "GPU-aware MPI", "NCCL", "host MPI".
+  virtual std::string transport() const = 0;
+  /// This rank and the number of ranks.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual const HaloStats& stats() const = 0;
+  virtual void reset_stats() = 0;
+};
+
+}  // namespace ppsparse::mcpi

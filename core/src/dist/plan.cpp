@@ -1,0 +1,441 @@
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <ppsparse/dist/collective.hpp>
+#include <ppsparse/dist/plan.hpp>
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::dist {
+
+namespace {
+
+const std::string who = "mcpi distributed setup: ";
+
+/// Personalised all-to-all of trivially copyable records: out[q] goes to rank q; returns what
+/// each rank sent here.
+template <class T>
+std::vector<std::vector<T>> all_to_all(MPI_Comm comm, const std::vector<std::vector<T>>& out) {
+  static_assert(std::is_trivially_copyable_v<T>, "records are sent as bytes");
+  const int size = static_cast<int>(out.size());
+  std::vector<long long> send_n(size), recv_n(size);
+  for (int q = 0; q < size; ++q) send_n[q] = static_cast<long long>(out[q].size());
+  MPI_Alltoall(send_n.data(), 1, MPI_LONG_LONG, recv_n.data(), 1, MPI_LONG_LONG, comm);
+  std::vector<std::vector<T>> in(size);
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * size);
+  constexpr int tag = 4101;
+  for (int q = 0; q < size; ++q) {
+    in[q].resize(static_cast<size_t>(recv_n[q]));
+    if (recv_n[q] == 0) continue;
+    requests.emplace_back();
+    MPI_Irecv(in[q].data(), static_cast<int>(recv_n[q] * sizeof(T)), MPI_BYTE, q, tag, comm, &requests.back());
+  }
+  for (int q = 0; q < size; ++q) {
+    if (send_n[q] == 0) continue;
+    requests.emplace_back();
+    MPI_Isend(out[q].data(), static_cast<int>(send_n[q] * sizeof(T)), MPI_BYTE, q, tag, comm, &requests.back());
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  return in;
+}
+
+/// A fixed pseudo-random priority per global id (splitmix64), ties broken by the id.
+std::uint64_t priority_hash(global_t id) {
+  std::uint64_t z = static_cast<std::uint64_t>(id) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+bool before(global_t a, global_t b) {
+  const auto ha = priority_hash(a), hb = priority_hash(b);
+  return ha != hb ? ha > hb : a < b;
+}
+
+struct Owner {
+  std::int32_t rank;
+  ordinal_t index;  // the owner's user index, 0-based
+};
+struct Placed {
+  global_t id;  // 0-based
+  ordinal_t index;
+};
+struct CrossEdge {
+  ordinal_t target;    // the receiver's row (0-based user index)
+  ordinal_t source;    // the sender's row
+  global_t source_id;  // 0-based
+};
+
+/// Rows of neighbouring ranks coupled to owned rows in either direction, and how colours of
+/// rows travel between the ranks (both sides list the same rows in the same order).
+struct ColourHalo {
+  std::vector<int> ranks;                    // ascending
+  std::vector<std::vector<ordinal_t>> send;  // per rank: owned rows whose colour it needs
+  std::vector<std::vector<ordinal_t>> recv;  // per rank: remote slots (0-based) filled from it
+  std::vector<global_t> remote_id;           // per remote slot
+  std::vector<int> remote_rank;
+  std::vector<ordinal_t> remote_index;  // the owner's user index
+};
+
+void exchange_colours(MPI_Comm comm, const ColourHalo& h, const std::vector<ordinal_t>& owned,
+                      std::vector<ordinal_t>& remote) {
+  std::vector<std::vector<ordinal_t>> out(h.ranks.size()), in(h.ranks.size());
+  std::vector<MPI_Request> requests;
+  constexpr int tag = 4102;
+  for (size_t k = 0; k < h.ranks.size(); ++k) {
+    in[k].resize(h.recv[k].size());
+    requests.emplace_back();
+    MPI_Irecv(in[k].data(), static_cast<int>(in[k].size()), MPI_INT, h.ranks[k], tag, comm, &requests.back());
+  }
+  for (size_t k = 0; k < h.ranks.size(); ++k) {
+    for (const ordinal_t i : h.send[k]) out[k].push_back(owned[i]);
+    requests.emplace_back();
+    MPI_Isend(out[k].data(), static_cast<int>(out[k].size()), MPI_INT, h.ranks[k], tag, comm, &requests.back());
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  for (size_t k = 0; k < h.ranks.size(); ++k)
+    for (size_t t = 0; t < in[k].size(); ++t) remote[h.recv[k][t]] = in[k][t];
+}
+
+}  // namespace
+
+DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors) {
+  DistributedPlan plan;
+  MPI_Comm_rank(comm, &plan.rank);
+  MPI_Comm_size(comm, &plan.size);
+  const int size = plan.size, rank = plan.rank;
+  const int base = s.index_base;
+  const ordinal_t n = s.n, ng = s.n_ghost;
+
+  // 1. Sizes, pointers and index ranges, locally.
+  collectively(comm, [&] {
+    if (s.nb < 1 || s.nb > 64)
+      throw InvalidArgument(who + "block size nb = " + std::to_string(s.nb) + " is outside the supported 1..64");
+    if (n < 0) throw InvalidArgument(who + "negative number of owned block rows n = " + std::to_string(n));
+    if (ng < 0) throw InvalidArgument(who + "negative number of ghosts " + std::to_string(ng));
+    if (base != 0 && base != 1) throw InvalidArgument(who + "index_base must be 0 or 1, got " + std::to_string(base));
+    if (s.row_ptr == nullptr) throw InvalidArgument(who + "row_ptr is null");
+    if (n > 0 && s.global_ids == nullptr) throw InvalidArgument(who + "global_ids is null");
+    if (ng > 0 && s.ghost_ids == nullptr) throw InvalidArgument(who + "ghost_ids is null");
+    if (s.row_ptr[0] != base)
+      throw InvalidArgument(who + "row_ptr[0] = " + std::to_string(s.row_ptr[0]) + ", expected index_base " +
+                            std::to_string(base));
+    for (ordinal_t i = 0; i < n; ++i)
+      if (s.row_ptr[i + 1] < s.row_ptr[i])
+        throw InvalidArgument(who + "row_ptr[" + std::to_string(i + 1) + "] = " + std::to_string(s.row_ptr[i + 1]) +
+                              " < row_ptr[" + std::to_string(i) + "]");
+    const offset_t nnzb = s.row_ptr[n] - base;
+    if (nnzb > 0 && s.col_idx == nullptr) throw InvalidArgument(who + "col_idx is null but row_ptr holds blocks");
+    for (offset_t k = 0; k < nnzb; ++k) {
+      const long long c = static_cast<long long>(s.col_idx[k]) - base;
+      if (c < 0 || c >= static_cast<long long>(n) + ng)
+        throw InvalidArgument(who + "col_idx[" + std::to_string(k) + "] = " + std::to_string(s.col_idx[k]) +
+                              " is outside the owned rows and ghosts " + std::to_string(base) + ".." +
+                              std::to_string(static_cast<long long>(n) + ng - 1 + base));
+    }
+  });
+  int nb_range[2] = {-s.nb, s.nb};
+  MPI_Allreduce(MPI_IN_PLACE, nb_range, 2, MPI_INT, MPI_MAX, comm);
+  if (-nb_range[0] != nb_range[1])
+    throw InvalidArgument(who + "the ranks' block sizes differ (nb from " + std::to_string(-nb_range[0]) + " to " +
+                          std::to_string(nb_range[1]) + ")");
+  long long n_global = n;
+  MPI_Allreduce(MPI_IN_PLACE, &n_global, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  plan.n_global = n_global;
+  const global_t chunk = std::max<global_t>(1, (n_global + size - 1) / size);
+  const auto directory_rank = [&](global_t id) { return static_cast<int>(id / chunk); };
+  const auto name = [&](global_t id) { return "global id " + std::to_string(id + base); };
+
+  // 2. Owned ids: in range and distinct here; then each owned by exactly one rank.
+  std::unordered_map<global_t, ordinal_t> local_of;  // owned id -> user index
+  collectively(comm, [&] {
+    local_of.reserve(static_cast<size_t>(n));
+    for (ordinal_t i = 0; i < n; ++i) {
+      const global_t id = s.global_ids[i] - base;
+      if (id < 0 || id >= n_global)
+        throw InvalidArgument(who + "global_ids[" + std::to_string(i) + "] = " + std::to_string(s.global_ids[i]) +
+                              " is outside " + std::to_string(base) + ".." + std::to_string(n_global - 1 + base) +
+                              " (the ranks own " + std::to_string(n_global) + " rows in all)");
+      if (!local_of.emplace(id, i).second)
+        throw InvalidArgument(who + "owned rows " + std::to_string(local_of[id] + base) + " and " +
+                              std::to_string(i + base) + " have the same " + name(id));
+    }
+  });
+  std::vector<std::vector<Placed>> to_dir(size);
+  for (ordinal_t i = 0; i < n; ++i) {
+    const global_t id = s.global_ids[i] - base;
+    to_dir[directory_rank(id)].push_back({id, i});
+  }
+  const auto placed = all_to_all(comm, to_dir);
+  const global_t lo = std::min<global_t>(n_global, static_cast<global_t>(rank) * chunk);
+  const global_t hi = std::min<global_t>(n_global, lo + chunk);
+  std::vector<Owner> owner(static_cast<size_t>(hi - lo), Owner{-1, 0});
+  collectively(comm, [&] {
+    for (int q = 0; q < size; ++q)
+      for (const Placed& p : placed[q]) {
+        Owner& o = owner[static_cast<size_t>(p.id - lo)];
+        if (o.rank >= 0)
+          throw InvalidArgument(who + "the partition is inconsistent: " + name(p.id) + " is owned by ranks " +
+                                std::to_string(o.rank) + " and " + std::to_string(q));
+        o = {q, p.index};
+      }
+    for (global_t id = lo; id < hi; ++id)
+      if (owner[static_cast<size_t>(id - lo)].rank < 0)
+        throw InvalidArgument(who + "the partition does not cover every row: " + name(id) + " is owned by no rank");
+  });
+
+  // 3. Ghost ids: in range, not owned here, distinct; then their owners.
+  collectively(comm, [&] {
+    std::unordered_map<global_t, ordinal_t> seen;
+    seen.reserve(static_cast<size_t>(ng));
+    for (ordinal_t j = 0; j < ng; ++j) {
+      const global_t id = s.ghost_ids[j] - base;
+      const std::string at = "ghost_ids[" + std::to_string(j) + "] = " + std::to_string(s.ghost_ids[j]);
+      if (id < 0 || id >= n_global)
+        throw InvalidArgument(who + at + " is outside " + std::to_string(base) + ".." +
+                              std::to_string(n_global - 1 + base));
+      if (local_of.count(id)) throw InvalidArgument(who + at + " is a row this rank owns");
+      if (!seen.emplace(id, j).second)
+        throw InvalidArgument(who + at + " repeats ghost_ids[" + std::to_string(seen[id]) + "]");
+    }
+  });
+  std::vector<std::vector<global_t>> queries(size);
+  for (ordinal_t j = 0; j < ng; ++j) {
+    const global_t id = s.ghost_ids[j] - base;
+    queries[directory_rank(id)].push_back(id);
+  }
+  const auto asked = all_to_all(comm, queries);
+  std::vector<std::vector<Owner>> answers(size);
+  for (int q = 0; q < size; ++q)
+    for (const global_t id : asked[q]) answers[q].push_back(owner[static_cast<size_t>(id - lo)]);
+  const auto answered = all_to_all(comm, answers);
+  std::vector<Owner> ghost_owner(static_cast<size_t>(ng));
+  {
+    std::vector<size_t> next(size, 0);
+    for (ordinal_t j = 0; j < ng; ++j) {
+      const int d = directory_rank(s.ghost_ids[j] - base);
+      ghost_owner[j] = answered[d][next[d]++];
+    }
+  }
+
+  // 4. Value requests (each ghost from its owner) and the coupling in both directions.
+  std::vector<std::vector<ordinal_t>> requests(size);
+  std::vector<std::vector<CrossEdge>> edges_out(size);
+  for (ordinal_t j = 0; j < ng; ++j) requests[ghost_owner[j].rank].push_back(ghost_owner[j].index);
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t k = s.row_ptr[i] - base; k < s.row_ptr[i + 1] - base; ++k) {
+      const ordinal_t c = s.col_idx[k] - base;
+      if (c >= n) {
+        const Owner& o = ghost_owner[c - n];
+        edges_out[o.rank].push_back({o.index, i, s.global_ids[i] - base});
+      }
+    }
+  const auto requested = all_to_all(comm, requests);
+  const auto edges_in = all_to_all(comm, edges_out);
+
+  // 5. The colour halo: remote rows coupled either way; both sides order them by the owner's index.
+  ColourHalo ch;
+  std::vector<std::vector<ordinal_t>> adjacency(static_cast<size_t>(n));  // < n owned, >= n remote slot + n
+  {
+    std::map<std::pair<int, ordinal_t>, ordinal_t> slot_of;  // (rank, owner index) -> remote slot
+    std::vector<std::vector<ordinal_t>> send_rows(size);
+    const auto remote = [&](int q, ordinal_t index, global_t id) {
+      const auto [it, fresh] = slot_of.emplace(std::make_pair(q, index), static_cast<ordinal_t>(ch.remote_id.size()));
+      if (fresh) {
+        ch.remote_id.push_back(id);
+        ch.remote_rank.push_back(q);
+        ch.remote_index.push_back(index);
+      }
+      return it->second;
+    };
+    for (ordinal_t i = 0; i < n; ++i)
+      for (offset_t k = s.row_ptr[i] - base; k < s.row_ptr[i + 1] - base; ++k) {
+        const ordinal_t c = s.col_idx[k] - base;
+        if (c < n) {
+          adjacency[i].push_back(c);
+          adjacency[c].push_back(i);
+        } else {
+          const Owner& o = ghost_owner[c - n];
+          adjacency[i].push_back(n + remote(o.rank, o.index, s.ghost_ids[c - n] - base));
+          send_rows[o.rank].push_back(i);
+        }
+      }
+    for (int q = 0; q < size; ++q)
+      for (const CrossEdge& e : edges_in[q]) {
+        adjacency[e.target].push_back(n + remote(q, e.source, e.source_id));
+        send_rows[q].push_back(e.target);
+      }
+    std::vector<std::vector<std::pair<ordinal_t, ordinal_t>>> recv(size);  // (owner index, slot)
+    for (const auto& [key, slot] : slot_of) recv[key.first].emplace_back(key.second, slot);
+    for (int q = 0; q < size; ++q) {
+      auto& rows = send_rows[q];
+      std::sort(rows.begin(), rows.end());
+      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+      if (rows.empty() && recv[q].empty()) continue;
+      ch.ranks.push_back(q);
+      ch.send.push_back(std::move(rows));
+      std::vector<ordinal_t> slots;
+      for (const auto& [index, slot] : recv[q]) slots.push_back(slot);  // the map's order: by owner index
+      ch.recv.push_back(std::move(slots));
+    }
+    for (auto& a : adjacency) {
+      std::sort(a.begin(), a.end());
+      a.erase(std::unique(a.begin(), a.end()), a.end());
+    }
+  }
+  const auto id_of = [&](ordinal_t v) { return v < n ? s.global_ids[v] - base : ch.remote_id[v - n]; };
+
+  // 6. The colouring: the user's, checked across ranks, or the greedy one in priority order.
+  std::vector<ordinal_t> color(static_cast<size_t>(n), -1), remote_color(ch.remote_id.size(), -1);
+  const auto color_of = [&](ordinal_t v) { return v < n ? color[v] : remote_color[v - n]; };
+  if (!colors.empty()) {
+    collectively(comm, [&] {
+      if (colors.size() != static_cast<size_t>(n))
+        throw InvalidArgument(who + "the colouring has " + std::to_string(colors.size()) + " entries for " +
+                              std::to_string(n) + " owned block rows");
+      for (ordinal_t i = 0; i < n; ++i)
+        if (colors[i] < 0)
+          throw InvalidArgument(who + "owned row " + std::to_string(i + base) + " has negative colour " +
+                                std::to_string(colors[i]));
+    });
+    color = colors;
+    exchange_colours(comm, ch, color, remote_color);
+    collectively(comm, [&] {
+      for (ordinal_t i = 0; i < n; ++i)
+        for (const ordinal_t v : adjacency[i])
+          if (color_of(v) == color[i]) {
+            const std::string where = v < n ? "on this rank" : "on rank " + std::to_string(ch.remote_rank[v - n]);
+            throw InvalidArgument(who + "inconsistent colouring: coupled rows " + name(id_of(i)) + " and " +
+                                  name(id_of(v)) + " (" + where + ") share colour " + std::to_string(color[i]));
+          }
+    });
+    // The same colour ids on every rank, compacted in order.
+    std::vector<ordinal_t> used(color.begin(), color.end());
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    int count = static_cast<int>(used.size());
+    std::vector<int> counts(size), displs(size, 0);
+    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+    std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
+    std::vector<ordinal_t> all(static_cast<size_t>(displs.back() + counts.back()));
+    MPI_Allgatherv(used.data(), count, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, comm);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    const auto compact = [&](ordinal_t c) {
+      return static_cast<ordinal_t>(std::lower_bound(all.begin(), all.end(), c) - all.begin());
+    };
+    for (auto& c : color) c = compact(c);
+    for (auto& c : remote_color) c = compact(c);
+  } else {
+    std::vector<ordinal_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](ordinal_t a, ordinal_t b) { return before(id_of(a), id_of(b)); });
+    std::vector<char> taken;
+    long long left = n;
+    while (true) {
+      long long global_left = left;
+      MPI_Allreduce(MPI_IN_PLACE, &global_left, 1, MPI_LONG_LONG, MPI_SUM, comm);
+      if (global_left == 0) break;
+      // One pass in priority order colours every row whose earlier neighbours are all coloured.
+      std::vector<ordinal_t> waiting;
+      for (const ordinal_t i : order) {
+        bool ready = true;
+        taken.assign(adjacency[i].size() + 1, 0);
+        for (const ordinal_t v : adjacency[i]) {
+          if (!before(id_of(v), id_of(i))) continue;
+          const ordinal_t c = color_of(v);
+          if (c < 0) {
+            ready = false;
+            break;
+          }
+          if (static_cast<size_t>(c) < taken.size()) taken[c] = 1;
+        }
+        if (!ready) {
+          waiting.push_back(i);
+          continue;
+        }
+        color[i] = static_cast<ordinal_t>(std::find(taken.begin(), taken.end(), 0) - taken.begin());
+        --left;
+      }
+      order.swap(waiting);
+      exchange_colours(comm, ch, color, remote_color);
+    }
+  }
+  ordinal_t ncolors = 0;
+  for (const ordinal_t c : color) ncolors = std::max(ncolors, c + 1);
+  MPI_Allreduce(MPI_IN_PLACE, &ncolors, 1, MPI_INT, MPI_MAX, comm);
+
+  // 7. Boundary rows (read by other ranks) first in each colour, then the interior.
+  std::vector<char> boundary(static_cast<size_t>(n), 0);
+  for (int q = 0; q < size; ++q)
+    for (const ordinal_t i : requested[q]) boundary[i] = 1;
+  Coloring coloring;
+  coloring.ncolors = ncolors;
+  coloring.color = color;
+  coloring.color_offsets.assign(static_cast<size_t>(ncolors) + 1, 0);
+  std::vector<ordinal_t> boundary_count(static_cast<size_t>(ncolors), 0);
+  for (ordinal_t i = 0; i < n; ++i) {
+    ++coloring.color_offsets[color[i] + 1];
+    boundary_count[color[i]] += boundary[i];
+  }
+  std::partial_sum(coloring.color_offsets.begin(), coloring.color_offsets.end(), coloring.color_offsets.begin());
+  std::vector<ordinal_t> next_boundary(coloring.color_offsets.begin(), coloring.color_offsets.end() - 1);
+  std::vector<ordinal_t> next_interior(next_boundary);
+  plan.setup.boundary_end.resize(static_cast<size_t>(ncolors));
+  for (ordinal_t c = 0; c < ncolors; ++c) {
+    next_interior[c] += boundary_count[c];
+    plan.setup.boundary_end[c] = next_interior[c];
+  }
+  std::vector<ordinal_t> new_to_old(static_cast<size_t>(n));
+  for (ordinal_t i = 0; i < n; ++i) new_to_old[boundary[i] ? next_boundary[color[i]]++ : next_interior[color[i]]++] = i;
+  coloring.perm = Permutation::from_new_to_old(std::move(new_to_old));
+  auto boundary_end = std::move(plan.setup.boundary_end);
+  collectively(comm, [&] {
+    plan.setup = mcpi::detail::make_setup_plan(s.nb, n, s.row_ptr, s.col_idx, base, {}, &coloring, ng);
+  });
+  plan.setup.boundary_end = std::move(boundary_end);
+
+  // 8. Per colour and neighbour: rows to send (by own index) and ghosts to receive (by the
+  // owner's index), which the owner sends in the same order.
+  std::vector<ordinal_t> ghost_color(static_cast<size_t>(ng));
+  {
+    std::map<std::pair<int, ordinal_t>, ordinal_t> slot_of;
+    for (size_t v = 0; v < ch.remote_id.size(); ++v)
+      slot_of[{ch.remote_rank[v], ch.remote_index[v]}] = static_cast<ordinal_t>(v);
+    for (ordinal_t j = 0; j < ng; ++j)
+      ghost_color[j] = remote_color[slot_of.at({ghost_owner[j].rank, ghost_owner[j].index})];
+  }
+  HaloLists& h = plan.halo;
+  for (int q = 0; q < size; ++q)
+    if (!requested[q].empty() || !requests[q].empty()) h.neighbours.push_back(q);
+  const size_t nn = h.neighbours.size();
+  std::vector<std::vector<ordinal_t>> send(ncolors * nn), recv(ncolors * nn);
+  for (size_t k = 0; k < nn; ++k) {
+    const int q = h.neighbours[k];
+    std::vector<ordinal_t> rows(requested[q].begin(), requested[q].end());
+    std::sort(rows.begin(), rows.end());
+    for (const ordinal_t i : rows) send[color[i] * nn + k].push_back(plan.setup.coloring.perm.old_to_new[i]);
+    std::vector<ordinal_t> ghosts;
+    for (ordinal_t j = 0; j < ng; ++j)
+      if (ghost_owner[j].rank == q) ghosts.push_back(j);
+    std::sort(ghosts.begin(), ghosts.end(),
+              [&](ordinal_t a, ordinal_t b) { return ghost_owner[a].index < ghost_owner[b].index; });
+    for (const ordinal_t j : ghosts) recv[ghost_color[j] * nn + k].push_back(j);
+  }
+  h.send_offsets.assign(1, 0);
+  h.recv_offsets.assign(1, 0);
+  for (size_t e = 0; e < send.size(); ++e) {
+    h.send_rows.insert(h.send_rows.end(), send[e].begin(), send[e].end());
+    h.recv_ghosts.insert(h.recv_ghosts.end(), recv[e].begin(), recv[e].end());
+    h.send_offsets.push_back(static_cast<offset_t>(h.send_rows.size()));
+    h.recv_offsets.push_back(static_cast<offset_t>(h.recv_ghosts.size()));
+  }
+  return plan;
+}
+
+}  // namespace ppsparse::dist

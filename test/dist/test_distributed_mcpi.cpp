@@ -1,0 +1,411 @@
+// The distributed MCPI (mcpi/distributed.hpp) on every rank of MPI_COMM_WORLD: the same dQ as
+// the one-rank solver in the same colouring after 1, 5 and 15 sweeps, a colouring that does
+// not depend on the partition, odd partitions, and bad input refused on every rank.
+#include <mpi.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <ppsparse/dist/partition.hpp>
+#include <ppsparse/gen/block_system.hpp>
+#include <ppsparse/gen/mesh_graph.hpp>
+#include <ppsparse/mcpi/distributed.hpp>
+#include <ppsparse/mesh/read.hpp>
+#include <ppsparse/mesh/vertex_graph.hpp>
+
+#include "test_util.hpp"
+
+namespace {
+
+using namespace ppsparse;
+using Exec = Kokkos::DefaultExecutionSpace;
+using DSolver = mcpi::Solver<Exec>;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+template <class T>
+Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged> view(const std::vector<T>& v) {
+  return Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
+}
+
+Graph graph_of(const BlockSystem<HostSpace>& s) {
+  Graph g;
+  g.n = s.n;
+  g.row_ptr.assign(s.O.ia.data(), s.O.ia.data() + s.n + 1);
+  g.adj.assign(s.O.ja.data(), s.O.ja.data() + s.O.ia(s.n));
+  return g;
+}
+
+/// Two graphs side by side, without an edge between them.
+Graph disjoint_union(const Graph& a, const Graph& b) {
+  Graph g = a;
+  g.n = a.n + b.n;
+  for (ordinal_t v = 0; v < b.n; ++v) {
+    for (offset_t k = b.row_ptr[v]; k < b.row_ptr[v + 1]; ++k) g.adj.push_back(b.adj[k] + a.n);
+    g.row_ptr.push_back(static_cast<offset_t>(g.adj.size()));
+  }
+  return g;
+}
+
+mcpi::DistributedPattern<HostSpace> pattern_of(const dist::LocalSystem& s) {
+  mcpi::DistributedPattern<HostSpace> p;
+  p.nb = s.nb;
+  p.n = s.n;
+  p.row_ptr = view(s.row_ptr);
+  p.col_idx = view(s.col_idx);
+  p.global_ids = view(s.global_ids);
+  p.ghost_ids = view(s.ghost_ids);
+  return p;
+}
+
+/// x[gid] from every rank's owned rows (nb entries each).
+std::vector<double> gather(const std::vector<dist::global_t>& ids, const std::vector<double>& x, int nb,
+                           ordinal_t n_global) {
+  std::vector<double> local(static_cast<size_t>(n_global) * nb, 0.0), all(local.size());
+  for (size_t i = 0; i < ids.size(); ++i)
+    for (int e = 0; e < nb; ++e) local[static_cast<size_t>(ids[i]) * nb + e] = x[i * nb + e];
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+std::vector<ordinal_t> gather_colors(const std::vector<dist::global_t>& ids, const std::vector<ordinal_t>& color,
+                                     ordinal_t n_global) {
+  std::vector<ordinal_t> local(static_cast<size_t>(n_global), 0), all(local.size());
+  for (size_t i = 0; i < ids.size(); ++i) local[static_cast<size_t>(ids[i])] = color[i] + 1;
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(all.size()), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (auto& c : all) c -= 1;  // -1: a row no rank owned
+  return all;
+}
+
+/// dQ after `sweeps` sweeps of the one-rank solver of `system` in the colouring `colors`.
+std::vector<double> one_rank_dq(const BlockSystem<HostSpace>& system, const std::vector<ordinal_t>& colors,
+                                int sweeps) {
+  mcpi::BlockPattern<HostSpace> p;
+  p.nb = system.nb;
+  p.n = system.n;
+  p.row_ptr = system.O.ia;
+  p.col_idx = system.O.ja;
+  mcpi::SetupOptions options;
+  options.colors = colors;
+  mcpi::Solver<Exec> solver(p, options);
+  Exec exec;
+  solver.update(exec, system.O.values, system.D);
+  Kokkos::View<double*, HostSpace> dq("dq", system.R.extent(0));
+  mcpi::Control control;
+  control.max_sweeps = sweeps;
+  control.check_interval = 0;
+  solver.apply(exec, system.R, dq, control);
+  return std::vector<double>(dq.data(), dq.data() + dq.extent(0));
+}
+
+enum class Split { blocks, metis, uneven, scattered };
+
+std::vector<int> partition(const Graph& g, Split split, int parts) {
+  std::vector<int> part(static_cast<size_t>(g.n), 0);
+  for (ordinal_t i = 0; i < g.n; ++i) {
+    switch (split) {
+      case Split::blocks:
+        part[i] = static_cast<int>(static_cast<long long>(i) * parts / g.n);
+        break;
+      case Split::uneven:  // rank 0 owns nothing, rank 1 a quarter of rank 2's share, ...
+        part[i] = parts == 1 ? 0 : 1 + static_cast<int>(static_cast<long long>(i) * i * (parts - 1) / g.n / g.n);
+        break;
+      case Split::scattered:
+        part[i] = static_cast<int>((static_cast<unsigned long long>(i) * 2654435761ull >> 7) % parts);
+        break;
+      case Split::metis:
+        break;
+    }
+  }
+  return split == Split::metis ? dist::partition_metis(g, parts) : part;
+}
+
+struct Outcome {
+  std::vector<double> dq;         // global, gathered
+  std::vector<ordinal_t> colors;  // global, gathered
+  long long bytes = 0;            // sent by this rank
+  bool has_ghosts = false;
+  std::string transport;
+};
+
+Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<int>& part, int sweeps,
+                        const mcpi::Control& base = {}) {
+  const auto share = dist::local_share(system, part, world_rank());
+  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(share));
+  Exec exec;
+  solver.update(exec, view(share.O), view(share.D));
+  std::vector<double> dq(share.R.size(), std::numeric_limits<double>::quiet_NaN());
+  mcpi::Control control = base;
+  control.max_sweeps = sweeps;
+  control.check_interval = 0;
+  const mcpi::Status st = solver.apply(
+      exec, view(share.R), Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(dq.data(), dq.size()), control);
+  EXPECT_EQ(st.sweeps, sweeps);
+  Outcome out;
+  out.dq = gather(share.global_ids, dq, system.nb, system.n);
+  out.colors = gather_colors(share.global_ids, solver.coloring().color, system.n);
+  out.bytes = solver.halo()->stats().bytes;
+  out.has_ghosts = !share.ghost_ids.empty();
+  out.transport = solver.halo()->transport();
+  return out;
+}
+
+double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0.0, scale = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!std::isfinite(a[i])) return std::numeric_limits<double>::infinity();
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff / scale;
+}
+
+void expect_same_as_one_rank(const BlockSystem<HostSpace>& system, const std::vector<int>& part, const char* what) {
+  for (const int sweeps : {1, 5, 15}) {
+    const Outcome d = run_distributed(system, part, sweeps);
+    const auto ref = one_rank_dq(system, d.colors, sweeps);
+    // The FP32 iterate, summed in another order where a row's ghosts sort differently.
+    EXPECT_LT(max_relative_difference(d.dq, ref), 2e-6)
+        << what << ", " << sweeps << " sweeps, rank " << world_rank() << " of " << world_size();
+    // The structure is symmetric: a rank with ghosts also sends.
+    EXPECT_EQ(d.bytes > 0, d.has_ghosts) << what << ": rank " << world_rank() << " sent " << d.bytes << " bytes";
+    EXPECT_EQ(d.transport, "host MPI");
+  }
+}
+
+TEST(DistributedMcpi, SameAsOneRankOnEveryPartition) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(7, 6, 5), 3, test::test_seed());
+  const Graph g = graph_of(system);
+  for (const Split s : {Split::blocks, Split::metis, Split::scattered})
+    expect_same_as_one_rank(system, partition(g, s, world_size()),
+                            s == Split::blocks  ? "blocks"
+                            : s == Split::metis ? "metis"
+                                                : "scattered");
+}
+
+TEST(DistributedMcpi, SameAsOneRankAtSeveralBlockSizes) {
+  for (const int nb : {1, 5, 7}) {
+    const auto system = gen::make_block_system(gen::mixed_mesh_graph(5, 5, 4, 11), nb, test::test_seed());
+    expect_same_as_one_rank(system, partition(graph_of(system), Split::metis, world_size()), "mixed mesh, metis");
+  }
+}
+
+TEST(DistributedMcpi, SameAsOneRankOnRealMeshes) {
+  const auto dir = test::shared_dir() / "meshes";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no ../shared/meshes";
+  for (const char* file : {"pipe.su2", "naca0012_hybrid_2d.su2", "brick_pyra.su2"}) {
+    const Graph g = mesh::vertex_graph(mesh::read((dir / file).string()));
+    const auto system = gen::make_block_system(g, 5, test::test_seed());
+    expect_same_as_one_rank(system, partition(g, Split::metis, world_size()), file);
+  }
+}
+
+TEST(DistributedMcpi, RankWithoutRowsAndUnevenShares) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 6, 6), 2, test::test_seed());
+  const auto part = partition(graph_of(system), Split::uneven, world_size());
+  if (world_size() > 1) ASSERT_EQ(std::count(part.begin(), part.end(), 0), 0);
+  expect_same_as_one_rank(system, part, "uneven");
+}
+
+TEST(DistributedMcpi, RankWithoutNeighbours) {
+  // The last rank owns a separate component: no ghosts, no messages.
+  const Graph a = gen::tet_mesh_graph(6, 5, 4), b = gen::tet_mesh_graph(3, 3, 3);
+  const Graph g = disjoint_union(a, b);
+  const auto system = gen::make_block_system(g, 4, test::test_seed());
+  std::vector<int> part(static_cast<size_t>(g.n), world_size() - 1);
+  if (world_size() > 1) {
+    const auto first = partition(a, Split::metis, world_size() - 1);
+    std::copy(first.begin(), first.end(), part.begin());
+  }
+  expect_same_as_one_rank(system, part, "isolated");
+  const auto share = dist::local_share(system, part, world_rank());
+  if (world_rank() == world_size() - 1) EXPECT_TRUE(share.ghost_ids.empty());
+}
+
+TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 5, 5), 1, test::test_seed());
+  const Graph g = graph_of(system);
+  // The whole structure on this rank alone.
+  const auto whole = dist::local_share(system, std::vector<int>(static_cast<size_t>(g.n), 0), 0);
+  dist::LocalStructure s;
+  s.nb = 1;
+  s.n = whole.n;
+  s.row_ptr = whole.row_ptr.data();
+  s.col_idx = whole.col_idx.data();
+  s.global_ids = whole.global_ids.data();
+  const auto alone = dist::make_distributed_plan(MPI_COMM_SELF, s);
+  for (const Split split : {Split::blocks, Split::scattered}) {
+    const Outcome d = run_distributed(system, partition(g, split, world_size()), 1);
+    EXPECT_EQ(d.colors, alone.setup.coloring.color);
+  }
+  // A valid distance-1 colouring of the whole graph.
+  for (ordinal_t v = 0; v < g.n; ++v)
+    for (offset_t k = g.row_ptr[v]; k < g.row_ptr[v + 1]; ++k)
+      ASSERT_NE(alone.setup.coloring.color[v], alone.setup.coloring.color[g.adj[k]]);
+}
+
+TEST(DistributedMcpi, StoppingCriteriaAgreeOnEveryRank) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 6, 5), 5, test::test_seed());
+  const auto share = dist::local_share(system, partition(graph_of(system), Split::metis, world_size()), world_rank());
+  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(share));
+  Exec exec;
+  solver.update(exec, view(share.O), view(share.D));
+  Kokkos::View<double*, HostSpace> dq("dq", share.R.size());
+  mcpi::Control control;
+  control.max_sweeps = 200;
+  control.rtol = 1e-5;
+  control.check_interval = 3;
+  const mcpi::Status st = solver.apply(exec, view(share.R), dq, control);
+  EXPECT_EQ(st.reason, mcpi::StopReason::converged);
+  EXPECT_LE(st.final_residual, 1e-5 * st.initial_residual);
+  // ||R|| over all ranks is the initial residual.
+  double rr = 0.0;
+  for (const double r : share.R) rr += r * r;
+  double all = 0.0;
+  MPI_Allreduce(&rr, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_NEAR(st.initial_residual, std::sqrt(all), 1e-12 * std::sqrt(all));
+  // Every rank took the same decisions.
+  int sweeps[2] = {-st.sweeps, st.sweeps};
+  MPI_Allreduce(MPI_IN_PLACE, sweeps, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(-sweeps[0], sweeps[1]);
+  // The true residual of the gathered dQ, on one rank's solver, is the status's.
+  const auto x =
+      gather(share.global_ids, std::vector<double>(dq.data(), dq.data() + dq.extent(0)), system.nb, system.n);
+  std::vector<double> y(x.size());
+  mcpi::BlockPattern<HostSpace> p{system.nb, system.n, system.O.ia, system.O.ja};
+  mcpi::Solver<Exec> one(p);
+  one.update(exec, system.O.values, system.D);
+  one.multiply(exec, view(x), Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(y.data(), y.size()));
+  double res = 0.0;
+  for (size_t q = 0; q < y.size(); ++q) res += (system.R(q) - y[q]) * (system.R(q) - y[q]);
+  EXPECT_NEAR(st.final_residual, std::sqrt(res), 1e-6 * st.initial_residual);
+}
+
+// ---- bad input: every rank throws, naming the failing rank ----
+
+dist::LocalSystem share_for_errors(int nb = 2) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(5, 5, 4), nb, test::test_seed());
+  return dist::local_share(system, partition(graph_of(system), Split::blocks, world_size()), world_rank());
+}
+
+TEST(DistributedMcpiErrors, MismatchedGhostId) {
+  const int bad = world_size() - 1;
+  auto s = share_for_errors();
+  // The last rank's extra ghost: where it is and the id it names, known to every rank.
+  long long at[2] = {static_cast<long long>(s.ghost_ids.size()), s.global_ids.front()};
+  MPI_Bcast(at, 2, MPI_LONG_LONG, bad, MPI_COMM_WORLD);
+  if (world_rank() == bad) s.ghost_ids.push_back(s.global_ids.front());  // a row it owns
+  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
+                                "rank " + std::to_string(bad) + ": mcpi distributed setup: ghost_ids[" +
+                                    std::to_string(at[0]) + "] = " + std::to_string(at[1]) +
+                                    " is a row this rank owns");
+  auto t = share_for_errors();
+  if (world_rank() == bad) t.ghost_ids.push_back(100000);
+  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(t)), InvalidArgument,
+                                "rank " + std::to_string(bad) + ": mcpi distributed setup: ghost_ids[" +
+                                    std::to_string(at[0]) + "] = 100000 is outside 0..99");
+}
+
+TEST(DistributedMcpiErrors, PartitionThatDoesNotCoverEveryRow) {
+  auto s = share_for_errors();
+  const int bad = world_size() - 1;
+  if (world_size() == 1) {
+    s.global_ids.back() = s.global_ids.front();
+    PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
+                                  "rank 0: mcpi distributed setup: owned rows 0 and ");
+    return;
+  }
+  // The last rank claims rank 0's first row instead of its own last one: that one is then
+  // owned by no rank, rank 0's by two.
+  dist::global_t first_of_rank0 = s.global_ids.empty() ? 0 : s.global_ids.front();
+  MPI_Bcast(&first_of_rank0, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (world_rank() == bad) s.global_ids.back() = first_of_rank0;
+  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
+                                "mcpi distributed setup: the partition ");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
+      "global id " + std::to_string(first_of_rank0) + " is owned by ranks 0 and " + std::to_string(bad));
+}
+
+TEST(DistributedMcpiErrors, InconsistentColourings) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(5, 5, 4), 2, test::test_seed());
+  const auto part = partition(graph_of(system), Split::blocks, world_size());
+  const auto s = dist::local_share(system, part, world_rank());
+  const Outcome good = run_distributed(system, part, 1);
+  mcpi::DistributedOptions options;
+  for (const auto id : s.global_ids) options.colors.push_back(good.colors[id]);
+  // Valid colours are taken as they are.
+  EXPECT_NO_THROW(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s), options));
+  // The last rank gives its first row with a ghost the colour of that ghost (another rank's row).
+  const int bad = world_size() - 1;
+  if (world_size() > 1 && world_rank() == bad) {
+    for (ordinal_t i = 0; i < s.n; ++i) {
+      const auto ghost = std::find_if(s.col_idx.begin() + s.row_ptr[i], s.col_idx.begin() + s.row_ptr[i + 1],
+                                      [&](ordinal_t c) { return c >= s.n; });
+      if (ghost == s.col_idx.begin() + s.row_ptr[i + 1]) continue;
+      options.colors[i] = good.colors[s.ghost_ids[*ghost - s.n]];
+      break;
+    }
+  } else if (world_size() == 1) {
+    options.colors.assign(options.colors.size(), 0);
+  }
+  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s), options),
+                                InvalidArgument, "mcpi distributed setup: inconsistent colouring: coupled rows ");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s), options), InvalidArgument,
+      world_size() > 1 ? " (on rank " + std::to_string(bad) + ") share colour " : " (on this rank) share colour 0");
+}
+
+TEST(DistributedMcpiErrors, BlockSizesThatDiffer) {
+  auto s = share_for_errors();
+  if (world_rank() == world_size() - 1) s.nb = 3;
+  const std::string expect = world_size() > 1 ? "the ranks' block sizes differ (nb from 2 to 3)" : "";
+  if (world_size() > 1)
+    PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
+                                  expect);
+}
+
+TEST(DistributedMcpiErrors, NumericalErrorsOnOneRankStopEveryRank) {
+  const int bad = world_size() - 1;
+  auto s = share_for_errors(3);
+  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s));
+  Exec exec;
+  // A singular diagonal block on the last rank.
+  auto d = s.D;
+  if (world_rank() == bad && s.n > 0) std::fill(d.begin(), d.begin() + 9, 0.0);
+  PPSPARSE_EXPECT_THROW_MESSAGE(solver.update(exec, view(s.O), view(d)), NumericalError,
+                                "rank " + std::to_string(bad) + ": diagonal block 0: zero or tiny pivot at row 0");
+  solver.update(exec, view(s.O), view(s.D));
+  // NaN in R on the last rank.
+  auto r = s.R;
+  if (world_rank() == bad && s.n > 0) r[1] = std::numeric_limits<double>::quiet_NaN();
+  Kokkos::View<double*, HostSpace> dq("dq", r.size());
+  mcpi::Control control;
+  control.rtol = 1e-6;
+  PPSPARSE_EXPECT_THROW_MESSAGE(solver.apply(exec, view(r), dq, control), NumericalError,
+                                "rank " + std::to_string(bad) + ": mcpi: R holds a NaN or Inf in block row 0");
+  // A wrong size on one rank.
+  auto shorter = s.R;
+  if (world_rank() == bad) shorter.pop_back();
+  PPSPARSE_EXPECT_THROW_MESSAGE(solver.apply(exec, view(shorter), dq, control), InvalidArgument,
+                                "rank " + std::to_string(bad) + ": mcpi apply: R has ");
+  // The solver still works on every rank.
+  const mcpi::Status st = solver.apply(exec, view(s.R), dq, control);
+  EXPECT_TRUE(st.converged());
+}
+
+}  // namespace
