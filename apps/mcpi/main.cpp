@@ -14,6 +14,13 @@
 
 #include <ppsparse/io/matrix_market.hpp>
 
+#if defined(PPSPARSE_MCPI_MPI)
+#include <mpi.h>
+
+#include <ppsparse/dist/collective.hpp>
+
+#include "distributed_mode.hpp"
+#endif
 #include "mpk_mode.hpp"
 #include "steps_mode.hpp"
 #include "options.hpp"
@@ -160,6 +167,39 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
+#if defined(PPSPARSE_MCPI_MPI)
+  MPI_Init(&argc, &argv);
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Under mpirun, the distributed solver; every error is agreed by all ranks, printed once.
+  if (ranks > 1) {
+    int status = 0;
+    {
+      Kokkos::ScopeGuard kokkos(argc, argv);
+      try {
+        mcpi_app::Options opt;
+        ppsparse::dist::collectively(MPI_COMM_WORLD, [&] {
+          opt = mcpi_app::parse_options(argc, argv);
+          if (opt.mpk > 0 || opt.steps > 0)
+            throw ppsparse::InvalidArgument("mcpi: --mpk and --steps run on one rank (not under mpirun -np > 1)");
+        });
+        status = mcpi_app::run_distributed_mode(opt, MPI_COMM_WORLD);
+      } catch (const ppsparse::Error& e) {  // agreed: thrown on every rank
+        if (rank == 0) std::fprintf(stderr, "mcpi: error: %s\n", e.what());
+        status = 2;
+      } catch (const std::exception& e) {  // this rank's alone: the others would wait for it
+        std::fprintf(stderr, "mcpi: error on rank %d: %s\n", rank, e.what());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+    }
+    MPI_Finalize();
+    return status;
+  }
+  struct Finalize {
+    ~Finalize() { MPI_Finalize(); }
+  } finalize_mpi;
+#endif
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
     const auto opt = mcpi_app::parse_options(argc, argv);

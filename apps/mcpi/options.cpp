@@ -90,6 +90,16 @@ options:
   --verify / --no-verify compare dQ with the FP64 host reference (default: on when the
                          problem has at most 2e7 block entries)
   --json FILE            also write the results as JSON
+
+under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
+  rank 0 builds the problem, partitions it with METIS and sends each rank its rows; every
+  rank runs --sweeps sweeps of the distributed solver (the first --variant, default auto).
+  Prints per rank the owned rows, ghost fraction, bytes sent and the share of time waiting on
+  messages, then the totals and the residual; --verify compares with the one-rank solver
+  (same colouring) on rank 0
+  --transport NAME       automatic (GPU-aware MPI where the library is, else staged),
+                         staged (through pinned host memory) or mpi_device
+  --per-colour           each colour's rows, bytes exchanged and wait
   --help                 this text
 
 testing:
@@ -188,6 +198,12 @@ Options parse_options(int argc, const char* const* argv) {
     } else if (a == "--small-colour" || a == "--row-slots" || a == "--wide-split" || a == "--wide-prefetch" ||
                a == "--dependent-launch") {
       tuning_args.emplace_back(a, value());
+    } else if (a == "--transport") {
+      o.transport = value();
+      if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device")
+        throw InvalidArgument("mcpi: --transport expects automatic, staged or mpi_device, got '" + o.transport + "'");
+    } else if (a == "--per-colour") {
+      o.per_colour = true;
     } else if (a == "--verify") {
       o.verify = 1;
     } else if (a == "--no-verify") {

@@ -32,6 +32,10 @@ struct Options {
   int check_interval = 5;       // --check-interval K: residual check every K sweeps
   bool fgmres = false;          // --fgmres: the steps solve by FGMRES + MCPI (--sweeps per preconditioner)
   int verify = -1;              // -1 auto (small problems), 0 off, 1 on
+  // Under mpirun (more than one rank): how messages travel (automatic, staged, mpi_device)
+  // and whether to print each colour's rows, bytes and wait.
+  std::string transport = "automatic";
+  bool per_colour = false;
   // --test-perturb-reference E: for the test suite only. One entry of the reference that
   // --verify (and --mpk's check) compares with is moved by E times its magnitude, so that a
   // test can show that a wrong result makes mcpi fail. 0: off.

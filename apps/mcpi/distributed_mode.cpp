@@ -1,0 +1,281 @@
+#include "distributed_mode.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include <ppsparse/dist/partition.hpp>
+#include <ppsparse/mcpi/distributed.hpp>
+#include <ppsparse/mcpi/reference.hpp>
+#include <ppsparse/util/copy_bandwidth.hpp>
+
+#include "problem.hpp"
+
+namespace mcpi_app {
+
+namespace {
+
+using namespace ppsparse;
+using Exec = DefaultExecSpace;
+
+// Vectors larger than one MPI message (2^31 - 1 elements) travel in pieces.
+constexpr size_t kPiece = size_t(1) << 28;
+
+template <class T>
+void send_vector(const std::vector<T>& v, int to, MPI_Comm comm) {
+  unsigned long long size = v.size();
+  MPI_Send(&size, 1, MPI_UNSIGNED_LONG_LONG, to, 1, comm);
+  for (size_t b = 0; b < v.size(); b += kPiece)
+    MPI_Send(v.data() + b, static_cast<int>(std::min(kPiece, v.size() - b) * sizeof(T)), MPI_BYTE, to, 1, comm);
+}
+template <class T>
+void recv_vector(std::vector<T>& v, int from, MPI_Comm comm) {
+  unsigned long long size = 0;
+  MPI_Recv(&size, 1, MPI_UNSIGNED_LONG_LONG, from, 1, comm, MPI_STATUS_IGNORE);
+  v.resize(size);
+  for (size_t b = 0; b < v.size(); b += kPiece)
+    MPI_Recv(v.data() + b, static_cast<int>(std::min(kPiece, v.size() - b) * sizeof(T)), MPI_BYTE, from, 1, comm,
+             MPI_STATUS_IGNORE);
+}
+
+void send_share(const dist::LocalSystem& s, int to, MPI_Comm comm) {
+  int head[2] = {s.nb, s.n};
+  MPI_Send(head, 2, MPI_INT, to, 1, comm);
+  send_vector(s.row_ptr, to, comm);
+  send_vector(s.col_idx, to, comm);
+  send_vector(s.global_ids, to, comm);
+  send_vector(s.ghost_ids, to, comm);
+  send_vector(s.O, to, comm);
+  send_vector(s.D, to, comm);
+  send_vector(s.R, to, comm);
+}
+dist::LocalSystem recv_share(MPI_Comm comm) {
+  dist::LocalSystem s;
+  int head[2] = {0, 0};
+  MPI_Recv(head, 2, MPI_INT, 0, 1, comm, MPI_STATUS_IGNORE);
+  s.nb = head[0];
+  s.n = head[1];
+  recv_vector(s.row_ptr, 0, comm);
+  recv_vector(s.col_idx, 0, comm);
+  recv_vector(s.global_ids, 0, comm);
+  recv_vector(s.ghost_ids, 0, comm);
+  recv_vector(s.O, 0, comm);
+  recv_vector(s.D, 0, comm);
+  recv_vector(s.R, 0, comm);
+  return s;
+}
+
+template <class T>
+Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged> view(const std::vector<T>& v) {
+  return Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
+}
+
+dist::Transport parse_transport(const std::string& t) {
+  if (t == "staged") return dist::Transport::staged;
+  if (t == "mpi_device") return dist::Transport::mpi_device;
+  return dist::Transport::automatic;
+}
+
+}  // namespace
+
+int run_distributed_mode(const Options& opt, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto progress = [&](const std::string& s) {
+    if (rank != 0) return;
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("[setup %7.1fs] %s\n", t, s.c_str());
+    std::fflush(stdout);
+  };
+
+  // Rank 0 builds, partitions and distributes the system.
+  Problem problem;
+  std::vector<int> part;
+  dist::collectively(comm, [&] {
+    if (rank != 0) return;
+    problem = build_problem(opt, compat::is_gpu_space<Exec>(), progress);
+    progress("partitioning " + std::to_string(problem.system.n) + " block rows into " + std::to_string(size) +
+             " parts (METIS k-way)");
+    Graph g;
+    g.n = problem.system.n;
+    g.row_ptr.assign(problem.system.O.ia.data(), problem.system.O.ia.data() + g.n + 1);
+    g.adj.assign(problem.system.O.ja.data(), problem.system.O.ja.data() + g.row_ptr.back());
+    part = dist::partition_metis(g, size);
+  });
+  dist::LocalSystem share;
+  if (rank == 0) {
+    progress("sending each rank its rows and ghosts");
+    for (int q = 1; q < size; ++q) send_share(dist::local_share(problem.system, part, q), q, comm);
+    share = dist::local_share(problem.system, part, 0);
+  } else {
+    share = recv_share(comm);
+  }
+
+  mcpi::DistributedPattern<HostSpace> pattern;
+  pattern.nb = share.nb;
+  pattern.n = share.n;
+  pattern.row_ptr = view(share.row_ptr);
+  pattern.col_idx = view(share.col_idx);
+  pattern.global_ids = view(share.global_ids);
+  pattern.ghost_ids = view(share.ghost_ids);
+  mcpi::DistributedOptions dopt;
+  dopt.transport = parse_transport(opt.transport);
+  dopt.progress = progress;
+  auto solver = mcpi::make_distributed_solver<Exec>(comm, pattern, dopt);
+  Exec exec;
+  progress("copying values and factoring D on every rank");
+  solver.update(exec, view(share.O), view(share.D));
+  // R becomes the stored right-hand side through one apply of no sweep.
+  {
+    Kokkos::View<double*, HostSpace> dq("dq", share.R.size());
+    mcpi::Control c;
+    c.max_sweeps = 0;
+    c.final_residual = false;
+    c.check_interval = 0;
+    solver.apply(exec, view(share.R), dq, c);
+  }
+  const auto* halo = solver.halo();
+  const mcpi::Variant variant = opt.variants.empty() ? mcpi::Variant::automatic() : opt.variants.front();
+
+  // The device's copy bandwidth, measured on rank 0 while the others wait (ranks may share a GPU).
+  CopyBandwidth copy{};
+  if (rank == 0) copy = measure_copy_bandwidth<Exec>();
+  MPI_Bcast(&copy.gbs, 1, MPI_DOUBLE, 0, comm);
+
+  progress("running " + std::to_string(opt.sweeps) + " sweeps");
+  mcpi::Options run;
+  run.sweeps = 1;
+  run.variant = variant;
+  run.backend_kernels = !opt.portable;
+  run.tuning = opt.tuning;
+  solver.solve(run);  // warm-up
+  solver.halo()->reset_stats();
+  run.sweeps = opt.sweeps;
+  const mcpi::Result res = solver.solve(run);
+  const mcpi::HaloStats stats = halo->stats();
+  const double residual = solver.residual_norm();
+  double rr = 0.0;
+  for (const double r : share.R) rr += r * r;
+  MPI_Allreduce(MPI_IN_PLACE, &rr, 1, MPI_DOUBLE, MPI_SUM, comm);
+
+  // Per rank, gathered on rank 0.
+  const double median = res.median_sweep_seconds();
+  struct RankLine {
+    double owned, ghosts, bytes_per_sweep, wait_share, median_ms;
+  } mine{static_cast<double>(share.n), static_cast<double>(share.ghost_ids.size()),
+         static_cast<double>(stats.bytes) / std::max(1, opt.sweeps),
+         res.seconds > 0 ? stats.wait_seconds / res.seconds : 0.0, median * 1e3};
+  std::vector<RankLine> lines(static_cast<size_t>(size));
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, lines.data(), sizeof mine, MPI_BYTE, 0, comm);
+  const ordinal_t ncolors = solver.coloring().ncolors;
+  std::vector<double> colour_wait(stats.color_wait), colour_bytes(stats.color_bytes.begin(), stats.color_bytes.end());
+  std::vector<long long> colour_rows(static_cast<size_t>(ncolors));
+  for (ordinal_t c = 0; c < ncolors; ++c)
+    colour_rows[c] = solver.coloring().color_offsets[c + 1] - solver.coloring().color_offsets[c];
+  MPI_Allreduce(MPI_IN_PLACE, colour_wait.data(), ncolors, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, colour_bytes.data(), ncolors, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, colour_rows.data(), ncolors, MPI_LONG_LONG, MPI_SUM, comm);
+
+  // --verify: the one-rank solver in the same colouring, on rank 0.
+  const bool verify = opt.verify == 1;
+  std::vector<double> dq_all;
+  std::vector<ordinal_t> colours_all;
+  {
+    std::vector<double> dq_local(res.dq);
+    std::vector<long long> ids(share.global_ids.begin(), share.global_ids.end());
+    std::vector<ordinal_t> colours(solver.coloring().color);
+    if (verify && rank == 0) {
+      dq_all.assign(static_cast<size_t>(problem.system.n) * share.nb, 0.0);
+      colours_all.assign(static_cast<size_t>(problem.system.n), 0);
+    }
+    for (int q = 0; q < size && verify; ++q) {
+      if (q != 0 && rank == q) {
+        send_vector(ids, 0, comm);
+        send_vector(dq_local, 0, comm);
+        send_vector(colours, 0, comm);
+      } else if (rank == 0) {
+        if (q != 0) {
+          recv_vector(ids, q, comm);
+          recv_vector(dq_local, q, comm);
+          recv_vector(colours, q, comm);
+        }
+        for (size_t i = 0; i < ids.size(); ++i) {
+          colours_all[ids[i]] = colours[i];
+          for (int e = 0; e < share.nb; ++e) dq_all[ids[i] * share.nb + e] = dq_local[i * share.nb + e];
+        }
+      }
+    }
+  }
+  int failed = 0;
+  double verify_error = -1.0;
+  if (verify && rank == 0) {
+    progress("verifying against the one-rank solver in the same colouring");
+    mcpi::BlockPattern<HostSpace> p{problem.system.nb, problem.system.n, problem.system.O.ia, problem.system.O.ja};
+    mcpi::SetupOptions so;
+    so.colors = colours_all;
+    mcpi::Solver<Exec> one(p, so);
+    one.update(exec, problem.system.O.values, problem.system.D);
+    Kokkos::View<double*, HostSpace> dq("dq", problem.system.R.extent(0));
+    mcpi::Control c;
+    c.max_sweeps = opt.sweeps;
+    c.check_interval = 0;
+    c.variant = variant;
+    one.apply(exec, problem.system.R, dq, c);
+    verify_error =
+        mcpi::max_block_row_error(dq_all, std::vector<double>(dq.data(), dq.data() + dq.extent(0)), problem.system.nb);
+    failed = !(verify_error < mcpi::kBlockRowTolerance);
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+
+  if (rank == 0) {
+    double bytes = 0, owned = 0, ghosts = 0, slowest = 0, wait_max = 0, wait_sum = 0;
+    std::printf("\nproblem   %s\n", problem.description.c_str());
+    std::printf("ranks     %d (%s, transport: %s), colours %d, kernel %s\n", size, Exec::name(),
+                halo->transport().c_str(), ncolors, res.kernel.c_str());
+    std::printf("\n%6s %12s %10s %8s %14s %8s %10s\n", "rank", "owned rows", "ghosts", "ghost %", "bytes/sweep",
+                "wait %", "ms/sweep");
+    for (int q = 0; q < size; ++q) {
+      const RankLine& l = lines[q];
+      std::printf("%6d %12.0f %10.0f %8.2f %14.0f %8.1f %10.3f\n", q, l.owned, l.ghosts,
+                  l.owned > 0 ? 100.0 * l.ghosts / l.owned : 0.0, l.bytes_per_sweep, 100.0 * l.wait_share, l.median_ms);
+      bytes += l.bytes_per_sweep;
+      owned += l.owned;
+      ghosts += l.ghosts;
+      slowest = std::max(slowest, l.median_ms);
+      wait_max = std::max(wait_max, l.wait_share);
+      wait_sum += l.wait_share;
+    }
+    const mcpi::SweepTraffic whole = mcpi::sweep_traffic(problem.system.n, problem.system.nb, problem.system.O.nnzb());
+    std::printf(
+        "\noverall   %.0f block rows, %.2f %% ghosts; %.3f MB exchanged per sweep; %.3f ms per sweep (slowest "
+        "rank's median of %d); waiting on messages %.1f %% (mean over ranks), %.1f %% (most)\n",
+        owned, 100.0 * ghosts / std::max(1.0, owned), bytes * 1e-6, slowest, opt.sweeps, 100.0 * wait_sum / size,
+        100.0 * wait_max);
+    std::printf(
+        "bytes     %.1f MB per sweep over all ranks (minimum-traffic model); %.1f GB/s, %.1f %% of the copy "
+        "bandwidth %.1f GB/s (rank 0, device-to-device)\n",
+        whole.total() * 1e-6, whole.total() / (slowest * 1e-3) * 1e-9,
+        100.0 * whole.total() / (slowest * 1e-3) * 1e-9 / copy.gbs, copy.gbs);
+    std::printf("residual  ||R - A dQ|| / ||R|| = %.3e after %d sweeps\n", residual / std::sqrt(rr), opt.sweeps);
+    if (opt.per_colour) {
+      std::printf("\n%7s %12s %14s %12s\n", "colour", "rows", "bytes/sweep", "wait ms");
+      for (ordinal_t c = 0; c < ncolors; ++c)
+        std::printf("%7d %12lld %14.0f %12.4f\n", c, colour_rows[c], colour_bytes[c] / std::max(1, opt.sweeps),
+                    1e3 * colour_wait[c] / std::max(1, opt.sweeps));
+      std::printf("(wait: the most any rank waited for the colour's messages, per sweep)\n");
+    }
+    if (verify)
+      std::printf("verify    largest block-row difference from the one-rank solver in the same colouring: %.1e (%s)\n",
+                  verify_error, failed ? "FAILED" : "< 1e-4, passed");
+    std::fflush(stdout);
+  }
+  if (failed && rank == 0) std::fprintf(stderr, "mcpi: FAILED: the distributed dQ differs from the one-rank dQ\n");
+  return failed ? 1 : 0;
+}
+
+}  // namespace mcpi_app
