@@ -76,6 +76,7 @@ Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged> view(const std::vecto
 dist::Transport parse_transport(const std::string& t) {
   if (t == "staged") return dist::Transport::staged;
   if (t == "mpi_device") return dist::Transport::mpi_device;
+  if (t == "nccl") return dist::Transport::nccl;
   return dist::Transport::automatic;
 }
 

@@ -172,8 +172,11 @@ int main(int argc, char** argv) {
   int ranks = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  // Under mpirun, the distributed solver; every error is agreed by all ranks, printed once.
-  if (ranks > 1) {
+  // Under mpirun (or with --distributed), the distributed solver; every error is agreed by all
+  // ranks, printed once.
+  bool distributed = ranks > 1;
+  for (int i = 1; i < argc; ++i) distributed = distributed || std::string(argv[i]) == "--distributed";
+  if (distributed) {
     int status = 0;
     {
       Kokkos::ScopeGuard kokkos(argc, argv);

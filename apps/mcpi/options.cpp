@@ -97,9 +97,12 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
   Prints per rank the owned rows, ghost fraction, bytes sent and the share of time waiting on
   messages, then the totals and the residual; --verify compares with the one-rank solver
   (same colouring) on rank 0
-  --transport NAME       automatic (GPU-aware MPI where the library is, else staged),
-                         staged (through pinned host memory) or mpi_device
+  --transport NAME       automatic (GPU-aware MPI where the library is, else NCCL where
+                         each rank has its own GPU, else staged), staged (through pinned
+                         host memory), mpi_device or nccl
   --per-colour           each colour's rows, bytes exchanged and wait
+  --distributed          the distributed mode on one rank too (the one-GPU baseline of a
+                         scaling run)
   --help                 this text
 
 testing:
@@ -200,10 +203,16 @@ Options parse_options(int argc, const char* const* argv) {
       tuning_args.emplace_back(a, value());
     } else if (a == "--transport") {
       o.transport = value();
-      if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device")
-        throw InvalidArgument("mcpi: --transport expects automatic, staged or mpi_device, got '" + o.transport + "'");
+      if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device" && o.transport != "nccl")
+        throw InvalidArgument("mcpi: --transport expects automatic, staged, mpi_device or nccl, got '" + o.transport +
+                              "'");
     } else if (a == "--per-colour") {
       o.per_colour = true;
+    } else if (a == "--distributed") {
+#if !defined(PPSPARSE_MCPI_MPI)
+      throw InvalidArgument("mcpi: --distributed needs mcpi built with PPSPARSE_ENABLE_MPI");
+#endif
+      o.distributed = true;
     } else if (a == "--verify") {
       o.verify = 1;
     } else if (a == "--no-verify") {

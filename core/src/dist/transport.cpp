@@ -17,6 +17,8 @@ std::string name(Transport t) {
       return "staged";
     case Transport::mpi_device:
       return "mpi_device";
+    case Transport::nccl:
+      return "nccl";
   }
   return "?";
 }

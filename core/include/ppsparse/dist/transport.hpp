@@ -7,12 +7,13 @@ namespace ppsparse::dist {
 
 /// The exchange's transport.
 enum class Transport {
-  automatic,   ///< GPU-aware MPI where the MPI library is, otherwise staged (host MPI on CPUs)
+  automatic,   ///< GPU-aware MPI where the library is, else NCCL where usable, else staged
   staged,      ///< through pinned host buffers: works everywhere
   mpi_device,  ///< device buffers handed to a GPU-aware MPI
+  nccl,        ///< NCCL point-to-point on the solver's stream (one rank per GPU)
 };
 
-/// "automatic", "staged", "mpi_device".
+/// "automatic", "staged", "mpi_device", "nccl".
 std::string name(Transport t);
 
 /// Whether the MPI library takes device pointers of this build's GPU backend (Open MPI's

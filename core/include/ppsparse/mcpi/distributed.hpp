@@ -22,7 +22,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <ppsparse/backend/instance_order.hpp>
 #include <ppsparse/dist/collective.hpp>
+#include <ppsparse/dist/device_messenger.hpp>
 #include <ppsparse/dist/plan.hpp>
 #include <ppsparse/dist/transport.hpp>
 #include <ppsparse/kokkos_compat.hpp>
@@ -58,10 +60,39 @@ struct DistributedOptions {
   std::function<void(const std::string&)> progress;
 };
 
-/// The MPI exchange of a distributed solver (mcpi/halo.hpp's Halo): per colour, the boundary
-/// rows' dQ packed on the device into one buffer, one message per neighbour, the ghosts
-/// unpacked from one receive buffer; staged through pinned host memory unless the MPI library
-/// takes device pointers.
+namespace impl {
+
+/// buf = the nb entries of dq at rows[s0 .. s1) (a free function: a CUDA extended lambda may
+/// not sit in a private member).
+template <class ExecSpace, class Rows, class Dq, class Buf>
+void halo_pack(const ExecSpace& exec, const Rows& rows, offset_t s0, offset_t s1, int nb, const Dq& dq,
+               const Buf& buf) {
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::halo_pack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((s1 - s0) * nb)),
+      KOKKOS_LAMBDA(const size_t q) {
+        buf(q) = dq(static_cast<size_t>(rows(static_cast<size_t>(s0) + q / nb)) * nb + q % nb);
+      });
+}
+
+/// The ghosts ghosts[r0 .. r1) of dq (after the n owned rows) = buf.
+template <class ExecSpace, class Ghosts, class Buf, class Dq>
+void halo_unpack(const ExecSpace& exec, const Ghosts& ghosts, offset_t r0, offset_t r1, int nb, ordinal_t n,
+                 const Buf& buf, const Dq& dq) {
+  const size_t first_ghost = static_cast<size_t>(n);
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::halo_unpack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((r1 - r0) * nb)),
+      KOKKOS_LAMBDA(const size_t q) {
+        dq((first_ghost + static_cast<size_t>(ghosts(static_cast<size_t>(r0) + q / nb))) * nb + q % nb) = buf(q);
+      });
+}
+
+}  // namespace impl
+
+/// The exchange of a distributed solver (mcpi/halo.hpp's Halo): per colour, the boundary rows'
+/// dQ packed on the device into one buffer, one message per neighbour, the ghosts unpacked from
+/// one receive buffer. The messages travel by MPI (host memory on CPUs; on GPUs device
+/// pointers where the MPI library is GPU-aware, else staged through pinned host memory) or by
+/// NCCL on the solver's stream (dist/device_messenger.hpp); reductions and errors by MPI.
 template <class ExecSpace, class XScalar>
 class MpiHalo final : public Halo<ExecSpace, XScalar> {
  public:
@@ -75,16 +106,25 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    const bool aware = dist::mpi_is_device_aware();
     if (host_memory) {
       transport_ = "host MPI";
-      direct_ = true;
-    } else if (transport == Transport::mpi_device ||
-               (transport == Transport::automatic && dist::mpi_is_device_aware())) {
-      if (!dist::mpi_is_device_aware())
+    } else if (transport == Transport::mpi_device || (transport == Transport::automatic && aware)) {
+      if (!aware)
         throw InvalidArgument(
             "mcpi distributed: transport mpi_device asked for, but this MPI library is not GPU-aware");
       transport_ = "GPU-aware MPI";
-      direct_ = true;
+    } else if (transport == Transport::nccl || transport == Transport::automatic) {
+      std::string why_not;
+      messenger_ = dist::make_device_messenger(exec, comm_, why_not);
+      if (messenger_) {
+        transport_ = messenger_->name();
+      } else if (transport == Transport::nccl) {
+        throw InvalidArgument("mcpi distributed: transport nccl asked for, but " + why_not);
+      } else {
+        transport_ = "staged through host memory (MPI is not GPU-aware; no NCCL: " + why_not + ")";
+        direct_ = false;
+      }
     } else {
       transport_ = "staged through host memory";
       direct_ = false;
@@ -119,29 +159,39 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   ordinal_t boundary_end(ordinal_t c) const override { return boundary_end_[c]; }
   const ExecSpace& interior() const override { return interior_; }
 
+  bool active(ordinal_t c) const override {
+    const size_t nn = lists_.neighbours.size();
+    return lists_.send_offsets[(c + 1) * nn] > lists_.send_offsets[c * nn] ||
+           lists_.recv_offsets[(c + 1) * nn] > lists_.recv_offsets[c * nn];
+  }
+
   void start(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {
-    // Everything before on exec (the boundary rows, the last colour's ghosts) is complete
-    // before the interior instance starts or a message leaves.
+    if (messenger_) {
+      start_device(exec, c, dq);
+      return;
+    }
     const size_t nn = lists_.neighbours.size();
     const offset_t s0 = lists_.send_offsets[c * nn], s1 = lists_.send_offsets[(c + 1) * nn];
-    const offset_t r0 = lists_.recv_offsets[c * nn], r1 = lists_.recv_offsets[(c + 1) * nn];
-    requests_.clear();
-    const int tag = static_cast<int>(c % 30000);
-    for (size_t k = 0; k < nn && r1 > r0; ++k) {
-      const offset_t b = lists_.recv_offsets[c * nn + k] - r0, e = lists_.recv_offsets[c * nn + k + 1] - r0;
-      if (b == e) continue;
-      requests_.emplace_back();
-      MPI_Irecv(recv_pointer() + b * nb_, static_cast<int>((e - b) * nb_), mpi_type(), lists_.neighbours[k], tag, comm_,
-                &requests_.back());
-    }
+    const offset_t r0 = lists_.recv_offsets[c * nn];
     if (s1 > s0) {
       pack(exec, s0, s1, dq);
       if (!direct_)
         Kokkos::deep_copy(exec, Kokkos::subview(send_host_, std::make_pair(size_t(0), size_t((s1 - s0) * nb_))),
                           Kokkos::subview(send_buf_, std::make_pair(size_t(0), size_t((s1 - s0) * nb_))));
     }
+    // MPI reads the packed rows, and writes the receive buffer the last colour's unpack read;
+    // the interior rows start after the last colour's ghosts.
     exec.fence();
-    for (size_t k = 0; k < nn && s1 > s0; ++k) {
+    requests_.clear();
+    const int tag = static_cast<int>(c % 30000);
+    for (size_t k = 0; k < nn; ++k) {
+      const offset_t b = lists_.recv_offsets[c * nn + k] - r0, e = lists_.recv_offsets[c * nn + k + 1] - r0;
+      if (b == e) continue;
+      requests_.emplace_back();
+      MPI_Irecv(recv_pointer() + b * nb_, static_cast<int>((e - b) * nb_), mpi_type(), lists_.neighbours[k], tag, comm_,
+                &requests_.back());
+    }
+    for (size_t k = 0; k < nn; ++k) {
       const offset_t b = lists_.send_offsets[c * nn + k] - s0, e = lists_.send_offsets[c * nn + k + 1] - s0;
       if (b == e) continue;
       requests_.emplace_back();
@@ -157,11 +207,13 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   void finish(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {
     const size_t nn = lists_.neighbours.size();
     const offset_t r0 = lists_.recv_offsets[c * nn], r1 = lists_.recv_offsets[(c + 1) * nn];
-    Kokkos::Timer timer;
-    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    const double waited = timer.seconds();
-    stats_.wait_seconds += waited;
-    stats_.color_wait[c] += waited;
+    if (!messenger_) {
+      Kokkos::Timer timer;
+      MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+      const double waited = timer.seconds();
+      stats_.wait_seconds += waited;
+      stats_.color_wait[c] += waited;
+    }
     ++stats_.exchanges;
     if (r1 > r0) {
       if (!direct_)
@@ -169,7 +221,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
                           Kokkos::subview(recv_host_, std::make_pair(size_t(0), size_t((r1 - r0) * nb_))));
       unpack(exec, r0, r1, dq);
     }
-    interior_.fence();
+    ppsparse::backend::order_after(exec, interior_);
   }
 
   void exchange_all(const ExecSpace& exec, const dq_view& dq) override {
@@ -189,8 +241,14 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   std::string transport() const override { return transport_; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  const HaloStats& stats() const override { return stats_; }
+  const HaloStats& stats() const override {
+    if (messenger_)
+      for (ordinal_t c = 0; c < ncolors_; ++c) harvest(c);
+    return stats_;
+  }
   void reset_stats() override {
+    if (messenger_)
+      for (ordinal_t c = 0; c < ncolors_; ++c) messenger_->elapsed(static_cast<int>(c));
     stats_ = HaloStats{};
     stats_.color_wait.assign(static_cast<size_t>(ncolors_), 0.0);
     stats_.color_bytes.assign(static_cast<size_t>(ncolors_), 0);
@@ -204,29 +262,46 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     return d;
   }
   static MPI_Datatype mpi_type() { return std::is_same_v<XScalar, float> ? MPI_FLOAT : MPI_DOUBLE; }
+
+  /// start() by the device messenger: pack, then the group of messages on exec's stream; the
+  /// interior instance waits for exec's work so far (the last colour's ghosts), not the host.
+  void start_device(const ExecSpace& exec, ordinal_t c, const dq_view& dq) {
+    const size_t nn = lists_.neighbours.size();
+    const offset_t s0 = lists_.send_offsets[c * nn], s1 = lists_.send_offsets[(c + 1) * nn];
+    const offset_t r0 = lists_.recv_offsets[c * nn];
+    const size_t row_bytes = static_cast<size_t>(nb_) * sizeof(XScalar);
+    sends_.clear();
+    recvs_.clear();
+    for (size_t k = 0; k < nn; ++k) {
+      const offset_t sb = lists_.send_offsets[c * nn + k], se = lists_.send_offsets[c * nn + k + 1];
+      const offset_t rb = lists_.recv_offsets[c * nn + k], re = lists_.recv_offsets[c * nn + k + 1];
+      if (se > sb) sends_.push_back({lists_.neighbours[k], (sb - s0) * row_bytes, (se - sb) * row_bytes});
+      if (re > rb) recvs_.push_back({lists_.neighbours[k], (rb - r0) * row_bytes, (re - rb) * row_bytes});
+      const long long bytes = static_cast<long long>((se - sb) * row_bytes);
+      stats_.messages += se > sb;
+      stats_.bytes += bytes;
+      stats_.color_bytes[c] += bytes;
+    }
+    if (s1 > s0) pack(exec, s0, s1, dq);
+    ppsparse::backend::order_after(interior_, exec);
+    if (sends_.empty() && recvs_.empty()) return;
+    harvest(c);
+    messenger_->exchange(exec, send_buf_.data(), sends_, recv_buf_.data(), recvs_, static_cast<int>(c));
+  }
+  /// Adds colour c's last device exchange time to the statistics (synchronises with it).
+  void harvest(ordinal_t c) const {
+    const double t = messenger_->elapsed(static_cast<int>(c));
+    stats_.wait_seconds += t;
+    stats_.color_wait[c] += t;
+  }
   XScalar* send_pointer() const { return direct_ ? send_buf_.data() : send_host_.data(); }
   XScalar* recv_pointer() const { return direct_ ? recv_buf_.data() : recv_host_.data(); }
 
   void pack(const ExecSpace& exec, offset_t s0, offset_t s1, const dq_view& dq) const {
-    const auto rows = send_rows_;
-    const auto buf = send_buf_;
-    const int nb = nb_;
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::halo_pack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((s1 - s0) * nb)),
-        KOKKOS_LAMBDA(const size_t q) {
-          buf(q) = dq(static_cast<size_t>(rows(static_cast<size_t>(s0) + q / nb)) * nb + q % nb);
-        });
+    impl::halo_pack(exec, send_rows_, s0, s1, nb_, dq, send_buf_);
   }
   void unpack(const ExecSpace& exec, offset_t r0, offset_t r1, const dq_view& dq) const {
-    const auto ghosts = recv_ghosts_;
-    const auto buf = recv_buf_;
-    const int nb = nb_;
-    const size_t first_ghost = static_cast<size_t>(n_);
-    Kokkos::parallel_for(
-        "ppsparse::mcpi::halo_unpack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((r1 - r0) * nb)),
-        KOKKOS_LAMBDA(const size_t q) {
-          dq((first_ghost + static_cast<size_t>(ghosts(static_cast<size_t>(r0) + q / nb))) * nb + q % nb) = buf(q);
-        });
+    impl::halo_unpack(exec, recv_ghosts_, r0, r1, nb_, n_, recv_buf_, dq);
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -243,7 +318,9 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   Kokkos::View<XScalar*, memory_space> send_buf_, recv_buf_;
   Kokkos::View<XScalar*, compat::PinnedHostSpace> send_host_, recv_host_;
   std::vector<MPI_Request> requests_;
-  HaloStats stats_;
+  std::unique_ptr<dist::DeviceMessenger<ExecSpace>> messenger_;
+  std::vector<dist::Message> sends_, recvs_;
+  mutable HaloStats stats_;  // device exchange times are added when read
 };
 
 /// Sets up the distributed solver for this rank's share of O (collective over comm): checks the

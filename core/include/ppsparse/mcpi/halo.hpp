@@ -37,11 +37,14 @@ class Halo {
   virtual ordinal_t ncolors() const = 0;
   /// Colour c's boundary rows are [color_offsets[c], boundary_end(c)) in colour order.
   virtual ordinal_t boundary_end(ordinal_t c) const = 0;
+  /// Whether this rank sends or receives in colour c: if not, the colour runs on the caller's
+  /// instance without start() and finish().
+  virtual bool active(ordinal_t c) const = 0;
   /// Starts colour c's exchange once exec has updated its boundary rows in dq: packs them on
   /// exec and posts the messages.
   virtual void start(const ExecSpace& exec, ordinal_t c, const dq_view& dq) = 0;
-  /// Waits for colour c's messages and writes its ghosts into dq on exec; the interior
-  /// instance's work is complete when this returns.
+  /// Waits for colour c's messages and writes its ghosts into dq on exec; later work on exec
+  /// starts after the interior instance's work.
   virtual void finish(const ExecSpace& exec, ordinal_t c, const dq_view& dq) = 0;
   /// Every ghost of dq, all colours (after a given initial guess).
   virtual void exchange_all(const ExecSpace& exec, const dq_view& dq) = 0;

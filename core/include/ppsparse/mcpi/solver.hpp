@@ -560,7 +560,7 @@ class Solver {
   void for_each_color(const ExecSpace& exec, bool overlap, Rows&& rows) {
     for (ordinal_t c = 0; c < coloring_.ncolors; ++c) {
       const ordinal_t b = coloring_.color_offsets[c], e = coloring_.color_offsets[c + 1];
-      if (!halo_) {
+      if (!halo_ || !halo_->active(c)) {
         if (b < e) rows(exec, b, e);
         continue;
       }

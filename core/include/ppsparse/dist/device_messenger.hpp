@@ -1,0 +1,56 @@
+#pragma once
+/// @file
+/// Device-to-device messages enqueued on an execution-space instance's stream (NCCL's
+/// point-to-point on CUDA), for the GPUs of one node when the MPI library is not GPU-aware.
+/// Chosen by overloading on the execution space (mcpi/backend.hpp's way): the template is the
+/// portable fallback (none); backends/cuda/dist defines the Kokkos::Cuda overload.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+namespace ppsparse::dist {
+
+/// One message: `bytes` bytes at `offset` of a buffer, to or from rank `peer`.
+struct Message {
+  int peer = 0;
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+};
+
+/// Posts messages on a stream (see the file comment). Collective over its communicator.
+template <class ExecSpace>
+class DeviceMessenger {
+ public:
+  virtual ~DeviceMessenger() = default;
+  /// Enqueues on exec's stream, as one group, every receive into recv and every send from send
+  /// (device buffers); later work on exec's stream sees the received bytes. The group's device
+  /// time is kept under `slot` until elapsed(slot) reads it.
+  virtual void exchange(const ExecSpace& exec, const void* send, const std::vector<Message>& sends, void* recv,
+                        const std::vector<Message>& recvs, int slot) = 0;
+  /// The device time of the last exchange under `slot` not read yet (waiting for the peers
+  /// included), then 0; synchronises with that exchange.
+  virtual double elapsed(int slot) = 0;
+  /// "NCCL 2.28.9", ...
+  virtual std::string name() const = 0;
+};
+
+/// The backend's messenger for exec's device over comm (collective: every rank calls it and
+/// every rank gets one, or none with the same reason in why_not).
+template <class ExecSpace>
+std::unique_ptr<DeviceMessenger<ExecSpace>> make_device_messenger(const ExecSpace&, MPI_Comm, std::string& why_not) {
+  why_not = std::string("no device messenger on ") + ExecSpace::name();
+  return nullptr;
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+/// NCCL where ppsparse was built with it and every rank has a GPU of its own (NCCL refuses two
+/// ranks on one GPU).
+std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_device_messenger(const Kokkos::Cuda& exec, MPI_Comm comm,
+                                                                     std::string& why_not);
+#endif
+
+}  // namespace ppsparse::dist
