@@ -143,13 +143,15 @@ struct Outcome {
 };
 
 Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<int>& part, int sweeps,
-                        const mcpi::Control& base = {}) {
+                        dist::Transport transport = dist::Transport::automatic) {
   const auto share = dist::local_share(system, part, world_rank());
-  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(share));
+  mcpi::DistributedOptions options;
+  options.transport = transport;
+  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(share), options);
   Exec exec;
   solver.update(exec, view(share.O), view(share.D));
   std::vector<double> dq(share.R.size(), std::numeric_limits<double>::quiet_NaN());
-  mcpi::Control control = base;
+  mcpi::Control control;
   control.max_sweeps = sweeps;
   control.check_interval = 0;
   const mcpi::Status st = solver.apply(
@@ -174,9 +176,10 @@ double max_relative_difference(const std::vector<double>& a, const std::vector<d
   return diff / scale;
 }
 
-void expect_same_as_one_rank(const BlockSystem<HostSpace>& system, const std::vector<int>& part, const char* what) {
+void expect_same_as_one_rank(const BlockSystem<HostSpace>& system, const std::vector<int>& part, const char* what,
+                             dist::Transport transport = dist::Transport::automatic) {
   for (const int sweeps : {1, 5, 15}) {
-    const Outcome d = run_distributed(system, part, sweeps);
+    const Outcome d = run_distributed(system, part, sweeps, transport);
     const auto ref = one_rank_dq(system, d.colors, sweeps);
     // The FP32 iterate, summed in another order where a row's ghosts sort differently.
     EXPECT_LT(max_relative_difference(d.dq, ref), 2e-6)
@@ -184,7 +187,7 @@ void expect_same_as_one_rank(const BlockSystem<HostSpace>& system, const std::ve
     // The structure is symmetric: a rank with ghosts also sends.
     EXPECT_EQ(d.bytes > 0, d.has_ghosts) << what << ": rank " << world_rank() << " sent " << d.bytes << " bytes";
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible)
-      EXPECT_EQ(d.transport, "host MPI");
+      EXPECT_EQ(d.transport, transport == dist::Transport::staged ? "staged through host buffers" : "host MPI");
     else
       EXPECT_FALSE(d.transport.empty());
   }
@@ -198,6 +201,14 @@ TEST(DistributedMcpi, SameAsOneRankOnEveryPartition) {
                             s == Split::blocks  ? "blocks"
                             : s == Split::metis ? "metis"
                                                 : "scattered");
+}
+
+TEST(DistributedMcpi, SameAsOneRankStagedThroughHostBuffers) {
+  // Scattered rows: most boundary rows are read by several ranks, so messages are packed.
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 6, 5), 4, test::test_seed());
+  const Graph g = graph_of(system);
+  for (const Split s : {Split::metis, Split::scattered})
+    expect_same_as_one_rank(system, partition(g, s, world_size()), "staged", dist::Transport::staged);
 }
 
 TEST(DistributedMcpi, SameAsOneRankAtSeveralBlockSizes) {

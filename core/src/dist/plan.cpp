@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -45,14 +46,17 @@ std::vector<std::vector<T>> all_to_all(MPI_Comm comm, const std::vector<std::vec
   return in;
 }
 
-/// A fixed pseudo-random priority per global id (splitmix64), ties broken by the id.
+/// A fixed pseudo-random number per global id (splitmix64).
 std::uint64_t priority_hash(global_t id) {
   std::uint64_t z = static_cast<std::uint64_t>(id) + 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-bool before(global_t a, global_t b) {
+/// The colouring's order: larger degree first (fewer colours than a random order on meshes),
+/// then the pseudo-random number, then the id; the same on every rank and every partition.
+bool before(ordinal_t degree_a, global_t a, ordinal_t degree_b, global_t b) {
+  if (degree_a != degree_b) return degree_a > degree_b;
   const auto ha = priority_hash(a), hb = priority_hash(b);
   return ha != hb ? ha > hb : a < b;
 }
@@ -82,6 +86,7 @@ struct ColourHalo {
   std::vector<ordinal_t> remote_index;  // the owner's user index
 };
 
+/// Sends each colour neighbour the values of the owned rows it needs (colours, degrees).
 void exchange_colours(MPI_Comm comm, const ColourHalo& h, const std::vector<ordinal_t>& owned,
                       std::vector<ordinal_t>& remote) {
   std::vector<std::vector<ordinal_t>> out(h.ranks.size()), in(h.ranks.size());
@@ -332,9 +337,17 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
     for (auto& c : color) c = compact(c);
     for (auto& c : remote_color) c = compact(c);
   } else {
+    // Every row's degree in the symmetrised graph, remote rows' from their ranks.
+    std::vector<ordinal_t> degree(static_cast<size_t>(n)), remote_degree(ch.remote_id.size(), 0);
+    for (ordinal_t i = 0; i < n; ++i) degree[i] = static_cast<ordinal_t>(adjacency[i].size());
+    exchange_colours(comm, ch, degree, remote_degree);
+    const auto degree_of = [&](ordinal_t v) { return v < n ? degree[v] : remote_degree[v - n]; };
+    const auto earlier = [&](ordinal_t a, ordinal_t b) {
+      return before(degree_of(a), id_of(a), degree_of(b), id_of(b));
+    };
     std::vector<ordinal_t> order(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](ordinal_t a, ordinal_t b) { return before(id_of(a), id_of(b)); });
+    std::sort(order.begin(), order.end(), earlier);
     std::vector<char> taken;
     long long left = n;
     while (true) {
@@ -347,7 +360,7 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
         bool ready = true;
         taken.assign(adjacency[i].size() + 1, 0);
         for (const ordinal_t v : adjacency[i]) {
-          if (!before(id_of(v), id_of(i))) continue;
+          if (!earlier(v, i)) continue;
           const ordinal_t c = color_of(v);
           if (c < 0) {
             ready = false;
@@ -370,46 +383,69 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   for (const ordinal_t c : color) ncolors = std::max(ncolors, c + 1);
   MPI_Allreduce(MPI_IN_PLACE, &ncolors, 1, MPI_INT, MPI_MAX, comm);
 
-  // 7. Boundary rows (read by other ranks) first in each colour, then the interior.
-  std::vector<char> boundary(static_cast<size_t>(n), 0);
+  // 7. Boundary rows (read by other ranks) first in each colour, grouped by the ranks that read
+  // them (so that the rows one rank reads are consecutive where they can be), then the interior.
+  std::vector<std::vector<int>> readers(static_cast<size_t>(n));
   for (int q = 0; q < size; ++q)
-    for (const ordinal_t i : requested[q]) boundary[i] = 1;
+    for (const ordinal_t i : requested[q]) readers[i].push_back(q);
   Coloring coloring;
   coloring.ncolors = ncolors;
   coloring.color = color;
   coloring.color_offsets.assign(static_cast<size_t>(ncolors) + 1, 0);
-  std::vector<ordinal_t> boundary_count(static_cast<size_t>(ncolors), 0);
+  std::vector<std::vector<ordinal_t>> boundary_rows(static_cast<size_t>(ncolors)), interior_rows(boundary_rows);
   for (ordinal_t i = 0; i < n; ++i) {
     ++coloring.color_offsets[color[i] + 1];
-    boundary_count[color[i]] += boundary[i];
+    (readers[i].empty() ? interior_rows : boundary_rows)[color[i]].push_back(i);
   }
   std::partial_sum(coloring.color_offsets.begin(), coloring.color_offsets.end(), coloring.color_offsets.begin());
-  std::vector<ordinal_t> next_boundary(coloring.color_offsets.begin(), coloring.color_offsets.end() - 1);
-  std::vector<ordinal_t> next_interior(next_boundary);
-  plan.setup.boundary_end.resize(static_cast<size_t>(ncolors));
+  std::vector<ordinal_t> new_to_old;
+  new_to_old.reserve(static_cast<size_t>(n));
+  std::vector<ordinal_t> boundary_end(static_cast<size_t>(ncolors));
   for (ordinal_t c = 0; c < ncolors; ++c) {
-    next_interior[c] += boundary_count[c];
-    plan.setup.boundary_end[c] = next_interior[c];
+    auto& rows = boundary_rows[c];
+    std::stable_sort(rows.begin(), rows.end(), [&](ordinal_t a, ordinal_t b) { return readers[a] < readers[b]; });
+    new_to_old.insert(new_to_old.end(), rows.begin(), rows.end());
+    boundary_end[c] = static_cast<ordinal_t>(new_to_old.size());
+    new_to_old.insert(new_to_old.end(), interior_rows[c].begin(), interior_rows[c].end());
   }
-  std::vector<ordinal_t> new_to_old(static_cast<size_t>(n));
-  for (ordinal_t i = 0; i < n; ++i) new_to_old[boundary[i] ? next_boundary[color[i]]++ : next_interior[color[i]]++] = i;
   coloring.perm = Permutation::from_new_to_old(std::move(new_to_old));
-  auto boundary_end = std::move(plan.setup.boundary_end);
-  collectively(comm, [&] {
-    plan.setup = mcpi::detail::make_setup_plan(s.nb, n, s.row_ptr, s.col_idx, base, {}, &coloring, ng);
-  });
-  plan.setup.boundary_end = std::move(boundary_end);
 
-  // 8. Per colour and neighbour: rows to send (by own index) and ghosts to receive (by the
-  // owner's index), which the owner sends in the same order.
-  std::vector<ordinal_t> ghost_color(static_cast<size_t>(ng));
+  // 8. Ghosts ordered by colour, owner and the owner's colour order: each colour's ghosts, and
+  // those of one owner within it, are then consecutive, and a message lands where the sweep
+  // reads it. Each owner says where the rows asked of it lie in its colour order.
+  std::vector<ordinal_t> ghost_color(static_cast<size_t>(ng)), owner_position(static_cast<size_t>(ng));
   {
     std::map<std::pair<int, ordinal_t>, ordinal_t> slot_of;
     for (size_t v = 0; v < ch.remote_id.size(); ++v)
       slot_of[{ch.remote_rank[v], ch.remote_index[v]}] = static_cast<ordinal_t>(v);
     for (ordinal_t j = 0; j < ng; ++j)
       ghost_color[j] = remote_color[slot_of.at({ghost_owner[j].rank, ghost_owner[j].index})];
+    std::vector<std::vector<ordinal_t>> positions(size);
+    for (int q = 0; q < size; ++q)
+      for (const ordinal_t i : requested[q]) positions[q].push_back(coloring.perm.old_to_new[i]);
+    const auto answered_positions = all_to_all(comm, positions);
+    std::vector<size_t> next(size, 0);
+    for (ordinal_t j = 0; j < ng; ++j)
+      owner_position[j] = answered_positions[ghost_owner[j].rank][next[ghost_owner[j].rank]++];
   }
+  std::vector<ordinal_t> ghost_order(static_cast<size_t>(ng)), ghost_slot(static_cast<size_t>(ng));
+  std::iota(ghost_order.begin(), ghost_order.end(), 0);
+  std::sort(ghost_order.begin(), ghost_order.end(), [&](ordinal_t a, ordinal_t b) {
+    return std::make_tuple(ghost_color[a], ghost_owner[a].rank, owner_position[a]) <
+           std::make_tuple(ghost_color[b], ghost_owner[b].rank, owner_position[b]);
+  });
+  for (ordinal_t p = 0; p < ng; ++p) ghost_slot[ghost_order[p]] = p;
+  const offset_t nnzb = s.row_ptr[n] - base;
+  std::vector<ordinal_t> columns(s.col_idx, s.col_idx + nnzb);
+  for (auto& col : columns)
+    if (col - base >= n) col = n + ghost_slot[col - base - n] + base;
+  collectively(comm, [&] {
+    plan.setup = mcpi::detail::make_setup_plan(s.nb, n, s.row_ptr, columns.data(), base, {}, &coloring, ng);
+  });
+  plan.setup.boundary_end = std::move(boundary_end);
+
+  // 9. Per colour and neighbour: the rows to send in colour order, and the ghost slots they
+  // fill, in the same order on both sides.
   HaloLists& h = plan.halo;
   for (int q = 0; q < size; ++q)
     if (!requested[q].empty() || !requests[q].empty()) h.neighbours.push_back(q);
@@ -417,15 +453,15 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   std::vector<std::vector<ordinal_t>> send(ncolors * nn), recv(ncolors * nn);
   for (size_t k = 0; k < nn; ++k) {
     const int q = h.neighbours[k];
-    std::vector<ordinal_t> rows(requested[q].begin(), requested[q].end());
+    std::vector<ordinal_t> rows;
+    for (const ordinal_t i : requested[q]) rows.push_back(plan.setup.coloring.perm.old_to_new[i]);
     std::sort(rows.begin(), rows.end());
-    for (const ordinal_t i : rows) send[color[i] * nn + k].push_back(plan.setup.coloring.perm.old_to_new[i]);
-    std::vector<ordinal_t> ghosts;
-    for (ordinal_t j = 0; j < ng; ++j)
-      if (ghost_owner[j].rank == q) ghosts.push_back(j);
-    std::sort(ghosts.begin(), ghosts.end(),
-              [&](ordinal_t a, ordinal_t b) { return ghost_owner[a].index < ghost_owner[b].index; });
-    for (const ordinal_t j : ghosts) recv[ghost_color[j] * nn + k].push_back(j);
+    for (const ordinal_t p : rows) send[color[plan.setup.coloring.perm.new_to_old[p]] * nn + k].push_back(p);
+  }
+  for (const ordinal_t j : ghost_order) {
+    const size_t k =
+        std::lower_bound(h.neighbours.begin(), h.neighbours.end(), ghost_owner[j].rank) - h.neighbours.begin();
+    recv[ghost_color[j] * nn + k].push_back(ghost_slot[j]);
   }
   h.send_offsets.assign(1, 0);
   h.recv_offsets.assign(1, 0);

@@ -42,9 +42,11 @@ struct LocalStructure {
 struct HaloLists {
   std::vector<int> neighbours;         ///< ranks exchanged with, ascending
   std::vector<offset_t> send_offsets;  ///< ncolors * neighbours + 1
-  std::vector<ordinal_t> send_rows;    ///< owned rows, colour order, by the sender's user index
+  std::vector<ordinal_t> send_rows;    ///< owned rows in colour order, ascending
   std::vector<offset_t> recv_offsets;  ///< ncolors * neighbours + 1
-  std::vector<ordinal_t> recv_ghosts;  ///< ghosts 0 .. n_ghost - 1, by the owner's user index
+  /// Ghost slots 0 .. n_ghost - 1 in the solver's order (by colour, owner and the owner's
+  /// colour order: each entry's slots are consecutive), matching the owner's send_rows.
+  std::vector<ordinal_t> recv_ghosts;
 };
 
 /// What one rank's distributed setup builds.

@@ -74,23 +74,11 @@ void halo_pack(const ExecSpace& exec, const Rows& rows, offset_t s0, offset_t s1
       });
 }
 
-/// The ghosts ghosts[r0 .. r1) of dq (after the n owned rows) = buf.
-template <class ExecSpace, class Ghosts, class Buf, class Dq>
-void halo_unpack(const ExecSpace& exec, const Ghosts& ghosts, offset_t r0, offset_t r1, int nb, ordinal_t n,
-                 const Buf& buf, const Dq& dq) {
-  const size_t first_ghost = static_cast<size_t>(n);
-  Kokkos::parallel_for(
-      "ppsparse::mcpi::halo_unpack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((r1 - r0) * nb)),
-      KOKKOS_LAMBDA(const size_t q) {
-        dq((first_ghost + static_cast<size_t>(ghosts(static_cast<size_t>(r0) + q / nb))) * nb + q % nb) = buf(q);
-      });
-}
-
 }  // namespace impl
 
-/// The exchange of a distributed solver (mcpi/halo.hpp's Halo): per colour, the boundary rows'
-/// dQ packed on the device into one buffer, one message per neighbour, the ghosts unpacked from
-/// one receive buffer. The messages travel by MPI (host memory on CPUs; on GPUs device
+/// The exchange of a distributed solver (mcpi/halo.hpp's Halo): per colour, one message per
+/// neighbour, sent from the boundary rows of dQ where they are consecutive (else packed on the
+/// device first) and received into dQ's ghost slots. The messages travel by MPI (host memory on CPUs; on GPUs device
 /// pointers where the MPI library is GPU-aware, else staged through pinned host memory) or by
 /// NCCL on the solver's stream (dist/device_messenger.hpp); reductions and errors by MPI.
 template <class ExecSpace, class XScalar>
@@ -107,7 +95,10 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
     const bool aware = dist::mpi_is_device_aware();
-    if (host_memory) {
+    if (host_memory && transport == Transport::staged) {  // host buffers: the staged path on CPUs
+      transport_ = "staged through host buffers";
+      direct_ = false;
+    } else if (host_memory) {
       transport_ = "host MPI";
     } else if (transport == Transport::mpi_device || (transport == Transport::automatic && aware)) {
       if (!aware)
@@ -131,18 +122,29 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     }
     interior_ = compat::second_instance(exec);
     const size_t nn = lists_.neighbours.size();
+    // Messages go from dq itself where each one's rows are consecutive (else through a packed
+    // buffer), and land in dq's ghost slots, consecutive by construction (dist/plan.hpp).
+    direct_send_.assign(static_cast<size_t>(ncolors_), 1);
     offset_t max_send = 0, max_recv = 0;
     for (ordinal_t c = 0; c < ncolors_; ++c) {
+      for (size_t k = 0; k < nn; ++k) {
+        const size_t e = c * nn + k;
+        for (offset_t t = lists_.send_offsets[e] + 1; t < lists_.send_offsets[e + 1]; ++t)
+          if (lists_.send_rows[t] != lists_.send_rows[t - 1] + 1) direct_send_[c] = 0;
+        for (offset_t t = lists_.recv_offsets[e] + 1; t < lists_.recv_offsets[e + 1]; ++t)
+          if (lists_.recv_ghosts[t] != lists_.recv_ghosts[t - 1] + 1)
+            throw std::logic_error("mcpi distributed: a message's ghost slots are not consecutive");
+      }
       max_send = std::max(max_send, lists_.send_offsets[(c + 1) * nn] - lists_.send_offsets[c * nn]);
       max_recv = std::max(max_recv, lists_.recv_offsets[(c + 1) * nn] - lists_.recv_offsets[c * nn]);
     }
     send_rows_ = to_device(lists_.send_rows, "mcpi.halo.send_rows");
-    recv_ghosts_ = to_device(lists_.recv_ghosts, "mcpi.halo.recv_ghosts");
     send_buf_ = Kokkos::View<XScalar*, memory_space>("mcpi.halo.send", static_cast<size_t>(max_send) * nb_);
-    recv_buf_ = Kokkos::View<XScalar*, memory_space>("mcpi.halo.recv", static_cast<size_t>(max_recv) * nb_);
     if (!direct_) {
-      send_host_ = Kokkos::View<XScalar*, compat::PinnedHostSpace>("mcpi.halo.send_host", send_buf_.extent(0));
-      recv_host_ = Kokkos::View<XScalar*, compat::PinnedHostSpace>("mcpi.halo.recv_host", recv_buf_.extent(0));
+      send_host_ =
+          Kokkos::View<XScalar*, compat::PinnedHostSpace>("mcpi.halo.send_host", static_cast<size_t>(max_send) * nb_);
+      recv_host_ =
+          Kokkos::View<XScalar*, compat::PinnedHostSpace>("mcpi.halo.recv_host", static_cast<size_t>(max_recv) * nb_);
     }
     requests_.reserve(2 * nn);
     reset_stats();
@@ -166,42 +168,68 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   }
 
   void start(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {
-    if (messenger_) {
-      start_device(exec, c, dq);
-      return;
-    }
     const size_t nn = lists_.neighbours.size();
     const offset_t s0 = lists_.send_offsets[c * nn], s1 = lists_.send_offsets[(c + 1) * nn];
-    const offset_t r0 = lists_.recv_offsets[c * nn];
-    if (s1 > s0) {
-      pack(exec, s0, s1, dq);
-      if (!direct_)
-        Kokkos::deep_copy(exec, Kokkos::subview(send_host_, std::make_pair(size_t(0), size_t((s1 - s0) * nb_))),
-                          Kokkos::subview(send_buf_, std::make_pair(size_t(0), size_t((s1 - s0) * nb_))));
-    }
-    // MPI reads the packed rows, and writes the receive buffer the last colour's unpack read;
-    // the interior rows start after the last colour's ghosts.
-    exec.fence();
-    requests_.clear();
-    const int tag = static_cast<int>(c % 30000);
+    const offset_t r0 = lists_.recv_offsets[c * nn], r1 = lists_.recv_offsets[(c + 1) * nn];
+    const size_t row = static_cast<size_t>(nb_);
+    if (s1 > s0 && !direct_send_[c]) pack(exec, s0, s1, dq);
+    sends_.clear();
+    recvs_.clear();
     for (size_t k = 0; k < nn; ++k) {
-      const offset_t b = lists_.recv_offsets[c * nn + k] - r0, e = lists_.recv_offsets[c * nn + k + 1] - r0;
-      if (b == e) continue;
-      requests_.emplace_back();
-      MPI_Irecv(recv_pointer() + b * nb_, static_cast<int>((e - b) * nb_), mpi_type(), lists_.neighbours[k], tag, comm_,
-                &requests_.back());
-    }
-    for (size_t k = 0; k < nn; ++k) {
-      const offset_t b = lists_.send_offsets[c * nn + k] - s0, e = lists_.send_offsets[c * nn + k + 1] - s0;
-      if (b == e) continue;
-      requests_.emplace_back();
-      MPI_Isend(send_pointer() + b * nb_, static_cast<int>((e - b) * nb_), mpi_type(), lists_.neighbours[k], tag, comm_,
-                &requests_.back());
-      ++stats_.messages;
-      const long long bytes = static_cast<long long>((e - b) * nb_ * sizeof(XScalar));
+      const offset_t sb = lists_.send_offsets[c * nn + k], se = lists_.send_offsets[c * nn + k + 1];
+      const offset_t rb = lists_.recv_offsets[c * nn + k], re = lists_.recv_offsets[c * nn + k + 1];
+      // Offsets in entries: of dq (direct) or of the packed buffer; ghost slots of dq, or of
+      // the colour's receive buffer when staged.
+      if (se > sb)
+        sends_.push_back({lists_.neighbours[k],
+                          direct_send_[c] ? static_cast<size_t>(lists_.send_rows[sb]) * row : (sb - s0) * row,
+                          (se - sb) * row});
+      if (re > rb)
+        recvs_.push_back({lists_.neighbours[k],
+                          direct_ ? (static_cast<size_t>(n_) + lists_.recv_ghosts[rb]) * row : (rb - r0) * row,
+                          (re - rb) * row});
+      const long long bytes = static_cast<long long>((se - sb) * row * sizeof(XScalar));
+      stats_.messages += se > sb;
       stats_.bytes += bytes;
       stats_.color_bytes[c] += bytes;
     }
+    const XScalar* source = direct_send_[c] ? dq.data() : send_buf_.data();
+    if (messenger_) {
+      // On exec's stream; the interior instance waits for exec's work so far, not the host.
+      ppsparse::backend::order_after(interior_, exec);
+      harvest(c);
+      for (auto* list : {&sends_, &recvs_})
+        for (auto& m : *list) m = {m.peer, m.offset * sizeof(XScalar), m.bytes * sizeof(XScalar)};
+      messenger_->exchange(exec, source, sends_, dq.data(), recvs_, static_cast<int>(c));
+      return;
+    }
+    if (!direct_) {  // staged: the messages' rows to pinned host memory, packed in message order
+      size_t at = 0;
+      for (const auto& m : sends_) {
+        Kokkos::deep_copy(
+            exec, Kokkos::subview(send_host_, std::make_pair(at, at + m.bytes)),
+            Kokkos::View<const XScalar*, memory_space, Kokkos::MemoryUnmanaged>(source + m.offset, m.bytes));
+        at += m.bytes;
+      }
+    }
+    // MPI reads what exec wrote, and writes where the last colour's copies read; the interior
+    // rows start after the last colour's ghosts.
+    exec.fence();
+    requests_.clear();
+    const int tag = static_cast<int>(c % 30000);
+    for (const auto& m : recvs_) {
+      requests_.emplace_back();
+      MPI_Irecv((direct_ ? dq.data() : recv_host_.data()) + m.offset, static_cast<int>(m.bytes), mpi_type(), m.peer,
+                tag, comm_, &requests_.back());
+    }
+    size_t at = 0;
+    for (const auto& m : sends_) {
+      requests_.emplace_back();
+      MPI_Isend(direct_ ? source + m.offset : send_host_.data() + at, static_cast<int>(m.bytes), mpi_type(), m.peer,
+                tag, comm_, &requests_.back());
+      at += m.bytes;
+    }
+    (void)r1;
   }
 
   void finish(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {
@@ -213,14 +241,14 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       const double waited = timer.seconds();
       stats_.wait_seconds += waited;
       stats_.color_wait[c] += waited;
+      if (!direct_ && r1 > r0) {  // the colour's ghosts are consecutive slots of dq
+        const size_t first = (static_cast<size_t>(n_) + lists_.recv_ghosts[r0]) * nb_;
+        const size_t count = static_cast<size_t>(r1 - r0) * nb_;
+        Kokkos::deep_copy(exec, Kokkos::subview(dq, std::make_pair(first, first + count)),
+                          Kokkos::subview(recv_host_, std::make_pair(size_t(0), count)));
+      }
     }
     ++stats_.exchanges;
-    if (r1 > r0) {
-      if (!direct_)
-        Kokkos::deep_copy(exec, Kokkos::subview(recv_buf_, std::make_pair(size_t(0), size_t((r1 - r0) * nb_))),
-                          Kokkos::subview(recv_host_, std::make_pair(size_t(0), size_t((r1 - r0) * nb_))));
-      unpack(exec, r0, r1, dq);
-    }
     ppsparse::backend::order_after(exec, interior_);
   }
 
@@ -263,45 +291,14 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   }
   static MPI_Datatype mpi_type() { return std::is_same_v<XScalar, float> ? MPI_FLOAT : MPI_DOUBLE; }
 
-  /// start() by the device messenger: pack, then the group of messages on exec's stream; the
-  /// interior instance waits for exec's work so far (the last colour's ghosts), not the host.
-  void start_device(const ExecSpace& exec, ordinal_t c, const dq_view& dq) {
-    const size_t nn = lists_.neighbours.size();
-    const offset_t s0 = lists_.send_offsets[c * nn], s1 = lists_.send_offsets[(c + 1) * nn];
-    const offset_t r0 = lists_.recv_offsets[c * nn];
-    const size_t row_bytes = static_cast<size_t>(nb_) * sizeof(XScalar);
-    sends_.clear();
-    recvs_.clear();
-    for (size_t k = 0; k < nn; ++k) {
-      const offset_t sb = lists_.send_offsets[c * nn + k], se = lists_.send_offsets[c * nn + k + 1];
-      const offset_t rb = lists_.recv_offsets[c * nn + k], re = lists_.recv_offsets[c * nn + k + 1];
-      if (se > sb) sends_.push_back({lists_.neighbours[k], (sb - s0) * row_bytes, (se - sb) * row_bytes});
-      if (re > rb) recvs_.push_back({lists_.neighbours[k], (rb - r0) * row_bytes, (re - rb) * row_bytes});
-      const long long bytes = static_cast<long long>((se - sb) * row_bytes);
-      stats_.messages += se > sb;
-      stats_.bytes += bytes;
-      stats_.color_bytes[c] += bytes;
-    }
-    if (s1 > s0) pack(exec, s0, s1, dq);
-    ppsparse::backend::order_after(interior_, exec);
-    if (sends_.empty() && recvs_.empty()) return;
-    harvest(c);
-    messenger_->exchange(exec, send_buf_.data(), sends_, recv_buf_.data(), recvs_, static_cast<int>(c));
-  }
   /// Adds colour c's last device exchange time to the statistics (synchronises with it).
   void harvest(ordinal_t c) const {
     const double t = messenger_->elapsed(static_cast<int>(c));
     stats_.wait_seconds += t;
     stats_.color_wait[c] += t;
   }
-  XScalar* send_pointer() const { return direct_ ? send_buf_.data() : send_host_.data(); }
-  XScalar* recv_pointer() const { return direct_ ? recv_buf_.data() : recv_host_.data(); }
-
   void pack(const ExecSpace& exec, offset_t s0, offset_t s1, const dq_view& dq) const {
     impl::halo_pack(exec, send_rows_, s0, s1, nb_, dq, send_buf_);
-  }
-  void unpack(const ExecSpace& exec, offset_t r0, offset_t r1, const dq_view& dq) const {
-    impl::halo_unpack(exec, recv_ghosts_, r0, r1, nb_, n_, recv_buf_, dq);
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -314,8 +311,9 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   std::string transport_;
   bool direct_ = true;
   ExecSpace interior_;
-  Kokkos::View<ordinal_t*, memory_space> send_rows_, recv_ghosts_;
-  Kokkos::View<XScalar*, memory_space> send_buf_, recv_buf_;
+  std::vector<char> direct_send_;  ///< per colour: every message from consecutive rows of dq
+  Kokkos::View<ordinal_t*, memory_space> send_rows_;
+  Kokkos::View<XScalar*, memory_space> send_buf_;
   Kokkos::View<XScalar*, compat::PinnedHostSpace> send_host_, recv_host_;
   std::vector<MPI_Request> requests_;
   std::unique_ptr<dist::DeviceMessenger<ExecSpace>> messenger_;
