@@ -5,8 +5,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 
+#include <ppsparse/dist/device_messenger.hpp>
 #include <ppsparse/dist/partition.hpp>
 #include <ppsparse/mcpi/distributed.hpp>
 #include <ppsparse/mcpi/reference.hpp>
@@ -78,6 +80,57 @@ dist::Transport parse_transport(const std::string& t) {
   if (t == "mpi_device") return dist::Transport::mpi_device;
   if (t == "nccl") return dist::Transport::nccl;
   return dist::Transport::automatic;
+}
+
+/// --probe-link: the time of one halo-style exchange (each rank of a pair sends and receives
+/// `bytes` at once) between ranks 2i and 2i + 1, by the transport the solver uses (NCCL on
+/// the stream, or device -> pinned host -> MPI -> device), median of 30 after 5 warm-ups.
+/// Prints, on rank 0, ranks 0 and 1's times: the model's latency and bandwidth.
+void probe_link(MPI_Comm comm, bool nccl) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
+  Exec exec;
+  std::unique_ptr<dist::DeviceMessenger<Exec>> messenger;
+  std::string why;
+  if (nccl) messenger = dist::make_device_messenger(exec, comm, why);
+  const size_t largest = size_t(1) << 24;
+  Kokkos::View<char*, Exec::memory_space> send("probe.send", largest), recv("probe.recv", largest);
+  Kokkos::View<char*, compat::PinnedHostSpace> send_host("probe.send_host", largest),
+      recv_host("probe.recv_host", largest);
+  if (rank == 0)
+    std::printf("\nlink      %s between ranks 0 and 1, one exchange (both send and receive):\n%12s %12s %10s\n",
+                messenger ? messenger->name().c_str() : "staged MPI", "bytes", "us", "GB/s");
+  for (size_t bytes : {size_t(8), size_t(1) << 10, size_t(1) << 14, size_t(1) << 17, size_t(1) << 20, largest}) {
+    std::vector<double> t;
+    for (int it = 0; it < 35; ++it) {
+      exec.fence();
+      MPI_Barrier(comm);
+      Kokkos::Timer timer;
+      if (peer < size) {
+        if (messenger) {
+          messenger->exchange(exec, send.data(), {{peer, 0, bytes}}, recv.data(), {{peer, 0, bytes}}, 0);
+          exec.fence();
+          messenger->elapsed(0);
+        } else {
+          Kokkos::deep_copy(exec, Kokkos::subview(send_host, std::make_pair(size_t(0), bytes)),
+                            Kokkos::subview(send, std::make_pair(size_t(0), bytes)));
+          exec.fence();
+          MPI_Sendrecv(send_host.data(), static_cast<int>(bytes), MPI_BYTE, peer, 7, recv_host.data(),
+                       static_cast<int>(bytes), MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
+          Kokkos::deep_copy(exec, Kokkos::subview(recv, std::make_pair(size_t(0), bytes)),
+                            Kokkos::subview(recv_host, std::make_pair(size_t(0), bytes)));
+          exec.fence();
+        }
+      }
+      if (it >= 5) t.push_back(timer.seconds());
+    }
+    std::sort(t.begin(), t.end());
+    const double median = t[t.size() / 2];
+    if (rank == 0) std::printf("%12zu %12.2f %10.2f\n", bytes, 1e6 * median, bytes / median * 1e-9);
+  }
+  if (rank == 0 && nccl && !messenger) std::printf("(no NCCL: %s)\n", why.c_str());
 }
 
 }  // namespace
@@ -278,6 +331,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
                   verify_error, failed ? "FAILED" : "< 1e-4, passed");
     std::fflush(stdout);
   }
+  if (opt.probe_link && size > 1) probe_link(comm, halo->transport().rfind("NCCL", 0) == 0);
   if (failed && rank == 0) std::fprintf(stderr, "mcpi: FAILED: the distributed dQ differs from the one-rank dQ\n");
   return failed ? 1 : 0;
 }

@@ -103,6 +103,9 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
   --per-colour           each colour's rows, bytes exchanged and wait
   --distributed          the distributed mode on one rank too (the one-GPU baseline of a
                          scaling run)
+  --probe-link           after the sweeps, time one exchange of 8 B .. 16 MB between ranks 0
+                         and 1 by the solver's transport (the scaling model's latency and
+                         bandwidth)
   --help                 this text
 
 testing:
@@ -208,6 +211,8 @@ Options parse_options(int argc, const char* const* argv) {
                               "'");
     } else if (a == "--per-colour") {
       o.per_colour = true;
+    } else if (a == "--probe-link") {
+      o.probe_link = true;
     } else if (a == "--distributed") {
 #if !defined(PPSPARSE_MCPI_MPI)
       throw InvalidArgument("mcpi: --distributed needs mcpi built with PPSPARSE_ENABLE_MPI");

@@ -37,6 +37,7 @@ struct Options {
   std::string transport = "automatic";
   bool per_colour = false;
   bool distributed = false;  // --distributed: the distributed mode on one rank too
+  bool probe_link = false;   // --probe-link: time exchanges between rank pairs (scaling model)
   // --test-perturb-reference E: for the test suite only. One entry of the reference that
   // --verify (and --mpk's check) compares with is moved by E times its magnitude, so that a
   // test can show that a wrong result makes mcpi fail. 0: off.
