@@ -170,17 +170,10 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     share = recv_share(comm);
   }
 
-  mcpi::DistributedPattern<HostSpace> pattern;
-  pattern.nb = share.nb;
-  pattern.n = share.n;
-  pattern.row_ptr = view(share.row_ptr);
-  pattern.col_idx = view(share.col_idx);
-  pattern.global_ids = view(share.global_ids);
-  pattern.ghost_ids = view(share.ghost_ids);
   mcpi::DistributedOptions dopt;
   dopt.transport = parse_transport(opt.transport);
   dopt.progress = progress;
-  auto solver = mcpi::make_distributed_solver<Exec>(comm, pattern, dopt);
+  auto solver = mcpi::make_distributed_solver<Exec>(comm, mcpi::pattern_of(share), dopt);
   Exec exec;
   progress("copying values and factoring D on every rank");
   solver.update(exec, view(share.O), view(share.D));

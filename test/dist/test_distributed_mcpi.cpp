@@ -61,17 +61,6 @@ Graph disjoint_union(const Graph& a, const Graph& b) {
   return g;
 }
 
-mcpi::DistributedPattern<HostSpace> pattern_of(const dist::LocalSystem& s) {
-  mcpi::DistributedPattern<HostSpace> p;
-  p.nb = s.nb;
-  p.n = s.n;
-  p.row_ptr = view(s.row_ptr);
-  p.col_idx = view(s.col_idx);
-  p.global_ids = view(s.global_ids);
-  p.ghost_ids = view(s.ghost_ids);
-  return p;
-}
-
 /// x[gid] from every rank's owned rows (nb entries each).
 std::vector<double> gather(const std::vector<dist::global_t>& ids, const std::vector<double>& x, int nb,
                            ordinal_t n_global) {
@@ -147,7 +136,7 @@ Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<
   const auto share = dist::local_share(system, part, world_rank());
   mcpi::DistributedOptions options;
   options.transport = transport;
-  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(share), options);
+  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options);
   Exec exec;
   solver.update(exec, view(share.O), view(share.D));
   std::vector<double> dq(share.R.size(), std::numeric_limits<double>::quiet_NaN());
@@ -275,7 +264,7 @@ TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
 TEST(DistributedMcpi, StoppingCriteriaAgreeOnEveryRank) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 6, 5), 5, test::test_seed());
   const auto share = dist::local_share(system, partition(graph_of(system), Split::metis, world_size()), world_rank());
-  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(share));
+  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share));
   Exec exec;
   solver.update(exec, view(share.O), view(share.D));
   Kokkos::View<double*, HostSpace> dq("dq", share.R.size());
@@ -323,13 +312,14 @@ TEST(DistributedMcpiErrors, MismatchedGhostId) {
   long long at[2] = {static_cast<long long>(s.ghost_ids.size()), s.global_ids.front()};
   MPI_Bcast(at, 2, MPI_LONG_LONG, bad, MPI_COMM_WORLD);
   if (world_rank() == bad) s.ghost_ids.push_back(s.global_ids.front());  // a row it owns
-  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
-                                "rank " + std::to_string(bad) + ": mcpi distributed setup: ghost_ids[" +
-                                    std::to_string(at[0]) + "] = " + std::to_string(at[1]) +
-                                    " is a row this rank owns");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s)), InvalidArgument,
+      "rank " + std::to_string(bad) + ": mcpi distributed setup: ghost_ids[" + std::to_string(at[0]) +
+          "] = " + std::to_string(at[1]) + " is a row this rank owns");
   auto t = share_for_errors();
   if (world_rank() == bad) t.ghost_ids.push_back(100000);
-  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(t)), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(t)),
+                                InvalidArgument,
                                 "rank " + std::to_string(bad) + ": mcpi distributed setup: ghost_ids[" +
                                     std::to_string(at[0]) + "] = 100000 is outside 0..99");
 }
@@ -339,8 +329,8 @@ TEST(DistributedMcpiErrors, PartitionThatDoesNotCoverEveryRow) {
   const int bad = world_size() - 1;
   if (world_size() == 1) {
     s.global_ids.back() = s.global_ids.front();
-    PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
-                                  "rank 0: mcpi distributed setup: owned rows 0 and ");
+    PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s)),
+                                  InvalidArgument, "rank 0: mcpi distributed setup: owned rows 0 and ");
     return;
   }
   // The last rank claims rank 0's first row instead of its own last one: that one is then
@@ -348,10 +338,10 @@ TEST(DistributedMcpiErrors, PartitionThatDoesNotCoverEveryRow) {
   dist::global_t first_of_rank0 = s.global_ids.empty() ? 0 : s.global_ids.front();
   MPI_Bcast(&first_of_rank0, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
   if (world_rank() == bad) s.global_ids.back() = first_of_rank0;
-  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
-                                "mcpi distributed setup: the partition ");
+  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s)),
+                                InvalidArgument, "mcpi distributed setup: the partition ");
   PPSPARSE_EXPECT_THROW_MESSAGE(
-      mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
+      mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s)), InvalidArgument,
       "global id " + std::to_string(first_of_rank0) + " is owned by ranks 0 and " + std::to_string(bad));
 }
 
@@ -363,7 +353,7 @@ TEST(DistributedMcpiErrors, InconsistentColourings) {
   mcpi::DistributedOptions options;
   for (const auto id : s.global_ids) options.colors.push_back(good.colors[id]);
   // Valid colours are taken as they are.
-  EXPECT_NO_THROW(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s), options));
+  EXPECT_NO_THROW(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s), options));
   // The last rank gives its first row with a ghost the colour of that ghost (another rank's row).
   const int bad = world_size() - 1;
   if (world_size() > 1 && world_rank() == bad) {
@@ -377,10 +367,10 @@ TEST(DistributedMcpiErrors, InconsistentColourings) {
   } else if (world_size() == 1) {
     options.colors.assign(options.colors.size(), 0);
   }
-  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s), options),
+  PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s), options),
                                 InvalidArgument, "mcpi distributed setup: inconsistent colouring: coupled rows ");
   PPSPARSE_EXPECT_THROW_MESSAGE(
-      mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s), options), InvalidArgument,
+      mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s), options), InvalidArgument,
       world_size() > 1 ? " (on rank " + std::to_string(bad) + ") share colour " : " (on this rank) share colour 0");
 }
 
@@ -389,14 +379,14 @@ TEST(DistributedMcpiErrors, BlockSizesThatDiffer) {
   if (world_rank() == world_size() - 1) s.nb = 3;
   const std::string expect = world_size() > 1 ? "the ranks' block sizes differ (nb from 2 to 3)" : "";
   if (world_size() > 1)
-    PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s)), InvalidArgument,
-                                  expect);
+    PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s)),
+                                  InvalidArgument, expect);
 }
 
 TEST(DistributedMcpiErrors, NumericalErrorsOnOneRankStopEveryRank) {
   const int bad = world_size() - 1;
   auto s = share_for_errors(3);
-  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, pattern_of(s));
+  auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s));
   Exec exec;
   // A singular diagonal block on the last rank.
   auto d = s.D;

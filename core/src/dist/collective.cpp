@@ -25,16 +25,8 @@ ErrorKind agree(MPI_Comm comm, ErrorKind kind, std::string& message) {
 }
 
 void agree_or_throw(MPI_Comm comm, ErrorKind kind, std::string message) {
-  switch (agree(comm, kind, message)) {
-    case ErrorKind::none:
-      return;
-    case ErrorKind::numerical:
-      throw NumericalError(message);
-    case ErrorKind::invalid_argument:
-      throw InvalidArgument(message);
-    default:
-      throw Error(message);
-  }
+  const ErrorKind agreed = agree(comm, kind, message);
+  if (agreed != ErrorKind::none) mcpi::throw_error(agreed, message);
 }
 
 }  // namespace ppsparse::dist

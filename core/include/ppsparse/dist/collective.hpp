@@ -12,6 +12,7 @@
 
 namespace ppsparse::dist {
 
+using mcpi::capture_error;
 using mcpi::ErrorKind;
 
 /// Collective over comm: when any rank passes a kind other than none, every rank receives the
@@ -25,20 +26,8 @@ void agree_or_throw(MPI_Comm comm, ErrorKind kind, std::string message);
 /// the first failing rank's error, or none throws.
 template <class F>
 void collectively(MPI_Comm comm, F&& local) {
-  ErrorKind kind = ErrorKind::none;
   std::string message;
-  try {
-    local();
-  } catch (const NumericalError& e) {
-    kind = ErrorKind::numerical;
-    message = e.what();
-  } catch (const InvalidArgument& e) {
-    kind = ErrorKind::invalid_argument;
-    message = e.what();
-  } catch (const std::exception& e) {
-    kind = ErrorKind::other;
-    message = e.what();
-  }
+  const ErrorKind kind = capture_error(local, message);
   agree_or_throw(comm, kind, std::move(message));
 }
 

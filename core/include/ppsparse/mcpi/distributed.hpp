@@ -25,6 +25,7 @@
 #include <ppsparse/backend/instance_order.hpp>
 #include <ppsparse/dist/collective.hpp>
 #include <ppsparse/dist/device_messenger.hpp>
+#include <ppsparse/dist/partition.hpp>
 #include <ppsparse/dist/plan.hpp>
 #include <ppsparse/dist/transport.hpp>
 #include <ppsparse/kokkos_compat.hpp>
@@ -50,6 +51,22 @@ struct DistributedPattern {
   Kokkos::View<const global_t*, MemSpace> ghost_ids;
   int index_base = 0;
 };
+
+/// The pattern of one rank's share (dist::local_share), viewing its vectors.
+inline DistributedPattern<HostSpace> pattern_of(const dist::LocalSystem& s) {
+  const auto view = [](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    return Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
+  };
+  DistributedPattern<HostSpace> p;
+  p.nb = s.nb;
+  p.n = s.n;
+  p.row_ptr = view(s.row_ptr);
+  p.col_idx = view(s.col_idx);
+  p.global_ids = view(s.global_ids);
+  p.ghost_ids = view(s.ghost_ids);
+  return p;
+}
 
 /// Options of the distributed setup.
 struct DistributedOptions {
@@ -170,7 +187,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   void start(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {
     const size_t nn = lists_.neighbours.size();
     const offset_t s0 = lists_.send_offsets[c * nn], s1 = lists_.send_offsets[(c + 1) * nn];
-    const offset_t r0 = lists_.recv_offsets[c * nn], r1 = lists_.recv_offsets[(c + 1) * nn];
+    const offset_t r0 = lists_.recv_offsets[c * nn];
     const size_t row = static_cast<size_t>(nb_);
     if (s1 > s0 && !direct_send_[c]) pack(exec, s0, s1, dq);
     sends_.clear();
@@ -229,7 +246,6 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
                 tag, comm_, &requests_.back());
       at += m.bytes;
     }
-    (void)r1;
   }
 
   void finish(const ExecSpace& exec, ordinal_t c, const dq_view& dq) override {

@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <ppsparse/error.hpp>
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi {
@@ -25,6 +26,37 @@ struct HaloStats {
 
 /// Kinds of error agreed across ranks (Halo::agree).
 enum class ErrorKind { none = 0, invalid_argument = 1, numerical = 2, other = 3 };
+
+/// Runs local(); when it throws, returns the error's kind and sets `message` to its text (the
+/// local half of an agreed error), else returns none.
+template <class F>
+ErrorKind capture_error(F&& local, std::string& message) {
+  try {
+    local();
+  } catch (const NumericalError& e) {
+    message = e.what();
+    return ErrorKind::numerical;
+  } catch (const InvalidArgument& e) {
+    message = e.what();
+    return ErrorKind::invalid_argument;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return ErrorKind::other;
+  }
+  return ErrorKind::none;
+}
+
+/// Throws the error `kind` (not none) with `message`: the other half of capture_error.
+[[noreturn]] inline void throw_error(ErrorKind kind, const std::string& message) {
+  switch (kind) {
+    case ErrorKind::numerical:
+      throw NumericalError(message);
+    case ErrorKind::invalid_argument:
+      throw InvalidArgument(message);
+    default:
+      throw Error(message);
+  }
+}
 
 /// A distributed solver's communication (see the file comment). Every method is collective
 /// over the solver's ranks: each rank calls it, in the same order.

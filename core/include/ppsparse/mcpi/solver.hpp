@@ -582,30 +582,9 @@ class Solver {
       local();
       return;
     }
-    ErrorKind kind = ErrorKind::none;
     std::string message;
-    try {
-      local();
-    } catch (const NumericalError& e) {
-      kind = ErrorKind::numerical;
-      message = e.what();
-    } catch (const InvalidArgument& e) {
-      kind = ErrorKind::invalid_argument;
-      message = e.what();
-    } catch (const std::exception& e) {
-      kind = ErrorKind::other;
-      message = e.what();
-    }
-    switch (halo_->agree(kind, message)) {
-      case ErrorKind::none:
-        return;
-      case ErrorKind::numerical:
-        throw NumericalError(message);
-      case ErrorKind::invalid_argument:
-        throw InvalidArgument(message);
-      default:
-        throw Error(message);
-    }
+    const ErrorKind agreed = halo_->agree(capture_error(local, message), message);
+    if (agreed != ErrorKind::none) throw_error(agreed, message);
   }
 
   void require_single_rank(const char* what) const {
