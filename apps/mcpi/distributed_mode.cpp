@@ -147,27 +147,39 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     std::fflush(stdout);
   };
 
-  // Rank 0 builds, partitions and distributes the system.
+  // Rank 0 builds, partitions and distributes the system: by METIS there, or in contiguous
+  // blocks that Zoltan then repartitions in parallel.
   Problem problem;
   std::vector<int> part;
+  const bool zoltan = opt.partitioner == "zoltan";
   dist::collectively(comm, [&] {
     if (rank != 0) return;
     problem = build_problem(opt, compat::is_gpu_space<Exec>(), progress);
-    progress("partitioning " + std::to_string(problem.system.n) + " block rows into " + std::to_string(size) +
-             " parts (METIS k-way)");
+    const ordinal_t n = problem.system.n;
+    if (zoltan) {
+      part.resize(static_cast<size_t>(n));
+      for (ordinal_t i = 0; i < n; ++i) part[i] = static_cast<int>(static_cast<long long>(i) * size / n);
+      return;
+    }
+    progress("partitioning " + std::to_string(n) + " block rows into " + std::to_string(size) + " parts (METIS k-way)");
     Graph g;
-    g.n = problem.system.n;
+    g.n = n;
     g.row_ptr.assign(problem.system.O.ia.data(), problem.system.O.ia.data() + g.n + 1);
     g.adj.assign(problem.system.O.ja.data(), problem.system.O.ja.data() + g.row_ptr.back());
     part = dist::partition_metis(g, size);
   });
   dist::LocalSystem share;
   if (rank == 0) {
-    progress("sending each rank its rows and ghosts");
+    progress(zoltan ? "sending each rank a contiguous block of rows" : "sending each rank its rows and ghosts");
     for (int q = 1; q < size; ++q) send_share(dist::local_share(problem.system, part, q), q, comm);
     share = dist::local_share(problem.system, part, 0);
   } else {
     share = recv_share(comm);
+  }
+  if (zoltan) {
+    progress("partitioning in parallel (Zoltan PHG graph) and moving the rows");
+    const std::vector<int> new_rank = dist::partition_zoltan(comm, dist::structure_of(share));
+    share = dist::redistribute(comm, share, new_rank);
   }
 
   mcpi::DistributedOptions dopt;

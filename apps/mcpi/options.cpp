@@ -43,12 +43,12 @@ problem (one of; default: the embedded problem):
                          with blocks of --block (which must divide the size); R is random.
       --pattern-only     use only the file's pattern as the vertex graph and generate
                          FUN3D-like block values for it
-  --mesh FILE            a mesh (SU2 .su2, or AFLR3 UGRID .ugrid, .lb8.ugrid, .b8.ugrid,
-                         ...; the format is recognised from the content and the name):
-                         vertices coupled through element edges, one nb x nb block per
-                         coupling, FUN3D-like values
-      --zone K           of a multizone SU2 file, zone K only (default: every zone, as
-                         disjoint parts of one mesh)
+  --mesh FILE            a mesh (SU2 .su2, AFLR3 UGRID .ugrid, .lb8.ugrid, .b8.ugrid, ...,
+                         Gmsh MSH 2.2 or 4.1 .msh, CGNS .cgns; the format is recognised
+                         from the content and the name): vertices coupled through element
+                         edges, one nb x nb block per coupling, FUN3D-like values
+      --zone K           of a multizone SU2 or CGNS file, zone K only (default: every
+                         zone; CGNS zones joined by their connectivity, else disjoint)
       --refine K         refine the mesh uniformly K times first (tet -> 8, ...)
 
 options:
@@ -100,6 +100,9 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
   --transport NAME       automatic (GPU-aware MPI where the library is, else NCCL where
                          each rank has its own GPU, else staged), staged (through pinned
                          host memory), mpi_device or nccl
+  --partitioner NAME     metis (default: METIS k-way on rank 0) or zoltan (rank 0 sends
+                         contiguous blocks of rows, then Zoltan's parallel graph partitioning
+                         moves them, as for a system read in parallel)
   --per-colour           each colour's rows, bytes exchanged and wait
   --distributed          the distributed mode on one rank too (the one-GPU baseline of a
                          scaling run)
@@ -209,6 +212,10 @@ Options parse_options(int argc, const char* const* argv) {
       if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device" && o.transport != "nccl")
         throw InvalidArgument("mcpi: --transport expects automatic, staged, mpi_device or nccl, got '" + o.transport +
                               "'");
+    } else if (a == "--partitioner") {
+      o.partitioner = value();
+      if (o.partitioner != "metis" && o.partitioner != "zoltan")
+        throw InvalidArgument("mcpi: --partitioner expects metis or zoltan, got '" + o.partitioner + "'");
     } else if (a == "--per-colour") {
       o.per_colour = true;
     } else if (a == "--probe-link") {

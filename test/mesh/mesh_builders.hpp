@@ -7,7 +7,10 @@
 #include <random>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include <ppsparse/mesh/mesh.hpp>
+#include <ppsparse/mesh/vertex_graph.hpp>
 
 namespace ppsparse::mesh::builders {
 
@@ -269,6 +272,32 @@ inline FaceSummary summarize_faces(const Mesh& m) {
     i = j;
   }
   return s;
+}
+
+// Every 3-D element type, pyramids included, with positive volumes (for reader round trips).
+inline Mesh mixed_mesh(std::uint64_t seed) {
+  Mesh m = box_mesh({3, 2, 2}, CellSplit::hexahedra_and_pyramids, 0.1, seed);
+  const Mesh t = box_mesh({2, 2, 1}, CellSplit::tetrahedra, 0.1, seed + 1);
+  const Mesh p = box_mesh({2, 1, 1}, CellSplit::prisms, 0.1, seed + 2);
+  for (const Mesh* other : {&t, &p}) {  // appended as separate pieces: still a valid mesh
+    const ordinal_t base = m.npoints();
+    m.coords.insert(m.coords.end(), other->coords.begin(), other->coords.end());
+    for (ordinal_t e = 0; e < other->nelements(); ++e) {
+      std::vector<ordinal_t> nodes;
+      for (offset_t k = other->elem_ptr[e]; k < other->elem_ptr[e + 1]; ++k)
+        nodes.push_back(other->elem_nodes[k] + base);
+      add_element(m, other->types[e], nodes);
+    }
+  }
+  return m;
+}
+
+// The same vertex graph (same point numbering).
+inline void expect_same_graph(const Mesh& a, const Mesh& b) {
+  const Graph ga = vertex_graph(a), gb = vertex_graph(b);
+  EXPECT_EQ(ga.n, gb.n);
+  EXPECT_EQ(ga.row_ptr, gb.row_ptr);
+  EXPECT_EQ(ga.adj, gb.adj);
 }
 
 }  // namespace ppsparse::mesh::builders

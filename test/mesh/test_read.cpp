@@ -5,6 +5,7 @@
 #include <string>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/mesh/cgns_reader.hpp>
 #include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/ugrid_reader.hpp>
 
@@ -46,15 +47,18 @@ TEST(MeshRead, ReadsSu2AndUgrid) {
   EXPECT_EQ(read(path).nelements(), m.nelements());
 }
 
-TEST(MeshRead, FormatsWithoutAReaderAndUnknownOnesSayWhatIsRead) {
+TEST(MeshRead, EachFormatGoesToItsReaderAndUnknownOnesSayWhatIsRead) {
   const std::string gmsh = write_file("m.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n");
-  PPSPARSE_EXPECT_THROW_MESSAGE(read(gmsh), InputError,
-                                gmsh + ": a Gmsh MSH file; this build reads SU2 (.su2) and AFLR3 UGRID");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read(gmsh), InputError, gmsh + ":3: no $Nodes section");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read(gmsh, 2), InputError, gmsh + ": zone 2 asked: a Gmsh MSH file has one zone");
   const std::string cgns = write_file("m.cgns", std::string("\x89HDF\r\n\x1a\n", 8));
-  PPSPARSE_EXPECT_THROW_MESSAGE(read(cgns), InputError, cgns + ": a CGNS file; this build reads SU2");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read(cgns), Error,
+                                cgns + (cgns_available() ? ": cannot open file: not a CGNS file" : ": this build"));
   const std::string other = write_file("m.txt", "hello");
   PPSPARSE_EXPECT_THROW_MESSAGE(read(other), InputError,
-                                other + ": unknown mesh format (not SU2, AFLR3 UGRID, Gmsh MSH or CGNS); this build");
+                                other +
+                                    ": unknown mesh format (not SU2, AFLR3 UGRID, Gmsh MSH or CGNS); ppsparse reads "
+                                    "SU2 (.su2), AFLR3 UGRID (.ugrid, .lb8.ugrid, ...), Gmsh MSH 2.2/4.1 (.msh)");
   PPSPARSE_EXPECT_THROW_MESSAGE(read("/nonexistent/m.su2"), InputError, "/nonexistent/m.su2: cannot open file");
 }
 

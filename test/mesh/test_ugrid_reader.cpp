@@ -24,33 +24,8 @@ std::string scratch(const std::string& name) {
   return (dir / name).string();
 }
 
-// Every element type, pyramids included, with positive volumes (the node order is checked).
-Mesh mixed_mesh(std::uint64_t seed) {
-  Mesh m = builders::box_mesh({3, 2, 2}, builders::CellSplit::hexahedra_and_pyramids, 0.1, seed);
-  const Mesh t = builders::box_mesh({2, 2, 1}, builders::CellSplit::tetrahedra, 0.1, seed + 1);
-  const Mesh p = builders::box_mesh({2, 1, 1}, builders::CellSplit::prisms, 0.1, seed + 2);
-  for (const Mesh* other : {&t, &p}) {  // appended as separate pieces: still a valid mesh
-    const ordinal_t base = m.npoints();
-    m.coords.insert(m.coords.end(), other->coords.begin(), other->coords.end());
-    for (ordinal_t e = 0; e < other->nelements(); ++e) {
-      std::vector<ordinal_t> nodes;
-      for (offset_t k = other->elem_ptr[e]; k < other->elem_ptr[e + 1]; ++k)
-        nodes.push_back(other->elem_nodes[k] + base);
-      builders::add_element(m, other->types[e], nodes);
-    }
-  }
-  return m;
-}
-
-void expect_same_graph(const Mesh& a, const Mesh& b) {
-  const Graph ga = vertex_graph(a), gb = vertex_graph(b);
-  EXPECT_EQ(ga.n, gb.n);
-  EXPECT_EQ(ga.row_ptr, gb.row_ptr);
-  EXPECT_EQ(ga.adj, gb.adj);
-}
-
 TEST(UgridReader, EveryEncodingRoundTripsAMixedMesh) {
-  const Mesh m = mixed_mesh(test::test_seed());
+  const Mesh m = builders::mixed_mesh(test::test_seed());
   for (const char* suffix : {"", ".b8", ".lb8", ".b4", ".lb4", ".b8l", ".lb8l", ".r8", ".lr8", ".r4", ".lr4"}) {
     SCOPED_TRACE(suffix);
     const std::string path = scratch(std::string("mixed") + suffix + ".ugrid");
@@ -64,7 +39,7 @@ TEST(UgridReader, EveryEncodingRoundTripsAMixedMesh) {
     // Elements come back grouped by type; the pyramids keep their (positive) orientation.
     for (ordinal_t e = 0; e < r.nelements(); ++e) EXPECT_GT(element_signed_volume(r, e), 0) << e;
     EXPECT_NEAR(static_cast<double>(builders::total_volume(r)), static_cast<double>(builders::total_volume(m)), 1e-9);
-    expect_same_graph(r, m);
+    builders::expect_same_graph(r, m);
   }
 }
 
@@ -80,7 +55,7 @@ TEST(UgridReader, SharedMeshesGiveTheSameVertexGraph) {
       SCOPED_TRACE(entry.path().filename().string() + suffix);
       const std::string path = scratch(entry.path().stem().string() + suffix + ".ugrid");
       write_ugrid(path, m);
-      expect_same_graph(read_ugrid(path), m);
+      builders::expect_same_graph(read_ugrid(path), m);
     }
     ++checked;
   }
@@ -121,7 +96,7 @@ TEST(UgridReader, MalformedAsciiNamesFileLineAndReason) {
 }
 
 TEST(UgridReader, MalformedBinaryNamesTheSection) {
-  Mesh m = mixed_mesh(test::test_seed());
+  Mesh m = builders::mixed_mesh(test::test_seed());
   const std::string good = scratch("good.lb8.ugrid");
   write_ugrid(good, m);
   const auto size = fs::file_size(good);

@@ -1,8 +1,11 @@
 #include <algorithm>
+#include <cstdint>
+#include <numeric>
 #include <string>
 
 #include <metis.h>
 
+#include <ppsparse/dist/collective.hpp>
 #include <ppsparse/dist/partition.hpp>
 #include <ppsparse/error.hpp>
 
@@ -79,6 +82,117 @@ LocalSystem local_share(const BlockSystem<HostSpace>& system, const std::vector<
     s.row_ptr.push_back(static_cast<offset_t>(s.col_idx.size()));
     for (size_t e = 0; e < nb2; ++e) s.D.push_back(system.D(static_cast<size_t>(i) * nb2 + e));
     for (int e = 0; e < nb; ++e) s.R.push_back(system.R(static_cast<size_t>(i) * nb + e));
+  }
+  return s;
+}
+
+LocalStructure structure_of(const LocalSystem& share) {
+  LocalStructure s;
+  s.nb = share.nb;
+  s.n = share.n;
+  s.n_ghost = static_cast<ordinal_t>(share.ghost_ids.size());
+  s.row_ptr = share.row_ptr.data();
+  s.col_idx = share.col_idx.data();
+  s.global_ids = share.global_ids.data();
+  s.ghost_ids = share.ghost_ids.data();
+  return s;
+}
+
+LocalSystem redistribute(MPI_Comm comm, const LocalSystem& mine, const std::vector<int>& new_rank) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int nb = mine.nb;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  collectively(comm, [&] {
+    const std::string who = "redistribute: ";
+    if (new_rank.size() != static_cast<size_t>(mine.n))
+      throw InvalidArgument(who + "new_rank has " + std::to_string(new_rank.size()) + " entries for " +
+                            std::to_string(mine.n) + " owned rows");
+    if (mine.row_ptr.size() != static_cast<size_t>(mine.n) + 1 ||
+        mine.global_ids.size() != static_cast<size_t>(mine.n) ||
+        mine.col_idx.size() != static_cast<size_t>(mine.row_ptr.back()) || mine.O.size() != mine.col_idx.size() * nb2 ||
+        mine.D.size() != static_cast<size_t>(mine.n) * nb2 || mine.R.size() != static_cast<size_t>(mine.n) * nb)
+      throw InvalidArgument(who + "the share's arrays do not match its n = " + std::to_string(mine.n) +
+                            " and nb = " + std::to_string(nb));
+    const size_t columns = static_cast<size_t>(mine.n) + mine.ghost_ids.size();
+    for (size_t k = 0; k < mine.col_idx.size(); ++k)
+      if (mine.col_idx[k] < 0 || static_cast<size_t>(mine.col_idx[k]) >= columns)
+        throw InvalidArgument(who + "col_idx[" + std::to_string(k) + "] = " + std::to_string(mine.col_idx[k]) +
+                              " is outside the owned rows and ghosts 0.." + std::to_string(columns - 1));
+    for (ordinal_t i = 0; i < mine.n; ++i)
+      if (new_rank[i] < 0 || new_rank[i] >= size)
+        throw InvalidArgument(who + "new_rank[" + std::to_string(i) + "] = " + std::to_string(new_rank[i]) +
+                              " is not a rank of the communicator (0.." + std::to_string(size - 1) + ")");
+  });
+  // Per destination: each row's id and block count, its columns' global ids, and its values.
+  std::vector<std::vector<global_t>> rows(size), columns(size);
+  std::vector<std::vector<float>> o(size);
+  std::vector<std::vector<double>> dr(size);
+  for (ordinal_t i = 0; i < mine.n; ++i) {
+    const int q = new_rank[i];
+    rows[q].push_back(mine.global_ids[i]);
+    rows[q].push_back(mine.row_ptr[i + 1] - mine.row_ptr[i]);
+    for (offset_t k = mine.row_ptr[i]; k < mine.row_ptr[i + 1]; ++k) {
+      const ordinal_t c = mine.col_idx[k];
+      columns[q].push_back(c < mine.n ? mine.global_ids[c] : mine.ghost_ids[c - mine.n]);
+    }
+    o[q].insert(o[q].end(), mine.O.begin() + static_cast<std::ptrdiff_t>(mine.row_ptr[i] * nb2),
+                mine.O.begin() + static_cast<std::ptrdiff_t>(mine.row_ptr[i + 1] * nb2));
+    dr[q].insert(dr[q].end(), mine.D.begin() + static_cast<std::ptrdiff_t>(i * nb2),
+                 mine.D.begin() + static_cast<std::ptrdiff_t>((i + 1) * nb2));
+    dr[q].insert(dr[q].end(), mine.R.begin() + static_cast<std::ptrdiff_t>(i) * nb,
+                 mine.R.begin() + static_cast<std::ptrdiff_t>(i + 1) * nb);
+  }
+  const auto rows_in = all_to_all(comm, rows);
+  const auto columns_in = all_to_all(comm, columns);
+  const auto o_in = all_to_all(comm, o);
+  const auto dr_in = all_to_all(comm, dr);
+  // The rows received, with where their data lie, in ascending global id.
+  struct Row {
+    global_t id;
+    int from;
+    size_t blocks, column_at, row_at;
+  };
+  std::vector<Row> received;
+  for (int q = 0; q < size; ++q)
+    for (size_t r = 0, at = 0; r < rows_in[q].size(); r += 2) {
+      const size_t blocks = static_cast<size_t>(rows_in[q][r + 1]);
+      received.push_back({rows_in[q][r], q, blocks, at, r / 2});
+      at += blocks;
+    }
+  std::sort(received.begin(), received.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
+  LocalSystem s;
+  s.nb = nb;
+  s.n = static_cast<ordinal_t>(received.size());
+  for (const Row& r : received) s.global_ids.push_back(r.id);
+  for (const Row& r : received)
+    for (size_t k = 0; k < r.blocks; ++k) {
+      const global_t c = columns_in[r.from][r.column_at + k];
+      if (!std::binary_search(s.global_ids.begin(), s.global_ids.end(), c)) s.ghost_ids.push_back(c);
+    }
+  std::sort(s.ghost_ids.begin(), s.ghost_ids.end());
+  s.ghost_ids.erase(std::unique(s.ghost_ids.begin(), s.ghost_ids.end()), s.ghost_ids.end());
+  s.row_ptr.push_back(0);
+  for (const Row& r : received) {
+    for (size_t k = 0; k < r.blocks; ++k) {
+      const global_t c = columns_in[r.from][r.column_at + k];
+      const auto owned = std::lower_bound(s.global_ids.begin(), s.global_ids.end(), c);
+      s.col_idx.push_back(owned != s.global_ids.end() && *owned == c
+                              ? static_cast<ordinal_t>(owned - s.global_ids.begin())
+                              : s.n +
+                                    static_cast<ordinal_t>(std::lower_bound(s.ghost_ids.begin(), s.ghost_ids.end(), c) -
+                                                           s.ghost_ids.begin()));
+    }
+    s.row_ptr.push_back(static_cast<offset_t>(s.col_idx.size()));
+    const auto& values = o_in[r.from];
+    s.O.insert(s.O.end(), values.begin() + static_cast<std::ptrdiff_t>(r.column_at * nb2),
+               values.begin() + static_cast<std::ptrdiff_t>((r.column_at + r.blocks) * nb2));
+    const auto& d = dr_in[r.from];
+    const size_t at = r.row_at * (nb2 + static_cast<size_t>(nb));
+    s.D.insert(s.D.end(), d.begin() + static_cast<std::ptrdiff_t>(at),
+               d.begin() + static_cast<std::ptrdiff_t>(at + nb2));
+    s.R.insert(s.R.end(), d.begin() + static_cast<std::ptrdiff_t>(at + nb2),
+               d.begin() + static_cast<std::ptrdiff_t>(at + nb2 + static_cast<size_t>(nb)));
   }
   return s;
 }

@@ -18,34 +18,6 @@ namespace {
 
 const std::string who = "mcpi distributed setup: ";
 
-/// Personalised all-to-all of trivially copyable records: out[q] goes to rank q; returns what
-/// each rank sent here.
-template <class T>
-std::vector<std::vector<T>> all_to_all(MPI_Comm comm, const std::vector<std::vector<T>>& out) {
-  static_assert(std::is_trivially_copyable_v<T>, "records are sent as bytes");
-  const int size = static_cast<int>(out.size());
-  std::vector<long long> send_n(size), recv_n(size);
-  for (int q = 0; q < size; ++q) send_n[q] = static_cast<long long>(out[q].size());
-  MPI_Alltoall(send_n.data(), 1, MPI_LONG_LONG, recv_n.data(), 1, MPI_LONG_LONG, comm);
-  std::vector<std::vector<T>> in(size);
-  std::vector<MPI_Request> requests;
-  requests.reserve(2 * size);
-  constexpr int tag = 4101;
-  for (int q = 0; q < size; ++q) {
-    in[q].resize(static_cast<size_t>(recv_n[q]));
-    if (recv_n[q] == 0) continue;
-    requests.emplace_back();
-    MPI_Irecv(in[q].data(), static_cast<int>(recv_n[q] * sizeof(T)), MPI_BYTE, q, tag, comm, &requests.back());
-  }
-  for (int q = 0; q < size; ++q) {
-    if (send_n[q] == 0) continue;
-    requests.emplace_back();
-    MPI_Isend(out[q].data(), static_cast<int>(send_n[q] * sizeof(T)), MPI_BYTE, q, tag, comm, &requests.back());
-  }
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  return in;
-}
-
 /// A fixed pseudo-random number per global id (splitmix64).
 std::uint64_t priority_hash(global_t id) {
   std::uint64_t z = static_cast<std::uint64_t>(id) + 0x9E3779B97F4A7C15ull;
@@ -61,10 +33,7 @@ bool before(ordinal_t degree_a, global_t a, ordinal_t degree_b, global_t b) {
   return ha != hb ? ha > hb : a < b;
 }
 
-struct Owner {
-  std::int32_t rank;
-  ordinal_t index;  // the owner's user index, 0-based
-};
+using Owner = GhostOwner;
 struct Placed {
   global_t id;  // 0-based
   ordinal_t index;
@@ -109,11 +78,10 @@ void exchange_colours(MPI_Comm comm, const ColourHalo& h, const std::vector<ordi
 
 }  // namespace
 
-DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors) {
-  DistributedPlan plan;
-  MPI_Comm_rank(comm, &plan.rank);
-  MPI_Comm_size(comm, &plan.size);
-  const int size = plan.size, rank = plan.rank;
+std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, global_t* n_global_out) {
+  int size = 1, rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   const int base = s.index_base;
   const ordinal_t n = s.n, ng = s.n_ghost;
 
@@ -151,7 +119,7 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
                           std::to_string(nb_range[1]) + ")");
   long long n_global = n;
   MPI_Allreduce(MPI_IN_PLACE, &n_global, 1, MPI_LONG_LONG, MPI_SUM, comm);
-  plan.n_global = n_global;
+  if (n_global_out) *n_global_out = n_global;
   const global_t chunk = std::max<global_t>(1, (n_global + size - 1) / size);
   const auto directory_rank = [&](global_t id) { return static_cast<int>(id / chunk); };
   const auto name = [&](global_t id) { return "global id " + std::to_string(id + base); };
@@ -227,6 +195,19 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
       ghost_owner[j] = answered[d][next[d]++];
     }
   }
+
+  return ghost_owner;
+}
+
+DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors) {
+  DistributedPlan plan;
+  MPI_Comm_rank(comm, &plan.rank);
+  MPI_Comm_size(comm, &plan.size);
+  const int size = plan.size, rank = plan.rank;
+  const int base = s.index_base;
+  const ordinal_t n = s.n, ng = s.n_ghost;
+  const std::vector<GhostOwner> ghost_owner = locate_ghosts(comm, s, &plan.n_global);
+  const auto name = [&](global_t id) { return "global id " + std::to_string(id + base); };
 
   // 4. Value requests (each ghost from its owner) and the coupling in both directions.
   std::vector<std::vector<ordinal_t>> requests(size);

@@ -5,13 +5,23 @@
 #include <string_view>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/mesh/cgns_reader.hpp>
+#include <ppsparse/mesh/gmsh_reader.hpp>
 #include <ppsparse/mesh/su2_reader.hpp>
 #include <ppsparse/mesh/ugrid_reader.hpp>
 
 namespace ppsparse::mesh {
 
 namespace {
-constexpr const char* kReadable = "this build reads SU2 (.su2) and AFLR3 UGRID (.ugrid, .lb8.ugrid, ...) meshes";
+std::string readable() {
+  return std::string("ppsparse reads SU2 (.su2), AFLR3 UGRID (.ugrid, .lb8.ugrid, ...), Gmsh MSH 2.2/4.1 (.msh)") +
+         (cgns_available() ? " and CGNS (.cgns)" : "; this build reads no CGNS") + " meshes";
+}
+
+void single_zone(const std::string& path, int zone, const char* format) {
+  if (zone > 1) throw InputError(path, "zone " + std::to_string(zone) + " asked: " + format + " file has one zone");
+  if (zone < 0) throw InputError(path, "zone " + std::to_string(zone) + " asked: zones are numbered from 1");
+}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -67,15 +77,17 @@ Mesh read(const std::string& path, int zone) {
     case MeshFormat::su2:
       return read_su2(path, zone);
     case MeshFormat::ugrid:
-      if (zone > 1) throw InputError(path, "zone " + std::to_string(zone) + " asked: an AFLR3 UGRID file has one zone");
+      single_zone(path, zone, "an AFLR3 UGRID");
       return read_ugrid(path);
     case MeshFormat::gmsh:
+      single_zone(path, zone, "a Gmsh MSH");
+      return read_gmsh(path);
     case MeshFormat::cgns:
-      throw InputError(path, std::string("a ") + to_string(f) + " file; " + kReadable);
+      return read_cgns(path, zone);
     case MeshFormat::unknown:
       break;
   }
-  throw InputError(path, std::string("unknown mesh format (not SU2, AFLR3 UGRID, Gmsh MSH or CGNS); ") + kReadable);
+  throw InputError(path, "unknown mesh format (not SU2, AFLR3 UGRID, Gmsh MSH or CGNS); " + readable());
 }
 
 }  // namespace ppsparse::mesh

@@ -57,6 +57,19 @@ struct DistributedPlan {
   int rank = 0, size = 1;
 };
 
+/// Where a ghost lives: the rank that owns its row, and the row's index there (0-based, in
+/// that rank's user order).
+struct GhostOwner {
+  std::int32_t rank = -1;
+  ordinal_t index = 0;
+};
+
+/// Checks s as make_distributed_plan does (sizes, indices, global ids owned exactly once, ghost
+/// ids in range, not owned here, distinct; every error agreed by all ranks) and finds each
+/// ghost's owner through a directory of the global ids spread over the ranks (collective over
+/// comm). n_global, if given, receives the number of rows over all ranks.
+std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, global_t* n_global = nullptr);
+
 /// Builds rank's plan (collective over comm). `colors`, if not empty, gives each owned row's
 /// colour (any nonnegative ids, the same id meaning the same colour on every rank); otherwise
 /// the partition-independent greedy colouring. InvalidArgument on every rank naming the first

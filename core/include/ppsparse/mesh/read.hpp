@@ -8,7 +8,7 @@
 
 namespace ppsparse::mesh {
 
-/// Mesh file formats ppsparse recognises (readers exist for su2 and ugrid).
+/// Mesh file formats ppsparse recognises and reads (CGNS where the build has the CGNS library).
 enum class MeshFormat { su2, ugrid, gmsh, cgns, unknown };
 
 /// "SU2", "AFLR3 UGRID", "Gmsh MSH", "CGNS", "unknown".
@@ -20,10 +20,10 @@ const char* to_string(MeshFormat format);
 /// InputError "FILE: cannot open file" when the file cannot be read.
 MeshFormat detect_mesh_format(const std::string& path);
 
-/// Reads a mesh in any format with a reader (read_su2, read_ugrid); zone 0 reads every zone of
-/// a multizone file, zone k >= 1 zone k only (a UGRID file has one). InputError naming the file
-/// for a format without a reader here, or an unknown one, listing the formats that are read:
-///   "m.msh: a Gmsh MSH file; this build reads SU2 (.su2) and AFLR3 UGRID (.ugrid, ...) meshes".
+/// Reads a mesh in any of these formats (read_su2, read_ugrid, read_gmsh, read_cgns); zone 0
+/// reads every zone of a multizone file (SU2, CGNS), zone k >= 1 zone k only (UGRID and Gmsh
+/// files have one). InputError naming the file for an unknown format, listing those read:
+///   "x.dat: unknown mesh format (not SU2, AFLR3 UGRID, Gmsh MSH or CGNS); ppsparse reads ...".
 Mesh read(const std::string& path, int zone = 0);
 
 }  // namespace ppsparse::mesh

@@ -1,0 +1,725 @@
+#include <ppsparse/mesh/gmsh_reader.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::mesh {
+namespace {
+
+// A linear Gmsh element type; dim 0 is the point, which has no ElementType.
+struct GmshType {
+  int id;
+  int nodes;
+  int dim;
+  ElementType type;
+};
+
+constexpr std::array<GmshType, 8> kLinearTypes = {{{1, 2, 1, ElementType::line},
+                                                   {2, 3, 2, ElementType::triangle},
+                                                   {3, 4, 2, ElementType::quadrilateral},
+                                                   {4, 4, 3, ElementType::tetrahedron},
+                                                   {5, 8, 3, ElementType::hexahedron},
+                                                   {6, 6, 3, ElementType::prism},
+                                                   {7, 5, 3, ElementType::pyramid},
+                                                   {15, 1, 0, ElementType::line}}};
+
+const GmshType* linear_type(long long id) {
+  for (const GmshType& t : kLinearTypes)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+int gmsh_id(ElementType t) {
+  for (const GmshType& g : kLinearTypes)
+    if (g.dim > 0 && g.type == t) return g.id;
+  return 0;
+}
+
+// Why an element type is refused: Gmsh's higher-order types by name, others as unknown.
+std::string refused_type(long long id) {
+  static const std::pair<int, const char*> higher[] = {
+      {8, "3-node line"},         {9, "6-node triangle"}, {10, "9-node quadrangle"}, {11, "10-node tetrahedron"},
+      {12, "27-node hexahedron"}, {13, "18-node prism"},  {14, "14-node pyramid"},   {16, "8-node quadrangle"},
+      {17, "20-node hexahedron"}, {18, "15-node prism"},  {19, "13-node pyramid"}};
+  std::string what = "element type " + std::to_string(id);
+  bool known = false;
+  for (const auto& [k, name] : higher)
+    if (k == id) {
+      what += std::string(" (") + name + ", higher order)";
+      known = true;
+    }
+  if (!known) what += id > 19 && id < 200 ? " (higher order or polyhedral)" : " (not a Gmsh element type)";
+  return what + " is not read: ppsparse reads linear elements (Gmsh types 1-7 and 15)";
+}
+
+bool host_is_big_endian() {
+  const std::uint16_t one = 1;
+  unsigned char first;
+  std::memcpy(&first, &one, 1);
+  return first == 0;
+}
+
+// The input through a large buffer: get/peek/read at memory speed, and the offset for the
+// byte checks of binary sections.
+class ByteStream {
+ public:
+  explicit ByteStream(std::istream& in) : in_(in), buf_(1 << 16) {}
+  int get() {
+    if (pos_ == end_ && !fill()) return EOF;
+    ++offset_;
+    return static_cast<unsigned char>(buf_[pos_++]);
+  }
+  int peek() {
+    if (pos_ == end_ && !fill()) return EOF;
+    return static_cast<unsigned char>(buf_[pos_]);
+  }
+  bool read(unsigned char* out, size_t n) {
+    while (n > 0) {
+      if (pos_ == end_ && !fill()) return false;
+      const size_t k = std::min(n, end_ - pos_);
+      std::memcpy(out, buf_.data() + pos_, k);
+      pos_ += k;
+      offset_ += k;
+      out += k;
+      n -= k;
+    }
+    return true;
+  }
+  std::uint64_t offset() const { return offset_; }
+
+ private:
+  std::istream& in_;
+  std::vector<char> buf_;
+  size_t pos_ = 0, end_ = 0;
+  std::uint64_t offset_ = 0;
+  bool fill() {
+    in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    end_ = static_cast<size_t>(in_.gcount());
+    pos_ = 0;
+    return end_ > 0;
+  }
+};
+
+// Gmsh node tags (positive, any order, possibly sparse) to point numbers in file order.
+class TagMap {
+ public:
+  // The first repeated tag, or 0 when every tag is distinct.
+  long long build(const std::vector<long long>& tags) {
+    if (tags.empty()) return 0;
+    const auto [lo, hi] = std::minmax_element(tags.begin(), tags.end());
+    min_ = *lo;
+    const long long n = static_cast<long long>(tags.size());
+    if (*hi - *lo < 2 * n + 1024) {
+      dense_.assign(static_cast<size_t>(*hi - *lo + 1), -1);
+      for (long long i = 0; i < n; ++i) {
+        ordinal_t& slot = dense_[static_cast<size_t>(tags[i] - min_)];
+        if (slot >= 0) return tags[i];
+        slot = static_cast<ordinal_t>(i);
+      }
+      return 0;
+    }
+    sparse_.reserve(tags.size());
+    for (long long i = 0; i < n; ++i) sparse_.emplace_back(tags[i], static_cast<ordinal_t>(i));
+    std::sort(sparse_.begin(), sparse_.end());
+    for (size_t i = 1; i < sparse_.size(); ++i)
+      if (sparse_[i].first == sparse_[i - 1].first) return sparse_[i].first;
+    return 0;
+  }
+  // The point of a tag, -1 when no node has it.
+  ordinal_t find(long long tag) const {
+    if (!dense_.empty()) {
+      if (tag < min_ || tag - min_ >= static_cast<long long>(dense_.size())) return -1;
+      return dense_[static_cast<size_t>(tag - min_)];
+    }
+    const auto it = std::lower_bound(sparse_.begin(), sparse_.end(), std::make_pair(tag, ordinal_t{-1}));
+    return it != sparse_.end() && it->first == tag ? it->second : -1;
+  }
+
+ private:
+  long long min_ = 0;
+  std::vector<ordinal_t> dense_;
+  std::vector<std::pair<long long, ordinal_t>> sparse_;
+};
+
+// Elements of one dimension, as the Mesh holds them.
+struct Elements {
+  std::vector<ElementType> types;
+  std::vector<offset_t> ptr{0};
+  std::vector<ordinal_t> nodes;
+};
+
+class GmshParser {
+ public:
+  GmshParser(const std::string& path, std::istream& in, std::uint64_t size) : path_(path), in_(in), size_(size) {}
+
+  Mesh parse() {
+    section_ = "$MeshFormat";
+    const std::string first = token("the $MeshFormat line");
+    if (first != "$MeshFormat") fail("not a Gmsh MSH file: it starts with '" + first + "', not $MeshFormat");
+    read_format();
+    bool have_nodes = false, have_elements = false;
+    for (;;) {
+      section_ = "(between sections)";
+      if (!skip_space()) break;
+      const std::string t = token("a section");
+      if (t.size() < 2 || t[0] != '$') fail("'" + t + "' between sections, where a $Section line belongs");
+      const std::string name = t.substr(1);
+      section_ = t;
+      if (name == "Nodes") {
+        if (have_nodes) fail("a second $Nodes section");
+        have_nodes = true;
+        rest_of_line();
+        v41_ ? nodes_v41() : nodes_v22();
+        expect_end("Nodes");
+      } else if (name == "Elements") {
+        if (have_elements) fail("a second $Elements section");
+        if (!have_nodes) fail("$Elements before $Nodes");
+        have_elements = true;
+        rest_of_line();
+        v41_ ? elements_v41() : elements_v22();
+        expect_end("Elements");
+      } else if (name == "MeshFormat") {
+        fail("a second $MeshFormat section");
+      } else if (name.compare(0, 3, "End") == 0) {
+        fail("'" + t + "' without its section");
+      } else {
+        skip_section(name);
+      }
+    }
+    section_ = "(end of file)";
+    line_ = token_line_;
+    if (!have_nodes) fail("no $Nodes section");
+    if (!have_elements) fail("no $Elements section");
+    return assemble();
+  }
+
+ private:
+  const std::string& path_;
+  ByteStream in_;
+  std::uint64_t size_;
+  long long line_ = 1, token_line_ = 1;  // the line read, the line of the last token
+  bool binary_ = false, v41_ = false, swap_ = false;
+  std::string section_;
+  // Nodes in file order: coordinates (3 per node) and their tags, then the tag map.
+  std::vector<double> xyz_;
+  std::vector<long long> tags_;
+  TagMap map_;
+  std::array<Elements, 4> by_dim_;  // 2-D and 3-D elements kept; 0-D and 1-D only checked
+
+  [[noreturn]] void fail(const std::string& reason) const {
+    if (binary_) throw InputError(path_, "section " + section_ + ": " + reason);
+    throw InputError(path_, line_, reason);
+  }
+
+  // ---- ASCII tokens -------------------------------------------------------------------------
+  // Skips white space; false at the end of the file.
+  bool skip_space() {
+    int c;
+    while ((c = in_.peek()) != EOF && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v')) {
+      if (c == '\n') ++line_;
+      in_.get();
+    }
+    return c != EOF;
+  }
+  std::string token(const char* what) {
+    if (!skip_space()) fail(std::string("the file ends before ") + what);
+    token_line_ = line_;
+    std::string t;
+    int c;
+    while ((c = in_.peek()) != EOF && !std::isspace(c)) {
+      t.push_back(static_cast<char>(in_.get()));
+      if (t.size() > 64) fail(std::string(what) + ": '" + printable(t.substr(0, 32)) + "...' is too long");
+    }
+    return t;
+  }
+  static std::string printable(std::string s) {
+    for (char& c : s)
+      if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
+    return s;
+  }
+  long long ascii_integer(const char* what) {
+    const std::string t = token(what);
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc::result_out_of_range) fail(std::string(what) + ": '" + printable(t) + "' is out of range");
+    if (ec != std::errc() || end != t.data() + t.size())
+      fail(std::string(what) + ": '" + printable(t) + "' is not an integer");
+    return v;
+  }
+  double ascii_real(const char* what) {
+    const std::string t = token(what);
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (end != t.c_str() + t.size() || t.empty()) fail(std::string(what) + ": '" + printable(t) + "' is not a number");
+    if (!std::isfinite(v)) fail(std::string(what) + ": '" + printable(t) + "' is not a finite number");
+    return v;
+  }
+  // The end of the current line: only white space may remain on it.
+  void rest_of_line() {
+    int c;
+    while ((c = in_.get()) != EOF && c != '\n')
+      if (c != ' ' && c != '\t' && c != '\r')
+        fail("unexpected '" + printable(std::string(1, static_cast<char>(c))) + "' at the end of a line");
+    if (c == '\n') ++line_;
+  }
+  void expect_end(const std::string& name) {
+    const std::string t = token(("$End" + name).c_str());
+    if (t != "$End" + name)
+      fail("'" + printable(t) + "' where $End" + name + " belongs (more data than the counts say?)");
+  }
+  // Skips to the line "$End<name>", counting lines.
+  void skip_section(const std::string& name) {
+    const std::string marker = "$End" + name;
+    const long long start = line_;
+    size_t matched = 0;
+    int prev = '\n', c;
+    while ((c = in_.get()) != EOF) {
+      if (matched == 0) {
+        if (c == '$' && prev == '\n') matched = 1;
+      } else if (c == marker[matched]) {
+        if (++matched == marker.size()) {
+          const int next = in_.peek();
+          if (next == EOF || std::isspace(next)) return;
+          matched = 0;
+        }
+      } else {
+        matched = 0;
+      }
+      if (c == '\n') ++line_;
+      prev = c;
+    }
+    line_ = start;
+    fail("the file ends inside $" + name + " (no " + marker + " line)");
+  }
+
+  // ---- binary numbers -----------------------------------------------------------------------
+  template <class T>
+  T binary(const char* what) {
+    unsigned char b[sizeof(T)];
+    if (!in_.read(b, sizeof(T))) fail(std::string("the file ends before ") + what);
+    if (swap_) std::reverse(b, b + sizeof(T));
+    T v;
+    std::memcpy(&v, b, sizeof(T));
+    return v;
+  }
+  // Whether `bytes` more bytes are in the file; checked before a block is read.
+  void check_fits(long double bytes) const {
+    const std::uint64_t left = size_ - std::min(size_, in_.offset());
+    if (bytes > static_cast<long double>(left))
+      fail("the counts need " + std::to_string(static_cast<unsigned long long>(std::min<long double>(bytes, 1e19L))) +
+           " more bytes, the file has " + std::to_string(left) + " (a truncated file?)");
+  }
+
+  // ---- numbers in the file's encoding -------------------------------------------------------
+  // A count or tag: 4.1 binary size_t, 2.2 binary int, ASCII text.
+  long long size_value(const char* what) {
+    if (!binary_) return ascii_integer(what);
+    if (v41_) {
+      const std::uint64_t v = binary<std::uint64_t>(what);
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<long long>::max()))
+        fail(std::string(what) + " " + std::to_string(v) + " is out of range");
+      return static_cast<long long>(v);
+    }
+    return binary<std::int32_t>(what);
+  }
+  long long int_value(const char* what) { return binary_ ? binary<std::int32_t>(what) : ascii_integer(what); }
+  double real_value(const char* what) {
+    if (!binary_) return ascii_real(what);
+    const double v = binary<double>(what);
+    if (!std::isfinite(v)) fail(std::string(what) + " is not a finite number");
+    return v;
+  }
+  long long count(const char* what, long long limit) {
+    const long long n = size_value(what);
+    if (n < 0) fail(std::string(what) + " is negative (" + std::to_string(n) + ")");
+    if (n > limit) fail(std::string(what) + " " + std::to_string(n) + " exceeds " + std::to_string(limit));
+    return n;
+  }
+
+  // ---- sections -----------------------------------------------------------------------------
+  void read_format() {
+    const std::string version = token("the MSH version");
+    if (version == "4.1") {
+      v41_ = true;
+    } else if (version != "2.2") {
+      fail("MSH version '" + printable(version) +
+           "' is not read: ppsparse reads MSH 4.1 and 2.2 (gmsh -format msh41 or -format msh22)");
+    }
+    const long long file_type = ascii_integer("the file type");
+    if (file_type != 0 && file_type != 1)
+      fail("file type " + std::to_string(file_type) + ": 0 (ASCII) or 1 (binary) expected");
+    const long long data_size = ascii_integer("the data size");
+    if (data_size != 8)
+      fail("data size " + std::to_string(data_size) + ": ppsparse reads files whose size_t is 8 bytes");
+    rest_of_line();
+    if (file_type == 1) {
+      binary_ = true;
+      const std::int32_t one = binary<std::int32_t>("the byte-order check (the int 1)");
+      if (one != 1) {
+        std::int32_t swapped = one;
+        unsigned char* b = reinterpret_cast<unsigned char*>(&swapped);
+        std::reverse(b, b + 4);
+        if (swapped != 1) fail("the byte-order check reads " + std::to_string(one) + ", not 1: not a binary MSH file");
+        swap_ = true;
+      }
+    }
+    expect_end("MeshFormat");
+  }
+
+  void add_node(long long tag) {
+    if (tag <= 0) fail("node tag " + std::to_string(tag) + " is not positive");
+    tags_.push_back(tag);
+  }
+  void finish_nodes() {
+    if (const long long repeated = map_.build(tags_)) fail("node tag " + std::to_string(repeated) + " appears twice");
+    tags_ = {};
+  }
+  void reserve_nodes(long long n) {
+    const size_t r = static_cast<size_t>(std::min<long long>(n, 1 << 20));
+    xyz_.reserve(3 * r);
+    tags_.reserve(r);
+  }
+
+  void nodes_v41() {
+    const long long blocks = count("the number of node blocks", std::numeric_limits<long long>::max());
+    const long long n = count("the number of nodes", max_ordinal);
+    const long long min_tag = size_value("the smallest node tag");
+    const long long max_tag = size_value("the largest node tag");
+    if (n > 0 && (min_tag < 1 || max_tag < min_tag))
+      fail("node tags [" + std::to_string(min_tag) + ", " + std::to_string(max_tag) + "] are not a positive range");
+    if (binary_) check_fits(static_cast<long double>(blocks) * 20 + static_cast<long double>(n) * 32);
+    reserve_nodes(n);
+    long long read = 0;
+    for (long long b = 0; b < blocks; ++b) {
+      const long long dim = int_value("a node block's entity dimension");
+      int_value("a node block's entity tag");
+      const long long parametric = int_value("a node block's parametric flag");
+      const long long k = count("a node block's node count", n - read);
+      if (dim < 0 || dim > 3) fail("node block " + std::to_string(b + 1) + ": entity dimension " + std::to_string(dim));
+      if (parametric != 0 && parametric != 1)
+        fail("node block " + std::to_string(b + 1) + ": parametric flag " + std::to_string(parametric));
+      const long long extra = parametric ? dim : 0;
+      if (binary_) check_fits(static_cast<long double>(k) * (8 + 8 * (3 + extra)));
+      for (long long i = 0; i < k; ++i) {
+        const long long tag = size_value("a node tag");
+        if (tag < min_tag || tag > max_tag)
+          fail("node tag " + std::to_string(tag) + " is outside the header's range [" + std::to_string(min_tag) + ", " +
+               std::to_string(max_tag) + "]");
+        add_node(tag);
+      }
+      for (long long i = 0; i < k; ++i) {
+        for (int d = 0; d < 3; ++d) xyz_.push_back(real_value("a node coordinate"));
+        for (long long d = 0; d < extra; ++d) real_value("a node's parametric coordinate");
+      }
+      read += k;
+    }
+    if (read != n)
+      fail("the node blocks hold " + std::to_string(read) + " nodes, the header says " + std::to_string(n));
+    finish_nodes();
+  }
+
+  void nodes_v22() {
+    const long long n = binary_ ? ascii_count("the number of nodes") : count("the number of nodes", max_ordinal);
+    if (binary_) {
+      rest_of_line();
+      check_fits(static_cast<long double>(n) * 28);
+    }
+    reserve_nodes(n);
+    for (long long i = 0; i < n; ++i) {
+      add_node(int_value("a node tag"));
+      for (int d = 0; d < 3; ++d) xyz_.push_back(real_value("a node coordinate"));
+    }
+    finish_nodes();
+  }
+  // 2.2 binary files give their counts as text.
+  long long ascii_count(const char* what) {
+    const long long n = ascii_integer(what);
+    if (n < 0) fail(std::string(what) + " is negative (" + std::to_string(n) + ")");
+    if (n > max_ordinal) fail(std::string(what) + " " + std::to_string(n) + " exceeds 2^31 - 1");
+    return n;
+  }
+
+  // One element of type t: its node tags, checked and kept by dimension.
+  void add_element(const GmshType& t, long long tag) {
+    std::array<ordinal_t, 8> v{};
+    for (int j = 0; j < t.nodes; ++j) {
+      const long long node = size_value("an element's node tag");
+      const ordinal_t p = map_.find(node);
+      if (p < 0)
+        fail("element " + std::to_string(tag) + " refers to node " + std::to_string(node) +
+             ", which $Nodes does not list");
+      v[static_cast<size_t>(j)] = p;
+    }
+    if (t.dim < 2) return;
+    Elements& e = by_dim_[static_cast<size_t>(t.dim)];
+    if (static_cast<long long>(e.types.size()) >= max_ordinal) fail("more than 2^31 - 1 elements");
+    e.types.push_back(t.type);
+    e.nodes.insert(e.nodes.end(), v.begin(), v.begin() + t.nodes);
+    e.ptr.push_back(static_cast<offset_t>(e.nodes.size()));
+  }
+  const GmshType& element_type(long long id) {
+    const GmshType* t = linear_type(id);
+    if (!t) fail(refused_type(id));
+    return *t;
+  }
+
+  void elements_v41() {
+    const long long blocks = count("the number of element blocks", std::numeric_limits<long long>::max());
+    const long long n = count("the number of elements", std::numeric_limits<long long>::max());
+    size_value("the smallest element tag");
+    size_value("the largest element tag");
+    if (binary_) check_fits(static_cast<long double>(blocks) * 20 + static_cast<long double>(n) * 16);
+    long long read = 0;
+    for (long long b = 0; b < blocks; ++b) {
+      const long long dim = int_value("an element block's entity dimension");
+      int_value("an element block's entity tag");
+      const GmshType& t = element_type(int_value("an element block's element type"));
+      const long long k = count("an element block's element count", n - read);
+      if (t.dim != dim)
+        fail("element block " + std::to_string(b + 1) + ": element type " + std::to_string(t.id) + " has dimension " +
+             std::to_string(t.dim) + ", its entity " + std::to_string(dim));
+      if (binary_) check_fits(static_cast<long double>(k) * 8 * (1 + t.nodes));
+      for (long long i = 0; i < k; ++i) add_element(t, size_value("an element tag"));
+      read += k;
+    }
+    if (read != n)
+      fail("the element blocks hold " + std::to_string(read) + " elements, the header says " + std::to_string(n));
+  }
+
+  void elements_v22() {
+    const long long n = binary_ ? ascii_count("the number of elements") : count("the number of elements", max_ordinal);
+    if (!binary_) {
+      for (long long i = 0; i < n; ++i) {
+        const long long tag = ascii_integer("an element tag");
+        const GmshType& t = element_type(ascii_integer("an element type"));
+        const long long ntags = ascii_integer("an element's number of tags");
+        if (ntags < 0 || ntags > 1000) fail("element " + std::to_string(tag) + ": " + std::to_string(ntags) + " tags");
+        for (long long j = 0; j < ntags; ++j) ascii_integer("an element's tag");
+        add_element(t, tag);
+      }
+      return;
+    }
+    rest_of_line();
+    for (long long read = 0; read < n;) {
+      const GmshType& t = element_type(binary<std::int32_t>("an element block's type"));
+      const long long k = binary<std::int32_t>("an element block's element count");
+      const long long ntags = binary<std::int32_t>("an element block's number of tags");
+      if (k < 1 || k > n - read)
+        fail("an element block of " + std::to_string(k) + " elements, with " + std::to_string(n - read) +
+             " left to read");
+      if (ntags < 0 || ntags > 1000) fail("an element block with " + std::to_string(ntags) + " tags per element");
+      check_fits(static_cast<long double>(k) * 4 * (1 + ntags + t.nodes));
+      for (long long i = 0; i < k; ++i) {
+        const long long tag = binary<std::int32_t>("an element tag");
+        for (long long j = 0; j < ntags; ++j) binary<std::int32_t>("an element's tag");
+        add_element(t, tag);
+      }
+      read += k;
+    }
+  }
+
+  Mesh assemble() {
+    Mesh m;
+    m.dim = !by_dim_[3].types.empty() ? 3 : !by_dim_[2].types.empty() ? 2 : 0;
+    if (m.dim == 0) fail("no 2-D or 3-D elements (a mesh of lines or points is not read)");
+    Elements& e = by_dim_[static_cast<size_t>(m.dim)];
+    m.types = std::move(e.types);
+    m.elem_ptr = std::move(e.ptr);
+    m.elem_nodes = std::move(e.nodes);
+    if (m.dim == 3) {
+      m.coords = std::move(xyz_);
+    } else {
+      const size_t n = xyz_.size() / 3;
+      for (size_t p = 1; p < n; ++p)
+        if (xyz_[3 * p + 2] != xyz_[2])
+          fail("2-D elements, but the nodes are not in one plane z = const (node " + std::to_string(p + 1) +
+               " in file order has z = " + std::to_string(xyz_[3 * p + 2]) + ", the first " + std::to_string(xyz_[2]) +
+               ")");
+      m.coords.resize(2 * n);
+      for (size_t p = 0; p < n; ++p) {
+        m.coords[2 * p] = xyz_[3 * p];
+        m.coords[2 * p + 1] = xyz_[3 * p + 1];
+      }
+    }
+    return m;
+  }
+};
+
+// ---- writer -------------------------------------------------------------------------------
+class GmshWriter {
+ public:
+  GmshWriter(std::ostream& out, bool binary, bool v41) : out_(out), binary_(binary), v41_(v41) {}
+  void text(const std::string& s) { out_ << s; }
+  // A count or tag in the encoding's size type.
+  void size(long long v) {
+    if (!binary_) return word(std::to_string(v));
+    if (v41_) {
+      const std::uint64_t x = static_cast<std::uint64_t>(v);
+      out_.write(reinterpret_cast<const char*>(&x), 8);
+    } else {
+      integer(v);
+    }
+  }
+  void integer(long long v) {
+    if (!binary_) return word(std::to_string(v));
+    const std::int32_t x = static_cast<std::int32_t>(v);
+    out_.write(reinterpret_cast<const char*>(&x), 4);
+  }
+  void real(double v) {
+    if (!binary_) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.17g", v);
+      return word(b);
+    }
+    out_.write(reinterpret_cast<const char*>(&v), 8);
+  }
+  // Ends a line of ASCII data (nothing in binary).
+  void end_line() {
+    if (!binary_) out_ << '\n';
+    first_ = true;
+  }
+
+ private:
+  std::ostream& out_;
+  bool binary_, v41_, first_ = true;
+  void word(const std::string& s) {
+    if (!first_) out_ << ' ';
+    out_ << s;
+    first_ = false;
+  }
+};
+
+}  // namespace
+
+Mesh read_gmsh(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "cannot open file: it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "cannot open file");
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(path, "cannot open file: " + ec.message());
+  Mesh m = GmshParser(path, in, size).parse();
+  try {
+    validate(m, "Gmsh mesh");
+  } catch (const InvalidArgument& e) {
+    throw InputError(path, e.what());
+  }
+  return m;
+}
+
+void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, bool binary) {
+  validate(m, "write_gmsh");
+  if (host_is_big_endian() && binary) throw Error("write_gmsh: binary MSH is written on little-endian hosts only");
+  const bool v41 = version == GmshVersion::v4_1;
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw Error("write_gmsh: cannot open '" + path + "' for writing");
+  GmshWriter w(out, binary, v41);
+  const long long n = m.npoints(), ne = m.nelements();
+  w.text(std::string("$MeshFormat\n") + (v41 ? "4.1" : "2.2") + (binary ? " 1 8\n" : " 0 8\n"));
+  if (binary) {
+    const std::int32_t one = 1;
+    out.write(reinterpret_cast<const char*>(&one), 4);
+    w.text("\n");
+  }
+  w.text("$EndMeshFormat\n");
+  auto coord = [&](long long p, int d) { return d < m.dim ? m.coords[static_cast<size_t>(p * m.dim + d)] : 0.0; };
+  if (v41) {
+    // One entity of the mesh's dimension, with its bounding box.
+    std::array<double, 6> box = {0, 0, 0, 0, 0, 0};
+    for (int d = 0; d < 3; ++d) {
+      box[d] = std::numeric_limits<double>::max();
+      box[3 + d] = std::numeric_limits<double>::lowest();
+      for (long long p = 0; p < n; ++p) {
+        box[d] = std::min(box[d], coord(p, d));
+        box[3 + d] = std::max(box[3 + d], coord(p, d));
+      }
+    }
+    w.text("$Entities\n");
+    for (int d = 0; d < 4; ++d) w.size(d == m.dim ? 1 : 0);
+    w.end_line();
+    w.integer(1);
+    for (double b : box) w.real(b);
+    w.size(0);  // physical tags
+    w.size(0);  // bounding entities
+    w.end_line();
+    w.text(binary ? "\n$EndEntities\n$Nodes\n" : "$EndEntities\n$Nodes\n");
+    for (long long v : {1LL, n, 1LL, n}) w.size(v);
+    w.end_line();
+    w.integer(m.dim);
+    w.integer(1);
+    w.integer(0);
+    w.size(n);
+    w.end_line();
+    for (long long p = 0; p < n; ++p) {
+      w.size(p + 1);
+      w.end_line();
+    }
+    for (long long p = 0; p < n; ++p) {
+      for (int d = 0; d < 3; ++d) w.real(coord(p, d));
+      w.end_line();
+    }
+    w.text(binary ? "\n$EndNodes\n$Elements\n" : "$EndNodes\n$Elements\n");
+    std::vector<ElementType> present;
+    for (ElementType t : m.types)
+      if (std::find(present.begin(), present.end(), t) == present.end()) present.push_back(t);
+    for (long long v : {static_cast<long long>(present.size()), ne, 1LL, ne}) w.size(v);
+    w.end_line();
+    long long tag = 0;
+    for (ElementType t : present) {
+      w.integer(m.dim);
+      w.integer(1);
+      w.integer(gmsh_id(t));
+      w.size(std::count(m.types.begin(), m.types.end(), t));
+      w.end_line();
+      for (long long e = 0; e < ne; ++e) {
+        if (m.types[e] != t) continue;
+        w.size(++tag);
+        for (offset_t k = m.elem_ptr[e]; k < m.elem_ptr[e + 1]; ++k) w.size(m.elem_nodes[k] + 1);
+        w.end_line();
+      }
+    }
+    w.text(binary ? "\n$EndElements\n" : "$EndElements\n");
+  } else {
+    w.text("$Nodes\n" + std::to_string(n) + "\n");
+    for (long long p = 0; p < n; ++p) {
+      w.integer(p + 1);
+      for (int d = 0; d < 3; ++d) w.real(coord(p, d));
+      w.end_line();
+    }
+    w.text((binary ? "\n$EndNodes\n$Elements\n" : "$EndNodes\n$Elements\n") + std::to_string(ne) + "\n");
+    // Tags: the physical and the elementary entity (both 1). Binary: one block per element.
+    for (long long e = 0; e < ne; ++e) {
+      if (binary) {
+        for (long long v : {static_cast<long long>(gmsh_id(m.types[e])), 1LL, 2LL}) w.integer(v);
+      }
+      w.integer(e + 1);
+      if (!binary) {
+        w.integer(gmsh_id(m.types[e]));
+        w.integer(2);
+      }
+      w.integer(1);
+      w.integer(1);
+      for (offset_t k = m.elem_ptr[e]; k < m.elem_ptr[e + 1]; ++k) w.integer(m.elem_nodes[k] + 1);
+      w.end_line();
+    }
+    w.text(binary ? "\n$EndElements\n" : "$EndElements\n");
+  }
+  if (!out) throw Error("write_gmsh: writing '" + path + "' failed");
+}
+
+}  // namespace ppsparse::mesh

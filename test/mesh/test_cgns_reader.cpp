@@ -1,0 +1,213 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mesh/cgns_reader.hpp>
+#include <ppsparse/mesh/read.hpp>
+#include <ppsparse/mesh/su2_reader.hpp>
+
+#if PPSPARSE_TEST_HAVE_CGNS
+#include <cgnslib.h>
+#endif
+
+#include "mesh/mesh_builders.hpp"
+#include "test_util.hpp"
+
+namespace ppsparse::mesh {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "ppsparse_cgns_test";
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+#if PPSPARSE_TEST_HAVE_CGNS
+
+struct Variant {
+  CgnsWriteOptions options;
+  const char* name;
+};
+constexpr Variant kVariants[] = {
+    {{true, false}, "hdf5"}, {{false, false}, "adf"}, {{true, true}, "hdf5_mixed"}, {{false, true}, "adf_mixed"}};
+
+TEST(CgnsReader, AdfAndHdf5SectionsByTypeAndMixedRoundTrip) {
+  const Mesh mixed = builders::mixed_mesh(test::test_seed());
+  const Mesh plane = builders::rectangle_mesh(4, 3, 0.1, test::test_seed());
+  for (const Variant& v : kVariants) {
+    SCOPED_TRACE(v.name);
+    for (const Mesh* m : {&mixed, &plane}) {
+      const std::string path = scratch(std::string(v.name) + (m->dim == 3 ? "_mixed" : "_plane") + ".cgns");
+      write_cgns(path, {*m}, v.options);
+      EXPECT_EQ(detect_mesh_format(path), MeshFormat::cgns);
+      const Mesh r = read(path);
+      ASSERT_EQ(r.dim, m->dim);
+      EXPECT_EQ(r.coords, m->coords);
+      ASSERT_EQ(r.nelements(), m->nelements());
+      if (v.options.mixed) {  // one section in the mesh's order
+        EXPECT_EQ(r.types, m->types);
+        EXPECT_EQ(r.elem_nodes, m->elem_nodes);
+      }
+      for (ordinal_t e = 0; e < r.nelements(); ++e) EXPECT_GT(element_signed_volume(r, e), 0) << e;
+      builders::expect_same_graph(r, *m);
+    }
+  }
+}
+
+// Opens a CGNS file for modification, runs edit(fn) and closes it.
+void edit(const std::string& path, const std::function<void(int)>& change) {
+  int fn = 0;
+  ASSERT_EQ(cg_open(path.c_str(), CG_MODE_MODIFY, &fn), CG_OK) << cg_get_error();
+  change(fn);
+  ASSERT_EQ(cg_close(fn), CG_OK) << cg_get_error();
+}
+
+// Two boxes side by side (x in [0, 1] and [1, 2]) as two zones; their shared face's vertices
+// are listed as Abutting1to1 vertex connectivity in zone 1 (and, when both_sides, in zone 2).
+std::string two_zone_file(const std::string& name, bool both_sides, double shift = 0.0) {
+  const Mesh left = builders::box_mesh({2, 2, 2}, builders::CellSplit::hexahedra, 0.0, 1);
+  Mesh right = left;
+  const double width = *std::max_element(left.coords.begin(), left.coords.end());
+  for (size_t p = 0; p < right.coords.size(); p += 3) right.coords[p] += width + shift;
+  const std::string path = scratch(name);
+  write_cgns(path, {left, right});
+  std::vector<cgsize_t> mine, donor;
+  for (ordinal_t p = 0; p < left.npoints(); ++p)
+    if (left.coords[3 * p] == width)
+      for (ordinal_t q = 0; q < right.npoints(); ++q)
+        if (right.coords[3 * q] == width + shift && right.coords[3 * q + 1] == left.coords[3 * p + 1] &&
+            right.coords[3 * q + 2] == left.coords[3 * p + 2]) {
+          mine.push_back(p + 1);
+          donor.push_back(q + 1);
+        }
+  edit(path, [&](int fn) {
+    int c = 0;
+    EXPECT_EQ(cg_conn_write(fn, 1, 1, "to_zone2", CGNS_ENUMV(Vertex), CGNS_ENUMV(Abutting1to1), CGNS_ENUMV(PointList),
+                            static_cast<cgsize_t>(mine.size()), mine.data(), "zone2", CGNS_ENUMV(Unstructured),
+                            CGNS_ENUMV(PointListDonor), CGNS_ENUMV(Integer), static_cast<cgsize_t>(donor.size()),
+                            donor.data(), &c),
+              CG_OK)
+        << cg_get_error();
+    if (both_sides)
+      EXPECT_EQ(cg_conn_write(fn, 1, 2, "to_zone1", CGNS_ENUMV(Vertex), CGNS_ENUMV(Abutting1to1), CGNS_ENUMV(PointList),
+                              static_cast<cgsize_t>(donor.size()), donor.data(), "zone1", CGNS_ENUMV(Unstructured),
+                              CGNS_ENUMV(PointListDonor), CGNS_ENUMV(Integer), static_cast<cgsize_t>(mine.size()),
+                              mine.data(), &c),
+                CG_OK)
+          << cg_get_error();
+  });
+  return path;
+}
+
+TEST(CgnsReader, ZonesJoinByTheirConnectivityOrOneIsRead) {
+  const Mesh whole = builders::box_mesh({4, 2, 2}, builders::CellSplit::hexahedra, 0.0, 1);
+  const Mesh half = builders::box_mesh({2, 2, 2}, builders::CellSplit::hexahedra, 0.0, 1);
+  for (bool both : {false, true}) {
+    SCOPED_TRACE(both);
+    const std::string path = two_zone_file(both ? "joined_both.cgns" : "joined.cgns", both);
+    const Mesh m = read_cgns(path);
+    EXPECT_EQ(m.npoints(), whole.npoints());  // the shared face's 9 vertices once
+    EXPECT_EQ(m.nelements(), whole.nelements());
+    EXPECT_EQ(vertex_graph(m).num_edges_directed(), vertex_graph(whole).num_edges_directed());
+    EXPECT_NEAR(static_cast<double>(builders::total_volume(m)), static_cast<double>(builders::total_volume(whole)),
+                1e-12);
+    const Mesh second = read(path, 2);
+    EXPECT_EQ(second.npoints(), half.npoints());
+    EXPECT_EQ(second.nelements(), half.nelements());
+    PPSPARSE_EXPECT_THROW_MESSAGE(read_cgns(path, 3), InputError, path + ": zone 3 asked, the file has 2 zones");
+  }
+  // Zones without connectivity stay disjoint.
+  const std::string apart = scratch("apart.cgns");
+  write_cgns(apart, {half, half});
+  EXPECT_EQ(read_cgns(apart).npoints(), 2 * half.npoints());
+  // Matched vertices that are not at the same place are an error.
+  const std::string shifted = two_zone_file("shifted.cgns", false, 0.5);
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_cgns(shifted), InputError,
+                                shifted + ": zone 1 ('zone1'), connectivity 1 ('to_zone2'): pair 1: vertex ");
+}
+
+TEST(CgnsReader, RefusedAndMalformedInputNamesZoneAndSection) {
+  const Mesh tet = builders::single_element(ElementType::tetrahedron, 0.1, test::test_seed());
+  auto file = [&](const std::string& name, const std::function<void(int)>& change) {
+    const std::string path = scratch(name);
+    write_cgns(path, {tet});
+    edit(path, change);
+    return path;
+  };
+  const std::string structured = file("structured.cgns", [](int fn) {
+    cgsize_t size[9] = {2, 2, 2, 1, 1, 1, 0, 0, 0};
+    int z = 0;
+    ASSERT_EQ(cg_zone_write(fn, 1, "zz_block", size, CGNS_ENUMV(Structured), &z), CG_OK);
+  });
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      read_cgns(structured), InputError,
+      structured + ": zone 2 ('zz_block'): a structured zone; ppsparse reads unstructured zones");
+  EXPECT_EQ(read_cgns(structured, 1).nelements(), 1);
+  const std::string quadratic = file("quadratic.cgns", [](int fn) {
+    std::vector<cgsize_t> conn = {1, 2, 3, 4, 1, 2, 3, 4, 1, 2};
+    int s = 0;
+    ASSERT_EQ(cg_section_write(fn, 1, 1, "T10", CGNS_ENUMV(TETRA_10), 2, 2, 0, conn.data(), &s), CG_OK);
+  });
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      read_cgns(quadratic), InputError,
+      quadratic + ": zone 1 ('zone1'), section 2 ('T10'): element type TETRA_10 (higher order or unknown) is not read");
+  const std::string out_of_range = file("range.cgns", [](int fn) {
+    std::vector<cgsize_t> conn = {1, 2, 7};
+    int s = 0;
+    ASSERT_EQ(cg_section_write(fn, 1, 1, "faces", CGNS_ENUMV(TRI_3), 2, 2, 0, conn.data(), &s), CG_OK);
+  });
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      read_cgns(out_of_range), InputError,
+      out_of_range + ": zone 1 ('zone1'), section 2 ('faces'): element 2: vertex 7 out of range [1, 4]");
+  const std::string two_bases = file("bases.cgns", [](int fn) {
+    int b = 0;
+    ASSERT_EQ(cg_base_write(fn, "Other", 3, 3, &b), CG_OK);
+  });
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_cgns(two_bases), InputError,
+                                two_bases + ": 2 bases; ppsparse reads files with one base");
+  const std::string not_cgns = scratch("not_cgns.cgns");
+  std::ofstream(not_cgns) << "\x89HDF\r\n\x1a\n but not really";
+  PPSPARSE_EXPECT_THROW_MESSAGE(read(not_cgns), InputError, not_cgns + ": cannot open file: not a CGNS file");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_cgns(scratch("absent.cgns")), InputError, "absent.cgns: cannot open file");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_cgns(structured, -1), InputError, "zone -1 asked: zones are numbered from 1");
+}
+
+TEST(CgnsReader, SharedMeshesGiveTheSameVertexGraph) {
+  const std::string dir = (test::shared_dir() / "meshes").string();
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no ../shared/meshes";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".su2") continue;
+    const Mesh m = read_su2(entry.path().string());
+    for (const Variant& v : kVariants) {
+      SCOPED_TRACE(entry.path().filename().string() + " " + v.name);
+      const std::string path = scratch(entry.path().stem().string() + "_" + v.name + ".cgns");
+      write_cgns(path, {m}, v.options);
+      builders::expect_same_graph(read_cgns(path), m);
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+#else
+
+TEST(CgnsReader, ABuildWithoutCgnsSaysSo) {
+  EXPECT_FALSE(cgns_available());
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      read_cgns("m.cgns"), Error,
+      "m.cgns: this build of ppsparse reads no CGNS (configure with -DPPSPARSE_ENABLE_CGNS=ON");
+}
+
+#endif
+
+}  // namespace
+}  // namespace ppsparse::mesh
