@@ -111,7 +111,7 @@ class CgnsReader {
     if (!std::ifstream(path_)) throw InputError(path_, "cannot open file");
     int file_type = 0;
     if (cg_is_cgns(path_.c_str(), &file_type) != CG_OK)
-      throw InputError(path_, "cannot open file: not a CGNS file (ADF or HDF5)");
+      throw InputError(path_, "cannot open file: not a CGNS file (ADF or HDF5), or a damaged one");
     CgnsFile file(path_, CG_MODE_READ);
     if (!file.open()) fail(std::string("cannot open file: ") + cg_get_error());
     fn_ = file.fn();

@@ -389,8 +389,10 @@ class GmshParser {
     if (const long long repeated = map_.build(tags_)) fail("node tag " + std::to_string(repeated) + " appears twice");
     tags_ = {};
   }
+  // Binary counts have been checked against the file's size, so the arrays are reserved whole
+  // (memory is then the result's); ASCII counts are not trusted that far.
   void reserve_nodes(long long n) {
-    const size_t r = static_cast<size_t>(std::min<long long>(n, 1 << 20));
+    const size_t r = static_cast<size_t>(binary_ ? n : std::min<long long>(n, 1 << 20));
     xyz_.reserve(3 * r);
     tags_.reserve(r);
   }
@@ -472,6 +474,18 @@ class GmshParser {
     e.nodes.insert(e.nodes.end(), v.begin(), v.begin() + t.nodes);
     e.ptr.push_back(static_cast<offset_t>(e.nodes.size()));
   }
+  // Room for k more elements of type t (a binary block, its bytes checked): exact when the
+  // arrays must grow, with at least a quarter more so that many small blocks stay linear.
+  void reserve_elements(const GmshType& t, long long k) {
+    if (!binary_ || t.dim < 2) return;
+    Elements& e = by_dim_[static_cast<size_t>(t.dim)];
+    const auto grow = [](auto& v, size_t need) {
+      if (v.capacity() < need) v.reserve(std::max(need, v.capacity() + v.capacity() / 4));
+    };
+    grow(e.types, e.types.size() + static_cast<size_t>(k));
+    grow(e.ptr, e.ptr.size() + static_cast<size_t>(k));
+    grow(e.nodes, e.nodes.size() + static_cast<size_t>(k) * static_cast<size_t>(t.nodes));
+  }
   const GmshType& element_type(long long id) {
     const GmshType* t = linear_type(id);
     if (!t) fail(refused_type(id));
@@ -494,6 +508,7 @@ class GmshParser {
         fail("element block " + std::to_string(b + 1) + ": element type " + std::to_string(t.id) + " has dimension " +
              std::to_string(t.dim) + ", its entity " + std::to_string(dim));
       if (binary_) check_fits(static_cast<long double>(k) * 8 * (1 + t.nodes));
+      reserve_elements(t, k);
       for (long long i = 0; i < k; ++i) add_element(t, size_value("an element tag"));
       read += k;
     }
@@ -524,6 +539,7 @@ class GmshParser {
              " left to read");
       if (ntags < 0 || ntags > 1000) fail("an element block with " + std::to_string(ntags) + " tags per element");
       check_fits(static_cast<long double>(k) * 4 * (1 + ntags + t.nodes));
+      reserve_elements(t, k);
       for (long long i = 0; i < k; ++i) {
         const long long tag = binary<std::int32_t>("an element tag");
         for (long long j = 0; j < ntags; ++j) binary<std::int32_t>("an element's tag");

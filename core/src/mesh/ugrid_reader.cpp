@@ -81,56 +81,66 @@ void to_vtk_order(const int type, std::array<long long, 8>& v) {
   v[4] = u[2];
 }
 
+// What a number is, for messages: a string, or a callable that builds it only when an error
+// needs it (the readers describe every number, and building 10^9 strings would cost more than
+// reading).
+inline const std::string& text(const std::string& s) { return s; }
+template <class F, class = std::enable_if_t<std::is_invocable_v<const F&>>>
+std::string text(const F& f) {
+  return f();
+}
+
 // Whitespace-separated numbers with their line numbers; errors are "FILE:LINE: reason".
 class AsciiSource {
  public:
   AsciiSource(const std::string& path, std::istream& in) : path_(path), in_(in) {}
 
-  long long integer(const std::string& what) {
+  template <class What>
+  long long integer(const What& what) {
     const std::string t = token(what);
     long long v = 0;
     size_t used = 0;
     try {
       v = std::stoll(t, &used);
     } catch (const std::out_of_range&) {
-      fail(what + ": '" + t + "' is out of range");
+      fail(text(what) + ": '" + t + "' is out of range");
     } catch (const std::exception&) {
-      fail(what + ": '" + t + "' is not an integer");
+      fail(text(what) + ": '" + t + "' is not an integer");
     }
-    if (used != t.size()) fail(what + ": '" + t + "' is not an integer");
+    if (used != t.size()) fail(text(what) + ": '" + t + "' is not an integer");
     return v;
   }
-  double real(const std::string& what) {
+  template <class What>
+  double real(const What& what) {
     const std::string t = token(what);
     double v = 0;
     size_t used = 0;
     try {
       v = std::stod(t, &used);
     } catch (const std::exception&) {
-      fail(what + ": '" + t + "' is not a number");
+      fail(text(what) + ": '" + t + "' is not a number");
     }
-    if (used != t.size()) fail(what + ": '" + t + "' is not a number");
-    if (!std::isfinite(v)) fail(what + ": '" + t + "' is not a finite number");
+    if (used != t.size()) fail(text(what) + ": '" + t + "' is not a number");
+    if (!std::isfinite(v)) fail(text(what) + ": '" + t + "' is not a finite number");
     return v;
   }
   [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, line_, reason); }
-  // ASCII files cannot be sized in advance: the counts are limited by what the header allows.
-  void check_fits(long long /*bytes*/) const {}
 
  private:
   const std::string& path_;
   std::istream& in_;
   long long line_ = 1;
 
-  std::string token(const std::string& what) {
+  template <class What>
+  std::string token(const What& what) {
     int c;
     while ((c = in_.get()) != EOF && std::isspace(c))
       if (c == '\n') ++line_;
-    if (c == EOF) fail("file ends before " + what);
+    if (c == EOF) fail("file ends before " + text(what));
     std::string t(1, static_cast<char>(c));
     while ((c = in_.peek()) != EOF && !std::isspace(c)) {
       t.push_back(static_cast<char>(in_.get()));
-      if (t.size() > 64) fail(what + ": '" + t.substr(0, 32) + "...' is not a number");
+      if (t.size() > 64) fail(text(what) + ": '" + t.substr(0, 32) + "...' is not a number");
     }
     return t;
   }
@@ -143,7 +153,8 @@ class BinarySource {
       : path_(path), in_(in), f_(f), size_(size), swap_(f.big_endian != host_is_big_endian()) {}
 
   void section(const std::string& s) { section_ = s; }
-  long long integer(const std::string& what) {
+  template <class What>
+  long long integer(const What& what) {
     if (f_.int_bytes == 8) {
       std::int64_t v;
       read(&v, 8, what);
@@ -153,7 +164,8 @@ class BinarySource {
     read(&v, 4, what);
     return v;
   }
-  double real(const std::string& what) {
+  template <class What>
+  double real(const What& what) {
     double v;
     if (f_.real_bytes == 8) {
       read(&v, 8, what);
@@ -162,7 +174,7 @@ class BinarySource {
       read(&x, 4, what);
       v = x;
     }
-    if (!std::isfinite(v)) fail(what + " is not a finite number");
+    if (!std::isfinite(v)) fail(text(what) + " is not a finite number");
     return v;
   }
   std::int32_t marker(const std::string& what) {
@@ -188,9 +200,10 @@ class BinarySource {
   bool swap_;
   std::string section_ = "header";
 
-  void read(void* out, int bytes, const std::string& what) {
+  template <class What>
+  void read(void* out, int bytes, const What& what) {
     unsigned char b[8];
-    if (!in_.read(reinterpret_cast<char*>(b), bytes)) fail("file ends before " + what);
+    if (!in_.read(reinterpret_cast<char*>(b), bytes)) fail("file ends before " + text(what));
     offset_ += static_cast<std::uint64_t>(bytes);
     if (swap_) swap_bytes(b, bytes);
     std::memcpy(out, b, static_cast<size_t>(bytes));
@@ -239,17 +252,24 @@ Mesh parse(Source& src, const Format& f) {
     src.check_fits(n[0] * 3 * R + (3 * n[1] + 4 * n[2]) * I + faces * I + entries * I);
   }
 
+  // Binary counts have been checked against the file's size: the arrays are reserved whole, so
+  // that memory is the result's. ASCII counts are not trusted that far: the arrays grow.
+  const bool exact = std::is_same_v<Source, BinarySource>;
+  const auto reserve = [&](long long count) {
+    return static_cast<size_t>(exact ? count : std::min<long long>(count, 1 << 20));
+  };
   Mesh m;
   m.dim = 3;
   section("points");
-  m.coords.reserve(static_cast<size_t>(std::min<long long>(n[0], 1 << 20)) * 3);
+  m.coords.reserve(reserve(n[0]) * 3);
   for (long long p = 0; p < n[0]; ++p)
     for (int d = 0; d < 3; ++d)
-      m.coords.push_back(src.real("coordinate " + std::to_string(d) + " of node " + std::to_string(p + 1)));
-  auto node = [&](const std::string& what) {
+      m.coords.push_back(
+          src.real([&] { return "coordinate " + std::to_string(d) + " of node " + std::to_string(p + 1); }));
+  auto node = [&](const auto& what) {
     const long long id = src.integer(what);
     if (id < 1 || id > n[0])
-      src.fail(what + ": node " + std::to_string(id) + " out of range [1, " + std::to_string(n[0]) + "]");
+      src.fail(text(what) + ": node " + std::to_string(id) + " out of range [1, " + std::to_string(n[0]) + "]");
     return id;
   };
   section("boundary faces");
@@ -257,16 +277,19 @@ Mesh parse(Source& src, const Format& f) {
     const int nodes = k == 0 ? 3 : 4;
     const char* name = k == 0 ? "boundary triangle " : "boundary quadrilateral ";
     for (long long e = 0; e < n[1 + k]; ++e)
-      for (int j = 0; j < nodes; ++j) node(name + std::to_string(e + 1));
+      for (int j = 0; j < nodes; ++j) node([&] { return name + std::to_string(e + 1); });
   }
   section("boundary tags");
-  for (long long e = 0; e < n[1] + n[2]; ++e) src.integer("the tag of boundary face " + std::to_string(e + 1));
-  m.types.reserve(static_cast<size_t>(std::min<long long>(elements, 1 << 20)));
+  for (long long e = 0; e < n[1] + n[2]; ++e)
+    src.integer([&] { return "the tag of boundary face " + std::to_string(e + 1); });
+  m.types.reserve(reserve(elements));
+  m.elem_ptr.reserve(reserve(elements) + 1);
+  m.elem_nodes.reserve(reserve(entries));
   for (int t = 0; t < 4; ++t) {
     section(kElementSections[t]);
     for (long long e = 0; e < n[3 + t]; ++e) {
       std::array<long long, 8> v{};
-      const std::string what = std::string(kElementNames[t]) + " " + std::to_string(e + 1);
+      const auto what = [&] { return std::string(kElementNames[t]) + " " + std::to_string(e + 1); };
       for (int j = 0; j < kElementNodes[t]; ++j) v[j] = node(what) - 1;
       to_vtk_order(t, v);
       m.types.push_back(kElementTypes[t]);
