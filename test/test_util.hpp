@@ -63,6 +63,23 @@ std::string invalid_argument_message(F&& f) {
   return message_of<InvalidArgument>(std::forward<F>(f));
 }
 
+/// A scratch file `name` in the folder `folder` of the system's temporary directory (created).
+inline std::string scratch_file(const std::string& folder, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / folder;
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+/// scratch_file(folder, name), written with `bytes`.
+inline std::string write_scratch_file(const std::string& folder, const std::string& name, const std::string& bytes) {
+  const std::string path = scratch_file(folder, name);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size())
+    throw std::runtime_error("cannot write the scratch file " + path);
+  std::fclose(f);
+  return path;
+}
+
 // The base seed of every randomised test: fixed (kDefaultTestSeed) so that a run is
 // reproducible, overridden by PPSPARSE_TEST_SEED (a decimal integer) to try other inputs.
 inline constexpr std::uint64_t kDefaultTestSeed = 20261126;

@@ -18,6 +18,7 @@
 #include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/vertex_graph.hpp>
 
+#include "dist_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -26,16 +27,8 @@ using namespace ppsparse;
 using Exec = Kokkos::DefaultExecutionSpace;
 using DSolver = mcpi::Solver<Exec>;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using test::world_rank;
+using test::world_size;
 
 template <class T>
 Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged> view(const std::vector<T>& v) {

@@ -15,22 +15,15 @@
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/distributed.hpp>
 
+#include "dist_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
 
 using namespace ppsparse;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using test::world_rank;
+using test::world_size;
 
 // Rows scattered over the ranks by a hash of their id: nearly every coupling crosses ranks.
 std::vector<int> scattered(ordinal_t n, int parts) {

@@ -4,13 +4,18 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include <ppsparse/mesh/mesh.hpp>
+#include <ppsparse/mesh/su2_reader.hpp>
 #include <ppsparse/mesh/vertex_graph.hpp>
+
+#include "test_util.hpp"
 
 namespace ppsparse::mesh::builders {
 
@@ -298,6 +303,22 @@ inline void expect_same_graph(const Mesh& a, const Mesh& b) {
   EXPECT_EQ(ga.n, gb.n);
   EXPECT_EQ(ga.row_ptr, gb.row_ptr);
   EXPECT_EQ(ga.adj, gb.adj);
+}
+
+// Calls check(stem, mesh) for each SU2 mesh of ../shared/meshes; skips the test when there are
+// none, and fails it when no mesh was checked.
+template <class Check>
+void for_each_shared_mesh(Check&& check) {
+  const std::filesystem::path dir = test::shared_dir() / "meshes";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no ../shared/meshes";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".su2") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    check(entry.path().stem().string(), read_su2(entry.path().string()));
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
 
 }  // namespace ppsparse::mesh::builders

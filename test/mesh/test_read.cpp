@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <ppsparse/error.hpp>
@@ -15,14 +14,8 @@
 namespace ppsparse::mesh {
 namespace {
 
-namespace fs = std::filesystem;
-
 std::string write_file(const std::string& name, const std::string& bytes) {
-  const fs::path dir = fs::temp_directory_path() / "ppsparse_read_test";
-  fs::create_directories(dir);
-  const std::string path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
+  return test::write_scratch_file("ppsparse_read_test", name, bytes);
 }
 
 const std::string kTriangleSu2 = "NDIME= 2\nNELEM= 1\n5 0 1 2 0\nNPOIN= 3\n0 0 0\n1 0 1\n0 1 2\nNMARK= 0\n";
@@ -41,8 +34,7 @@ TEST(MeshRead, RecognisesFormatsByContentThenName) {
 TEST(MeshRead, ReadsSu2AndUgrid) {
   EXPECT_EQ(read(write_file("t.su2", kTriangleSu2)).nelements(), 1);
   const Mesh m = builders::box_mesh({2, 2, 2}, builders::CellSplit::tetrahedra, 0.0, test::test_seed());
-  const fs::path dir = fs::temp_directory_path() / "ppsparse_read_test";
-  const std::string path = (dir / "box.lb8.ugrid").string();
+  const std::string path = test::scratch_file("ppsparse_read_test", "box.lb8.ugrid");
   write_ugrid(path, m);
   EXPECT_EQ(read(path).nelements(), m.nelements());
 }
