@@ -11,6 +11,33 @@
 
 namespace ppsparse::dist {
 
+namespace {
+
+// A share's ghosts (the columns it does not own, ascending) and col_idx (an owned column by its
+// place in s.global_ids, which is ascending; a ghost as n + its place in ghost_ids), from each
+// block's column global id.
+void number_columns(LocalSystem& s, const std::vector<global_t>& column_ids) {
+  const auto owned = [&](global_t c) { return std::lower_bound(s.global_ids.begin(), s.global_ids.end(), c); };
+  s.ghost_ids.clear();
+  for (const global_t c : column_ids) {
+    const auto at = owned(c);
+    if (at == s.global_ids.end() || *at != c) s.ghost_ids.push_back(c);
+  }
+  std::sort(s.ghost_ids.begin(), s.ghost_ids.end());
+  s.ghost_ids.erase(std::unique(s.ghost_ids.begin(), s.ghost_ids.end()), s.ghost_ids.end());
+  s.col_idx.clear();
+  s.col_idx.reserve(column_ids.size());
+  for (const global_t c : column_ids) {
+    const auto at = owned(c);
+    s.col_idx.push_back(at != s.global_ids.end() && *at == c
+                            ? static_cast<ordinal_t>(at - s.global_ids.begin())
+                            : s.n + static_cast<ordinal_t>(std::lower_bound(s.ghost_ids.begin(), s.ghost_ids.end(), c) -
+                                                           s.ghost_ids.begin()));
+  }
+}
+
+}  // namespace
+
 std::vector<int> partition_metis(const Graph& g, int parts) {
   if (parts < 1) throw InvalidArgument("partition_metis: parts = " + std::to_string(parts) + " must be >= 1");
   std::vector<int> part(static_cast<size_t>(g.n), 0);
@@ -53,36 +80,26 @@ LocalSystem local_share(const BlockSystem<HostSpace>& system, const std::vector<
   const size_t nb2 = static_cast<size_t>(nb) * nb;
   LocalSystem s;
   s.nb = nb;
-  std::vector<ordinal_t> local(static_cast<size_t>(system.n), -1);
   for (ordinal_t i = 0; i < system.n; ++i) {
     if (part[i] < 0)
       throw InvalidArgument("local_share: block row " + std::to_string(i) + " has part " + std::to_string(part[i]));
     if (part[i] == rank) {
-      local[i] = s.n++;
+      ++s.n;
       s.global_ids.push_back(i);
     }
   }
-  // Ghosts: the non-owned columns of owned rows, ascending.
-  for (const global_t i : s.global_ids)
-    for (offset_t k = system.O.ia(i); k < system.O.ia(i + 1); ++k)
-      if (part[system.O.ja(k)] != rank) s.ghost_ids.push_back(system.O.ja(k));
-  std::sort(s.ghost_ids.begin(), s.ghost_ids.end());
-  s.ghost_ids.erase(std::unique(s.ghost_ids.begin(), s.ghost_ids.end()), s.ghost_ids.end());
-  const auto column = [&](ordinal_t c) {
-    if (local[c] >= 0) return local[c];
-    return s.n +
-           static_cast<ordinal_t>(std::lower_bound(s.ghost_ids.begin(), s.ghost_ids.end(), c) - s.ghost_ids.begin());
-  };
+  std::vector<global_t> column_ids;
   s.row_ptr.push_back(0);
   for (const global_t i : s.global_ids) {
     for (offset_t k = system.O.ia(i); k < system.O.ia(i + 1); ++k) {
-      s.col_idx.push_back(column(system.O.ja(k)));
+      column_ids.push_back(system.O.ja(k));
       for (size_t e = 0; e < nb2; ++e) s.O.push_back(system.O.values(static_cast<size_t>(k) * nb2 + e));
     }
-    s.row_ptr.push_back(static_cast<offset_t>(s.col_idx.size()));
+    s.row_ptr.push_back(static_cast<offset_t>(column_ids.size()));
     for (size_t e = 0; e < nb2; ++e) s.D.push_back(system.D(static_cast<size_t>(i) * nb2 + e));
     for (int e = 0; e < nb; ++e) s.R.push_back(system.R(static_cast<size_t>(i) * nb + e));
   }
+  number_columns(s, column_ids);
   return s;
 }
 
@@ -165,25 +182,13 @@ LocalSystem redistribute(MPI_Comm comm, const LocalSystem& mine, const std::vect
   s.nb = nb;
   s.n = static_cast<ordinal_t>(received.size());
   for (const Row& r : received) s.global_ids.push_back(r.id);
-  for (const Row& r : received)
-    for (size_t k = 0; k < r.blocks; ++k) {
-      const global_t c = columns_in[r.from][r.column_at + k];
-      if (!std::binary_search(s.global_ids.begin(), s.global_ids.end(), c)) s.ghost_ids.push_back(c);
-    }
-  std::sort(s.ghost_ids.begin(), s.ghost_ids.end());
-  s.ghost_ids.erase(std::unique(s.ghost_ids.begin(), s.ghost_ids.end()), s.ghost_ids.end());
+  std::vector<global_t> column_ids;
   s.row_ptr.push_back(0);
   for (const Row& r : received) {
-    for (size_t k = 0; k < r.blocks; ++k) {
-      const global_t c = columns_in[r.from][r.column_at + k];
-      const auto owned = std::lower_bound(s.global_ids.begin(), s.global_ids.end(), c);
-      s.col_idx.push_back(owned != s.global_ids.end() && *owned == c
-                              ? static_cast<ordinal_t>(owned - s.global_ids.begin())
-                              : s.n +
-                                    static_cast<ordinal_t>(std::lower_bound(s.ghost_ids.begin(), s.ghost_ids.end(), c) -
-                                                           s.ghost_ids.begin()));
-    }
-    s.row_ptr.push_back(static_cast<offset_t>(s.col_idx.size()));
+    const auto& ids = columns_in[r.from];
+    column_ids.insert(column_ids.end(), ids.begin() + static_cast<std::ptrdiff_t>(r.column_at),
+                      ids.begin() + static_cast<std::ptrdiff_t>(r.column_at + r.blocks));
+    s.row_ptr.push_back(static_cast<offset_t>(column_ids.size()));
     const auto& values = o_in[r.from];
     s.O.insert(s.O.end(), values.begin() + static_cast<std::ptrdiff_t>(r.column_at * nb2),
                values.begin() + static_cast<std::ptrdiff_t>((r.column_at + r.blocks) * nb2));
@@ -194,6 +199,7 @@ LocalSystem redistribute(MPI_Comm comm, const LocalSystem& mine, const std::vect
     s.R.insert(s.R.end(), d.begin() + static_cast<std::ptrdiff_t>(at + nb2),
                d.begin() + static_cast<std::ptrdiff_t>(at + nb2 + static_cast<size_t>(nb)));
   }
+  number_columns(s, column_ids);
   return s;
 }
 

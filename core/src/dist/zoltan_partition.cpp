@@ -16,7 +16,6 @@ namespace {
 // The graph as Zoltan's callbacks read it: each owned row's neighbours (global ids, split in two
 // 32-bit halves since this Zoltan's ids are unsigned int) and their ranks; no self loops.
 struct ZoltanGraph {
-  int rank = 0;
   ordinal_t n = 0;
   std::vector<global_t> ids;
   std::vector<offset_t> ptr{0};
@@ -98,10 +97,10 @@ std::vector<int> partition_zoltan(MPI_Comm comm, const LocalStructure& s, const 
     if (!(options.imbalance_tolerance >= 1.0))
       throw InvalidArgument(who + "imbalance tolerance " + std::to_string(options.imbalance_tolerance) + " is below 1");
   });
-  const std::vector<GhostOwner> owner = locate_ghosts(comm, s);
+  const std::vector<GhostOwner> owner = locate_ghosts(comm, s);  // checks s on one rank too
+  if (size == 1) return std::vector<int>(static_cast<size_t>(s.n), 0);
   const int base = s.index_base;
   ZoltanGraph g;
-  g.rank = rank;
   g.n = s.n;
   for (ordinal_t i = 0; i < s.n; ++i) g.ids.push_back(s.global_ids[i] - base);
   for (ordinal_t i = 0; i < s.n; ++i) {
@@ -114,7 +113,6 @@ std::vector<int> partition_zoltan(MPI_Comm comm, const LocalStructure& s, const 
     }
     g.ptr.push_back(static_cast<offset_t>(g.neighbour.size()));
   }
-  if (size == 1) return std::vector<int>(static_cast<size_t>(s.n), 0);
 
   float version = 0;
   ZoltanHandle handle;

@@ -344,8 +344,10 @@ class GmshParser {
     if (!std::isfinite(v)) fail(std::string(what) + " is not a finite number");
     return v;
   }
-  long long count(const char* what, long long limit) {
-    const long long n = size_value(what);
+  // A count: in the encoding's size type, or as text (`text`: 2.2 gives its section counts so
+  // in binary files too).
+  long long count(const char* what, long long limit, bool text = false) {
+    const long long n = text ? ascii_integer(what) : size_value(what);
     if (n < 0) fail(std::string(what) + " is negative (" + std::to_string(n) + ")");
     if (n > limit) fail(std::string(what) + " " + std::to_string(n) + " exceeds " + std::to_string(limit));
     return n;
@@ -436,7 +438,7 @@ class GmshParser {
   }
 
   void nodes_v22() {
-    const long long n = binary_ ? ascii_count("the number of nodes") : count("the number of nodes", max_ordinal);
+    const long long n = count("the number of nodes", max_ordinal, true);
     if (binary_) {
       rest_of_line();
       check_fits(static_cast<long double>(n) * 28);
@@ -448,14 +450,6 @@ class GmshParser {
     }
     finish_nodes();
   }
-  // 2.2 binary files give their counts as text.
-  long long ascii_count(const char* what) {
-    const long long n = ascii_integer(what);
-    if (n < 0) fail(std::string(what) + " is negative (" + std::to_string(n) + ")");
-    if (n > max_ordinal) fail(std::string(what) + " " + std::to_string(n) + " exceeds 2^31 - 1");
-    return n;
-  }
-
   // One element of type t: its node tags, checked and kept by dimension.
   void add_element(const GmshType& t, long long tag) {
     std::array<ordinal_t, 8> v{};
@@ -517,7 +511,7 @@ class GmshParser {
   }
 
   void elements_v22() {
-    const long long n = binary_ ? ascii_count("the number of elements") : count("the number of elements", max_ordinal);
+    const long long n = count("the number of elements", max_ordinal, true);
     if (!binary_) {
       for (long long i = 0; i < n; ++i) {
         const long long tag = ascii_integer("an element tag");
@@ -604,6 +598,11 @@ class GmshWriter {
     }
     out_.write(reinterpret_cast<const char*>(&v), 8);
   }
+  // "$End<name>": on a line of its own, after binary data too.
+  void end_section(const char* name) {
+    out_ << (binary_ ? "\n$End" : "$End") << name << '\n';
+    first_ = true;
+  }
   // Ends a line of ASCII data (nothing in binary).
   void end_line() {
     if (!binary_) out_ << '\n';
@@ -647,12 +646,8 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
   GmshWriter w(out, binary, v41);
   const long long n = m.npoints(), ne = m.nelements();
   w.text(std::string("$MeshFormat\n") + (v41 ? "4.1" : "2.2") + (binary ? " 1 8\n" : " 0 8\n"));
-  if (binary) {
-    const std::int32_t one = 1;
-    out.write(reinterpret_cast<const char*>(&one), 4);
-    w.text("\n");
-  }
-  w.text("$EndMeshFormat\n");
+  if (binary) w.integer(1);  // the byte-order check
+  w.end_section("MeshFormat");
   auto coord = [&](long long p, int d) { return d < m.dim ? m.coords[static_cast<size_t>(p * m.dim + d)] : 0.0; };
   if (v41) {
     // One entity of the mesh's dimension, with its bounding box.
@@ -673,7 +668,8 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
     w.size(0);  // physical tags
     w.size(0);  // bounding entities
     w.end_line();
-    w.text(binary ? "\n$EndEntities\n$Nodes\n" : "$EndEntities\n$Nodes\n");
+    w.end_section("Entities");
+    w.text("$Nodes\n");
     for (long long v : {1LL, n, 1LL, n}) w.size(v);
     w.end_line();
     w.integer(m.dim);
@@ -689,7 +685,8 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
       for (int d = 0; d < 3; ++d) w.real(coord(p, d));
       w.end_line();
     }
-    w.text(binary ? "\n$EndNodes\n$Elements\n" : "$EndNodes\n$Elements\n");
+    w.end_section("Nodes");
+    w.text("$Elements\n");
     std::vector<ElementType> present;
     for (ElementType t : m.types)
       if (std::find(present.begin(), present.end(), t) == present.end()) present.push_back(t);
@@ -709,7 +706,7 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
         w.end_line();
       }
     }
-    w.text(binary ? "\n$EndElements\n" : "$EndElements\n");
+    w.end_section("Elements");
   } else {
     w.text("$Nodes\n" + std::to_string(n) + "\n");
     for (long long p = 0; p < n; ++p) {
@@ -717,7 +714,8 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
       for (int d = 0; d < 3; ++d) w.real(coord(p, d));
       w.end_line();
     }
-    w.text((binary ? "\n$EndNodes\n$Elements\n" : "$EndNodes\n$Elements\n") + std::to_string(ne) + "\n");
+    w.end_section("Nodes");
+    w.text("$Elements\n" + std::to_string(ne) + "\n");
     // Tags: the physical and the elementary entity (both 1). Binary: one block per element.
     for (long long e = 0; e < ne; ++e) {
       if (binary) {
@@ -733,7 +731,7 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
       for (offset_t k = m.elem_ptr[e]; k < m.elem_ptr[e + 1]; ++k) w.integer(m.elem_nodes[k] + 1);
       w.end_line();
     }
-    w.text(binary ? "\n$EndElements\n" : "$EndElements\n");
+    w.end_section("Elements");
   }
   if (!out) throw Error("write_gmsh: writing '" + path + "' failed");
 }
