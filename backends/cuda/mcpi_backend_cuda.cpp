@@ -57,14 +57,16 @@ constexpr int kRowSlots = NB == 1   ? 4
 // start and a drain of about 5 us (ncu: the SMs idle 37 % of its cycles), so overlapping them
 // pays most there (docs/perf/kernel_choices.md, "MCPI dependent launches"). Devices before
 // compute capability 9.0 launch the ordinary way. KernelTuning::dependent_launch = false turns it off.
-// Launches a colour kernel of kWarps warps per block: `dependent` (its PDL instantiation) as a
-// programmatic dependent launch when l.dependent, `plain` the ordinary way otherwise; both on
-// the caller's stream.
+// Launches a colour kernel of kWarps warps per block on the caller's stream: `dependent` (its
+// PDL instantiation) as a programmatic dependent launch when l.dependent, `plain` the ordinary
+// way otherwise; for a checked sweep (l.checked), `checked` (its PDL + RES instantiation) either
+// way (griddepcontrol does nothing in a grid not launched as a dependent).
 template <class... Args>
-void launch_color(const Launch& l, void (*plain)(Args...), void (*dependent)(Args...), const unsigned grid,
-                  const Args... args) {
+void launch_color(const Launch& l, void (*plain)(Args...), void (*dependent)(Args...), void (*checked)(Args...),
+                  const unsigned grid, const Args... args) {
+  void (*kernel)(Args...) = l.checked ? checked : l.dependent ? dependent : plain;
   if (!l.dependent) {
-    plain<<<grid, kWarps * 32, 0, l.stream>>>(args...);
+    kernel<<<grid, kWarps * 32, 0, l.stream>>>(args...);
     return;
   }
   cudaLaunchConfig_t cfg{};
@@ -77,7 +79,7 @@ void launch_color(const Launch& l, void (*plain)(Args...), void (*dependent)(Arg
   attr.val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  check(cudaLaunchKernelEx(&cfg, dependent, args...), "programmatic dependent launch");
+  check(cudaLaunchKernelEx(&cfg, kernel, args...), "programmatic dependent launch");
 }
 
 template <int NB, int S>
@@ -85,9 +87,11 @@ void launch_rows_per_warp(const Launch& l, const bool async, const ColorArgs& a,
   constexpr int R = 32 / (S * NB);
   const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
   if (async)
-    launch_color(l, rows_per_warp_kernel<NB, true, S>, rows_per_warp_kernel<NB, true, S, true>, grid, a);
+    launch_color(l, rows_per_warp_kernel<NB, true, S>, rows_per_warp_kernel<NB, true, S, true>,
+                 rows_per_warp_kernel<NB, true, S, true, true>, grid, a);
   else
-    launch_color(l, rows_per_warp_kernel<NB, false, S>, rows_per_warp_kernel<NB, false, S, true>, grid, a);
+    launch_color(l, rows_per_warp_kernel<NB, false, S>, rows_per_warp_kernel<NB, false, S, true>,
+                 rows_per_warp_kernel<NB, false, S, true, true>, grid, a);
 }
 
 template <int NB>
@@ -101,9 +105,11 @@ void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
     if (small == Small::always || (small == Small::automatic && rows / R < 2LL * l.sms)) {
       const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
       if (async)
-        launch_color(l, row_slots_colwise_kernel<NB, true>, row_slots_colwise_kernel<NB, true, true>, g1, a);
+        launch_color(l, row_slots_colwise_kernel<NB, true>, row_slots_colwise_kernel<NB, true, true>,
+                     row_slots_colwise_kernel<NB, true, true, true>, g1, a);
       else
-        launch_color(l, row_slots_colwise_kernel<NB, false>, row_slots_colwise_kernel<NB, false, true>, g1, a);
+        launch_color(l, row_slots_colwise_kernel<NB, false>, row_slots_colwise_kernel<NB, false, true>,
+                     row_slots_colwise_kernel<NB, false, true, true>, g1, a);
     } else {
       const int slots = l.tuning.row_slots != 0 ? l.tuning.row_slots : kRowSlots<NB>;
       if (slots == 4 && 4 * NB <= 32) {
@@ -137,11 +143,12 @@ void launch_wide(const Launch& l, const ColorArgs& a) {
   const bool split = forced == kWarps || (forced != 1 && rows < 96LL * l.sms);
   const bool prefetch = l.tuning.wide_prefetch;
   if (split) {
-    launch_color(l, wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>, static_cast<unsigned>(rows), a,
-                 prefetch);
+    launch_color(l, wide_block_kernel<NB, kWarps>, wide_block_kernel<NB, kWarps, true>,
+                 wide_block_kernel<NB, kWarps, true, true>, static_cast<unsigned>(rows), a, prefetch);
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-    launch_color(l, wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, grid, a, prefetch);
+    launch_color(l, wide_block_kernel<NB, 1>, wide_block_kernel<NB, 1, true>, wide_block_kernel<NB, 1, true, true>,
+                 grid, a, prefetch);
   }
   check(cudaGetLastError(), "kernel launch");
 }
@@ -173,6 +180,10 @@ Features features(const Kokkos::Cuda& exec) {
   return f;
 }
 
+bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb) {
+  return has_kernel(exec, k, nb) && (k == Kernel::rows_per_warp || nb > kMaxNarrowNb);
+}
+
 bool has_kernel(const Kokkos::Cuda&, Kernel k, int nb) {
   // Every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 15, wide_block_kernel
   // above; rows_per_warp_prefetch and split run the portable kernels.
@@ -181,6 +192,9 @@ bool has_kernel(const Kokkos::Cuda&, Kernel k, int nb) {
 
 void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning) {
   if (!has_kernel(exec, v.kernel, a.nb)) throw InvalidArgument("mcpi cuda backend: no kernel for " + name(v));
+  if (a.residual_sq && (!has_residual_kernel(exec, v.kernel, a.nb) || a.residual_slots < 1))
+    throw InvalidArgument("mcpi cuda backend: no residual-forming kernel for " + name(v) + " at nb " +
+                          std::to_string(a.nb) + " (or no residual slots)");
   if (a.row_end <= a.row_begin) return;
   Launch l;
   l.stream = exec.cuda_stream();
@@ -188,6 +202,7 @@ void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, c
   l.dependent = tuning.dependent_launch && device_attribute(device, cudaDevAttrComputeCapabilityMajor) >= 9;
   l.sms = std::max(1, device_attribute(device, cudaDevAttrMultiProcessorCount));
   l.tuning = tuning;
+  l.checked = a.residual_sq != nullptr;
   dispatch(l, v, a, std::make_integer_sequence<int, kMaxNb>{});
 }
 

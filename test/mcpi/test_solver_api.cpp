@@ -268,6 +268,41 @@ TEST(McpiSolverApi, ChecksDoNotChangeTheIterateAndStopAtTheTolerance) {
   EXPECT_NE(sa.kernel.find("rows_per_warp"), std::string::npos) << sa.kernel;  // auto
 }
 
+// Systems large enough for the device kernels' every path (colours of thousands of rows, the
+// small-colour and wide kernels, update() teams over many blocks): update() from row-major
+// blocks gives the benchmark path's iterate, and each check's residual is the in-sweep
+// residual of the FP64 reference.
+TEST(McpiSolverApi, UpdateAndChecksOnLargerSystems) {
+  struct Case {
+    int nb, cells;
+  };
+  for (const Case c : {Case{1, 24}, Case{5, 24}, Case{17, 8}}) {
+    SCOPED_TRACE("nb=" + std::to_string(c.nb));
+    const Graph graph = gen::tet_mesh_graph(c.cells, c.cells, c.cells);
+    const Coloring coloring = color_distance1(graph);
+    const auto system = gen::make_block_system(graph, c.nb, 5);
+    const UserArrays u = user_arrays(system, 0, BlockOrder::row_major);
+    SetupOptions so;
+    so.colors = coloring.color;
+    Solver<> s(host_pattern(u), so);
+    Exec exec;
+    s.update(exec, device_view(u.O), device_view(u.D), BlockOrder::row_major);
+    constexpr int kSweeps = 6;
+    Kokkos::View<double*, Mem> a("a", u.R.size()), b("b", u.R.size());
+    s.apply(exec, device_view(u.R), a, sweeps_only(kSweeps));
+    EXPECT_EQ(to_vector(a), Solver<>(system, coloring).solve({kSweeps, Kernel::rows_per_warp}).dq);
+
+    Control checked = sweeps_only(kSweeps);
+    checked.check_interval = 1;
+    const Status st = s.apply(exec, device_view(u.R), b, checked);
+    EXPECT_LT(max_block_row_error(to_vector(b), to_vector(a), u.nb), 1e-5);
+    const auto ref = reference_sweep_residuals(system, coloring, kSweeps);
+    ASSERT_EQ(st.history.size(), ref.size());
+    for (size_t k = 0; k < ref.size(); ++k)
+      EXPECT_NEAR(st.history[k].residual, ref[k], 1e-4 * ref[k] + 1e-6 * st.initial_residual) << "sweep " << k + 1;
+  }
+}
+
 TEST(McpiSolverApi, DivergenceAndNonFiniteIteratesAreReported) {
   Problem p(3);
   UserArrays u = user_arrays(p.system);
@@ -379,12 +414,16 @@ TEST(McpiSolverApi, BadValuesAndVectorsGiveClearErrors) {
     PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(u.O), host_view(D)), NumericalError,
                                   "diagonal block 6: NaN or Inf");
   }
-  {
+  {  // the first bad block is named, before a bad D
     auto O = u.O;
+    auto D = u.D;
     const offset_t k = u.row_ptr[5] + 1;
     O[k * 9 + 2] = std::numeric_limits<double>::infinity();
+    O[(u.row_ptr[9] + 1) * 9 + 4] = std::numeric_limits<double>::quiet_NaN();
+    O[u.O.size() - 1] = std::numeric_limits<double>::quiet_NaN();
+    for (int e = 0; e < 9; ++e) D[2 * 9 + e] = 0;
     PPSPARSE_EXPECT_THROW_MESSAGE(
-        s.update(exec, host_view(O), host_view(u.D)), NumericalError,
+        s.update(exec, host_view(O), host_view(D)), NumericalError,
         "O block " + std::to_string(k) + " (5, " + std::to_string(u.col_idx[k]) + ") holds a NaN or Inf");
   }
   s.update(exec, host_view(u.O), host_view(u.D));

@@ -29,6 +29,7 @@ inline void check(cudaError_t e, const char* what) {
 struct Launch {
   cudaStream_t stream = nullptr;
   bool dependent = false;
+  bool checked = false;  // a.residual_sq is set: the kernels' RES instantiations
   int sms = 1;
   KernelTuning tuning;
 };
@@ -49,6 +50,40 @@ __device__ __forceinline__ double substitute(double rv, const int i, const int b
     if (active && i < j) rv -= Dij(i, j) * (rj / Dij(j, j));
   }
   return active ? rv / Dij(i, i) : 0.0;
+}
+
+// A checked sweep's share of lane i of a block row held by lanes base..base+NB-1: the squared
+// entry (r - D q)_i^2, r = R - O dQ in rv, q the row's dQ before its update (lane value qv),
+// D q = L (U q) through the LU factors (Dij as in substitute). 0 on inactive lanes. Every lane
+// of the warp must call it.
+template <int NB, class DAt>
+__device__ __forceinline__ double residual_entry_sq(const double rv, const float qv, const int i, const int base,
+                                                    const bool active, const DAt& Dij) {
+  double u = 0.0;  // (U q)_i
+#pragma unroll
+  for (int j = 0; j < NB; ++j) {
+    const double qj = __shfl_sync(kFull, static_cast<double>(qv), base + j);
+    if (active && j >= i) u += Dij(i, j) * qj;
+  }
+  double y = u;  // (L U q)_i, unit L
+#pragma unroll
+  for (int k = 0; k < NB - 1; ++k) {
+    const double uk = __shfl_sync(kFull, u, base + k);
+    if (active && i > k) y += Dij(i, k) * uk;
+  }
+  const double e = rv - y;
+  return active ? e * e : 0.0;
+}
+
+// Adds the warp's sum of v to a.residual_sq[warp % a.residual_slots]: spread over slots so
+// that a colour's warps do not queue on one address. Every lane of the warp must call it.
+__device__ __forceinline__ void add_warp_residual(double v, const ColorArgs& a) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(kFull, v, d);
+  if (threadIdx.x % 32 == 0) {
+    const long long w = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+    atomicAdd(a.residual_sq + w % a.residual_slots, v);
+  }
 }
 
 // Prefetches the 128-byte line holding p into L2 (no register held, never waited for).

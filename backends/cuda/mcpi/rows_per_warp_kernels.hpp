@@ -23,7 +23,9 @@ namespace ppsparse::mcpi::backend::cuda {
 // first lines of its O and ja before griddepcontrol.wait, which returns once the previous
 // grid has completed and its dQ is visible; dQ is read and written only after it. So a colour's
 // start overlaps the previous colour's drain.
-template <int NB, bool ASYNC, int S = 1, bool PDL = false>
+// RES: a checked sweep: each row's squared residual before its update goes to a.residual_sq
+// (residual_entry_sq: its D q reads the D the substitution reads, and the row's own dQ).
+template <int NB, bool ASYNC, int S = 1, bool PDL = false, bool RES = false>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
@@ -93,8 +95,11 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
   auto Dij = [&](int ii, int jj) {
     return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
   };
+  double e2 = 0.0;
+  if constexpr (RES) e2 = residual_entry_sq<NB>(rv, active ? a.dq[row * NB + i] : 0.f, i, r * G, active, Dij);
   const double x = substitute<NB>(rv, i, r * G, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
+  if constexpr (RES) add_warp_residual(e2, a);
 }
 
 // Small colours (too few rows to fill the GPU) are latency chains: a warp walks a block row's
@@ -102,8 +107,8 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
 // slots take every S-th block (column-wise, one dQ gather per block), so a row takes about
 // 17 / S steps; partial sums are reduced through shared memory.
 // PDL: as rows_per_warp_kernel's. It carries the overlap through a sweep's last, small colours
-// (docs/perf/kernel_choices.md, "MCPI small-colour kernel").
-template <int NB, bool ASYNC, bool PDL = false>
+// (docs/perf/kernel_choices.md, "MCPI small-colour kernel"). RES: as rows_per_warp_kernel's.
+template <int NB, bool ASYNC, bool PDL = false, bool RES = false>
 __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColorArgs a) {
   constexpr int NB2 = NB * NB;
   constexpr int S = 32 / NB;
@@ -143,8 +148,11 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
     __syncwarp();
   }
   auto Dij = [&](int ii, int jj) { return ASYNC ? sD[warp][jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii); };
+  double e2 = 0.0;
+  if constexpr (RES) e2 = residual_entry_sq<NB>(rv, active ? a.dq[row * NB + lane] : 0.f, lane, 0, active, Dij);
   const double x = substitute<NB>(rv, lane, 0, active, Dij);
   if (active) a.dq[row * NB + lane] = static_cast<float>(x);
+  if constexpr (RES) add_warp_residual(e2, a);
 }
 
 }  // namespace ppsparse::mcpi::backend::cuda

@@ -35,7 +35,10 @@ constexpr int kWideMinBlocks = NB > 32 ? 1 : 6;
 // PDL: launched as a programmatic dependent of the previous colour, as rows_per_warp_kernel:
 // R, D's diagonal, the row pointers and the first L2 prefetches of O come before
 // griddepcontrol.wait, dQ only after it.
-template <int NB, int SPLIT, bool PDL = false>
+//
+// RES: a checked sweep: the substituting warp also adds the row's squared residual before its
+// update to a.residual_sq, D q = L (U q) for the row's own dQ q read column by column.
+template <int NB, int SPLIT, bool PDL = false, bool RES = false>
 __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     wide_block_kernel(const ColorArgs a, const bool prefetch) {
   static_assert(NB >= 16 && NB <= 64, "one warp per block row, at most two rows per lane");
@@ -160,6 +163,25 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
   }
   double rv0 = rhs0 - static_cast<double>(sum0);
   double rv1 = rhs1 - static_cast<double>(sum1);
+  if constexpr (RES) {
+    const float q0 = own0 ? a.dq[row * NB + i0] : 0.f, q1 = own1 ? a.dq[row * NB + i1] : 0.f;
+    double u0 = 0.0, u1 = 0.0;  // (U q)_i
+#pragma unroll 8
+    for (int j = 0; j < NB; ++j) {
+      const double qj = __shfl_sync(kFull, static_cast<double>(j < 32 ? q0 : q1), j & 31);
+      if (own0 && j >= i0) u0 += __ldg(Drow + j * NB + i0) * qj;
+      if (own1 && j >= i1) u1 += __ldg(Drow + j * NB + i1) * qj;
+    }
+    double y0 = u0, y1 = u1;  // (L U q)_i, unit L
+#pragma unroll 8
+    for (int k = 0; k < NB - 1; ++k) {
+      const double uk = __shfl_sync(kFull, k < 32 ? u0 : u1, k & 31);
+      if (own0 && i0 > k) y0 += __ldg(Drow + k * NB + i0) * uk;
+      if (own1 && i1 > k) y1 += __ldg(Drow + k * NB + i1) * uk;
+    }
+    const double e0 = own0 ? rv0 - y0 : 0.0, e1 = own1 ? rv1 - y1 : 0.0;
+    add_warp_residual(e0 * e0 + e1 * e1, a);
+  }
 
   // D(i, j) for the lanes that need it, else 0 (no load).
   auto dcol = [&](const bool need, const int i, const int j) { return need ? __ldg(Drow + j * NB + i) : 0.0; };

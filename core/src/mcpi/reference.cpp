@@ -48,27 +48,48 @@ void subtract_off_diagonal(const BlockSystem<HostSpace>& s, const ordinal_t row,
   }
 }
 
-}  // namespace
-
-std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& color_offsets,
-                                     int sweeps) {
+// The sweeps from dQ = 0; residuals, if given, receives each sweep's in-sweep residual norm.
+std::vector<double> sweep(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& color_offsets, int sweeps,
+                          std::vector<double>* residuals) {
   if (s.d_factored) throw InvalidArgument("reference_sweeps: D must not be factored");
   const int nb = s.nb;
   const size_t nb2 = static_cast<size_t>(nb) * nb;
   std::vector<double> dq(static_cast<size_t>(s.n) * nb, 0.0);
   std::vector<double> r(nb), a(nb2);
   for (int it = 0; it < sweeps; ++it) {
+    double sum = 0.0;
     for (size_t c = 0; c + 1 < color_offsets.size(); ++c) {
       for (ordinal_t row = color_offsets[c]; row < color_offsets[c + 1]; ++row) {
         for (int i = 0; i < nb; ++i) r[i] = s.R(static_cast<size_t>(row) * nb + i);
         subtract_off_diagonal(s, row, dq, r);
         for (size_t e = 0; e < nb2; ++e) a[e] = s.D(static_cast<size_t>(row) * nb2 + e);
+        if (residuals) {
+          for (int i = 0; i < nb; ++i) {
+            double e = r[i];
+            for (int j = 0; j < nb; ++j) e -= a[j * nb + i] * dq[static_cast<size_t>(row) * nb + j];
+            sum += e * e;
+          }
+        }
         dense_solve(a, r, nb);
         for (int i = 0; i < nb; ++i) dq[static_cast<size_t>(row) * nb + i] = r[i];
       }
     }
+    if (residuals) residuals->push_back(std::sqrt(sum));
   }
   return dq;
+}
+
+}  // namespace
+
+std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std::vector<ordinal_t>& color_offsets,
+                                     int sweeps) {
+  return sweep(s, color_offsets, sweeps, nullptr);
+}
+
+std::vector<double> reference_sweep_residuals(const BlockSystem<HostSpace>& s, const Coloring& coloring, int sweeps) {
+  std::vector<double> residuals;
+  sweep(permute(s, coloring.perm), coloring.color_offsets, sweeps, &residuals);
+  return residuals;
 }
 
 std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const Coloring& coloring, int sweeps) {

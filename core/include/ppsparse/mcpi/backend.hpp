@@ -37,6 +37,11 @@ struct ColorArgs {
   const double* D = nullptr;  ///< LU factors
   const double* R = nullptr;
   float* dq = nullptr;
+  /// A checked sweep (has_residual_kernel): when set, the kernel also adds each row's squared
+  /// residual ||R - (D + O) dQ||^2, dQ as read just before the row's update, to
+  /// residual_sq[w % residual_slots] for some w (the caller sums the slots).
+  double* residual_sq = nullptr;
+  int residual_slots = 0;
 };
 
 /// The features of the backend of `exec`.
@@ -54,6 +59,12 @@ bool has_kernel(const ExecSpace&, Kernel, int) {
   return false;
 }
 
+/// Whether the backend's kernel for (k, nb) can also form the residual (ColorArgs::residual_sq).
+template <class ExecSpace>
+bool has_residual_kernel(const ExecSpace&, Kernel, int) {
+  return false;
+}
+
 /// Launches the specialised kernel of v.kernel with v's hardware features that the backend has
 /// (features(exec)) on exec's stream, asynchronously. Precondition: has_kernel(exec, v.kernel,
 /// a.nb), and tuning passed check_tuning. The L2 window itself is the caller's
@@ -68,6 +79,8 @@ void run_color(const ExecSpace&, const Variant& v, const ColorArgs&, const Kerne
 /// warp_per_row at every nb, launched on exec.cuda_stream().
 Features features(const Kokkos::Cuda& exec);
 bool has_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
+/// rows_per_warp at every nb, warp_per_row from nb 16 (the kernel they share there).
+bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
 void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
 #endif
 #if defined(KOKKOS_ENABLE_HIP)

@@ -47,16 +47,24 @@ KOKKOS_INLINE_FUNCTION PivotFailure lu_factor_block(T* a, int nb, double relativ
   return PivotFailure::none;
 }
 
-/// Factors all n blocks of D (n * nb * nb, float or double) on ExecSpace. Returns -1 when every block
-/// factored, otherwise a code for the first failing block (lowest index) that
-/// throw_pivot_failure turns into a message.
+namespace impl {
+/// Loads a thread issues before using them, where a kernel needs bytes in flight (namespace
+/// scope: an extended lambda may not capture a local constexpr used as an array bound).
+inline constexpr int kLoadBatch = 4;
+}  // namespace impl
+
+/// Factors all n blocks of D (n * nb * nb, float or double) on ExecSpace, after reading each
+/// block from `source` (source(b, e): entry e of block b, column-major) unless
+/// Source::in_place. Returns -1 when every block factored, otherwise a code for the first
+/// failing block (lowest index) that throw_pivot_failure turns into a message.
 ///
 /// On GPUs a team stages a run of consecutive blocks in scratch with coalesced loads, each
 /// thread factors one block there, and the team stores them back: one thread per block in
 /// global memory would read each block with strided, uncoalesced loads.
-template <class ExecSpace, class T>
-long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, typename ExecSpace::memory_space>& D,
-                                 int nb, ordinal_t n, double relative_tiny = default_relative_tiny_pivot) {
+template <class ExecSpace, class T, class Source>
+long long factor_diagonal_blocks_from(const ExecSpace& exec, const Source& source,
+                                      const Kokkos::View<T*, typename ExecSpace::memory_space>& D, int nb, ordinal_t n,
+                                      double relative_tiny = default_relative_tiny_pivot) {
   /// Encodes (block, row, failure) so that a Min reduction finds the first failing block.
   long long first = LLONG_MAX;
   if (n <= 0) return -1;
@@ -65,8 +73,11 @@ long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, t
     Kokkos::parallel_reduce(
         "ppsparse::mcpi::factor_diagonal_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
         KOKKOS_LAMBDA(const ordinal_t b, long long& mn) {
+          T* a = D.data() + static_cast<size_t>(b) * nb2;
+          if (!Source::in_place)
+            for (int e = 0; e < static_cast<int>(nb2); ++e) a[e] = static_cast<T>(source(b, e));
           int row = -1;
-          const PivotFailure f = lu_factor_block(D.data() + static_cast<size_t>(b) * nb2, nb, relative_tiny, &row);
+          const PivotFailure f = lu_factor_block(a, nb, relative_tiny, &row);
           if (f != PivotFailure::none) {
             const long long code = (static_cast<long long>(b) * 64 + row) * 4 + static_cast<int>(f);
             mn = code < mn ? code : mn;
@@ -81,6 +92,7 @@ long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, t
   const int per_team = static_cast<int>(std::max<size_t>(1, std::min<size_t>(128, 32768 / (nb2 * sizeof(T)))));
   const int threads = (per_team + 31) / 32 * 32;
   const int league = static_cast<int>((static_cast<long long>(n) + per_team - 1) / per_team);
+  const int nb2i = static_cast<int>(nb2);
   Policy policy(exec, league, threads);
   policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(static_cast<size_t>(per_team) * nb2)));
   Kokkos::parallel_reduce(
@@ -90,7 +102,26 @@ long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, t
         const int count = static_cast<int>(b0 + per_team <= n ? per_team : n - b0);
         const size_t base = static_cast<size_t>(b0) * nb2, len = static_cast<size_t>(count) * nb2;
         Scratch s(m.team_scratch(0), len);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const size_t q) { s(q) = D(base + q); });
+        // kLoadBatch loads per thread before their stores to scratch: bytes in flight.
+        const int n_len = static_cast<int>(len), step = m.team_size();
+        for (int q0 = m.team_rank(); q0 < n_len; q0 += impl::kLoadBatch * step) {
+          T v[impl::kLoadBatch] = {};
+          PPSPARSE_UNROLL
+          for (int u = 0; u < impl::kLoadBatch; ++u) {
+            const int q = q0 + u * step;
+            if (q < n_len) {
+              if (Source::in_place) {
+                v[u] = D(base + q);
+              } else {
+                const int b = q / nb2i;
+                v[u] = static_cast<T>(source(static_cast<size_t>(b0 + b), q - b * nb2i));
+              }
+            }
+          }
+          PPSPARSE_UNROLL
+          for (int u = 0; u < impl::kLoadBatch; ++u)
+            if (q0 + u * step < n_len) s(q0 + u * step) = v[u];
+        }
         m.team_barrier();
         long long team_first = LLONG_MAX;
         Kokkos::parallel_reduce(
@@ -110,6 +141,19 @@ long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, t
       },
       Kokkos::Min<long long>(first));
   return first == LLONG_MAX ? -1 : first;
+}
+
+/// factor_diagonal_blocks_from's source for D factored in place.
+struct DiagonalBlocksInPlace {
+  static constexpr bool in_place = true;
+  KOKKOS_INLINE_FUNCTION double operator()(size_t, int) const { return 0.0; }
+};
+
+/// Factors all n blocks of D in place (factor_diagonal_blocks_from).
+template <class ExecSpace, class T>
+long long factor_diagonal_blocks(const ExecSpace& exec, const Kokkos::View<T*, typename ExecSpace::memory_space>& D,
+                                 int nb, ordinal_t n, double relative_tiny = default_relative_tiny_pivot) {
+  return factor_diagonal_blocks_from(exec, DiagonalBlocksInPlace{}, D, nb, n, relative_tiny);
 }
 /// The same on a default instance of ExecSpace.
 template <class ExecSpace, class T>

@@ -17,6 +17,11 @@ std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const std:
 /// returned in the user's numbering (what Solver::solve returns).
 std::vector<double> reference_sweeps(const BlockSystem<HostSpace>& s, const Coloring& coloring, int sweeps);
 
+/// The residual a checked sweep forms (Solver::apply's checks), for each of `sweeps` sweeps
+/// from dQ = 0: the root of the sum over colours of ||R_c - (D + O)_c dQ||^2 with dQ as it is
+/// just before colour c's update. s in the user's numbering, renumbered by coloring.perm.
+std::vector<double> reference_sweep_residuals(const BlockSystem<HostSpace>& s, const Coloring& coloring, int sweeps);
+
 /// The largest relative error of a block row of dq against ref (both nb values per block row):
 ///   max over block rows r of ||dq_r - ref_r||_2 / max(||ref_r||_2, floor),
 /// floor = 1e-3 x the root mean square of ref's block-row norms, so that rows near zero do not

@@ -174,14 +174,9 @@ class Solver {
          progress);
     if (progress) progress("copying the system to " + std::string(ExecSpace::name()));
     ExecSpace exec;
-    if (scatter_values(exec, system.O.values, system.D, BlockOrder::column_major) >= 0)
-      throw InvalidArgument("mcpi: O holds a NaN or Inf that check_system did not find");
-    if (system.d_factored) {
-      has_values_ = true;
-    } else {
-      if (progress) progress("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
-      factor(exec);
-    }
+    if (progress && !system.d_factored)
+      progress("factoring " + std::to_string(n_) + " diagonal blocks (LU, no pivoting)");
+    load_values(exec, system.O.values, system.D, BlockOrder::column_major, !system.d_factored);
     to_internal(exec, ConstVector(device_vector(exec, system.R, vec_in_)), r_);
     exec.fence();
   }
@@ -219,17 +214,14 @@ class Solver {
 
   /// New values in the user's numbering: O's blocks in the order of col_idx (nnzb * nb * nb)
   /// and the diagonal blocks by block row (n * nb * nb), each block in `order`; float or double,
-  /// host or device views. Scatters them into the solver's storage on exec, then factor(exec).
+  /// host or device views. Scatters O into the solver's storage on exec and factors D as it
+  /// reads it (as factor(exec) would after a copy).
   /// InvalidArgument for wrong sizes; NumericalError naming the user's block for NaN or Inf in
   /// O, or a zero, tiny or non-finite pivot of D. No allocation after the first call with host
   /// views (they are staged through one device buffer).
   template <class OView, class DView>
   void update(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order = BlockOrder::column_major) {
-    collectively([&] {
-      const long long bad = scatter_values(exec, O, D, order);
-      if (bad >= 0) throw_not_finite_block(bad);
-      factor_local(exec);
-    });
+    collectively([&] { load_values(exec, O, D, order, true); });
   }
 
   /// The value storage and the user-to-slot maps, for assembly in place (see Storage). The
@@ -249,9 +241,13 @@ class Solver {
  private:
   void factor_local(const ExecSpace& exec) {
     has_values_ = false;
-    const long long failure = factor_diagonal_blocks(exec, d_, nb_, n_);
-    if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
+    check_factored(factor_diagonal_blocks(exec, d_, nb_, n_));
     has_values_ = true;
+  }
+
+  /// NumericalError naming the user's block row for a failure code of factor_diagonal_blocks.
+  void check_factored(long long failure) const {
+    if (failure >= 0) throw_pivot_failure(failure, nb_, coloring_.perm.new_to_old[failed_block(failure)]);
   }
 
  public:
@@ -474,17 +470,7 @@ class Solver {
     for_each_color(exec, overlap, [&](const ExecSpace& on, ordinal_t b, ordinal_t e) {
       if constexpr (default_precision) {
         if (specialised) {
-          backend::ColorArgs a;
-          a.nb = nb_;
-          a.row_begin = b;
-          a.row_end = e;
-          a.ia = ia_.data();
-          a.ja = ja_.data();
-          a.O = o_.data();
-          a.D = d_.data();
-          a.R = rhs_.data();
-          a.dq = dq_.data();
-          backend::run_color(on, v, a, tuning);
+          backend::run_color(on, v, color_args(b, e, false), tuning);
           return;
         }
       }
@@ -536,7 +522,8 @@ class Solver {
     rhs_ = r_;
     dq_ = Kokkos::View<XScalar*, memory_space>("mcpi.dq", (static_cast<size_t>(n_) + n_ghost_) * nb_);
     work_ = Kokkos::View<double*, memory_space>("mcpi.work", static_cast<size_t>(n_) * nb_);
-    residual_sq_ = Kokkos::View<double, memory_space>("mcpi.residual_sq");
+    residual_sq_ = Kokkos::View<double*, memory_space>("mcpi.residual_sq", kResidualSlots);
+    first_bad_block_ = Kokkos::View<long long, memory_space>("mcpi.first_bad_block");
     ordinal_t max_color_rows = 0;
     for (ordinal_t c = 0; c < coloring_.ncolors; ++c)
       max_color_rows = std::max(max_color_rows, coloring_.color_offsets[c + 1] - coloring_.color_offsets[c]);
@@ -649,10 +636,11 @@ class Solver {
     }
   }
 
-  /// Scatters the user's O and D into the storage on exec; returns the first user block of O
-  /// holding a NaN or Inf, or -1 (synchronises).
+  /// The user's O and D on exec: O's blocks scattered into their slots, and D factored as it is
+  /// read (`factor`) or copied as given (already factored). Synchronises; NumericalError naming
+  /// the user's block for a NaN or Inf in O (checked first) or a failed pivot.
   template <class OView, class DView>
-  long long scatter_values(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order) {
+  void load_values(const ExecSpace& exec, const OView& O, const DView& D, BlockOrder order, bool factor) {
     has_values_ = false;
     const size_t nb2 = static_cast<size_t>(nb_) * nb_;
     if (O.extent(0) != static_cast<size_t>(nnzb_) * nb2)
@@ -669,8 +657,21 @@ class Solver {
     const auto o = device_input(exec, O, 0);
     const auto d = device_input(exec, D, o_bytes);
     const bool row_major = order == BlockOrder::row_major;
-    impl::scatter_d(exec, d, old_to_new_, nb_, row_major, d_);
-    return impl::scatter_o(exec, o, o_slot_, nb_, row_major, o_);
+    Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
+    impl::scatter_o(exec, o, o_slot_, nb_, row_major, o_, first_bad_block_);
+    long long failure = -1;
+    if (factor) {
+      const impl::UserDiagonalBlocks<decltype(d), decltype(new_to_old_)> source{d, new_to_old_, nb_, row_major};
+      failure = factor_diagonal_blocks_from(exec, source, d_, nb_, n_);
+    } else {
+      impl::scatter_d(exec, d, old_to_new_, nb_, row_major, d_);
+    }
+    long long bad = LLONG_MAX;
+    Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad_block_);
+    exec.fence();
+    if (bad != LLONG_MAX) throw_not_finite_block(bad);
+    check_factored(failure);
+    has_values_ = true;
   }
 
   /// NumericalError naming user block k of O (its user row and column).
@@ -720,10 +721,40 @@ class Solver {
     return v.kernel == Kernel::split ? Kernel::rows_per_warp : v.kernel;
   }
 
+  /// The backend kernels' arguments for rows [b, e), forming the residual when `checked`.
+  backend::ColorArgs color_args(ordinal_t b, ordinal_t e, bool checked) const {
+    backend::ColorArgs a;
+    if constexpr (default_precision) {
+      a.nb = nb_;
+      a.row_begin = b;
+      a.row_end = e;
+      a.ia = ia_.data();
+      a.ja = ja_.data();
+      a.O = o_.data();
+      a.D = d_.data();
+      a.R = rhs_.data();
+      a.dq = dq_.data();
+      if (checked) {
+        a.residual_sq = residual_sq_.data();
+        a.residual_slots = static_cast<int>(residual_sq_.extent(0));
+      }
+    }
+    return a;
+  }
+
   /// One sweep that also forms the residual: each colour's ||R_c - A_c dQ||^2 just before its
-  /// update, summed over colours. Returns its square root (the device is synchronised).
+  /// update, summed over colours. Returns its square root (the device is synchronised). The
+  /// backend's kernel forms it where it can (has_residual_kernel), else v's portable kernel.
   double checked_sweep(const ExecSpace& exec, const Variant& v) {
     Kokkos::deep_copy(exec, residual_sq_, 0.0);
+    if constexpr (default_precision) {
+      if (uses_backend_kernel(v) && backend::has_residual_kernel(exec, v.kernel, nb_)) {
+        for_each_color(exec, true, [&](const ExecSpace& on, ordinal_t b, ordinal_t e) {
+          backend::run_color(on, v, color_args(b, e, true), KernelTuning{});
+        });
+        return read_residual(exec);
+      }
+    }
     const Kernel k = residual_kernel(v);
     const Geometry g = geometry(k);
     const bool prefetch = k == Kernel::rows_per_warp_prefetch && g.map == LaneMap::rows;
@@ -734,17 +765,15 @@ class Solver {
   }
 
   /// The true ||rhs - A dQ||_2 of the current dQ in FP64 (dQ unchanged), on exec; synchronises.
+  /// One pass of the sweep's portable kernel over all rows at once, summing in FP64, with the
+  /// residual of the rows as a checked sweep forms it, and no update.
   double true_residual(const ExecSpace& exec) const {
-    return std::sqrt(global_sum(impl::residual_squares(
-        exec, operator_rows(exec, Kokkos::View<const XScalar*, memory_space>(dq_), false), rhs_)));
+    Kokkos::deep_copy(exec, residual_sq_, 0.0);
+    if (n_ > 0) launch(exec, geometry(Kernel::rows_per_warp), impl::Stage::residual_only, false, 0, n_);
+    return read_residual(exec);
   }
 
-  double read_residual(const ExecSpace& exec) const {
-    double sum = 0.0;
-    Kokkos::deep_copy(exec, Kokkos::View<double, HostSpace>(&sum), residual_sq_);
-    exec.fence();
-    return std::sqrt(global_sum(sum));
-  }
+  double read_residual(const ExecSpace& exec) const { return std::sqrt(global_sum(impl::sum(exec, residual_sq_))); }
 
   /// kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
   void run_portable(const ExecSpace& exec, Kernel kernel, ordinal_t b, ordinal_t e) {
@@ -775,10 +804,10 @@ class Solver {
     launch(exec, geometry(Kernel::rows_per_warp), impl::Stage::solve_only, false, b, e);
   }
 
-  template <int NB, bool StageD>
+  template <int NB, bool StageD, bool WideAcc>
   void launch_nb(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e,
                  bool residual) const {
-    using Functor = impl::SweepFunctor<ExecSpace, NB, StageD, OScalar, DScalar, XScalar>;
+    using Functor = impl::SweepFunctor<ExecSpace, NB, StageD, OScalar, DScalar, XScalar, WideAcc>;
     Functor f;
     f.v.ia = ia_;
     f.v.ja = ja_;
@@ -806,29 +835,31 @@ class Solver {
 
   void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e,
               bool residual = false) const {
-    if (stage_diagonal_)
-      launch_dispatch<true>(exec, g, stage, prefetch, b, e, residual);
+    if (stage == impl::Stage::residual_only)  // FP64 sums: the true residual
+      launch_dispatch<false, true>(exec, g, stage, prefetch, b, e, true);
+    else if (stage_diagonal_)
+      launch_dispatch<true, false>(exec, g, stage, prefetch, b, e, residual);
     else
-      launch_dispatch<false>(exec, g, stage, prefetch, b, e, residual);
+      launch_dispatch<false, false>(exec, g, stage, prefetch, b, e, residual);
   }
 
-  template <bool StageD>
+  template <bool StageD, bool WideAcc>
   void launch_dispatch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b,
                        ordinal_t e, bool residual) const {
     // Compile-time block sizes for the common small nb (unrolled column loops).
     switch (nb_) {
       case 1:
-        return launch_nb<1, StageD>(exec, g, stage, prefetch, b, e, residual);
+        return launch_nb<1, StageD, WideAcc>(exec, g, stage, prefetch, b, e, residual);
       case 2:
-        return launch_nb<2, StageD>(exec, g, stage, prefetch, b, e, residual);
+        return launch_nb<2, StageD, WideAcc>(exec, g, stage, prefetch, b, e, residual);
       case 3:
-        return launch_nb<3, StageD>(exec, g, stage, prefetch, b, e, residual);
+        return launch_nb<3, StageD, WideAcc>(exec, g, stage, prefetch, b, e, residual);
       case 4:
-        return launch_nb<4, StageD>(exec, g, stage, prefetch, b, e, residual);
+        return launch_nb<4, StageD, WideAcc>(exec, g, stage, prefetch, b, e, residual);
       case 5:
-        return launch_nb<5, StageD>(exec, g, stage, prefetch, b, e, residual);
+        return launch_nb<5, StageD, WideAcc>(exec, g, stage, prefetch, b, e, residual);
       default:
-        return launch_nb<0, StageD>(exec, g, stage, prefetch, b, e, residual);
+        return launch_nb<0, StageD, WideAcc>(exec, g, stage, prefetch, b, e, residual);
     }
   }
 
@@ -851,9 +882,13 @@ class Solver {
   Kokkos::View<XScalar*, memory_space> dq_;
   Kokkos::View<double*, memory_space> r_tmp_;
   Kokkos::View<double*, memory_space> work_;  ///< U x of the operator, n * nb
-  Kokkos::View<double, memory_space> residual_sq_;
-  Kokkos::View<unsigned char*, memory_space> stage_;  ///< host inputs of update(), on first use
-  Vector vec_in_, vec_out_;                           ///< host vectors of apply() and multiply()
+  /// A checked sweep's squared residual, in slots that the kernels' teams or warps spread their
+  /// atomic additions over.
+  Kokkos::View<double*, memory_space> residual_sq_;
+  static constexpr int kResidualSlots = 1024;
+  Kokkos::View<unsigned char*, memory_space> stage_;       ///< host inputs of update(), on first use
+  Kokkos::View<long long, memory_space> first_bad_block_;  ///< update(): the first user block of O with a NaN or Inf
+  Vector vec_in_, vec_out_;                                ///< host vectors of apply() and multiply()
   bool has_values_ = false;
   bool stage_diagonal_ = false;
 };

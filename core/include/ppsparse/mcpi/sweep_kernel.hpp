@@ -16,8 +16,10 @@
 namespace ppsparse::mcpi::impl {
 
 /// fused: r = R_c - O_c dQ and dQ_c = D_c^-1 r in one pass (optionally also the colour's
-/// residual before its update); spmv_only / solve_only: the split kernel's two passes.
-enum class Stage { fused, spmv_only, solve_only };
+/// residual before its update); spmv_only / solve_only: the split kernel's two passes;
+/// residual_only: the rows' squared residuals of the current dQ, which stays unchanged (any
+/// rows at once: no colour order), with the functor's `residual` set.
+enum class Stage { fused, spmv_only, solve_only, residual_only };
 
 /// The arrays a sweep reads and writes: O in OS, D's LU factors in DS, the iterate dQ in XS,
 /// R and the temporaries in FP64.
@@ -32,18 +34,20 @@ struct SweepViews {
   Kokkos::View<const XS*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> dq_read;  // same memory, other colours
   Kokkos::View<double*, MemSpace> r_tmp;  ///< split variant: r for the colour's rows
   /// Where the rows' squared residuals R - (D + O) dQ (dQ as read before the update) are added
-  /// when the functor's `residual` is set.
-  Kokkos::View<double, MemSpace> residual_sq;
+  /// when the functor's `residual` is set: a team adds its sum to slot league_rank % extent
+  /// (the caller sums the slots), so that teams do not queue on one address.
+  Kokkos::View<double*, MemSpace> residual_sq;
 };
 
 /// NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
 /// StageD compiles in the register staging of D (it costs registers in every path of the
 /// kernel, so it is a compile-time choice, measured per variant).
 /// OS, DS, XS: the precisions of O, D and dQ (SweepViews); the SpMV accumulates in float when
-/// O and dQ are both float, else in double.
-template <class ExecSpace, int NB, bool StageD = false, class OS = float, class DS = double, class XS = float>
+/// O and dQ are both float and not WideAcc, else in double (a true residual needs double).
+template <class ExecSpace, int NB, bool StageD = false, class OS = float, class DS = double, class XS = float,
+          bool WideAcc = false>
 struct SweepFunctor {
-  using Acc = std::conditional_t<std::is_same_v<OS, float> && std::is_same_v<XS, float>, float, double>;
+  using Acc = std::conditional_t<!WideAcc && std::is_same_v<OS, float> && std::is_same_v<XS, float>, float, double>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using scratch_space = typename ExecSpace::scratch_memory_space;
   using ScratchD = Kokkos::View<double*, scratch_space, Kokkos::MemoryUnmanaged>;
@@ -153,6 +157,7 @@ struct SweepFunctor {
     } else {
       spmv(m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
       if (residual) add_residual(m, n_b, rpg, r_at, d_s, u_s, row_of);
+      if (stage == Stage::residual_only) return;
       if (stage == Stage::spmv_only) {
         phase(m, [&](int gi, int t) {
           if (t < rpg * n_b) {
@@ -383,7 +388,9 @@ struct SweepFunctor {
       const double e = r_at(gi, t) - y;
       return e * e;
     });
-    Kokkos::single(Kokkos::PerTeam(m), [&]() { Kokkos::atomic_add(&v.residual_sq(), sum); });
+    Kokkos::single(Kokkos::PerTeam(m), [&]() {
+      Kokkos::atomic_add(&v.residual_sq(static_cast<size_t>(m.league_rank()) % v.residual_sq.extent(0)), sum);
+    });
   }
 
   /// Forward (unit L) and backward (U) substitution, one lane per (block row, entry).

@@ -4,7 +4,10 @@
 /// of user values), as free functions: a CUDA extended lambda may not sit in a private member.
 #include <climits>
 #include <cmath>
+#include <stdexcept>
 
+#include <ppsparse/kokkos_compat.hpp>
+#include <ppsparse/mcpi/block_lu.hpp>
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi::impl {
@@ -82,24 +85,104 @@ void scatter_d(const ExecSpace& exec, const Src& d, const O2N& o2n, int nb, bool
       });
 }
 
-/// Scatters the user's O blocks (block k at k * nb * nb) into their slots of O (column-major,
-/// converted to O's precision); returns the first user block holding a NaN or Inf, or -1 (synchronises).
-template <class ExecSpace, class Src, class Slot, class Dst>
-long long scatter_o(const ExecSpace& exec, const Src& o, const Slot& slot, int nb, bool row_major, const Dst& O) {
-  const size_t nb2 = static_cast<size_t>(nb) * nb;
-  long long bad = LLONG_MAX;
+/// The sum of x's entries, on exec (synchronises).
+template <class ExecSpace, class X>
+double sum(const ExecSpace& exec, const X& x) {
+  double total = 0.0;
   Kokkos::parallel_reduce(
-      "ppsparse::mcpi::scatter_o", Kokkos::RangePolicy<ExecSpace>(exec, 0, o.extent(0)),
-      KOKKOS_LAMBDA(const size_t q, long long& first) {
-        const size_t k = q / nb2, e = q % nb2;
-        const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
-        const auto x = static_cast<typename Dst::non_const_value_type>(o(q));
-        O(static_cast<size_t>(slot(k)) * nb2 + j * nb + i) = x;
-        if (!(x - x == 0) && static_cast<long long>(k) < first) first = static_cast<long long>(k);
-      },
-      Kokkos::Min<long long>(bad));
-  return bad == LLONG_MAX ? -1 : bad;
+      "ppsparse::mcpi::sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const size_t q, double& s) { s += x(q); }, total);
+  return total;
 }
+
+/// Scatters the user's O blocks (block k at k * nb * nb, `row_major` or column-major) into their
+/// slots of O (column-major, converted to O's precision), asynchronously on exec. The lowest
+/// user block holding a NaN or Inf is min'ed into first_bad (a device scalar the caller sets).
+///
+/// A team copies a run of whole blocks, its threads striding over the run's entries with the
+/// block and entry indices stepped, not divided (a 64-bit division per entry made the scatter
+/// compute-bound on GPUs), and loading kLoadBatch entries before storing them, so that enough
+/// bytes are in flight to run near copy speed.
+template <class ExecSpace, class Src, class Slot, class Dst, class Bad>
+void scatter_o(const ExecSpace& exec, const Src& o, const Slot& slot, int nb, bool row_major, const Dst& O,
+               const Bad& first_bad) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using T = typename Dst::non_const_value_type;
+  const int nb2 = nb * nb;
+  const long long nblocks = static_cast<long long>(o.extent(0) / nb2);
+  if (nblocks == 0) return;
+  const bool gpu = compat::is_gpu_space<ExecSpace>();
+  const int per_team = gpu ? (8192 + nb2 - 1) / nb2 : 1024;  // blocks
+  const long long league = (nblocks + per_team - 1) / per_team;
+  if (league > INT_MAX) throw std::length_error("mcpi scatter_o: too many blocks for one launch");
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::scatter_o", Policy(exec, static_cast<int>(league), gpu ? 256 : 1),
+      KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        const long long k0 = static_cast<long long>(m.league_rank()) * per_team;
+        const int count = static_cast<int>(k0 + per_team <= nblocks ? per_team : nblocks - k0);
+        const int len = count * nb2, step = m.team_size();
+        const size_t src0 = static_cast<size_t>(k0) * nb2;
+        // Entry q = kb * nb2 + ea * nb + eb of the run, and the step in the same terms.
+        int q = m.team_rank();
+        int kb = q / nb2, ea = (q % nb2) / nb, eb = q % nb;
+        const int sk = step / nb2, sa = (step % nb2) / nb, sb = step % nb;
+        while (q < len) {
+          long long k[kLoadBatch];
+          size_t dst[kLoadBatch];
+          T x[kLoadBatch] = {};
+          // Constant trip counts, so that the batch stays in registers.
+          const int n = (len - q + step - 1) / step < kLoadBatch ? (len - q + step - 1) / step : kLoadBatch;
+          PPSPARSE_UNROLL
+          for (int u = 0; u < kLoadBatch; ++u) {
+            k[u] = k0 + kb;
+            dst[u] = static_cast<size_t>(row_major ? eb * nb + ea : ea * nb + eb);
+            eb += sb;
+            ea += sa;
+            kb += sk;
+            if (eb >= nb) {
+              eb -= nb;
+              ++ea;
+            }
+            if (ea >= nb) {
+              ea -= nb;
+              ++kb;
+            }
+          }
+          PPSPARSE_UNROLL
+          for (int u = 0; u < kLoadBatch; ++u) {
+            if (u < n) {
+              x[u] = static_cast<T>(o(src0 + q + u * step));
+              dst[u] += static_cast<size_t>(slot(k[u])) * nb2;
+            }
+          }
+          PPSPARSE_UNROLL
+          for (int u = 0; u < kLoadBatch; ++u) {
+            if (u < n) {
+              O(dst[u]) = x[u];
+              if (!(x[u] - x[u] == 0)) Kokkos::atomic_fetch_min(&first_bad(), k[u]);
+            }
+          }
+          q += n * step;
+        }
+      });
+}
+
+/// Block b (colour order) of D read from the user's diagonal blocks (n * nb * nb by user block
+/// row, `row_major` or column-major) through n2o: factor_diagonal_blocks' source for an update,
+/// which so reads the user's D once (no scatter pass before the LU).
+template <class Src, class N2O>
+struct UserDiagonalBlocks {
+  static constexpr bool in_place = false;
+  Src d;
+  N2O n2o;
+  int nb;
+  bool row_major;
+  /// Entry e (column-major: row e % nb, column e / nb) of block b.
+  KOKKOS_INLINE_FUNCTION double operator()(const size_t b, const int e) const {
+    const int j = e / nb, i = e - j * nb;
+    return static_cast<double>(d(static_cast<size_t>(n2o(b)) * nb * nb + (row_major ? i * nb + j : e)));
+  }
+};
 
 /// Row q (block row q / nb, entry q % nb) of (D + O) x in FP64, D from its LU factors: x in the
 /// user's numbering (`user`, through n2o) or in colour order; u holds U x (upper()).
@@ -155,20 +238,6 @@ void operator_apply(const ExecSpace& exec, const Op& op, const Y& y) {
   Kokkos::parallel_for(
       "ppsparse::mcpi::operator", Kokkos::RangePolicy<ExecSpace>(exec, 0, y.extent(0)),
       KOKKOS_LAMBDA(const size_t q) { y(op.at(q / nb) * nb + q % nb) = op(q); });
-}
-
-/// ||rhs - (D + O) x||_2^2 with rhs and x in colour order; synchronises.
-template <class ExecSpace, class Op, class Rhs>
-double residual_squares(const ExecSpace& exec, const Op& op, const Rhs& rhs) {
-  double sum = 0.0;
-  Kokkos::parallel_reduce(
-      "ppsparse::mcpi::residual", Kokkos::RangePolicy<ExecSpace>(exec, 0, rhs.extent(0)),
-      KOKKOS_LAMBDA(const size_t q, double& acc) {
-        const double e = rhs(q) - op(q);
-        acc += e * e;
-      },
-      sum);
-  return sum;
 }
 
 }  // namespace ppsparse::mcpi::impl
