@@ -118,6 +118,15 @@ TEST(McpiSolverApi, ApplyEqualsTheBenchmarkPathAndTheReference) {
   }
 }
 
+TEST(McpiSolverApi, ASystemWithFactoredDiagonalBlocksIsTakenAsGiven) {
+  Problem p(3);
+  auto factored = gen::make_block_system(p.graph, 3, 3, {2.0});  // the same values, own arrays
+  ASSERT_EQ(factor_diagonal_blocks<Kokkos::DefaultHostExecutionSpace>(factored.D, 3, factored.n), -1);
+  factored.d_factored = true;
+  const auto want = Solver<>(p.system, p.coloring).solve({4, Kernel::rows_per_warp}).dq;
+  EXPECT_EQ(Solver<>(factored, p.coloring).solve({4, Kernel::rows_per_warp}).dq, want);
+}
+
 TEST(McpiSolverApi, UpdatedValuesGiveTheSameAnswerAsAFreshSolver) {
   Problem p(4);
   Exec exec;

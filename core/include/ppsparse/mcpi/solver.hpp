@@ -659,13 +659,12 @@ class Solver {
     const bool row_major = order == BlockOrder::row_major;
     Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
     impl::scatter_o(exec, o, o_slot_, nb_, row_major, o_, first_bad_block_);
+    const impl::UserDiagonalBlocks<decltype(d), decltype(new_to_old_)> source{d, new_to_old_, nb_, row_major};
     long long failure = -1;
-    if (factor) {
-      const impl::UserDiagonalBlocks<decltype(d), decltype(new_to_old_)> source{d, new_to_old_, nb_, row_major};
+    if (factor)
       failure = factor_diagonal_blocks_from(exec, source, d_, nb_, n_);
-    } else {
-      impl::scatter_d(exec, d, old_to_new_, nb_, row_major, d_);
-    }
+    else
+      impl::copy_diagonal_blocks(exec, source, nb_, d_);
     long long bad = LLONG_MAX;
     Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad_block_);
     exec.fence();

@@ -72,19 +72,6 @@ long long first_not_finite_row(const ExecSpace& exec, const X& x, int nb) {
   return first == LLONG_MAX ? -1 : first;
 }
 
-/// Scatters the user's D blocks (n * nb * nb, by user block row, `row_major` or column-major)
-/// into D (column-major, colour order) through o2n.
-template <class ExecSpace, class Src, class O2N, class Dst>
-void scatter_d(const ExecSpace& exec, const Src& d, const O2N& o2n, int nb, bool row_major, const Dst& D) {
-  const size_t nb2 = static_cast<size_t>(nb) * nb;
-  Kokkos::parallel_for(
-      "ppsparse::mcpi::scatter_d", Kokkos::RangePolicy<ExecSpace>(exec, 0, d.extent(0)), KOKKOS_LAMBDA(const size_t q) {
-        const size_t r = q / nb2, e = q % nb2;
-        const size_t i = row_major ? e / nb : e % nb, j = row_major ? e % nb : e / nb;
-        D(static_cast<size_t>(o2n(r)) * nb2 + j * nb + i) = static_cast<typename Dst::non_const_value_type>(d(q));
-      });
-}
-
 /// The sum of x's entries, on exec (synchronises).
 template <class ExecSpace, class X>
 double sum(const ExecSpace& exec, const X& x) {
@@ -168,8 +155,9 @@ void scatter_o(const ExecSpace& exec, const Src& o, const Slot& slot, int nb, bo
 }
 
 /// Block b (colour order) of D read from the user's diagonal blocks (n * nb * nb by user block
-/// row, `row_major` or column-major) through n2o: factor_diagonal_blocks' source for an update,
-/// which so reads the user's D once (no scatter pass before the LU).
+/// row, `row_major` or column-major) through n2o: factor_diagonal_blocks_from's source for an
+/// update, which so reads the user's D once (no scatter pass before the LU), and
+/// copy_diagonal_blocks' for a D given factored.
 template <class Src, class N2O>
 struct UserDiagonalBlocks {
   static constexpr bool in_place = false;
@@ -183,6 +171,17 @@ struct UserDiagonalBlocks {
     return static_cast<double>(d(static_cast<size_t>(n2o(b)) * nb * nb + (row_major ? i * nb + j : e)));
   }
 };
+
+/// D(b * nb * nb + e) = source(b, e) for every block b (colour order) and entry e: D as the
+/// source gives it, not factored (a system whose D is already factored).
+template <class ExecSpace, class Source, class Dst>
+void copy_diagonal_blocks(const ExecSpace& exec, const Source& source, int nb, const Dst& D) {
+  using T = typename Dst::non_const_value_type;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::copy_diagonal_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, D.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) { D(q) = static_cast<T>(source(q / nb2, static_cast<int>(q % nb2))); });
+}
 
 /// Row q (block row q / nb, entry q % nb) of (D + O) x in FP64, D from its LU factors: x in the
 /// user's numbering (`user`, through n2o) or in colour order; u holds U x (upper()).
