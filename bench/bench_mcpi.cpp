@@ -72,6 +72,7 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
+#include <ppsparse/mcpi/backend.hpp>
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/peers/mcpi_vendor_peer.hpp>
@@ -84,6 +85,8 @@
 #include "common/copy_bandwidth.hpp"
 #include "common/counters.hpp"
 #include <ppsparse/peers/mcpi_kokkos_kernels.hpp>
+#include "../core/src/mcpi/block_lu.hpp"  // factors the peers' D as the solver does
+#include "common/mcpi_timed_sweeps.hpp"
 
 namespace ppsparse::bench {
 namespace {
@@ -394,7 +397,7 @@ class ProblemCache {
       if (failure >= 0) throw NumericalError("bench_mcpi: a diagonal block failed to factor for the peers");
       p->ordered.d_factored = true;
       say("reference: ppsparse portable rows_per_warp, " + std::to_string(config_.check_sweeps) + " sweeps");
-      p->reference = p->solver->solve({config_.check_sweeps, mcpi::Kernel::rows_per_warp, false, false, false}).dq;
+      p->reference = time_sweeps(*p->solver, {config_.check_sweeps, mcpi::Kernel::rows_per_warp, false, false, false}).dq;
       if (static_cast<double>(p->nnzb) * p->nb * p->nb <= kFp64ReferenceMaxEntries) {
         say("checking the reference against the FP64 host reference");
         const auto fp64 = to_old(mcpi::reference_sweeps(ordered, p->coloring.color_offsets, config_.check_sweeps),
@@ -446,7 +449,7 @@ void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiC
     Problem& p = g_cache->get(spec);
     const std::string key = std::string(mcpi::name(v)) + (backend ? "/backend" : "/portable");
     if (!p.checked.count(key)) {
-      const auto check = p.solver->solve({config.check_sweeps, v, false, false, backend, config.tuning});
+      const auto check = time_sweeps(*p.solver, {config.check_sweeps, v, false, false, backend, config.tuning});
       p.checked[key] = relative_difference(check.dq, p.reference);
     }
     const double err = p.checked[key];
@@ -454,7 +457,7 @@ void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiC
       state.SkipWithError(("dQ differs from the reference by " + std::to_string(err) + " (limit 1e-4)").c_str());
       return;
     }
-    const mcpi::Result res = p.solver->solve({config.sweeps, v, false, false, backend, config.tuning});
+    const mcpi::TimedSweeps res = time_sweeps(*p.solver, {config.sweeps, v, false, false, backend, config.tuning});
     size_t i = 0;
     for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
     set_problem_counters(state, p, err, mean(res.sweep_seconds));

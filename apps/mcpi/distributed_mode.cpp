@@ -13,6 +13,7 @@
 #include <ppsparse/mcpi/distributed.hpp>
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/util/copy_bandwidth.hpp>
+#include "common/mcpi_timed_sweeps.hpp"
 
 #include "problem.hpp"
 
@@ -207,18 +208,18 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   MPI_Bcast(&copy.gbs, 1, MPI_DOUBLE, 0, comm);
 
   progress("running " + std::to_string(opt.sweeps) + " sweeps");
-  mcpi::Options run;
+  mcpi::TimedSweepOptions run;
   run.sweeps = 1;
   run.variant = variant;
   run.backend_kernels = !opt.portable;
   run.tuning = opt.tuning;
-  solver.solve(run);  // warm-up
+  time_sweeps(solver, run);  // warm-up
   // The ranks start the timed sweeps together: the first colour's wait is not their skew.
   Kokkos::fence();
   MPI_Barrier(comm);
   solver.halo()->reset_stats();
   run.sweeps = opt.sweeps;
-  const mcpi::Result res = solver.solve(run);
+  const mcpi::TimedSweeps res = time_sweeps(solver, run);
   const mcpi::HaloStats stats = halo->stats();
   const double residual = solver.residual_norm();
   double rr = 0.0;

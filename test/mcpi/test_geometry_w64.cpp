@@ -11,7 +11,7 @@
 
 #include <ppsparse/kokkos_compat.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
-#include <ppsparse/mcpi/sweep_kernel.hpp>
+#include "../../core/src/mcpi/sweep_functor.hpp"  // the functor whose scratch sizes are checked
 
 #include "mcpi/seed002_table_i.hpp"
 

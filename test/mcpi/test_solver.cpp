@@ -9,8 +9,10 @@
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/reference.hpp>
+#include <ppsparse/mcpi/backend.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/reorder/coloring.hpp>
+#include "common/mcpi_timed_sweeps.hpp"
 
 #include "test_util.hpp"
 
@@ -43,7 +45,7 @@ void check_against_reference(const Graph& graph, const Coloring& col, int nb, st
   for (Variant v : all_variants()) {
     for (bool stage : {false, true}) {
       SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb) + (stage ? " staged D" : ""));
-      const auto res = solver.solve({sweeps, v, false, stage});
+      const auto res = time_sweeps(solver, {sweeps, v, false, stage});
       ASSERT_EQ(res.dq.size(), ref.size());
       ASSERT_TRUE(all_finite(res.dq));
       // FP32 O against an FP64 reference, block row by block row.
@@ -79,7 +81,7 @@ TEST(McpiSolver, OnePerturbedBlockFailsTheBlockRowCheck) {
     Solver<> solver(bad, col);
     for (Variant v : all_variants()) {
       SCOPED_TRACE(std::string(name(v)) + " nb=" + std::to_string(nb));
-      const auto res = solver.solve({3, v, false});
+      const auto res = time_sweeps(solver, {3, v, false});
       const double err = max_block_row_error(res.dq, ref, nb);
       EXPECT_GT(err, kBlockRowTolerance) << "one perturbed block of block row " << row << " went unnoticed";
       std::printf("[ info     ] nb %d %s: perturbed block: block-row error %.2e, global relative error %.2e\n", nb,
@@ -154,7 +156,7 @@ TEST(McpiSolver, ResidualDecreasesOnDominantSystems) {
     const auto sys = gen::make_block_system(graph, nb, seed + nb);
     Solver<> solver(sys, col);
     for (Variant v : all_variants()) {
-      const auto res = solver.solve({8, v, true});
+      const auto res = time_sweeps(solver, {8, v, true});
       ASSERT_EQ(res.residual_norms.size(), 8u);
       // Strictly decreasing until the FP32 floor of O and dQ (~1e-6 relative) is reached.
       const double floor = 1e-5 * res.initial_residual_norm;
@@ -246,7 +248,7 @@ TEST(McpiSolver, RejectsBadInputs) {
     }
   }
   Solver<> solver(sys, col);
-  PPSPARSE_EXPECT_THROW_MESSAGE((solver.solve({-1, Kernel::warp_per_row, false})), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE((time_sweeps(solver, {-1, Kernel::warp_per_row, false})), InvalidArgument,
                                 "mcpi: sweeps must be >= 0, got -1");
 }
 
@@ -263,14 +265,14 @@ TEST(McpiSolver, HardwareVariantsSayWhatRanAndFallBackWhereUnavailable) {
   Solver<> solver(sys, col);
   const bool portable_backend = backend::features(DefaultExecSpace()).name == "portable";
   for (Variant v : all_variants()) {
-    const auto res = solver.solve({2, v, false});
+    const auto res = time_sweeps(solver, {2, v, false});
     EXPECT_FALSE(res.kernel.empty()) << name(v);
     if (portable_backend || !compat::is_gpu_space<DefaultExecSpace>()) {
       EXPECT_EQ(res.kernel, std::string("portable ") + name(v.kernel));
       if (v.l2_window) EXPECT_EQ(res.note.rfind("fell back to the portable", 0), 0u) << res.note;
     }
     // Forcing the portable kernels always works and names the base variant.
-    const auto forced = solver.solve({2, v, false, false, false});
+    const auto forced = time_sweeps(solver, {2, v, false, false, false});
     EXPECT_EQ(forced.kernel, std::string("portable ") + name(v.kernel));
   }
 }

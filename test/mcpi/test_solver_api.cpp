@@ -14,6 +14,8 @@
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/reorder/coloring.hpp>
+#include "../../core/src/mcpi/block_lu.hpp"  // factors D as the solver does
+#include "common/mcpi_timed_sweeps.hpp"
 
 #include "test_util.hpp"
 
@@ -108,7 +110,7 @@ TEST(McpiSolverApi, ApplyEqualsTheBenchmarkPathAndTheReference) {
     EXPECT_EQ(st.sweeps, 6);
     EXPECT_EQ(st.reason, StopReason::max_sweeps);
     const auto got = to_vector(dq);
-    const auto bench = Solver<>(p.system, p.coloring).solve({6, Kernel::rows_per_warp}).dq;
+    const auto bench = time_sweeps(Solver<>(p.system, p.coloring), {6, Kernel::rows_per_warp}).dq;
     EXPECT_EQ(got, bench);  // same kernels on the same colour-ordered data
     EXPECT_LT(max_block_row_error(got, reference_sweeps(p.system, p.coloring, 6), nb), kBlockRowTolerance);
     EXPECT_NEAR(st.final_residual, reference_residual_norm(p.system, got), 1e-9 * st.initial_residual);
@@ -123,8 +125,8 @@ TEST(McpiSolverApi, ASystemWithFactoredDiagonalBlocksIsTakenAsGiven) {
   auto factored = gen::make_block_system(p.graph, 3, 3, {2.0});  // the same values, own arrays
   ASSERT_EQ(factor_diagonal_blocks<Kokkos::DefaultHostExecutionSpace>(factored.D, 3, factored.n), -1);
   factored.d_factored = true;
-  const auto want = Solver<>(p.system, p.coloring).solve({4, Kernel::rows_per_warp}).dq;
-  EXPECT_EQ(Solver<>(factored, p.coloring).solve({4, Kernel::rows_per_warp}).dq, want);
+  const auto want = time_sweeps(Solver<>(p.system, p.coloring), {4, Kernel::rows_per_warp}).dq;
+  EXPECT_EQ(time_sweeps(Solver<>(factored, p.coloring), {4, Kernel::rows_per_warp}).dq, want);
 }
 
 TEST(McpiSolverApi, UpdatedValuesGiveTheSameAnswerAsAFreshSolver) {
@@ -299,7 +301,7 @@ TEST(McpiSolverApi, UpdateAndChecksOnLargerSystems) {
     constexpr int kSweeps = 6;
     Kokkos::View<double*, Mem> a("a", u.R.size()), b("b", u.R.size());
     s.apply(exec, device_view(u.R), a, sweeps_only(kSweeps));
-    EXPECT_EQ(to_vector(a), Solver<>(system, coloring).solve({kSweeps, Kernel::rows_per_warp}).dq);
+    EXPECT_EQ(to_vector(a), time_sweeps(Solver<>(system, coloring), {kSweeps, Kernel::rows_per_warp}).dq);
 
     Control checked = sweeps_only(kSweeps);
     checked.check_interval = 1;

@@ -14,6 +14,7 @@
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/reorder/coloring.hpp>
+#include "common/mcpi_timed_sweeps.hpp"
 
 #include "test_util.hpp"
 
@@ -45,9 +46,9 @@ TEST(McpiTuning, BadValuesAreRefusedWithTheirReason) {
   // setting would steer no kernel).
   const Graph graph = gen::tet_mesh_graph(3, 3, 3);
   Solver<> solver(gen::make_block_system(graph, 2, 1), color_distance1(graph));
-  Options o;
+  TimedSweepOptions o;
   o.tuning.row_slots = 8;
-  PPSPARSE_EXPECT_THROW_MESSAGE(solver.solve(o), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(time_sweeps(solver, o), InvalidArgument,
                                 "mcpi tuning: row_slots = 8 must be 0 (the rule), 1, 2 or 4");
 }
 
@@ -90,11 +91,11 @@ TEST(McpiTuning, EverySettingMatchesTheReference) {
       for (Variant v : {Variant(Kernel::rows_per_warp), Variant(Kernel::warp_per_row),
                         Variant(Kernel::rows_per_warp, true, true)}) {
         SCOPED_TRACE(what + ", " + name(v) + ", nb=" + std::to_string(nb));
-        Options o;
+        TimedSweepOptions o;
         o.sweeps = 3;
         o.variant = v;
         o.tuning = tuning;
-        const auto res = solver.solve(o);
+        const auto res = time_sweeps(solver, o);
         EXPECT_LT(max_block_row_error(res.dq, ref, nb), kBlockRowTolerance) << res.kernel;
       }
     }

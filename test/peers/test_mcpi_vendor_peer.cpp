@@ -9,7 +9,7 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
-#include <ppsparse/mcpi/block_lu.hpp>
+#include "../../core/src/mcpi/block_lu.hpp"  // the LU the solver uses, to factor the peer's D
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/peers/mcpi_vendor_peer.hpp>
 #include <ppsparse/reorder/coloring.hpp>

@@ -1,94 +1,163 @@
-#include <ppsparse/mcpi/fgmres.hpp>
+// The MCPI solver's facade (mcpi/solver.hpp) over its implementation (solver_impl.hpp),
+// compiled once per supported precision on the default execution space.
 #include <ppsparse/mcpi/solver.hpp>
+
+#include "solver_impl.hpp"
 
 namespace ppsparse::mcpi {
 
-void check_system(const BlockSystem<HostSpace>& s, const Coloring& coloring) {
-  if (s.nb < 1 || s.nb > 64)
-    throw InvalidArgument("mcpi: block size nb = " + std::to_string(s.nb) + " is outside the supported 1..64");
-  if (s.n < 0) throw InvalidArgument("mcpi: negative number of block rows");
-  const size_t nb2 = static_cast<size_t>(s.nb) * s.nb;
-  if (s.O.nb != s.nb || s.O.nblockrows != s.n || s.O.nblockcols != s.n)
-    throw InvalidArgument("mcpi: O is not an n x n block matrix with the system's block size");
-  if (s.D.extent(0) != static_cast<size_t>(s.n) * nb2)
-    throw InvalidArgument("mcpi: D has " + std::to_string(s.D.extent(0)) + " entries, expected n*nb*nb");
-  if (s.R.extent(0) != static_cast<size_t>(s.n) * s.nb)
-    throw InvalidArgument("mcpi: R has " + std::to_string(s.R.extent(0)) + " entries, expected n*nb");
-  if (coloring.perm.size() != s.n || coloring.color.size() != static_cast<size_t>(s.n) ||
-      coloring.color_offsets.size() != static_cast<size_t>(coloring.ncolors) + 1 ||
-      (s.n > 0 && coloring.color_offsets.back() != s.n))
-    throw InvalidArgument("mcpi: the colouring does not describe " + std::to_string(s.n) + " block rows");
-  validate(s.O, "mcpi: O");
-  for (ordinal_t i = 0; i < s.n; ++i) {
-    for (offset_t k = s.O.ia(i); k < s.O.ia(i + 1); ++k) {
-      const ordinal_t j = s.O.ja(k);
-      if (j == i)
-        throw InvalidArgument("mcpi: O holds a diagonal block in block row " + std::to_string(i) + " (D holds those)");
-      if (coloring.color[i] == coloring.color[j])
-        throw InvalidArgument("mcpi: invalid colouring: coupled block rows " + std::to_string(i) + " and " +
-                              std::to_string(j) + " share colour " + std::to_string(coloring.color[i]));
-      for (size_t e = 0; e < nb2; ++e) {
-        const float v = s.O.values(static_cast<size_t>(k) * nb2 + e);
-        if (!std::isfinite(v))
-          throw NumericalError("mcpi: O block (" + std::to_string(i) + ", " + std::to_string(j) +
-                               ") holds a NaN or Inf");
-      }
-    }
-    for (int e = 0; e < s.nb; ++e)
-      if (!std::isfinite(s.R(static_cast<size_t>(i) * s.nb + e)))
-        throw NumericalError("mcpi: R holds a NaN or Inf in block row " + std::to_string(i));
-  }
+template <class E, class OS, class DS, class XS>
+Solver<E, OS, DS, XS>::Solver(const detail::HostPattern& p, const SetupOptions& options) {
+  if (p.n < 0) throw InvalidArgument("mcpi setup: negative number of block rows n = " + std::to_string(p.n));
+  if (p.row_ptr.size() != static_cast<size_t>(p.n) + 1)
+    throw InvalidArgument("mcpi setup: row_ptr has " + std::to_string(p.row_ptr.size()) +
+                          " entries, expected n + 1 = " + std::to_string(static_cast<long long>(p.n) + 1));
+  const offset_t nnzb = p.row_ptr[p.n] - p.index_base;
+  if (nnzb < 0 || static_cast<size_t>(nnzb) > p.col_idx.size())
+    throw InvalidArgument("mcpi setup: row_ptr[n] - index_base = " + std::to_string(nnzb) +
+                          " blocks, but col_idx has " + std::to_string(p.col_idx.size()) + " entries");
+  if (options.progress) options.progress("checking and colouring " + std::to_string(p.n) + " block rows");
+  impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(
+      detail::make_setup_plan(p.nb, p.n, p.row_ptr.data(), p.col_idx.data(), p.index_base, options.colors), nullptr,
+      options.progress);
 }
 
-const char* name(StopReason r) {
-  switch (r) {
-    case StopReason::converged:
-      return "converged";
-    case StopReason::max_sweeps:
-      return "max_sweeps";
-    case StopReason::diverged:
-      return "diverged";
-    case StopReason::not_finite:
-      return "not_finite";
-  }
-  return "unknown";
+template <class E, class OS, class DS, class XS>
+Solver<E, OS, DS, XS>::Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring,
+                              const Progress& progress) {
+  check_system(system, coloring);
+  impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(
+      detail::make_setup_plan(system.nb, system.n, system.O.ia.data(), system.O.ja.data(), 0, {}, &coloring), nullptr,
+      progress);
+  if (progress) progress("copying the system to " + std::string(E::name()));
+  E exec;
+  if (progress && !system.d_factored)
+    progress("factoring " + std::to_string(system.n) + " diagonal blocks (LU, no pivoting)");
+  impl_->load_system(exec, detail::user_array<E>(system.O.values, "O"), detail::user_array<E>(system.D, "D"),
+                     !system.d_factored, detail::user_array<E>(system.R, "R"));
 }
 
-namespace {
-// The criteria Control and FgmresControl share; `who` prefixes the message.
-void check_stopping(const std::string& who, double rtol, double atol, double divergence_factor,
-                    InitialGuess initial_guess) {
-  if (!(rtol >= 0 && rtol < HUGE_VAL))
-    throw InvalidArgument(who + "rtol must be finite and >= 0, got " + std::to_string(rtol));
-  if (!(atol >= 0 && atol < HUGE_VAL))
-    throw InvalidArgument(who + "atol must be finite and >= 0, got " + std::to_string(atol));
-  if (!(divergence_factor > 1))
-    throw InvalidArgument(who + "divergence_factor must be > 1, got " + std::to_string(divergence_factor));
-  if (initial_guess != InitialGuess::zero && initial_guess != InitialGuess::given)
-    throw InvalidArgument(who + "initial_guess is neither zero nor given");
-}
-}  // namespace
+template <class E, class OS, class DS, class XS>
+Solver<E, OS, DS, XS>::Solver(detail::SetupPlan&& plan, std::shared_ptr<Halo<E, XS>> halo, const Progress& progress)
+    : impl_(std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(std::move(plan), std::move(halo), progress)) {}
 
-void check_control(const Control& c) {
-  const std::string who = "mcpi control: ";
-  if (c.max_sweeps < 0) throw InvalidArgument(who + "max_sweeps must be >= 0, got " + std::to_string(c.max_sweeps));
-  if (c.check_interval < 0)
-    throw InvalidArgument(who + "check_interval must be >= 0, got " + std::to_string(c.check_interval));
-  check_stopping(who, c.rtol, c.atol, c.divergence_factor, c.initial_guess);
+template <class E, class OS, class DS, class XS>
+Solver<E, OS, DS, XS>::Solver(Solver&&) noexcept = default;
+template <class E, class OS, class DS, class XS>
+Solver<E, OS, DS, XS>& Solver<E, OS, DS, XS>::operator=(Solver&&) noexcept = default;
+template <class E, class OS, class DS, class XS>
+Solver<E, OS, DS, XS>::~Solver() = default;
+
+template <class E, class OS, class DS, class XS>
+int Solver<E, OS, DS, XS>::nb() const {
+  return impl_->nb();
+}
+template <class E, class OS, class DS, class XS>
+ordinal_t Solver<E, OS, DS, XS>::n() const {
+  return impl_->n();
+}
+template <class E, class OS, class DS, class XS>
+offset_t Solver<E, OS, DS, XS>::nnzb() const {
+  return impl_->nnzb();
+}
+template <class E, class OS, class DS, class XS>
+const Coloring& Solver<E, OS, DS, XS>::coloring() const {
+  return impl_->coloring();
+}
+template <class E, class OS, class DS, class XS>
+ordinal_t Solver<E, OS, DS, XS>::n_ghost() const {
+  return impl_->n_ghost();
+}
+template <class E, class OS, class DS, class XS>
+Halo<E, XS>* Solver<E, OS, DS, XS>::halo() const {
+  return impl_->halo();
+}
+template <class E, class OS, class DS, class XS>
+int Solver<E, OS, DS, XS>::group_width() {
+  return detail::Sweeper<E, OS, DS, XS>::group_width();
 }
 
-void check_fgmres_control(const FgmresControl& c) {
-  const std::string who = "mcpi fgmres control: ";
-  if (c.restart < 1) throw InvalidArgument(who + "restart must be >= 1, got " + std::to_string(c.restart));
-  if (c.max_iterations < 0)
-    throw InvalidArgument(who + "max_iterations must be >= 0, got " + std::to_string(c.max_iterations));
-  if (c.sweeps < 1) throw InvalidArgument(who + "sweeps must be >= 1, got " + std::to_string(c.sweeps));
-  check_stopping(who, c.rtol, c.atol, c.divergence_factor, c.initial_guess);
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::update_arrays(const E& exec, const detail::UserArray& O, const detail::UserArray& D,
+                                          BlockOrder order) {
+  impl_->update(exec, O, D, order);
+}
+template <class E, class OS, class DS, class XS>
+typename Solver<E, OS, DS, XS>::Storage Solver<E, OS, DS, XS>::storage() {
+  Storage st;
+  st.nb = impl_->nb();
+  impl_->storage(st.O, st.D, st.o_slot, st.d_slot);
+  return st;
+}
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::factor(const E& exec) {
+  impl_->factor(exec);
 }
 
-Result mcpi_solve(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Options& options) {
-  Solver<DefaultExecSpace> solver(system, coloring);
-  return solver.solve(options);
+template <class E, class OS, class DS, class XS>
+Status Solver<E, OS, DS, XS>::apply_arrays(const E& exec, const detail::UserArray& R, const detail::UserArray& dQ,
+                                           const Control& control) {
+  return impl_->apply(exec, R, dQ, control);
 }
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::multiply_arrays(const E& exec, const detail::UserArray& x, const detail::UserArray& y) {
+  impl_->multiply(exec, x, y);
+}
+
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::to_internal(const E& exec, const ConstVector& x, const Vector& xi) const {
+  impl_->to_internal(exec, x, xi);
+}
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::to_user(const E& exec, const ConstVector& xi, const Vector& x) const {
+  impl_->to_user(exec, xi, x);
+}
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::multiply_internal(const E& exec, const ConstVector& x, const Vector& y) const {
+  impl_->multiply_internal(exec, x, y);
+}
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::precondition(const E& exec, const ConstVector& v, const Vector& z, int sweeps,
+                                         const Variant& variant) {
+  impl_->precondition(exec, v, z, sweeps, variant);
+}
+template <class E, class OS, class DS, class XS>
+double Solver<E, OS, DS, XS>::norm(const E& exec, const ConstVector& x) const {
+  return impl_->norm(exec, x);
+}
+template <class E, class OS, class DS, class XS>
+std::string Solver<E, OS, DS, XS>::kernel_name(const E& exec, const Variant& v, bool backend_kernels) const {
+  return impl_->resolve(exec, v, backend_kernels).name;
+}
+template <class E, class OS, class DS, class XS>
+bool Solver<E, OS, DS, XS>::uses_backend_kernel(const Variant& v, bool backend_kernels) const {
+  return impl_->resolve(E(), v, backend_kernels).specialised;
+}
+
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::reset() {
+  impl_->reset();
+}
+template <class E, class OS, class DS, class XS>
+void Solver<E, OS, DS, XS>::sweep(const E& exec, const Variant& variant, bool stage_diagonal, bool backend_kernels,
+                                  const KernelTuning& tuning) {
+  impl_->sweep(exec, variant, stage_diagonal, backend_kernels, tuning);
+}
+template <class E, class OS, class DS, class XS>
+double Solver<E, OS, DS, XS>::residual_norm() {
+  return impl_->residual_norm();
+}
+template <class E, class OS, class DS, class XS>
+std::vector<double> Solver<E, OS, DS, XS>::dq_user() const {
+  return impl_->dq_user();
+}
+template <class E, class OS, class DS, class XS>
+ppsparse::backend::L2Window Solver<E, OS, DS, XS>::keep_iterate_in_l2(const E& exec) {
+  return impl_->keep_iterate_in_l2(exec);
+}
+
+#define PPSPARSE_MCPI_INSTANTIATE_SOLVER(OS, DS, XS) template class Solver<DefaultExecSpace, OS, DS, XS>;
+PPSPARSE_MCPI_FOR_EACH_PRECISION(PPSPARSE_MCPI_INSTANTIATE_SOLVER)
+#undef PPSPARSE_MCPI_INSTANTIATE_SOLVER
 
 }  // namespace ppsparse::mcpi

@@ -6,6 +6,7 @@
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/mcpi/solver.hpp>
+#include "common/mcpi_timed_sweeps.hpp"
 
 #include "problem.hpp"
 #include "test_util.hpp"
@@ -23,7 +24,7 @@ TEST(McpiProblem, EmbeddedProblemIsColouredAndSolvable) {
   EXPECT_EQ(p.system.nb, 5);
   EXPECT_GT(p.coloring.ncolors, 1);
   const auto res =
-      ppsparse::mcpi::Solver<>(p.system, p.coloring).solve({5, ppsparse::mcpi::Kernel::rows_per_warp, true});
+      time_sweeps(ppsparse::mcpi::Solver<>(p.system, p.coloring), {5, ppsparse::mcpi::Kernel::rows_per_warp, true});
   EXPECT_LT(res.residual_norms.back(), 1e-2 * res.initial_residual_norm);
 }
 
@@ -51,7 +52,7 @@ TEST(McpiProblem, MatrixValuesAreUsedAsBlocks) {
   EXPECT_EQ(p.system.D(3 * 4 + 1), -1.0);
   EXPECT_EQ(p.system.D(3 * 4 + 2), -1.0);
   const auto res =
-      ppsparse::mcpi::Solver<>(p.system, p.coloring).solve({30, ppsparse::mcpi::Kernel::warp_per_row, true});
+      time_sweeps(ppsparse::mcpi::Solver<>(p.system, p.coloring), {30, ppsparse::mcpi::Kernel::warp_per_row, true});
   EXPECT_LT(res.residual_norms.back(), 1e-5 * res.initial_residual_norm);
 
   o.block = 3;  // 40 rows: not divisible
@@ -76,7 +77,7 @@ TEST(McpiProblem, RealMeshRefined) {
   o.refine = 1;
   const auto p1 = build_problem(o, false, quiet);
   EXPECT_GT(p1.system.n, 4 * p0.system.n);  // tets -> 8: vertices grow ~ 7-8x
-  const auto res = ppsparse::mcpi::Solver<>(p1.system, p1.coloring).solve({6, ppsparse::mcpi::Kernel::split, true});
+  const auto res = time_sweeps(ppsparse::mcpi::Solver<>(p1.system, p1.coloring), {6, ppsparse::mcpi::Kernel::split, true});
   EXPECT_LT(res.residual_norms.back(), 1e-2 * res.initial_residual_norm);
 }
 

@@ -79,17 +79,12 @@ struct DistributedOptions {
 
 namespace impl {
 
-/// buf = the nb entries of dq at rows[s0 .. s1) (a free function: a CUDA extended lambda may
-/// not sit in a private member).
-template <class ExecSpace, class Rows, class Dq, class Buf>
-void halo_pack(const ExecSpace& exec, const Rows& rows, offset_t s0, offset_t s1, int nb, const Dq& dq,
-               const Buf& buf) {
-  Kokkos::parallel_for(
-      "ppsparse::mcpi::halo_pack", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<size_t>((s1 - s0) * nb)),
-      KOKKOS_LAMBDA(const size_t q) {
-        buf(q) = dq(static_cast<size_t>(rows(static_cast<size_t>(s0) + q / nb)) * nb + q % nb);
-      });
-}
+/// buf = the nb entries of dq at rows[s0 .. s1), on exec (core/src/dist/halo_pack.cpp, compiled
+/// for the default execution space and XScalar float and double).
+template <class ExecSpace, class XScalar>
+void halo_pack(const ExecSpace& exec, const Kokkos::View<ordinal_t*, typename ExecSpace::memory_space>& rows,
+               offset_t s0, offset_t s1, int nb, const Kokkos::View<XScalar*, typename ExecSpace::memory_space>& dq,
+               const Kokkos::View<XScalar*, typename ExecSpace::memory_space>& buf);
 
 }  // namespace impl
 
@@ -314,7 +309,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     stats_.color_wait[c] += t;
   }
   void pack(const ExecSpace& exec, offset_t s0, offset_t s1, const dq_view& dq) const {
-    impl::halo_pack(exec, send_rows_, s0, s1, nb_, dq, send_buf_);
+    impl::halo_pack<ExecSpace, XScalar>(exec, send_rows_, s0, s1, nb_, dq, send_buf_);
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;

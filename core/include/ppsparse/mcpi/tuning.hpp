@@ -24,6 +24,12 @@ struct KernelTuning {
   /// Each colour launched as a programmatic dependent of the previous one, where the device
   /// has it (compute capability 9.0 and later).
   bool dependent_launch = true;
+
+  friend bool operator==(const KernelTuning& a, const KernelTuning& b) {
+    return a.small_color == b.small_color && a.row_slots == b.row_slots && a.wide_split == b.wide_split &&
+           a.wide_prefetch == b.wide_prefetch && a.dependent_launch == b.dependent_launch;
+  }
+  friend bool operator!=(const KernelTuning& a, const KernelTuning& b) { return !(a == b); }
 };
 
 /// Throws InvalidArgument naming the field, its value and what it may be, e.g.

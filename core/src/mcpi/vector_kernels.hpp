@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include <ppsparse/kokkos_compat.hpp>
-#include <ppsparse/mcpi/block_lu.hpp>
+#include "block_lu.hpp"
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi::impl {

@@ -1,0 +1,172 @@
+// FGMRES(m) with MCPI preconditioning (mcpi/fgmres.hpp), compiled once per solver precision.
+#include <ppsparse/mcpi/fgmres.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "vector_kernels.hpp"
+
+namespace ppsparse::mcpi {
+
+template <class E, class OS, class DS, class XS>
+Fgmres<E, OS, DS, XS>::Fgmres(SolverType& solver, const FgmresControl& control) : solver_(solver), control_(control) {
+  check_fgmres_control(control_);
+  const size_t len = static_cast<size_t>(solver.n()) * solver.nb();
+  const int m = control_.restart;
+  V_ = Matrix("fgmres.V", len, m + 1);
+  Z_ = Matrix("fgmres.Z", len, m);
+  b_ = Vector("fgmres.b", len);
+  x_ = Vector("fgmres.x", len);
+  r_ = Vector("fgmres.r", len);
+  h_ = Kokkos::View<double*, memory_space>("fgmres.h", m + 1);
+  h2_ = Kokkos::View<double*, memory_space>("fgmres.h2", m + 1);
+}
+
+template <class E, class OS, class DS, class XS>
+Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArray& R, const detail::UserArray& dQ) {
+  const size_t len = b_.extent(0);
+  if (R.size != len || dQ.size != len)
+    throw InvalidArgument("mcpi fgmres: R and dQ must have n * nb = " + std::to_string(len) + " entries, got " +
+                          std::to_string(R.size) + " and " + std::to_string(dQ.size));
+  const FgmresControl& c = control_;
+  const bool given = c.initial_guess == InitialGuess::given;
+  stage_in(exec, R, r_);
+  solver_.to_internal(exec, ConstVector(r_), b_);
+  if (given) {
+    stage_in(exec, dQ, r_);
+    solver_.to_internal(exec, ConstVector(r_), x_);
+  } else {
+    Kokkos::deep_copy(exec, x_, 0.0);
+  }
+  Status st;
+  st.kernel = solver_.kernel_name(exec, c.variant);
+  const double bn = solver_.norm(exec, ConstVector(b_));
+  if (!std::isfinite(bn)) throw NumericalError("mcpi fgmres: R holds a NaN or Inf");
+  double beta = residual(exec);
+  if (!std::isfinite(beta)) throw NumericalError("mcpi fgmres: the initial dQ holds a NaN or Inf");
+  st.initial_residual = beta;
+  const double tol = std::max(c.atol, c.rtol * beta);
+  const int m = c.restart;
+  std::vector<double> H(static_cast<size_t>(m + 1) * m), cs(m), sn(m), g(m + 1), y(m);
+  auto Hij = [&](int i, int j) -> double& { return H[static_cast<size_t>(j) * (m + 1) + i]; };
+  auto hh = Kokkos::create_mirror_view(h_);
+  auto hh2 = Kokkos::create_mirror_view(h2_);
+  bool stop = beta <= tol;
+  if (stop) st.reason = StopReason::converged;
+  while (!stop && st.iterations < c.max_iterations) {
+    // V(:, 0) = r / beta
+    compat::scal(exec, column(V_, 0), 1.0 / beta, ConstVector(r_));
+    std::fill(g.begin(), g.end(), 0.0);
+    g[0] = beta;
+    int j = 0;
+    for (; j < m && st.iterations < c.max_iterations; ++j) {
+      const auto zj = column(Z_, j);
+      solver_.precondition(exec, ConstVector(column(V_, j)), zj, c.sweeps, c.variant);
+      st.sweeps += c.sweeps;
+      const auto w = column(V_, j + 1);
+      solver_.multiply_internal(exec, ConstVector(zj), w);
+      // Classical Gram-Schmidt, twice: h = V^T w, w -= V h.
+      const auto Vj = Kokkos::subview(V_, Kokkos::ALL(), Kokkos::make_pair(0, j + 1));
+      const auto hj = Kokkos::subview(h_, Kokkos::make_pair(0, j + 1));
+      const auto hj2 = Kokkos::subview(h2_, Kokkos::make_pair(0, j + 1));
+      compat::gemv(exec, "T", 1.0, Vj, w, 0.0, hj);
+      compat::gemv(exec, "N", -1.0, Vj, hj, 1.0, w);
+      compat::gemv(exec, "T", 1.0, Vj, w, 0.0, hj2);
+      compat::gemv(exec, "N", -1.0, Vj, hj2, 1.0, w);
+      Kokkos::deep_copy(exec, hh, h_);
+      Kokkos::deep_copy(exec, hh2, h2_);
+      const double hn = solver_.norm(exec, ConstVector(w));  // synchronises exec
+      for (int i = 0; i <= j; ++i) Hij(i, j) = hh(i) + hh2(i);
+      Hij(j + 1, j) = hn;
+      ++st.iterations;
+      // Previous rotations, then a new one that zeroes H(j + 1, j).
+      for (int i = 0; i < j; ++i) {
+        const double a = Hij(i, j), b = Hij(i + 1, j);
+        Hij(i, j) = cs[i] * a + sn[i] * b;
+        Hij(i + 1, j) = -sn[i] * a + cs[i] * b;
+      }
+      const double a = Hij(j, j), b = Hij(j + 1, j);
+      const double rr = std::hypot(a, b);
+      cs[j] = rr > 0 ? a / rr : 1.0;
+      sn[j] = rr > 0 ? b / rr : 0.0;
+      Hij(j, j) = rr;
+      Hij(j + 1, j) = 0.0;
+      g[j + 1] = -sn[j] * g[j];
+      g[j] = cs[j] * g[j];
+      const double est = std::abs(g[j + 1]);
+      st.history.push_back({st.iterations, est});
+      if (!std::isfinite(est) || !std::isfinite(rr)) {
+        st.reason = StopReason::not_finite;
+        stop = true;
+        break;
+      }
+      if (est <= tol || hn == 0.0) {
+        ++j;
+        break;
+      }
+      compat::scal(exec, w, 1.0 / hn, ConstVector(w));
+    }
+    if (st.reason == StopReason::not_finite) break;
+    // x += Z y with H(0:j, 0:j) y = g(0:j).
+    for (int i = j - 1; i >= 0; --i) {
+      double s = g[i];
+      for (int k = i + 1; k < j; ++k) s -= Hij(i, k) * y[k];
+      y[i] = Hij(i, i) != 0.0 ? s / Hij(i, i) : 0.0;
+    }
+    for (int i = 0; i < j; ++i) hh(i) = y[i];
+    Kokkos::deep_copy(exec, h_, hh);
+    compat::gemv(exec, "N", 1.0, Kokkos::subview(Z_, Kokkos::ALL(), Kokkos::make_pair(0, j)),
+                 Kokkos::subview(h_, Kokkos::make_pair(0, j)), 1.0, x_);
+    beta = residual(exec);
+    if (!std::isfinite(beta)) {
+      st.reason = StopReason::not_finite;
+      break;
+    }
+    if (beta <= tol) {
+      st.reason = StopReason::converged;
+      break;
+    }
+    if (beta > c.divergence_factor * st.initial_residual) {
+      st.reason = StopReason::diverged;
+      break;
+    }
+  }
+  st.final_residual = st.reason == StopReason::not_finite ? std::numeric_limits<double>::quiet_NaN() : beta;
+  // dQ in the user's numbering.
+  if (dQ.exec_accessible) {
+    solver_.to_user(exec, ConstVector(x_), Vector(static_cast<double*>(dQ.data), dQ.size));
+  } else {
+    solver_.to_user(exec, ConstVector(x_), r_);
+    Kokkos::deep_copy(exec, Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<double*>(dQ.data), dQ.size), r_);
+    exec.fence();
+  }
+  return st;
+}
+
+template <class E, class OS, class DS, class XS>
+double Fgmres<E, OS, DS, XS>::residual(const E& exec) {
+  solver_.multiply_internal(exec, ConstVector(x_), r_);
+  impl::subtract_from(exec, b_, r_);
+  return solver_.norm(exec, ConstVector(r_));
+}
+
+template <class E, class OS, class DS, class XS>
+void Fgmres<E, OS, DS, XS>::stage_in(const E& exec, const detail::UserArray& v, const Vector& dst) {
+  if (v.exec_accessible)
+    Kokkos::deep_copy(exec, dst, Kokkos::View<const double*, typename E::memory_space, Kokkos::MemoryUnmanaged>(
+                                     static_cast<const double*>(v.data), v.size));
+  else
+    Kokkos::deep_copy(exec, dst,
+                      Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<const double*>(v.data), v.size));
+}
+
+#define PPSPARSE_MCPI_INSTANTIATE_FGMRES(OS, DS, XS) template class Fgmres<DefaultExecSpace, OS, DS, XS>;
+PPSPARSE_MCPI_INSTANTIATE_FGMRES(float, double, float)
+PPSPARSE_MCPI_INSTANTIATE_FGMRES(double, double, double)
+PPSPARSE_MCPI_INSTANTIATE_FGMRES(float, float, float)
+PPSPARSE_MCPI_INSTANTIATE_FGMRES(float, double, double)
+#undef PPSPARSE_MCPI_INSTANTIATE_FGMRES
+
+}  // namespace ppsparse::mcpi
