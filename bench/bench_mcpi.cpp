@@ -2,7 +2,7 @@
 // specialised kernels ("backend", where it has one for the variant and nb) and with the
 // portable Kokkos kernels ("portable"), against two peers built on the same colour-ordered
 // system and colouring:
-//   peer_cusparse        seed 000's baseline (mcpi::VendorPeer): cusparseSbsrmv per colour,
+//   peer_cusparse        the Walden et al. (2021) baseline (mcpi::VendorPeer): cusparseSbsrmv per colour,
 //                        then two cublasDtrsmBatched with D's LU factors (CUDA builds only)
 //   peer_kokkos_kernels  KokkosSparse BsrMatrix spmv (native) per colour, then KokkosBatched
 //                        LU solves per block row (peers/include/ppsparse/peers/mcpi_kokkos_kernels.hpp)
@@ -397,7 +397,8 @@ class ProblemCache {
       if (failure >= 0) throw NumericalError("bench_mcpi: a diagonal block failed to factor for the peers");
       p->ordered.d_factored = true;
       say("reference: ppsparse portable rows_per_warp, " + std::to_string(config_.check_sweeps) + " sweeps");
-      p->reference = time_sweeps(*p->solver, {config_.check_sweeps, mcpi::Kernel::rows_per_warp, false, false, false}).dq;
+      p->reference =
+          time_sweeps(*p->solver, {config_.check_sweeps, mcpi::Kernel::rows_per_warp, false, false, false}).dq;
       if (static_cast<double>(p->nnzb) * p->nb * p->nb <= kFp64ReferenceMaxEntries) {
         say("checking the reference against the FP64 host reference");
         const auto fp64 = to_old(mcpi::reference_sweeps(ordered, p->coloring.color_offsets, config_.check_sweeps),

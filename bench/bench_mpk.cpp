@@ -1,5 +1,5 @@
 // Matrix power kernel benchmark: y_k = A^k x, k = 1..p, in FP64, every variant against p
-// back-to-back SpMVs, on the real matrices and on the synthetic set of seed 004 (7-point and
+// back-to-back SpMVs, on the real matrices and on the synthetic set of Panzlaff (2024) (7-point and
 // 27-point stencils, band-7 and band-27) sized to 1..8 times the last-level cache.
 //
 // Names: mpk/<matrix>/p<p>/<variant>, variant one of
@@ -11,10 +11,10 @@
 //   persistent    one launch, tickets and per-group counters
 //   pipelined     one launch, a team per row block through all p powers, its entries in team scratch
 //                 (runs persistent where its plan does not hold; the label says which)
-//   blocked_race  RACE's order (skew 1): one launch per tile, as in seed 004
+//   blocked_race  RACE's order (skew 1): one launch per tile, as in Panzlaff (2024)
 //   auto          MpkVariant::automatic (model memory bandwidth = this run's copy bandwidth)
 // With several --mpk_fractions the blocked variants carry "@<fraction>".
-// All variants run in the level numbering (as seed 004 compared RACE with SpMV on the
+// All variants run in the level numbering (as Panzlaff (2024) compared RACE with SpMV on the
 // permuted matrix); every variant is checked once against the FP64 host reference before
 // it is timed (err <= 1, else the benchmark is an error).
 //
@@ -157,7 +157,7 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
   return c;
 }
 
-// The synthetic set of seed 004 at `bytes` of FP64 CSR (12 bytes per entry + 8 per row).
+// The synthetic set of Panzlaff (2024) at `bytes` of FP64 CSR (12 bytes per entry + 8 per row).
 std::vector<MatrixSpec> synthetic_suite(double multiple, double cache_mb, std::uint64_t seed) {
   const double bytes = multiple * cache_mb * 1024.0 * 1024.0;
   auto rows_for = [bytes](double per_row) { return std::max(64.0, bytes / (per_row * 12.0 + 8.0)); };

@@ -86,8 +86,8 @@ int run(const mcpi_app::Options& opt) {
   bool ok = true;
   for (mcpi::Variant v : variants) {
     progress(std::string("running ") + mcpi::name(v));
-    time_sweeps(solver, 
-        {1, v, false, opt.stage_diagonal, !opt.portable, opt.tuning});  // warm-up: first launch, scratch allocation
+    time_sweeps(solver, {1, v, false, opt.stage_diagonal, !opt.portable,
+                         opt.tuning});  // warm-up: first launch, scratch allocation
     const auto res = time_sweeps(solver, {opt.sweeps, v, true, opt.stage_diagonal, !opt.portable, opt.tuning});
     Row r;
     r.variant = mcpi::name(v);

@@ -24,7 +24,7 @@ cudaDeviceProp properties(const int device) {
   return p;
 }
 
-// Seed 000, fig. 8: set aside 3/4 of the L2, capped by the device's persisting maximum.
+// Walden et al. (2021), fig. 8: set aside 3/4 of the L2, capped by the device's persisting maximum.
 std::size_t set_aside_for(const cudaDeviceProp& p) {
   return std::min(static_cast<std::size_t>(0.75 * p.l2CacheSize), static_cast<std::size_t>(p.persistingL2CacheMaxSize));
 }

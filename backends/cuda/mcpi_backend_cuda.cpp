@@ -1,4 +1,4 @@
-// CUDA specialisations of the MCPI kernels (seed 000's 11_x and 16_x) and the persisting-L2
+// CUDA specialisations of the MCPI kernels (the 11_x and 16_x kernels of Walden et al. 2021) and the persisting-L2
 // window, implementing core's mcpi/backend.hpp. Compiled by nvcc (nvcc_wrapper) only.
 //
 // Compared with the portable functors, a warp keeps its partial sums and the substitution in

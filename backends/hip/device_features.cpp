@@ -1,4 +1,4 @@
-// AMD device properties and seed 000's CUDA features on AMD architectures (see
+// AMD device properties and the CUDA features of Walden et al. (2021) on AMD architectures (see
 // backends/hip/README.md for what each statement rests on).
 #include <hip/hip_runtime.h>
 

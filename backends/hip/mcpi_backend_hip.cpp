@@ -2,7 +2,7 @@
 //
 // No specialised kernels: every variant runs core's portable Kokkos kernels, laid out for
 // 64-wide wavefronts by make_geometry (compat::vector_width_for<Kokkos::HIP>() == 64 on
-// CDNA). Neither of seed 000's hardware features exists in HIP (device_features.hpp), so the
+// CDNA). Neither hardware feature of Walden et al. (2021) exists in HIP (device_features.hpp), so the
 // _l2 and _l2_async variants fall back to their base kernels and the solver's note says why,
 // naming the device's architecture.
 #include <string>

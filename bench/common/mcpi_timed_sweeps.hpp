@@ -38,8 +38,8 @@ struct TimedSweeps {
   std::vector<double> sweep_seconds;   ///< each sweep's time
   int sweeps = 0;
   Variant variant = Kernel::rows_per_warp;  ///< the variant that ran (auto resolved)
-  std::string kernel;  ///< what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
-  std::string note;    ///< fallbacks and hardware settings (L2 window), one line
+  std::string kernel;                       ///< what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
+  std::string note;                         ///< fallbacks and hardware settings (L2 window), one line
   /// Mean and median time of one sweep (0 without sweeps).
   double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
   double median_sweep_seconds() const {

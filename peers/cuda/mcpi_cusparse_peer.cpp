@@ -1,4 +1,4 @@
-// mcpi::VendorPeer on CUDA: seed 000's baseline MCPI sweep from library calls only.
+// mcpi::VendorPeer on CUDA: the Walden et al. (2021) baseline MCPI sweep from library calls only.
 // Per colour c (rows [b, e) in colour order, m = e - b):
 //   cusparseSbsrmv(COLUMN-major blocks, m x n blocks): q = O_c dQ       (cusparseSpMV on CSR for nb = 1)
 //   residual kernel: r = R_c - q in FP64

@@ -5,19 +5,19 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
 
-#include "mcpi/seed002_table_i.hpp"
+#include "mcpi/zubair2016_table_i.hpp"
 #include "test_util.hpp"
 
 namespace ppsparse::mcpi {
 namespace {
 
-using test::kSeed002TableI;
+using test::kZubair2016TableI;
 using test::PaperRow;
 
 TEST(McpiGeometry, WarpPerRowFollowsTableIForW32) {
-  for (const PaperRow& p : kSeed002TableI) {
+  for (const PaperRow& p : kZubair2016TableI) {
     SCOPED_TRACE("nb=" + std::to_string(p.nb));
-    const auto t = seed002_table_i(p.nb);
+    const auto t = warp_per_row_shape_k40(p.nb);
     const auto g = make_geometry(Kernel::warp_per_row, p.nb, 32);
     EXPECT_EQ(g.map, LaneMap::entry);
     EXPECT_EQ(g.warps_per_group, p.nw);
@@ -32,7 +32,8 @@ TEST(McpiGeometry, WarpPerRowFollowsTableIForW32) {
     // The paper's relation nb * nb * nbk <= 32 * nw.
     EXPECT_LE(p.nb * p.nb * g.slots, g.group_lanes());
   }
-  PPSPARSE_EXPECT_THROW_MESSAGE(seed002_table_i(17), InvalidArgument, "seed002_table_i: nb = 17 is outside 1..16");
+  PPSPARSE_EXPECT_THROW_MESSAGE(warp_per_row_shape_k40(17), InvalidArgument,
+                                "warp_per_row_shape_k40: nb = 17 is outside 1..16");
 }
 
 TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {
@@ -62,7 +63,7 @@ TEST(McpiGeometry, EveryBlockSizeFitsItsGroup) {
 TEST(McpiGeometry, SixRowsPerWarpForNb5) {
   const auto g = make_geometry(Kernel::rows_per_warp, 5, 32);
   EXPECT_EQ(g.map, LaneMap::rows);
-  EXPECT_EQ(g.rows_per_group, 6);  // the "six rows" of seed 000: 30 of 32 lanes busy
+  EXPECT_EQ(g.rows_per_group, 6);  // the "six rows" of Walden et al. (2021): 30 of 32 lanes busy
 }
 
 TEST(McpiGeometry, LargeBlocksUseSeveralWarpsPerBlock) {

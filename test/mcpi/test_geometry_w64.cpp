@@ -2,7 +2,7 @@
 // The expected tables are written out as numbers, so a change of the rule shows up here as a
 // diff of numbers, not as a silently different layout; and they are derived independently of
 // make_geometry (EntryTableFollowsThePapersRelation): a search over the paper's relation that
-// reproduces seed 002's Table I at 32 lanes gives the same numbers at 64.
+// reproduces Table I of Zubair et al. (2016) at 32 lanes gives the same numbers at 64.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <ppsparse/mcpi/geometry.hpp>
 #include "../../core/src/mcpi/sweep_functor.hpp"  // the functor whose scratch sizes are checked
 
-#include "mcpi/seed002_table_i.hpp"
+#include "mcpi/zubair2016_table_i.hpp"
 
 namespace ppsparse::mcpi {
 namespace {
@@ -72,7 +72,7 @@ TEST(McpiGeometryW64, EntryMapLanesForNb1To16) {
   }
 }
 
-// The entry map derived by search from seed 002's relation nb * nb * nbk <= W * nw, without
+// The entry map derived by search from the relation of Zubair et al. (2016) nb * nb * nbk <= W * nw, without
 // make_geometry: the fewest vector groups nw that hold one block, the most blocks nbk that fit
 // them, and nrbk = 4 / nw groups per team (at least 1: teams of 4 W lanes for small blocks).
 EntryRow derive_entry_row(int nb, int W) {
@@ -85,10 +85,10 @@ EntryRow derive_entry_row(int nb, int W) {
 }
 
 TEST(McpiGeometryW64, EntryTableFollowsThePapersRelation) {
-  // At W = 32 the search reproduces Table I of seed 002 (the paper's literal numbers) except
+  // At W = 32 the search reproduces Table I of Zubair et al. (2016) (the paper's literal numbers) except
   // where the paper departs from its own relation: nb = 1 (nbk 2, where 32 fit) and nb = 9
   // (4 warps, where 3 hold the 81 entries).
-  for (const test::PaperRow& row : test::kSeed002TableI) {
+  for (const test::PaperRow& row : test::kZubair2016TableI) {
     if (row.nb == 1 || row.nb == 9) continue;
     SCOPED_TRACE("W=32 nb=" + std::to_string(row.nb));
     const EntryRow d = derive_entry_row(row.nb, 32);
@@ -142,7 +142,7 @@ TEST(McpiGeometryW64, RowsMapRowsPerWavefrontForNb1To16) {
       EXPECT_LT(kWave - busy, nb);  // fewer idle lanes than one more row would need
     }
   }
-  // Seed 000's nb = 5 example: six rows per 32-lane warp, twelve per wavefront.
+  // The nb = 5 example of Walden et al. (2021): six rows per 32-lane warp, twelve per wavefront.
   EXPECT_EQ(make_geometry(Kernel::rows_per_warp, 5, kWave).rows_per_group,
             2 * make_geometry(Kernel::rows_per_warp, 5, 32).rows_per_group);
 }

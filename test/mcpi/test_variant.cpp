@@ -26,7 +26,7 @@ TEST(McpiVariant, EveryKernelOfTheRegistryHasANameAndALayout) {
   EXPECT_EQ(layout(Kernel::rows_per_warp_prefetch), GroupLayout::many_rows);
 }
 
-// The names recorded in docs/perf (seed 000's hardware variants) still parse, onto a kernel and flags.
+// The names recorded in docs/perf (the Walden et al. (2021) hardware variants) still parse, onto a kernel and flags.
 TEST(McpiVariant, OldVariantNamesMapOntoAKernelAndFeatureFlags) {
   EXPECT_EQ(parse_variant("warp_per_row"), Variant(Kernel::warp_per_row));
   EXPECT_EQ(parse_variant("warp_per_row_l2"), Variant(Kernel::warp_per_row, true, false));

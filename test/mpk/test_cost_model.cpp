@@ -84,7 +84,7 @@ TEST(MpkCostModel, LargeMatricesBlockAndLaunchCostDecidesHow) {
   s.graph_native = false;
   e = mpk::estimate_mpk(s, gpu_like());
   EXPECT_DOUBLE_EQ(e.graph, e.blocked);
-  // Expensive launches everywhere: blocking loses to back-to-back (seed 004 on A100/GH200).
+  // Expensive launches everywhere: blocking loses to back-to-back (Panzlaff 2024, on A100 and GH200).
   auto slow = gpu_like();
   slow.launch_us = 500;
   slow.tile_sync_us = 200;

@@ -1,11 +1,11 @@
 #pragma once
-// The 16_x kernels of seed 000: rows_per_warp_kernel (several block rows per warp) and
+// The 16_x kernels of Walden et al. (2021): rows_per_warp_kernel (several block rows per warp) and
 // row_slots_colwise_kernel (one block row per warp, for small colours).
 #include "kernel_common.hpp"
 
 namespace ppsparse::mcpi::backend::cuda {
 
-// 16_x: a warp owns R = 32 / NB block rows, NB consecutive lanes per row (seed 000, fig. 6).
+// 16_x: a warp owns R = 32 / NB block rows, NB consecutive lanes per row (Walden et al. 2021, fig. 6).
 // Unlike the seed's fig. 7 (lane i takes row i of each block and gathers NB dQ values), lane
 // (r, i) multiplies column i of each block
 // (NB contiguous floats) by the single dQ value it needs, accumulating partial sums for all NB

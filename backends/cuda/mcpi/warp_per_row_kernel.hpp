@@ -1,5 +1,5 @@
 #pragma once
-// The 11_x kernel of seed 000: warp_per_row_kernel (one block row per warp, lanes on block entries).
+// The 11_x kernel of Walden et al. (2021): warp_per_row_kernel (one block row per warp, lanes on block entries).
 #include "kernel_common.hpp"
 
 namespace ppsparse::mcpi::backend::cuda {

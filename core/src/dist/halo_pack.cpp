@@ -15,8 +15,8 @@ void halo_pack(const ExecSpace& exec, const Kokkos::View<ordinal_t*, typename Ex
 }
 
 using Mem = DefaultExecSpace::memory_space;
-template void halo_pack<DefaultExecSpace, float>(const DefaultExecSpace&, const Kokkos::View<ordinal_t*, Mem>&, offset_t,
-                                                 offset_t, int, const Kokkos::View<float*, Mem>&,
+template void halo_pack<DefaultExecSpace, float>(const DefaultExecSpace&, const Kokkos::View<ordinal_t*, Mem>&,
+                                                 offset_t, offset_t, int, const Kokkos::View<float*, Mem>&,
                                                  const Kokkos::View<float*, Mem>&);
 template void halo_pack<DefaultExecSpace, double>(const DefaultExecSpace&, const Kokkos::View<ordinal_t*, Mem>&,
                                                   offset_t, offset_t, int, const Kokkos::View<double*, Mem>&,

@@ -139,7 +139,8 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
     solver_.to_user(exec, ConstVector(x_), Vector(static_cast<double*>(dQ.data), dQ.size));
   } else {
     solver_.to_user(exec, ConstVector(x_), r_);
-    Kokkos::deep_copy(exec, Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<double*>(dQ.data), dQ.size), r_);
+    Kokkos::deep_copy(
+        exec, Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<double*>(dQ.data), dQ.size), r_);
     exec.fence();
   }
   return st;
@@ -155,11 +156,13 @@ double Fgmres<E, OS, DS, XS>::residual(const E& exec) {
 template <class E, class OS, class DS, class XS>
 void Fgmres<E, OS, DS, XS>::stage_in(const E& exec, const detail::UserArray& v, const Vector& dst) {
   if (v.exec_accessible)
-    Kokkos::deep_copy(exec, dst, Kokkos::View<const double*, typename E::memory_space, Kokkos::MemoryUnmanaged>(
-                                     static_cast<const double*>(v.data), v.size));
-  else
     Kokkos::deep_copy(exec, dst,
-                      Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<const double*>(v.data), v.size));
+                      Kokkos::View<const double*, typename E::memory_space, Kokkos::MemoryUnmanaged>(
+                          static_cast<const double*>(v.data), v.size));
+  else
+    Kokkos::deep_copy(
+        exec, dst,
+        Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<const double*>(v.data), v.size));
 }
 
 #define PPSPARSE_MCPI_INSTANTIATE_FGMRES(OS, DS, XS) template class Fgmres<DefaultExecSpace, OS, DS, XS>;

@@ -6,15 +6,16 @@
 
 namespace ppsparse::mcpi {
 
-TableIRow seed002_table_i(int nb) {
-  // Seed 002, table I, verbatim except nb = 1, where the table's nbk = 2 would leave
+WarpPerRowShape warp_per_row_shape_k40(int nb) {
+  // Zubair et al. (2016), Table I, verbatim except nb = 1, where the table's nbk = 2 would leave
   // 30 of 32 lanes idle; we process 32 blocks per iteration instead.
-  static const TableIRow table[17] = {{0, 0, 0},                                               // unused
-                                      {1, 32, 4}, {1, 8, 4}, {1, 3, 4}, {1, 2, 4}, {1, 1, 4},  // nb 1..5
-                                      {2, 1, 2},  {2, 1, 2}, {2, 1, 2},                        // nb 6..8
-                                      {4, 1, 1},  {4, 1, 1}, {4, 1, 1}, {5, 1, 1}, {6, 1, 1},
-                                      {7, 1, 1},  {8, 1, 1}, {8, 1, 1}};  // nb 9..16
-  if (nb < 1 || nb > 16) throw InvalidArgument("seed002_table_i: nb = " + std::to_string(nb) + " is outside 1..16");
+  static const WarpPerRowShape table[17] = {{0, 0, 0},                                               // unused
+                                            {1, 32, 4}, {1, 8, 4}, {1, 3, 4}, {1, 2, 4}, {1, 1, 4},  // nb 1..5
+                                            {2, 1, 2},  {2, 1, 2}, {2, 1, 2},                        // nb 6..8
+                                            {4, 1, 1},  {4, 1, 1}, {4, 1, 1}, {5, 1, 1}, {6, 1, 1},
+                                            {7, 1, 1},  {8, 1, 1}, {8, 1, 1}};  // nb 9..16
+  if (nb < 1 || nb > 16)
+    throw InvalidArgument("warp_per_row_shape_k40: nb = " + std::to_string(nb) + " is outside 1..16");
   return table[nb];
 }
 
@@ -27,7 +28,7 @@ Geometry make_geometry(Kernel k, int nb, int W) {
   const int nb2 = nb * nb;
 
   auto block_row_geometry = [&](int slots) {
-    // Seed 002, nb in 17..64: nw = ceil(nb / W) warps hold one block column; `slots` blocks at a time.
+    // Zubair et al. (2016), nb in 17..64: nw = ceil(nb / W) warps hold one block column; `slots` blocks at a time.
     g.map = LaneMap::block_row;
     const int warps_per_slot = (nb + W - 1) / W;
     g.lanes_per_slot = warps_per_slot * W;
@@ -43,7 +44,7 @@ Geometry make_geometry(Kernel k, int nb, int W) {
         g.map = LaneMap::entry;
         g.lanes_per_slot = nb2;
         if (W == 32) {
-          const auto t = seed002_table_i(nb);
+          const auto t = warp_per_row_shape_k40(nb);
           g.warps_per_group = t.nw;
           g.slots = t.nbk;
           g.groups_per_team = t.nrbk;

@@ -35,8 +35,7 @@ class SolverImpl {
   using Progress = std::function<void(const std::string&)>;
   using HaloType = Halo<ExecSpace, XScalar>;
 
-  SolverImpl(SetupPlan&& plan, std::shared_ptr<HaloType> halo, const Progress& progress)
-      : halo_(std::move(halo)) {
+  SolverImpl(SetupPlan&& plan, std::shared_ptr<HaloType> halo, const Progress& progress) : halo_(std::move(halo)) {
     if (halo_ && (halo_->ncolors() != plan.coloring.ncolors ||
                   plan.boundary_end.size() != static_cast<size_t>(plan.coloring.ncolors)))
       throw std::logic_error("mcpi: the halo's colours do not match the plan's");
@@ -64,7 +63,8 @@ class SolverImpl {
   }
 
   void storage(Kokkos::View<OScalar*, memory_space>& O, Kokkos::View<DScalar*, memory_space>& D,
-               Kokkos::View<const offset_t*, memory_space>& o_slot, Kokkos::View<const ordinal_t*, memory_space>& d_slot) {
+               Kokkos::View<const offset_t*, memory_space>& o_slot,
+               Kokkos::View<const ordinal_t*, memory_space>& d_slot) {
     has_values_ = false;
     O = s_.O;
     D = s_.D;
@@ -290,8 +290,7 @@ class SolverImpl {
 
   /// One sweep over all colours (asynchronous on exec).
   void sweep(const ExecSpace& exec, const ResolvedSweep& rs) {
-    for_each_color(exec, rs.may_overlap,
-                   [&](const ExecSpace& on, ordinal_t b, ordinal_t e) { s_.run(on, rs, b, e); });
+    for_each_color(exec, rs.may_overlap, [&](const ExecSpace& on, ordinal_t b, ordinal_t e) { s_.run(on, rs, b, e); });
   }
 
   /// One sweep that also forms the residual: each colour's ||R_c - A_c dQ||^2 just before its
@@ -309,9 +308,7 @@ class SolverImpl {
     return read_residual(exec);
   }
 
-  double read_residual(const ExecSpace& exec) const {
-    return std::sqrt(global_sum(impl::sum(exec, s_.residual_sq)));
-  }
+  double read_residual(const ExecSpace& exec) const { return std::sqrt(global_sum(impl::sum(exec, s_.residual_sq))); }
 
   /// Runs rows(instance, b, e) over every colour's rows in order. With a halo: the boundary
   /// rows on exec, then their exchange, the interior rows meanwhile (on the halo's interior
@@ -386,8 +383,8 @@ class SolverImpl {
     if (stage_.extent(0) < need) throw std::logic_error("mcpi: staging buffer not reserved");
     Kokkos::View<T*, memory_space, Kokkos::MemoryUnmanaged> dst(reinterpret_cast<T*>(stage_.data() + byte_offset),
                                                                 a.size);
-    Kokkos::deep_copy(exec, dst, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(
-                                     static_cast<const T*>(a.data), a.size));
+    Kokkos::deep_copy(
+        exec, dst, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<const T*>(a.data), a.size));
     return DeviceInput<T>(dst.data(), dst.extent(0));
   }
 
@@ -405,18 +402,18 @@ class SolverImpl {
     if (stage.extent(0) != v.size)
       stage = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mcpi.vector_stage"), v.size);
     if (fill)
-      Kokkos::deep_copy(exec, stage,
-                        Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(
-                            static_cast<const double*>(v.data), v.size));
+      Kokkos::deep_copy(
+          exec, stage,
+          Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<const double*>(v.data), v.size));
     return stage;
   }
 
   /// Copies a staged result back to the user's host vector (and fences).
   void write_back(const ExecSpace& exec, const Vector& result, const UserArray& user) const {
     if (result.data() == user.data) return;
-    Kokkos::deep_copy(exec, Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<double*>(user.data),
-                                                                                      user.size),
-                      result);
+    Kokkos::deep_copy(
+        exec, Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<double*>(user.data), user.size),
+        result);
     exec.fence();
   }
 
@@ -504,7 +501,7 @@ class SolverImpl {
   /// through its LU factors (U x into work_ first).
   void operator_apply(const ExecSpace& exec, const ConstVector& x, const Vector& y, bool user) const {
     impl::OperatorRow<memory_space, ConstVector, OScalar, DScalar> op{new_to_old_, s_.D, work_, s_.ia, s_.ja,
-                                                                      s_.O,        x,     s_.nb, user};
+                                                                      s_.O,        x,    s_.nb, user};
     impl::operator_upper(exec, op, work_);
     impl::operator_apply(exec, op, y);
   }

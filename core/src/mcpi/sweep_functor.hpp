@@ -288,7 +288,7 @@ struct SweepFunctor {
         }
       });
     } else if (!prefetch) {
-      // rows_per_warp (seed 000, fig. 7): nb consecutive lanes own one block row; no reduction.
+      // rows_per_warp (Walden et al. 2021, fig. 7): nb consecutive lanes own one block row; no reduction.
       phase(m, [&](int gi, int t) {
         with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
           const int rr = t / n_b, i = t - rr * n_b;
@@ -303,7 +303,7 @@ struct SweepFunctor {
     }
   }
 
-  /// rows_per_warp with dQ prefetched into two scratch buffers (seed 000, fig. 9): while the
+  /// rows_per_warp with dQ prefetched into two scratch buffers (Walden et al. 2021, fig. 9): while the
   /// lanes multiply block s with buffer s%2, they load dQ of block s+1 into the other buffer.
   template <class RAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv_prefetch(const member_type& m, const int n_b, const int nb2, const int rpg,

@@ -14,8 +14,7 @@ ResolvedSweep Sweeper<E, OS, DS, XS>::resolve(const E& exec, const Variant& v, b
   ResolvedSweep r;
   r.variant = resolve_variant(v, nb);
   r.tuning = tuning;
-  if constexpr (default_precision)
-    r.specialised = backend_kernels && backend::has_kernel(exec, r.variant.kernel, nb);
+  if constexpr (default_precision) r.specialised = backend_kernels && backend::has_kernel(exec, r.variant.kernel, nb);
   r.residual_in_kernel = r.specialised && backend::has_residual_kernel(exec, r.variant.kernel, nb);
   r.may_overlap = r.specialised || r.variant.kernel != Kernel::split;
   r.name = r.specialised ? backend::features(exec).name + " " + name(r.variant)

@@ -45,10 +45,10 @@ struct Sweeper {
   Kokkos::View<offset_t*, memory_space> ia;  ///< colour-ordered block CSR of O
   Kokkos::View<ordinal_t*, memory_space> ja;
   Kokkos::View<OScalar*, memory_space> O;
-  Kokkos::View<DScalar*, memory_space> D;    ///< LU factors
-  Kokkos::View<double*, memory_space> rhs;   ///< what the sweeps read as R
-  Kokkos::View<XScalar*, memory_space> dq;   ///< owned rows, then ghosts
-  Kokkos::View<double*, memory_space> r_tmp; ///< the split kernel's r of one colour
+  Kokkos::View<DScalar*, memory_space> D;     ///< LU factors
+  Kokkos::View<double*, memory_space> rhs;    ///< what the sweeps read as R
+  Kokkos::View<XScalar*, memory_space> dq;    ///< owned rows, then ghosts
+  Kokkos::View<double*, memory_space> r_tmp;  ///< the split kernel's r of one colour
   /// A checked sweep's squared residual, in slots over which teams spread their additions.
   Kokkos::View<double*, memory_space> residual_sq;
   bool stage_diagonal = false;  ///< stage D through registers (a benchmark setting)
@@ -79,8 +79,8 @@ struct Sweeper {
 /// Each kernel's portable form over the colour rows [b, e), one per line of kernels.def,
 /// defined in kernels/<id>.cpp. With `residual`, it also adds each row's squared residual
 /// before its update to s.residual_sq (a checked sweep).
-#define PPSPARSE_MCPI_KERNEL(id, layout, summary)                                                        \
-  template <class ExecSpace, class OScalar, class DScalar, class XScalar>                                \
+#define PPSPARSE_MCPI_KERNEL(id, layout, summary)                                                           \
+  template <class ExecSpace, class OScalar, class DScalar, class XScalar>                                   \
   void run_##id(const Sweeper<ExecSpace, OScalar, DScalar, XScalar>& s, const ExecSpace& exec, ordinal_t b, \
                 ordinal_t e, bool residual);
 #include <ppsparse/mcpi/kernels.def>
@@ -95,13 +95,13 @@ struct Sweeper {
 
 /// Compiles kernel `id`'s run function for every precision on the default execution space
 /// (the last line of a kernel file).
-#define PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, OS, DS, XS)                                           \
+#define PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, OS, DS, XS)                                          \
   template void run_##id<DefaultExecSpace, OS, DS, XS>(const Sweeper<DefaultExecSpace, OS, DS, XS>&, \
-                                                        const DefaultExecSpace&, ordinal_t, ordinal_t, bool);
-#define PPSPARSE_MCPI_INSTANTIATE_KERNEL(id)                            \
-  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, double, float)         \
-  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, double, double, double)       \
-  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, float, float)          \
+                                                       const DefaultExecSpace&, ordinal_t, ordinal_t, bool);
+#define PPSPARSE_MCPI_INSTANTIATE_KERNEL(id)                      \
+  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, double, float)   \
+  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, double, double, double) \
+  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, float, float)    \
   PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, double, double)
 
 }  // namespace ppsparse::mcpi::detail

@@ -77,7 +77,8 @@ TEST(McpiProblem, RealMeshRefined) {
   o.refine = 1;
   const auto p1 = build_problem(o, false, quiet);
   EXPECT_GT(p1.system.n, 4 * p0.system.n);  // tets -> 8: vertices grow ~ 7-8x
-  const auto res = time_sweeps(ppsparse::mcpi::Solver<>(p1.system, p1.coloring), {6, ppsparse::mcpi::Kernel::split, true});
+  const auto res =
+      time_sweeps(ppsparse::mcpi::Solver<>(p1.system, p1.coloring), {6, ppsparse::mcpi::Kernel::split, true});
   EXPECT_LT(res.residual_norms.back(), 1e-2 * res.initial_residual_norm);
 }
 

@@ -2,7 +2,7 @@
 /// @file
 /// A persisting-L2 access-policy window on an execution-space instance's stream: the lines of
 /// [base, base+bytes) stay in the L2 while other data streams through it (CUDA's
-/// cudaAccessPolicyWindow, seed 000's fig. 8). Used by MCPI for dQ and by SpMV for x.
+/// cudaAccessPolicyWindow, Walden et al. 2021, fig. 8). Used by MCPI for dQ and by SpMV for x.
 ///
 /// Chosen by overloading on the execution space (ArborX's way): the templates below are the
 /// portable fallback, whose window is never active and whose note says why; backends/cuda

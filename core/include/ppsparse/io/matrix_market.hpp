@@ -84,7 +84,6 @@ void write_matrix_market(const std::string& path, const CsrMatrix<Scalar, HostSp
 
 /// Banner spellings ("coordinate", "real", "skew-symmetric", ...), for messages and tools.
 const char* to_string(MmFormat format);
-/// ALREADY
 const char* to_string(MmField field);
 const char* to_string(MmSymmetry symmetry);
 

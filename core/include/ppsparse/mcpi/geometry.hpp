@@ -30,12 +30,14 @@ struct Geometry {
   KOKKOS_INLINE_FUNCTION bool group_spans_team_threads() const { return warps_per_group > 1; }
 };
 
-/// Seed 002, table I (W = 32): warps per row nw, blocks per iteration nbk, rows per CTA nrbk, for nb <= 16.
-struct TableIRow {
+/// How warp_per_row lays one block row on 32-lane warps for nb <= 16: warps per block row nw,
+/// blocks per iteration nbk, block rows per team nrbk.
+struct WarpPerRowShape {
   int nw, nbk, nrbk;
 };
-/// ALREADY
-TableIRow seed002_table_i(int nb);
+/// The K40 geometry table of Zubair et al. (2016), Table I, for nb in 1..16 (InvalidArgument
+/// otherwise); nb = 1 takes 32 blocks per iteration where the paper's 2 left 30 lanes idle.
+WarpPerRowShape warp_per_row_shape_k40(int nb);
 
 /// The geometry of a kernel (by its layout(k)). nb in [1, 64] (InvalidArgument otherwise); W >= 1.
 Geometry make_geometry(Kernel k, int nb, int W);

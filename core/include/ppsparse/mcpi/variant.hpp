@@ -15,7 +15,7 @@ enum class Kernel {
 
 /// How a kernel lays block rows on vector groups (kernels.def's layout column).
 enum class GroupLayout {
-  one_row,    ///< a group (nw vector groups, seed 002's table I) per block row
+  one_row,    ///< a group (nw vector groups: Zubair et al. 2016, Table I) per block row
   many_rows,  ///< a group handles floor(W / nb) block rows, nb lanes per row
 };
 
@@ -30,12 +30,12 @@ const std::vector<Kernel>& all_kernels();
 /// InvalidArgument "unknown MCPI kernel 'x' (valid: ...)" for other names.
 Kernel parse_kernel(const std::string& s);
 
-/// A kernel and seed 000's hardware features, flags orthogonal to the kernel. Where the backend
+/// A kernel and the hardware features of Walden et al. (2021), flags orthogonal to the kernel. Where the backend
 /// has no specialised kernel or lacks a feature, the portable kernel runs without it and the
 /// solver's Result::note says why.
 struct Variant {
   Kernel kernel = Kernel::rows_per_warp;
-  bool l2_window = false;   ///< dQ kept in a persisting-L2 window (seed 000's x_1 kernels)
+  bool l2_window = false;   ///< dQ kept in a persisting-L2 window (the paper's x_1 kernels)
   bool async_copy = false;  ///< D copied asynchronously to shared memory during the SpMV loads (x_2)
   /// "auto": the solver picks the kernel and features from nb and the device (resolve_variant);
   /// the other fields are then ignored.
@@ -57,7 +57,7 @@ struct Variant {
   friend bool operator!=(const Variant& a, const Variant& b) { return !(a == b); }
 };
 
-/// The kernel's name, then "_l2" and "_async" for the features: seed 000's names of its hardware
+/// The kernel's name, then "_l2" and "_async" for the features: the names of Walden et al. (2021) for its hardware
 /// variants, e.g. "rows_per_warp_l2_async"; "auto" for the automatic choice.
 std::string name(const Variant& v);
 /// Inverse of name(Variant): "auto", or a kernel name with optional "_l2" and "_async" suffixes,
@@ -68,7 +68,7 @@ Variant parse_variant(const std::string& s);
 /// backend's kernels and with the portable ones (docs/perf/kernel_choices.md). A concrete v
 /// comes back unchanged. InvalidArgument for nb outside 1..64.
 Variant resolve_variant(const Variant& v, int nb);
-/// The kernels without features, then seed 000's hardware variants (warp_per_row and
+/// The kernels without features, then the hardware variants of Walden et al. (2021) (warp_per_row and
 /// rows_per_warp with _l2 and _l2_async): the variants benchmarks and tests run by default.
 const std::vector<Variant>& all_variants();
 

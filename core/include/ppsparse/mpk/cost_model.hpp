@@ -9,8 +9,8 @@
 ///    only at the first power: t_data = t_mem + (p-1) t_cache for all of them;
 ///  * otherwise back_to_back streams the matrix p times (t_data = p t_mem), while the blocked
 ///    variants read each group from memory at its first power and from cache at the other
-///    p-1 (t_data = t_mem + (p-1) t_cache: seed 004, eq. 4.8).
-/// Overheads (seed 004 sec. 4.4.2.3: p x N_groups launches were what lost on A100 and GH200):
+///    p-1 (t_data = t_mem + (p-1) t_cache: Panzlaff 2024, eq. 4.8).
+/// Overheads (Panzlaff 2024, sec. 4.4.2.3: p x N_groups launches were what lost on A100 and GH200):
 ///  * back_to_back  p launches:            t = t_data + p launch
 ///  * blocked       one per schedule launch: t = t_data + launches launch
 ///  * graph         one graph launch, then a smaller cost per captured launch:
@@ -44,7 +44,7 @@ struct MpkDeviceModel {
   double tile_sync_us = 0;     ///< persistent kernel: handoff of one tile between teams
 };
 
-/// Defaults: GPUs 3000 GB/s, cache 2.5x (seed 004 table 4.2: GH200 9715 vs 3883 GB/s,
+/// Defaults: GPUs 3000 GB/s, cache 2.5x (Panzlaff 2024, table 4.2: GH200 9715 vs 3883 GB/s,
 /// A100 3x), launch 4 us, graph 1.5 us, tile sync 0.5 us; CPUs 20 GB/s, 2.5x, 1 us, 1 us,
 /// 0.05 us. Instantiated for DefaultExecSpace.
 template <class ExecSpace>

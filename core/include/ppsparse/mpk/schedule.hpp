@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Level-blocked schedules of the matrix power kernel y_k = A y_{k-1}, k = 1..p (seed 004,
+/// Level-blocked schedules of the matrix power kernel y_k = A y_{k-1}, k = 1..p (Panzlaff 2024,
 /// after RACE: Alappat et al., "Level-based blocking for sparse matrices", IEEE TPDS 2022).
 ///
 /// Rows are renumbered level by level (reorder/bfs_levels.hpp), so that a row of level l only
@@ -12,7 +12,7 @@
 ///
 /// Wavefront order with skew s: tile (g, k) belongs to step g + s (k-1); steps run in order,
 /// and the tiles of a step by increasing k.
-///  * s = 1 is RACE's diagonal (fig. 2.7 of seed 004): tile (g+1, k-1) is in the same step as
+///  * s = 1 is RACE's diagonal (fig. 2.7 of Panzlaff 2024): tile (g+1, k-1) is in the same step as
 ///    (g, k), just before it, so tiles run one after another: one launch per tile, G p launches.
 ///    Between two uses of a group's matrix rows p+1 groups are touched (live_groups).
 ///  * s = 2 puts all dependencies of a tile in earlier steps, so the up to p tiles of a step run

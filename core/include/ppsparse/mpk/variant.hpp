@@ -30,7 +30,7 @@ MpkVariant parse_variant(const std::string& name);
 enum class MpkFormat {
   csr,       ///< compressed rows
   sell,      ///< SELL-C-1 (chunks of C rows stored column-major, no sorting: the level order stays)
-  automatic  // sell on GPUs (seed 004: SELL-8 was fastest on every GPU it measured), csr on CPUs
+  automatic  // sell on GPUs (Panzlaff 2024: SELL-8 was fastest on every GPU it measured), csr on CPUs
 };
 /// "csr", "sell", "automatic".
 const char* to_string(MpkFormat format);

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// csr_coop: the parametrised CSR kernel of Reguly & Giles (seed 003).
+/// csr_coop: the parametrised CSR kernel of Reguly & Giles (2012).
 ///   coop        threads cooperating on one row (a power of two <= W, the vector width:
 ///               32 on CUDA, 64 on HIP, 1 on CPUs); they reduce the row with shuffles;
 ///   repeat      rows each cooperating group processes, one after another;

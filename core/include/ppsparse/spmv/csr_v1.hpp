@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// csr_v1: the thread-per-row CSR kernel of Bell & Garland (2009), the baseline of seed 001.
+/// csr_v1: the thread-per-row CSR kernel of Bell & Garland (2009), the baseline of the adaptive csr_v2.
 /// Row i is summed serially by one thread; no load balancing, no caching of x.
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/spmv/vectors.hpp>

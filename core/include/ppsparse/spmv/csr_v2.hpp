@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// csr_v2: adaptive CSR SpMV (seed 001's v2), in the manner of CSR-Adaptive (Greathouse &
-/// Daga 2014) with the tile splitting of CSR5 (Liu & Vinter 2015) for very long rows.
+/// csr_v2: adaptive CSR SpMV (the v2 kernel of ppsparse's SpMV design notes), in the manner of CSR-Adaptive (Greathouse
+/// & Daga 2014) with the tile splitting of CSR5 (Liu & Vinter 2015) for very long rows.
 ///
 /// A setup step (make_csr_v2_plan) cuts the rows, in their natural order, into row blocks of
 /// at most tile_nnz entries and max_rows_per_block rows; one team processes one block:

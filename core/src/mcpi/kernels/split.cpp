@@ -6,8 +6,8 @@
 namespace ppsparse::mcpi::detail {
 
 template <class ExecSpace, class OScalar, class DScalar, class XScalar>
-void run_split(const Sweeper<ExecSpace, OScalar, DScalar, XScalar>& s, const ExecSpace& exec, ordinal_t b,
-               ordinal_t e, bool residual) {
+void run_split(const Sweeper<ExecSpace, OScalar, DScalar, XScalar>& s, const ExecSpace& exec, ordinal_t b, ordinal_t e,
+               bool residual) {
   if (residual) {
     s.launch(exec, s.geometry(Kernel::rows_per_warp), impl::Stage::fused, false, b, e, true);
     return;

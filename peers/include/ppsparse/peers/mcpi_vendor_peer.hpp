@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// The vendor-library MCPI solver that seed 000 (section V) started from, as a benchmark peer
+/// The vendor-library MCPI solver that Walden et al. (2021, section V) started from, as a benchmark peer
 /// of mcpi::Solver. One sweep runs, for each colour c in order:
 ///   q_c  = O_c dQ                (FP32 block SpMV; O_c = the colour's block rows)
 ///   r    = R_c - q_c             (FP64)

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// What an AMD GPU offers for seed 000's two CUDA-specific features: a persisting-L2
+/// What an AMD GPU offers for the two CUDA-specific features of Walden et al. (2021): a persisting-L2
 /// access-policy window (11_1, 16_1) and asynchronous global->shared copies (11_2, 16_2).
 /// HIP builds only (backends/hip). backends/hip/README.md gives the sources behind each note.
 #include <cstddef>
