@@ -48,13 +48,3 @@ if(NOT TARGET ppsparse::kokkos_deps)
                         "nor trilinos_kokkoskernels; point KokkosKernels_ROOT at a Kokkos Kernels install.")
   endif()
 endif()
-
-# Which backend the found Kokkos was built for (used to pick backends/ sources).
-set(PPSPARSE_KOKKOS_CUDA OFF)
-set(PPSPARSE_KOKKOS_HIP OFF)
-if(Kokkos_DEVICES MATCHES "CUDA")
-  set(PPSPARSE_KOKKOS_CUDA ON)
-endif()
-if(Kokkos_DEVICES MATCHES "HIP")
-  set(PPSPARSE_KOKKOS_HIP ON)
-endif()

@@ -2,6 +2,8 @@
 /// @file
 /// The one place where Kokkos 3.4 (Debian, CI) and Kokkos >= 4.6 (GPU builds) differ.
 /// Everything else in ppsparse is written against the names defined here.
+#include <type_traits>
+
 #include <Kokkos_Core.hpp>
 #include <KokkosBlas1_scal.hpp>
 #include <KokkosBlas2_gemv.hpp>
@@ -70,29 +72,14 @@ using Kokkos::Experimental::isfinite;
 /// Name of the default device backend, for reports.
 inline const char* default_backend_name() { return Kokkos::DefaultExecutionSpace::name(); }
 
-// Vector-group width W for an execution space: a warp on NVIDIA (32), a wavefront on
-// AMD (64 on CDNA/GCN; 32 on the RDNA targets Kokkos builds in wave32, as Kokkos sizes its
-// own warps); on CPUs 1, because there vector lanes are a loop the compiler vectorises.
-#if defined(KOKKOS_ARCH_AMD_GFX1030) || defined(KOKKOS_ARCH_AMD_GFX1100) || defined(KOKKOS_ARCH_AMD_GFX1103)
-#define PPSPARSE_HIP_WAVEFRONT 32
-#else
-#define PPSPARSE_HIP_WAVEFRONT 64
-#endif
-/// The vector-group width kernels lay lanes out for on ExecSpace: the warp (32) on CUDA, the
-/// wavefront (PPSPARSE_HIP_WAVEFRONT) on HIP, 1 on host spaces.
+/// The vector-group width W kernels lay lanes out for on ExecSpace: 1 on host spaces, where
+/// vector lanes are a loop the compiler vectorises; a GPU backend specialises it (its hooks.hpp:
+/// the warp, 32, on CUDA; the wavefront on HIP).
+template <class ExecSpace>
+struct VectorWidth : std::integral_constant<int, 1> {};
 template <class ExecSpace>
 constexpr int vector_width_for() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return 32;
-#endif
-#if defined(KOKKOS_ENABLE_HIP)
-#if PPSPARSE_KOKKOS_4
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::HIP>) return PPSPARSE_HIP_WAVEFRONT;
-#else
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Experimental::HIP>) return PPSPARSE_HIP_WAVEFRONT;
-#endif
-#endif
-  return 1;
+  return VectorWidth<ExecSpace>::value;
 }
 
 /// True when the execution space runs teams of SIMT threads (GPUs).
@@ -102,7 +89,7 @@ constexpr bool is_gpu_space() {
 }
 
 /// Host memory a GPU copies to and from at full speed (pinned), for staged messages.
-#if PPSPARSE_KOKKOS_4 && (defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP))
+#if PPSPARSE_KOKKOS_4 && defined(KOKKOS_HAS_SHARED_HOST_PINNED_SPACE)
 using PinnedHostSpace = Kokkos::SharedHostPinnedSpace;
 #else
 using PinnedHostSpace = Kokkos::HostSpace;
@@ -142,3 +129,7 @@ void scal(const ExecSpace& exec, const YView& y, double alpha, const XView& x) {
 }
 
 }  // namespace ppsparse::compat
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_COMPAT
+#include <ppsparse/backend/backends.hpp>

@@ -2,15 +2,15 @@
 // backend::streaming_load(p) returns *p, loaded as data a kernel reads once: a sparse
 // matrix's values and indices in an SpMV. The caches then evict it first, so it does not push
 // out x, which many rows share (CUDA: ld.global.cs; HIP: a nontemporal load). A backend
-// provides it in ppsparse/<backend>/streaming_load_device.hpp (backends/<backend>/include), chosen
-// by Kokkos' backend macro; elsewhere it is a plain load.
+// provides it in ppsparse/<backend>/streaming_load_device.hpp (backends/<backend>/include),
+// included by its hooks.hpp, which then defines PPSPARSE_BACKEND_STREAMING_LOAD; elsewhere it is
+// a plain load.
 #include <Kokkos_Core.hpp>
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <ppsparse/cuda/streaming_load_device.hpp>
-#elif defined(KOKKOS_ENABLE_HIP)
-#include <ppsparse/hip/streaming_load_device.hpp>
-#else
+#define PPSPARSE_HOOKS_STREAMING_LOAD
+#include <ppsparse/backend/backends.hpp>
+
+#if !defined(PPSPARSE_BACKEND_STREAMING_LOAD)
 namespace ppsparse::backend {
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T streaming_load(const T* p) {

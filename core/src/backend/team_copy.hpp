@@ -37,9 +37,11 @@ KOKKOS_INLINE_FUNCTION void team_copy_finish() {}
 
 }  // namespace ppsparse::backend::portable
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <ppsparse/cuda/team_copy_device.hpp>
-#else
+// The backend's, where its hooks.hpp includes its team_copy_device.hpp.
+#define PPSPARSE_HOOKS_TEAM_COPY
+#include <ppsparse/backend/backends.hpp>
+
+#if !defined(PPSPARSE_BACKEND_TEAM_COPY)
 namespace ppsparse::backend {
 using portable::team_copy_finish;
 using portable::team_copy_start;

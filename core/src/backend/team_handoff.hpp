@@ -27,11 +27,11 @@ KOKKOS_FORCEINLINE_FUNCTION void handoff_add_release(std::uint64_t* p, std::uint
 }
 }  // namespace ppsparse::backend::portable
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <ppsparse/cuda/team_handoff_device.hpp>
-#elif defined(KOKKOS_ENABLE_HIP)
-#include <ppsparse/hip/team_handoff_device.hpp>
-#else
+// The backend's, where its hooks.hpp includes its team_handoff_device.hpp.
+#define PPSPARSE_HOOKS_TEAM_HANDOFF
+#include <ppsparse/backend/backends.hpp>
+
+#if !defined(PPSPARSE_BACKEND_TEAM_HANDOFF)
 namespace ppsparse::backend {
 using portable::handoff_acquire_fence;
 using portable::handoff_add_release;

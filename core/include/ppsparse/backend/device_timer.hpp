@@ -64,21 +64,8 @@ class EventTimer {
   std::unique_ptr<Impl> impl_;
 };
 
-#if defined(KOKKOS_ENABLE_CUDA)
-/// DeviceTimer on CUDA: events on the instance's stream.
-template <>
-class DeviceTimer<Kokkos::Cuda> : public EventTimer<Kokkos::Cuda> {
- public:
-  explicit DeviceTimer(const Kokkos::Cuda& space = Kokkos::Cuda()) : EventTimer<Kokkos::Cuda>(space) {}
-};
-#endif
-#if defined(KOKKOS_ENABLE_HIP)
-/// DeviceTimer on HIP: events on the instance's stream.
-template <>
-class DeviceTimer<Kokkos::HIP> : public EventTimer<Kokkos::HIP> {
- public:
-  explicit DeviceTimer(const Kokkos::HIP& space = Kokkos::HIP()) : EventTimer<Kokkos::HIP>(space) {}
-};
-#endif
-
 }  // namespace ppsparse::backend
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_DEVICE_TIMER
+#include <ppsparse/backend/backends.hpp>

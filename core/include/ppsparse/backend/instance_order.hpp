@@ -17,8 +17,8 @@ void order_after(const ExecSpace& /*waiter*/, const ExecSpace& producer) {
   producer.fence();
 }
 
-#if defined(KOKKOS_ENABLE_CUDA)
-void order_after(const Kokkos::Cuda& waiter, const Kokkos::Cuda& producer);
-#endif
-
 }  // namespace ppsparse::backend
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_INSTANCE_ORDER
+#include <ppsparse/backend/backends.hpp>

@@ -45,15 +45,8 @@ void l2_window_end(const ExecSpace&, L2Window& w) {
   w.active = false;
 }
 
-#if defined(KOKKOS_ENABLE_CUDA)
-/// Kokkos::Cuda: the access-policy window on exec.cuda_stream() (backends/cuda).
-L2Window l2_window_begin(const Kokkos::Cuda& exec, const void* base, std::size_t bytes);
-void l2_window_move(const Kokkos::Cuda& exec, L2Window& w, const void* base, std::size_t bytes);
-void l2_window_end(const Kokkos::Cuda& exec, L2Window& w);
-#endif
-#if defined(KOKKOS_ENABLE_HIP)
-/// Kokkos::HIP: never active; the note names the architecture (backends/hip).
-L2Window l2_window_begin(const Kokkos::HIP& exec, const void* base, std::size_t bytes);
-#endif
-
 }  // namespace ppsparse::backend
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_L2_WINDOW
+#include <ppsparse/backend/backends.hpp>

@@ -25,9 +25,8 @@ MultiprocessorLimits multiprocessor_limits(const ExecSpace&) {
   return {};
 }
 
-#if defined(KOKKOS_ENABLE_CUDA)
-/// Kokkos::Cuda: the properties of exec's device (backends/cuda).
-MultiprocessorLimits multiprocessor_limits(const Kokkos::Cuda& exec);
-#endif
-
 }  // namespace ppsparse::backend
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_MULTIPROCESSORS
+#include <ppsparse/backend/backends.hpp>

@@ -46,11 +46,17 @@ std::unique_ptr<DeviceMessenger<ExecSpace>> make_device_messenger(const ExecSpac
   why_not = std::string("no device messenger on ") + ExecSpace::name();
   return nullptr;
 }
-#if defined(KOKKOS_ENABLE_CUDA)
-/// NCCL where ppsparse was built with it and every rank has a GPU of its own (NCCL refuses two
-/// ranks on one GPU).
-std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_device_messenger(const Kokkos::Cuda& exec, MPI_Comm comm,
-                                                                     std::string& why_not);
-#endif
+
+/// Whether the MPI library takes exec's device pointers (a GPU-aware MPI); false here, where
+/// no backend says otherwise (the CUDA and HIP backends ask Open MPI's MPIX_Query_*_support).
+/// Call after MPI_Init.
+template <class ExecSpace>
+bool mpi_is_device_aware(const ExecSpace&) {
+  return false;
+}
 
 }  // namespace ppsparse::dist
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_DEVICE_MESSENGER
+#include <ppsparse/backend/backends.hpp>

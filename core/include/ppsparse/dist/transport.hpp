@@ -16,8 +16,4 @@ enum class Transport {
 /// "automatic", "staged", "mpi_device", "nccl".
 std::string name(Transport t);
 
-/// Whether the MPI library takes device pointers of this build's GPU backend (Open MPI's
-/// MPIX_Query_cuda_support / MPIX_Query_rocm_support); false on CPU builds. Call after MPI_Init.
-bool mpi_is_device_aware();
-
 }  // namespace ppsparse::dist

@@ -74,23 +74,13 @@ void run_color(const ExecSpace&, const Variant& v, const ColorArgs&, const Kerne
   throw InvalidArgument("mcpi backend: no specialised kernel for " + name(v) + " on " + ExecSpace::name());
 }
 
-#if defined(KOKKOS_ENABLE_CUDA)
-/// Kokkos::Cuda (backends/cuda): the features of exec's device, kernels for rows_per_warp and
-/// warp_per_row at every nb, launched on exec.cuda_stream().
-Features features(const Kokkos::Cuda& exec);
-bool has_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
-/// rows_per_warp at every nb, warp_per_row from nb 16 (the kernel they share there).
-bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
-void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
-#endif
-#if defined(KOKKOS_ENABLE_HIP)
-/// Kokkos::HIP (backends/hip): the device's features; no specialised kernels.
-Features features(const Kokkos::HIP& exec);
-#endif
-
 /// The persisting-L2 window (backend/l2_window.hpp), for dQ.
 using ppsparse::backend::l2_window_begin;
 using ppsparse::backend::l2_window_end;
 using ppsparse::backend::L2Window;
 
 }  // namespace ppsparse::mcpi::backend
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_MCPI
+#include <ppsparse/backend/backends.hpp>

@@ -106,7 +106,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
-    const bool aware = dist::mpi_is_device_aware();
+    const bool aware = dist::mpi_is_device_aware(exec);
     if (host_memory && transport == Transport::staged) {  // host buffers: the staged path on CPUs
       transport_ = "staged through host buffers";
       direct_ = false;

@@ -25,10 +25,14 @@ template <class ExecSpace>
 std::size_t last_level_cache_bytes(const ExecSpace&) {
   return compat::is_gpu_space<ExecSpace>() ? fallback_last_level_cache_bytes : host_last_level_cache_bytes();
 }
-#if defined(KOKKOS_ENABLE_CUDA)
-/// Kokkos::Cuda: the L2 of exec's device (backends/cuda).
-std::size_t last_level_cache_bytes(const Kokkos::Cuda& exec);
-#endif
+
+}  // namespace ppsparse::mpk
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_LAST_LEVEL_CACHE
+#include <ppsparse/backend/backends.hpp>
+
+namespace ppsparse::mpk {
 
 /// Of the default execution space's instance.
 inline std::size_t last_level_cache_bytes() { return last_level_cache_bytes(Kokkos::DefaultExecutionSpace()); }
