@@ -190,7 +190,7 @@ bool has_kernel(const Kokkos::Cuda&, Kernel k, int nb) {
   return (k == Kernel::rows_per_warp || k == Kernel::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
 
-void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning) {
+void run(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning) {
   if (!has_kernel(exec, v.kernel, a.nb)) throw InvalidArgument("mcpi cuda backend: no kernel for " + name(v));
   if (a.residual_sq && (!has_residual_kernel(exec, v.kernel, a.nb) || a.residual_slots < 1))
     throw InvalidArgument("mcpi cuda backend: no residual-forming kernel for " + name(v) + " at nb " +

@@ -37,7 +37,7 @@ Features features(const Kokkos::HIP&) {
   return f;
 }
 
-// has_kernel and run_color: core's portable templates (mcpi/backend.hpp) answer for
+// has_kernel and run: core's portable templates (mcpi/backend.hpp) answer for
 // Kokkos::HIP, as no specialised kernel exists here.
 
 }  // namespace ppsparse::mcpi::backend

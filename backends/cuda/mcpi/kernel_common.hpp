@@ -96,7 +96,7 @@ __device__ __forceinline__ void async_copy_doubles(double* dst, const double* sr
 }
 
 // A programmatic dependent launch's two steps (griddepcontrol, sm_90 and up; older targets
-// compile without them, and run_color never launches them this way below 9.0). allow_next_grid: the next
+// compile without them, and run never launches them this way below 9.0). allow_next_grid: the next
 // kernel may become resident once every block of this one has executed it. wait_previous_grid:
 // returns once the previous kernel has completed and its memory is visible.
 template <bool PDL>

@@ -26,7 +26,7 @@ template <class E, class OS, class DS, class XS>
 void Sweeper<E, OS, DS, XS>::run(const E& exec, const ResolvedSweep& r, ordinal_t b, ordinal_t e) const {
   if constexpr (default_precision) {
     if (r.specialised) {
-      backend::run_color(exec, r.variant, color_args(b, e, false), r.tuning);
+      backend::run(exec, r.variant, color_args(b, e, false), r.tuning);
       return;
     }
   }
@@ -46,7 +46,7 @@ template <class E, class OS, class DS, class XS>
 void Sweeper<E, OS, DS, XS>::run_checked(const E& exec, const ResolvedSweep& r, ordinal_t b, ordinal_t e) const {
   if constexpr (default_precision) {
     if (r.residual_in_kernel) {
-      backend::run_color(exec, r.variant, color_args(b, e, true), KernelTuning{});
+      backend::run(exec, r.variant, color_args(b, e, true), KernelTuning{});
       return;
     }
   }

@@ -70,7 +70,7 @@ bool has_residual_kernel(const ExecSpace&, Kernel, int) {
 /// a.nb), and tuning passed check_tuning. The L2 window itself is the caller's
 /// (l2_window_begin).
 template <class ExecSpace>
-void run_color(const ExecSpace&, const Variant& v, const ColorArgs&, const KernelTuning&) {
+void run(const ExecSpace&, const Variant& v, const ColorArgs&, const KernelTuning&) {
   throw InvalidArgument("mcpi backend: no specialised kernel for " + name(v) + " on " + ExecSpace::name());
 }
 

@@ -276,6 +276,17 @@ struct MpkPlan {
 
 /// The matrix power kernel Y(:, k) = A^k x, k = 1..p, for one matrix and p: the setup plans
 /// (MpkPlan) and allocates once, apply() runs a variant (mpk/variants.def).
+template <class ExecSpace, class Scalar, class MemSpace>
+class MatrixPowerKernel;
+namespace detail {
+/// Each variant's launches over a kernel's plan and work array (core/src/mpk/variants/<id>.cpp).
+#define PPSPARSE_MPK_VARIANT(id, summary) \
+  template <class E, class S, class M>    \
+  void run_##id(MatrixPowerKernel<E, S, M>& k);
+#include <ppsparse/mpk/variants.def>
+#undef PPSPARSE_MPK_VARIANT
+}  // namespace detail
+
 template <class ExecSpace, class Scalar, class MemSpace = typename ExecSpace::memory_space>
 class MatrixPowerKernel {
  public:
@@ -324,11 +335,12 @@ class MatrixPowerKernel {
 
  private:
   struct Impl;
-  void run_back_to_back();
-  void run_blocked();
-  void run_graph();
-  void run_persistent();
-  void run_pipelined();
+  // The variants' launches: run_<id>, one per line of variants.def, each in its own file.
+#define PPSPARSE_MPK_VARIANT(id, summary) \
+  template <class E, class S, class M>    \
+  friend void detail::run_##id(MatrixPowerKernel<E, S, M>&);
+#include <ppsparse/mpk/variants.def>
+#undef PPSPARSE_MPK_VARIANT
   void plan_pipelined(offset_t largest_block_entries, long long team_bound, ordinal_t nrow_blocks);
   std::size_t pipelined_scratch_bytes(offset_t entries) const;  ///< the pipelined functor's, for `entries` kept
   bool pipelined_launch_accepted() const;                       ///< Kokkos accepts the planned team size and scratch

@@ -80,7 +80,7 @@ Features features(const Kokkos::Cuda& exec);
 bool has_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
 /// rows_per_warp at every nb, warp_per_row from nb 16 (the kernel they share there).
 bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
-void run_color(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
+void run(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
 }  // namespace ppsparse::mcpi::backend
 #endif
 
