@@ -63,7 +63,7 @@ struct SegmentHandoff {
       bool ready = true;
       ordinal_t next = hi + 1;
       for (ordinal_t s = first; s <= hi; ++s)
-        if (backend::handoff_load_relaxed(&done(base + s)) < epoch * segment_blocks(s)) {
+        if (ppsparse::backend::handoff_load_relaxed(&done(base + s)) < epoch * segment_blocks(s)) {
           ready = false;
           if (s < next) next = s;
         }
@@ -75,12 +75,13 @@ struct SegmentHandoff {
         break;
       }
     }
-    backend::handoff_acquire_fence();  // the dependencies' values before our reads
+    ppsparse::backend::handoff_acquire_fence();  // the dependencies' values before our reads
   }
 
   // Leader only, after a team barrier: our values (all of them, by the barrier) before the count.
   KOKKOS_INLINE_FUNCTION void release(const int power, const ordinal_t segment) const {
-    backend::handoff_add_release(&done((power - 1) * static_cast<long long>(nsegments) + segment), Counter(1));
+    ppsparse::backend::handoff_add_release(&done((power - 1) * static_cast<long long>(nsegments) + segment),
+                                           Counter(1));
   }
 };
 

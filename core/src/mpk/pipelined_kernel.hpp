@@ -72,14 +72,14 @@ struct PipelinedFunctor {
       if (keep && kCopyAhead) {
         // The block's entries and its rows' spans into scratch, as whole contiguous ranges (every
         // load independent of the others), before its first power reads them there.
-        backend::team_copy_start(team, rows.stored_values().data() + first, last - first, kept_values.data());
-        backend::team_copy_start(team, rows.stored_index().data() + first, last - first, kept_index.data());
+        ppsparse::backend::team_copy_start(team, rows.stored_values().data() + first, last - first, kept_values.data());
+        ppsparse::backend::team_copy_start(team, rows.stored_index().data() + first, last - first, kept_index.data());
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nrows), [&](const ordinal_t i) {
           const RowSpan s = rows.span(b.row_begin + i);
           kept_spans(2 * i) = static_cast<std::int32_t>(s.begin - first);
           kept_spans(2 * i + 1) = static_cast<std::int32_t>(s.end - first);
         });
-        backend::team_copy_finish();
+        ppsparse::backend::team_copy_finish();
         team.team_barrier();
       }
       const ScratchEntries<Scalar> values_in_scratch{kept_values.data(), first};

@@ -102,7 +102,7 @@ using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<K
 
 // Where the pipelined kernel reads a block's stored entries (row_dot's cols and values) once
 // they are in team scratch: entry e of the block is at scratch[e - base]. They get there by
-// backend::team_copy_start before the first power (row pairs), or by KeepInScratch at it.
+// ppsparse::backend::team_copy_start before the first power (row pairs), or by KeepInScratch at it.
 template <class T>
 struct ScratchEntries {
   T* data;

@@ -205,7 +205,7 @@ class CsrCoopKernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
     const CoopMatrixShape shape =
         options.tuner.repeat_direction_from_shape ? coop_matrix_shape(space, a) : CoopMatrixShape{};
     tuner_ = std::make_unique<CoopTuner>(coop_, search, options.tuner, shape);
-    timer_ = std::make_unique<backend::DeviceTimer<ExecSpace>>(space);
+    timer_ = std::make_unique<ppsparse::backend::DeviceTimer<ExecSpace>>(space);
     // One untimed product with the start point on scratch vectors, so that module loading and
     // first-touch costs do not inflate the tuner's first measurement (the start's), which would
     // make any next candidate look better. Its output stays as the scratch output of the tuning
@@ -230,15 +230,18 @@ class CsrCoopKernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
     if (tuner_) d += tuner_->done() ? " (tuned in " + std::to_string(tuner_->calls()) + " calls)" : " (tuning)";
     return d;
   }
-  CoopParams coop_params() const override { return tuner_ ? tuner_->candidate() : coop_; }
-  const CoopTuner* tuner() const override { return tuner_.get(); }
+  CoopParams coop_params() const { return tuner_ ? tuner_->candidate() : coop_; }
+  const void* find_state(const std::type_info& type) const override {
+    if (const void* t = state_if(type, tuner_.get())) return t;
+    return tuner_ ? nullptr : state_if(type, &coop_);  // while tuning, the tuner's candidate
+  }
   void set_clock(std::function<double()> clock) override { clock_ = std::move(clock); }
 
  private:
   CoopParams coop_;
   std::unique_ptr<CoopTuner> tuner_;
-  std::function<double()> clock_;                           // set_clock's; empty: timer_
-  std::unique_ptr<backend::DeviceTimer<ExecSpace>> timer_;  // the tuner's, on the operator's instance
+  std::function<double()> clock_;                                     // set_clock's; empty: timer_
+  std::unique_ptr<ppsparse::backend::DeviceTimer<ExecSpace>> timer_;  // the tuner's, on the operator's instance
   Vector<Scalar, MemSpace> scratch_y_;  // output of a tuning call's extra runs (if any); freed when tuned
 
   // Times this call for the tuner. The device timer's events bracket the product on the stream;
@@ -296,6 +299,28 @@ SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_csr_coop(
   return std::make_unique<CsrCoopKernel<ExecSpace, Scalar, MemSpace>>(s);
 }
 PPSPARSE_INSTANTIATE_SPMV_KERNEL(csr_coop)
+
+namespace {
+// The fixed parameters, set up with the rule's defaults for the first key given.
+CoopParams& fixed_coop(SpmvOptions& o) {
+  if (!o.coop) o.coop = CoopParams{1, 1, compat::vector_width_for<DefaultExecSpace>()};
+  return *o.coop;
+}
+}  // namespace
+
+const std::vector<SpmvOptionKey>& option_keys_csr_coop() {
+  static const std::vector<SpmvOptionKey> keys{
+      {"coop.coop", [](SpmvOptions& o, long long v) { fixed_coop(o).coop = static_cast<int>(v); }},
+      {"coop.repeat", [](SpmvOptions& o, long long v) { fixed_coop(o).repeat = static_cast<int>(v); }},
+      {"coop.block_size", [](SpmvOptions& o, long long v) { fixed_coop(o).block_size = static_cast<int>(v); }},
+      {"coop.autotune", [](SpmvOptions& o, long long v) { o.coop_autotune = v != 0; }},
+      {"coop.tuner_runs_per_call", [](SpmvOptions& o, long long v) { o.tuner.runs_per_call = static_cast<int>(v); }},
+      {"coop.tuner_paired", [](SpmvOptions& o, long long v) { o.tuner.paired = v != 0; }},
+      {"coop.tuner_start_runs", [](SpmvOptions& o, long long v) { o.tuner.start_runs = static_cast<int>(v); }},
+      {"coop.tuner_shape", [](SpmvOptions& o, long long v) { o.tuner.repeat_direction_from_shape = v != 0; }},
+  };
+  return keys;
+}
 }  // namespace detail
 
 }  // namespace ppsparse::spmv

@@ -64,6 +64,11 @@ SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_csr_v1(
   return std::make_unique<CsrV1Kernel<ExecSpace, Scalar, MemSpace>>();
 }
 PPSPARSE_INSTANTIATE_SPMV_KERNEL(csr_v1)
+
+const std::vector<SpmvOptionKey>& option_keys_csr_v1() {
+  static const std::vector<SpmvOptionKey> keys;  // no options
+  return keys;
+}
 }  // namespace detail
 
 }  // namespace ppsparse::spmv

@@ -70,13 +70,13 @@ template <class ExecSpace, class Scalar>
 using ScratchVector =
     Kokkos::View<Scalar*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-// Streaming: col_idx and values are read with backend::streaming_load (spmv/matrix_loads.hpp).
+// Streaming: col_idx and values are read with ppsparse::backend::streaming_load (spmv/matrix_loads.hpp).
 template <class ExecSpace, class Scalar, class MemSpace, bool Streaming>
 struct CsrV2Functor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   Kokkos::View<const offset_t*, MemSpace> row_ptr;
-  backend::ReadOnceArray<ordinal_t, Streaming> col_idx;
-  backend::ReadOnceArray<Scalar, Streaming> values;
+  ppsparse::backend::ReadOnceArray<ordinal_t, Streaming> col_idx;
+  ppsparse::backend::ReadOnceArray<Scalar, Streaming> values;
   detail::RandomAccessVector<Scalar, MemSpace> x;
   Kokkos::View<Scalar*, MemSpace> y;
   Kokkos::View<const CsrV2RowBlock*, MemSpace> blocks;
@@ -410,7 +410,7 @@ class CsrV2Kernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
   }
   std::string parameters() const override { return plan_.summary(); }
   bool uses_matrix_loads() const override { return true; }
-  const CsrV2Plan<Scalar, MemSpace>* csr_v2_plan() const override { return &plan_; }
+  const void* find_state(const std::type_info& type) const override { return state_if(type, &plan_); }
 
  private:
   CsrV2Plan<Scalar, MemSpace> plan_;
@@ -424,6 +424,23 @@ SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_csr_v2(
   return std::make_unique<CsrV2Kernel<ExecSpace, Scalar, MemSpace>>(s);
 }
 PPSPARSE_INSTANTIATE_SPMV_KERNEL(csr_v2)
+
+const std::vector<SpmvOptionKey>& option_keys_csr_v2() {
+  static const std::vector<SpmvOptionKey> keys{
+      {"v2.team_threads", [](SpmvOptions& o, long long v) { o.csr_v2.team_threads = static_cast<int>(v); }},
+      {"v2.vector_length", [](SpmvOptions& o, long long v) { o.csr_v2.vector_length = static_cast<int>(v); }},
+      {"v2.tile_nnz", [](SpmvOptions& o, long long v) { o.csr_v2.tile_nnz = v; }},
+      {"v2.max_rows_per_block",
+       [](SpmvOptions& o, long long v) { o.csr_v2.max_rows_per_block = static_cast<ordinal_t>(v); }},
+      {"v2.short_row_max", [](SpmvOptions& o, long long v) { o.csr_v2.short_row_max = static_cast<ordinal_t>(v); }},
+      {"v2.flat_row_max", [](SpmvOptions& o, long long v) { o.csr_v2.flat_row_max = static_cast<ordinal_t>(v); }},
+      {"v2.split_row_min", [](SpmvOptions& o, long long v) { o.csr_v2.split_row_min = v; }},
+      {"v2.split_tile_nnz", [](SpmvOptions& o, long long v) { o.csr_v2.split_tile_nnz = v; }},
+      {"v2.x_in_scratch", [](SpmvOptions& o, long long v) { o.csr_v2.x_in_scratch = v != 0; }},
+      {"v2.x_window", [](SpmvOptions& o, long long v) { o.csr_v2.x_window = static_cast<ordinal_t>(v); }},
+  };
+  return keys;
+}
 }  // namespace detail
 
 }  // namespace ppsparse::spmv

@@ -28,7 +28,7 @@ constexpr int kUnroll = 8;
 
 // The column of stored entry k of a SELL row at (original) index `row`: row + col_offset(k)
 // from 16-bit offsets when Compressed, else col_idx(k). ColIdx and ColOffset are arrays
-// indexed by k (views, or backend::ReadOnceArray for streaming loads).
+// indexed by k (views, or ppsparse::backend::ReadOnceArray for streaming loads).
 template <bool Compressed, class ColIdx, class ColOffset>
 struct SellColumns {
   ColIdx col_idx;

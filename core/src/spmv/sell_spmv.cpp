@@ -46,8 +46,8 @@ namespace detail {
 // SELL columns from the 16-bit offsets (Compressed) or the plain 32-bit indices, read with
 // streaming loads if Streaming.
 template <bool Compressed, bool Streaming>
-using SellReadOnceColumns = SellColumns<Compressed, backend::ReadOnceArray<ordinal_t, Streaming>,
-                                        backend::ReadOnceArray<std::int16_t, Streaming>>;
+using SellReadOnceColumns = SellColumns<Compressed, ppsparse::backend::ReadOnceArray<ordinal_t, Streaming>,
+                                        ppsparse::backend::ReadOnceArray<std::int16_t, Streaming>>;
 
 }  // namespace detail
 
@@ -75,7 +75,7 @@ struct SellArrays {
 };
 
 // Compressed: columns are read as perm[p] + col_offset[k] (2 bytes per entry, not 4).
-// Streaming: values and columns are read with backend::streaming_load (spmv/matrix_loads.hpp).
+// Streaming: values and columns are read with ppsparse::backend::streaming_load (spmv/matrix_loads.hpp).
 template <class ExecSpace, class Scalar, class MemSpace, bool Compressed, bool Streaming>
 struct SellGpuFunctor {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -101,7 +101,7 @@ struct SellGpuFunctor {
     const offset_t end = base + static_cast<offset_t>(len) * C;
     const ordinal_t row = a.perm(p);
     const detail::SellReadOnceColumns<Compressed, Streaming> col{{a.col_idx.data()}, {a.col_offset.data()}, row};
-    const backend::ReadOnceArray<Scalar, Streaming> values{a.values.data()};
+    const ppsparse::backend::ReadOnceArray<Scalar, Streaming> values{a.values.data()};
     Scalar sum = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(member, lanes),
@@ -256,8 +256,11 @@ class SellKernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
     return d;
   }
   bool uses_matrix_loads() const override { return true; }
-  const SellMatrix<Scalar, MemSpace>* sell_matrix() const override { return hyb_ ? &hyb_->sell : sell_.get(); }
-  const HybMatrix<Scalar, MemSpace>* hyb_matrix() const override { return hyb_.get(); }
+  const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return hyb_ ? &hyb_->sell : sell_.get(); }
+  const void* find_state(const std::type_info& type) const override {
+    if (const void* s = state_if(type, sell_matrix())) return s;
+    return state_if(type, hyb_.get());
+  }
 
  private:
   MatrixLoads loads_;
@@ -272,6 +275,16 @@ SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_sell(
   return std::make_unique<SellKernel<ExecSpace, Scalar, MemSpace>>(s);
 }
 PPSPARSE_INSTANTIATE_SPMV_KERNEL(sell)
+
+const std::vector<SpmvOptionKey>& option_keys_sell() {
+  static const std::vector<SpmvOptionKey> keys{
+      {"sell.C", [](SpmvOptions& o, long long v) { o.sell.C = static_cast<int>(v); }},
+      {"sell.sigma", [](SpmvOptions& o, long long v) { o.sell.sigma = static_cast<ordinal_t>(v); }},
+      {"sell.hyb_row_max", [](SpmvOptions& o, long long v) { o.sell.hyb_row_max = static_cast<ordinal_t>(v); }},
+      {"sell.index_bits", [](SpmvOptions& o, long long v) { o.sell.index_bits = static_cast<int>(v); }},
+  };
+  return keys;
+}
 }  // namespace detail
 
 }  // namespace ppsparse::spmv

@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <typeinfo>
+#include <vector>
 
 #include <ppsparse/spmv/spmv.hpp>
 
@@ -36,13 +38,27 @@ class SpmvKernel {
   virtual std::string parameters() const { return {}; }
   // Whether SpmvOptions::matrix_loads changes how the matrix is loaded.
   virtual bool uses_matrix_loads() const { return false; }
-  // The state SpmvOperator's accessors show; defaults for algorithms without it.
-  virtual CoopParams coop_params() const { return {}; }
-  virtual const CoopTuner* tuner() const { return nullptr; }
-  virtual const CsrV2Plan<Scalar, MemSpace>* csr_v2_plan() const { return nullptr; }
-  virtual const SellMatrix<Scalar, MemSpace>* sell_matrix() const { return nullptr; }
-  virtual const HybMatrix<Scalar, MemSpace>* hyb_matrix() const { return nullptr; }
+  // The algorithm's state of type `type` (its plan, its copy of the matrix, its tuner, ...) for
+  // SpmvOperator's accessors, or null where it has none of that type.
+  virtual const void* find_state(const std::type_info& /*type*/) const { return nullptr; }
+  template <class T>
+  const T* state() const {
+    return static_cast<const T*>(find_state(typeid(T)));
+  }
   virtual void set_clock(std::function<double()> /*clock*/) {}
+};
+
+// Returns &value when `type` is T's, for find_state: `return state_if<Plan>(type, &plan_);`.
+template <class T>
+const void* state_if(const std::type_info& type, const T* value) {
+  return type == typeid(T) ? value : nullptr;
+}
+
+// One option key of an algorithm ("<prefix>.<name>=<integer>" in parse_spmv_options), declared
+// in the algorithm's file beside it.
+struct SpmvOptionKey {
+  const char* key;
+  void (*set)(SpmvOptions& options, long long value);
 };
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -51,7 +67,8 @@ using SpmvKernelPtr = std::unique_ptr<SpmvKernel<ExecSpace, Scalar, MemSpace>>;
 #define PPSPARSE_SPMV_ALGORITHM(id, summary)                        \
   template <class ExecSpace, class Scalar, class MemSpace>          \
   SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel_##id( \
-      const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>&);
+      const SpmvKernelSetup<ExecSpace, Scalar, MemSpace>&);         \
+  const std::vector<SpmvOptionKey>& option_keys_##id();
 #include <ppsparse/spmv/algorithms.def>
 #undef PPSPARSE_SPMV_ALGORITHM
 

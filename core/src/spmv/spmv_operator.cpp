@@ -7,6 +7,7 @@
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
+#include <ppsparse/spmv/backend.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 #include <ppsparse/util/names.hpp>
 
@@ -28,9 +29,36 @@ constexpr const char* kAlgorithmSummaries[] = {
     "the algorithm choose_spmv_algorithm picks for the matrix and the device"};
 static_assert(std::size(kAlgorithmNames) == static_cast<std::size_t>(SpmvAlgorithm::automatic) + 1);
 
+// An algorithm that the device backend runs with its own kernel (spmv/backend.hpp).
+template <class ExecSpace, class Scalar, class MemSpace>
+class BackendKernel final : public detail::SpmvKernel<ExecSpace, Scalar, MemSpace> {
+ public:
+  explicit BackendKernel(SpmvAlgorithm algorithm) : algorithm_(algorithm) {}
+  void apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& a,
+             const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) override {
+    backend::CsrProduct<Scalar> p;
+    p.nrows = a.nrows;
+    p.ncols = a.ncols;
+    p.row_ptr = a.row_ptr.data();
+    p.col_idx = a.col_idx.data();
+    p.values = a.values.data();
+    p.x = x.data();
+    p.y = y.data();
+    p.alpha = alpha;
+    p.beta = beta;
+    backend::run(space, algorithm_, p);
+  }
+  std::string parameters() const override { return "(the backend's kernel)"; }
+
+ private:
+  SpmvAlgorithm algorithm_;
+};
+
 template <class ExecSpace, class Scalar, class MemSpace>
 detail::SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel(
     SpmvAlgorithm algorithm, const detail::SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& setup) {
+  if (backend::has_kernel<Scalar>(setup.space, algorithm, setup.options))
+    return std::make_unique<BackendKernel<ExecSpace, Scalar, MemSpace>>(algorithm);
   using Make = detail::SpmvKernelPtr<ExecSpace, Scalar, MemSpace> (*)(
       const detail::SpmvKernelSetup<ExecSpace, Scalar, MemSpace>&);
   static constexpr Make kMake[] = {
@@ -109,14 +137,14 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
 template <class ExecSpace, class Scalar, class MemSpace>
 struct SpmvOperator<ExecSpace, Scalar, MemSpace>::XWindow {
   ExecSpace space;  // the instance whose stream carries the window
-  backend::L2Window window;
+  ppsparse::backend::L2Window window;
   const void* base = nullptr;
   explicit XWindow(const ExecSpace& s) : space(s) {}
   XWindow(const XWindow&) = delete;
   XWindow& operator=(const XWindow&) = delete;
   ~XWindow() {
     try {
-      backend::l2_window_end(space, window);
+      ppsparse::backend::l2_window_end(space, window);
     } catch (...) {
       // A destructor must not throw; the device state is the caller's to inspect.
     }
@@ -128,9 +156,9 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::keep_x_in_l2(const ConstVector<S
   const std::size_t bytes = x.span() * sizeof(Scalar);
   if (!x_window_) {
     x_window_ = std::make_shared<XWindow>(space_);
-    x_window_->window = backend::l2_window_begin(space_, x.data(), bytes);
+    x_window_->window = ppsparse::backend::l2_window_begin(space_, x.data(), bytes);
   } else if (x_window_->base != x.data()) {
-    backend::l2_window_move(space_, x_window_->window, x.data(), bytes);
+    ppsparse::backend::l2_window_move(space_, x_window_->window, x.data(), bytes);
   }
   x_window_->base = x.data();
 }
@@ -146,27 +174,29 @@ void SpmvOperator<ExecSpace, Scalar, MemSpace>::apply(nondeduced_t<Scalar> alpha
 
 template <class ExecSpace, class Scalar, class MemSpace>
 CoopParams SpmvOperator<ExecSpace, Scalar, MemSpace>::coop_params() const {
-  return kernel_->coop_params();
+  if (const CoopTuner* t = tuner()) return t->candidate();
+  const CoopParams* p = kernel_->template state<CoopParams>();
+  return p ? *p : CoopParams{};
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 const CoopTuner* SpmvOperator<ExecSpace, Scalar, MemSpace>::tuner() const {
-  return kernel_->tuner();
+  return kernel_->template state<CoopTuner>();
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 const CsrV2Plan<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::csr_v2_plan() const {
-  return kernel_->csr_v2_plan();
+  return kernel_->template state<CsrV2Plan<Scalar, MemSpace>>();
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 const SellMatrix<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::sell_matrix() const {
-  return kernel_->sell_matrix();
+  return kernel_->template state<SellMatrix<Scalar, MemSpace>>();
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>
 const HybMatrix<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::hyb_matrix() const {
-  return kernel_->hyb_matrix();
+  return kernel_->template state<HybMatrix<Scalar, MemSpace>>();
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>

@@ -74,7 +74,7 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::plan_pipelined(const offset
   long long resident = 0, launched = 0;
   std::size_t scratch_cap = 0;
   if (gpu) {
-    const backend::MultiprocessorLimits mp = backend::multiprocessor_limits(matrix_->space());
+    const ppsparse::backend::MultiprocessorLimits mp = ppsparse::backend::multiprocessor_limits(matrix_->space());
     const int threads = plan_.team_size * plan_.vector_length;
     const int min_teams = detail::pipelined_min_teams_per_sm(plan_.row_batch, threads);
     if (mp.count == 0) {
