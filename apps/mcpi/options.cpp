@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/mesh/read.hpp>
 
 namespace mcpi_app {
 namespace {
@@ -43,13 +44,17 @@ problem (one of; default: the embedded problem):
                          with blocks of --block (which must divide the size); R is random.
       --pattern-only     use only the file's pattern as the vertex graph and generate
                          FUN3D-like block values for it
-  --mesh FILE            a mesh (SU2 .su2, AFLR3 UGRID .ugrid, .lb8.ugrid, .b8.ugrid, ...,
-                         Gmsh MSH 2.2 or 4.1 .msh, CGNS .cgns; the format is recognised
-                         from the content and the name): vertices coupled through element
-                         edges, one nb x nb block per coupling, FUN3D-like values
+  --mesh FILE            a mesh (the formats below; recognised from the content and the
+                         name): vertices coupled through element edges, one nb x nb block
+                         per coupling, FUN3D-like values
       --zone K           of a multizone SU2 or CGNS file, zone K only (default: every
                          zone; CGNS zones joined by their connectivity, else disjoint)
       --refine K         refine the mesh uniformly K times first (tet -> 8, ...)
+)" + std::string("\nmesh formats (--mesh):\n  ") +
+         ppsparse::mesh::known_mesh_formats() +
+         R"(;
+  UGRID's encoding is its second-last suffix (grid.lb8.ugrid: little-endian binary,
+  8-byte reals); Gmsh MSH 2.2 and 4.1, ASCII or binary
 
 options:
   --block N              block size nb, 1..64 (default 5)

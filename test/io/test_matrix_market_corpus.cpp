@@ -169,7 +169,7 @@ TEST(MatrixMarketCorpus, MissingFileAndDirectoryNameThePath) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), missing);
     EXPECT_EQ(e.line(), 0);
-    EXPECT_EQ(std::string(e.what()), missing + ": cannot open: No such file or directory");
+    EXPECT_EQ(std::string(e.what()), missing + ": cannot open file: No such file or directory");
   }
   const std::string dir = corpus("good");
   try {

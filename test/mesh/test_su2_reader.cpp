@@ -62,7 +62,7 @@ TEST(Su2Reader, MissingFile) {
     read_su2(path);
     ADD_FAILURE() << "opened a missing file";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), path + ": cannot open file");
+    EXPECT_EQ(std::string(e.what()), path + ": cannot open file: No such file or directory");
   }
   try {
     read_su2(corpus().string());

@@ -1,4 +1,4 @@
-// Matrix Market reader: a line reader over zlib (plain and gzip files alike), a strict
+// Matrix Market reader: the shared line reader (text_scan.hpp: plain and gzip files alike), a strict
 // parser that refuses every malformed line with "FILE:LINE: reason", and the assembly
 // of the (row, column, value) list into a sorted CSR.
 #include <ppsparse/io/matrix_market.hpp>
@@ -22,7 +22,12 @@
 
 #include <ppsparse/error.hpp>
 
+#include "text_scan.hpp"
+
 namespace ppsparse::io {
+
+using text::is_space;
+using text::quoted;
 
 const char* to_string(MmFormat format) { return format == MmFormat::coordinate ? "coordinate" : "array"; }
 
@@ -51,97 +56,6 @@ const char* to_string(MmSymmetry symmetry) {
 }
 
 namespace {
-
-// A line this long is not Matrix Market text (most likely a binary file).
-constexpr size_t max_line_length = size_t(1) << 20;
-
-// Lines of a plain or gzip file; zlib passes plain files through unchanged.
-class LineReader {
- public:
-  explicit LineReader(const std::string& path) : path_(path), buf_(size_t(1) << 18) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a Matrix Market file");
-    errno = 0;
-    file_ = gzopen(path.c_str(), "rb");
-    if (!file_) throw InputError(path, std::string("cannot open: ") + (errno ? std::strerror(errno) : "out of memory"));
-  }
-  LineReader(const LineReader&) = delete;
-  LineReader& operator=(const LineReader&) = delete;
-  ~LineReader() { gzclose(file_); }
-
-  // The next line, NUL-terminated in place and without its end-of-line characters;
-  // false at the end of the file.
-  bool next(std::string_view& line) {
-    for (;;) {
-      char* start = buf_.data() + begin_;
-      const size_t avail = end_ - begin_;
-      if (auto* nl = static_cast<char*>(std::memchr(start, '\n', avail))) {
-        begin_ = static_cast<size_t>(nl - buf_.data()) + 1;
-        return finish(start, static_cast<size_t>(nl - start), line);
-      }
-      if (eof_) {
-        if (avail == 0) return false;
-        begin_ = end_;
-        return finish(start, avail, line);  // last line without a newline
-      }
-      refill();
-    }
-  }
-
-  long long line_number() const { return line_; }
-  const std::string& path() const { return path_; }
-
-  [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, line_ > 0 ? line_ : 1, reason); }
-
- private:
-  bool finish(char* start, size_t len, std::string_view& line) {
-    ++line_;
-    if (len > 0 && start[len - 1] == '\r') --len;  // CRLF files
-    if (std::memchr(start, '\0', len)) fail("NUL byte in line (binary file?)");
-    start[len] = '\0';  // lets strtod stop at the end of the last token
-    line = std::string_view(start, len);
-    return true;
-  }
-
-  // Moves the partial line to the front and appends more of the file; one byte of the
-  // buffer always stays free for the terminating NUL of a last line without newline.
-  void refill() {
-    const size_t partial = end_ - begin_;  // holds no newline
-    if (partial > max_line_length) {
-      ++line_;
-      fail("line longer than " + std::to_string(max_line_length) + " characters (not a Matrix Market file?)");
-    }
-    std::memmove(buf_.data(), buf_.data() + begin_, partial);
-    begin_ = 0;
-    end_ = partial;
-    if (end_ + 1 >= buf_.size()) buf_.resize(buf_.size() * 2);
-    const int got = gzread(file_, buf_.data() + end_, static_cast<unsigned>(buf_.size() - end_ - 1));
-    if (got > 0) {
-      end_ += static_cast<size_t>(got);
-      return;
-    }
-    // gzread reports a truncated gzip stream as a short read; ask gzerror every time.
-    int code = Z_OK;
-    const char* msg = gzerror(file_, &code);
-    if (code == Z_ERRNO) throw InputError(path_, line_ + 1, std::string("read error: ") + std::strerror(errno));
-    if (code != Z_OK) {
-      std::string detail = msg;  // zlib prefixes the path, which the message already names
-      if (detail.compare(0, path_.size() + 2, path_ + ": ") == 0) detail.erase(0, path_.size() + 2);
-      throw InputError(path_, line_ + 1, "corrupt or truncated gzip data (zlib: " + detail + ")");
-    }
-    if (got < 0) throw InputError(path_, line_ + 1, "read error");
-    eof_ = true;
-  }
-
-  std::string path_;
-  gzFile file_ = nullptr;
-  std::vector<char> buf_;
-  size_t begin_ = 0, end_ = 0;
-  bool eof_ = false;
-  long long line_ = 0;
-};
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 // Whitespace-separated fields of a line; stops after `max` fields.
 struct Fields {
@@ -177,13 +91,6 @@ bool is_skippable(std::string_view line) {
   return true;  // blank
 }
 
-// A field quoted for a message, shortened so that the message stays readable.
-std::string quote(std::string_view s) {
-  constexpr size_t keep = 40;
-  if (s.size() > keep) return "'" + std::string(s.substr(0, keep)) + "...'";
-  return "'" + std::string(s) + "'";
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -195,16 +102,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-enum class IntParse { ok, not_integer, too_large };
-
-IntParse parse_int(std::string_view s, long long& value) {
-  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec == std::errc::result_out_of_range) return IntParse::too_large;
-  if (ec != std::errc() || ptr != s.data() + s.size()) return IntParse::not_integer;
-  return IntParse::ok;
-}
-
 std::string format_value(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -212,7 +109,7 @@ std::string format_value(double v) {
 }
 
 // Banner and size line, leaving the reader at the first data line.
-MmHeader parse_header(LineReader& in) {
+MmHeader parse_header(text::Lines& in) {
   std::string_view line;
   if (!in.next(line)) throw InputError(in.path(), 1, "empty file: missing %%MatrixMarket banner");
   const Fields banner(line);
@@ -221,19 +118,19 @@ MmHeader parse_header(LineReader& in) {
   if (banner.count < 5)
     in.fail("banner has " + std::to_string(banner.count) +
             " of its 5 fields ('%%MatrixMarket matrix FORMAT FIELD SYMMETRY')");
-  if (banner.count > 5) in.fail("unexpected text " + quote(banner.from(5)) + " after the banner's symmetry field");
+  if (banner.count > 5) in.fail("unexpected text " + quoted(banner.from(5)) + " after the banner's symmetry field");
 
   MmHeader h;
   const std::string_view object = banner.field[1], format = banner.field[2], field = banner.field[3],
                          symmetry = banner.field[4];
-  if (!iequals(object, "matrix")) in.fail("object " + quote(object) + " is not supported (only 'matrix' is)");
+  if (!iequals(object, "matrix")) in.fail("object " + quoted(object) + " is not supported (only 'matrix' is)");
 
   if (iequals(format, "coordinate"))
     h.format = MmFormat::coordinate;
   else if (iequals(format, "array"))
     h.format = MmFormat::array;
   else
-    in.fail("unknown format " + quote(format) + " (expected coordinate or array)");
+    in.fail("unknown format " + quoted(format) + " (expected coordinate or array)");
 
   if (iequals(field, "real"))
     h.field = MmField::real;
@@ -244,7 +141,7 @@ MmHeader parse_header(LineReader& in) {
   else if (iequals(field, "complex"))
     in.fail("field 'complex' is not supported (real, integer and pattern are)");
   else
-    in.fail("unknown field " + quote(field) + " (expected real, integer or pattern)");
+    in.fail("unknown field " + quoted(field) + " (expected real, integer or pattern)");
 
   if (iequals(symmetry, "general"))
     h.symmetry = MmSymmetry::general;
@@ -255,7 +152,7 @@ MmHeader parse_header(LineReader& in) {
   else if (iequals(symmetry, "hermitian"))
     in.fail("symmetry 'hermitian' is not supported (general, symmetric and skew-symmetric are)");
   else
-    in.fail("unknown symmetry " + quote(symmetry) + " (expected general, symmetric or skew-symmetric)");
+    in.fail("unknown symmetry " + quoted(symmetry) + " (expected general, symmetric or skew-symmetric)");
 
   if (h.field == MmField::pattern && h.format == MmFormat::array)
     in.fail("a pattern matrix needs coordinate format, not array");
@@ -274,15 +171,15 @@ MmHeader parse_header(LineReader& in) {
     in.fail("size line has " + std::to_string(size.count) + " of its " + std::to_string(expected) + " numbers " +
             layout);
   if (size.count > expected)
-    in.fail("unexpected text " + quote(size.from(expected)) + " after the size line " + layout);
+    in.fail("unexpected text " + quoted(size.from(expected)) + " after the size line " + layout);
   static const char* const names[3] = {"rows", "columns", "entries"};
   long long value[3] = {0, 0, 0};
   for (int k = 0; k < expected; ++k) {
-    const IntParse r = parse_int(size.field[k], value[k]);
-    if (r == IntParse::not_integer)
-      in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is not an integer");
-    if (r == IntParse::too_large)
-      in.fail(std::string("size line: ") + names[k] + " " + quote(size.field[k]) + " is too large");
+    const text::Parsed r = text::parse_integer(size.field[k], value[k]);
+    if (r == text::Parsed::not_a_number)
+      in.fail(std::string("size line: ") + names[k] + " " + quoted(size.field[k]) + " is not an integer");
+    if (r == text::Parsed::out_of_range)
+      in.fail(std::string("size line: ") + names[k] + " " + quoted(size.field[k]) + " is too large");
     if (value[k] < 0) in.fail(std::string("size line: negative ") + names[k] + " " + std::to_string(value[k]));
     if (k < 2 && value[k] > max_ordinal)
       in.fail("size line: " + std::to_string(value[k]) + " " + names[k] + " exceed the 32-bit index limit " +
@@ -314,13 +211,13 @@ MmHeader parse_header(LineReader& in) {
 
 // Parses one value field of the given Matrix Market field into Scalar.
 template <class Scalar>
-Scalar parse_value(LineReader& in, std::string_view s, MmField field, bool allow_nonfinite) {
+Scalar parse_value(text::Lines& in, std::string_view s, MmField field, bool allow_nonfinite) {
   constexpr const char* scalar_name = std::is_same_v<Scalar, float> ? "float" : "double";
   if (field == MmField::integer) {
     long long v = 0;
-    const IntParse r = parse_int(s, v);
-    if (r == IntParse::not_integer) in.fail("value " + quote(s) + " is not an integer (the field is 'integer')");
-    if (r == IntParse::too_large) in.fail("integer value " + quote(s) + " does not fit in 64 bits");
+    const text::Parsed r = text::parse_integer(s, v);
+    if (r == text::Parsed::not_a_number) in.fail("value " + quoted(s) + " is not an integer (the field is 'integer')");
+    if (r == text::Parsed::out_of_range) in.fail("integer value " + quoted(s) + " does not fit in 64 bits");
     const Scalar x = static_cast<Scalar>(v);
     // 2^63 itself is outside long long, so test the range before converting back.
     const bool exact =
@@ -335,11 +232,11 @@ Scalar parse_value(LineReader& in, std::string_view s, MmField field, bool allow
     x = std::strtof(s.data(), &end);
   else
     x = static_cast<Scalar>(std::strtod(s.data(), &end));
-  if (end != s.data() + s.size()) in.fail("value " + quote(s) + " is not a number");
+  if (end != s.data() + s.size()) in.fail("value " + quoted(s) + " is not a number");
   // ERANGE also flags subnormal results, which are kept; only overflow is refused.
-  if (errno == ERANGE && std::isinf(x)) in.fail("value " + quote(s) + " overflows " + scalar_name);
+  if (errno == ERANGE && std::isinf(x)) in.fail("value " + quoted(s) + " overflows " + scalar_name);
   if (!allow_nonfinite && !std::isfinite(x))
-    in.fail("non-finite value " + quote(s) + " (set MmReadOptions::allow_nonfinite to accept it)");
+    in.fail("non-finite value " + quoted(s) + " (set MmReadOptions::allow_nonfinite to accept it)");
   return x;
 }
 
@@ -352,7 +249,7 @@ struct Triplets {
 };
 
 template <class Scalar>
-void read_coordinate_entries(LineReader& in, const MmHeader& h, const MmReadOptions& opt, Triplets<Scalar>& t) {
+void read_coordinate_entries(text::Lines& in, const MmHeader& h, const MmReadOptions& opt, Triplets<Scalar>& t) {
   const bool pattern = h.field == MmField::pattern;
   const bool keep_lines = opt.duplicates == DuplicatePolicy::error;
   // The size line may lie; reserve no more than a modest amount up front.
@@ -376,8 +273,10 @@ void read_coordinate_entries(LineReader& in, const MmHeader& h, const MmReadOpti
     static const char* const names[2] = {"row", "column"};
     for (int k = 0; k < 2; ++k) {
       if (k >= f.count) in.fail(std::string("missing column index ") + layout);
-      const IntParse r = parse_int(f.field[k], idx[k]);
-      if (r != IntParse::ok) in.fail(std::string(names[k]) + " index " + quote(f.field[k]) + " is not an integer");
+      const text::Parsed r = text::parse_integer(f.field[k], idx[k]);
+      if (r == text::Parsed::out_of_range)
+        in.fail(std::string(names[k]) + " index " + quoted(f.field[k]) + " is too large");
+      if (r != text::Parsed::ok) in.fail(std::string(names[k]) + " index " + quoted(f.field[k]) + " is not an integer");
       if (idx[k] < 1 || idx[k] > limit[k])
         in.fail(std::string(names[k]) + " index " + std::to_string(idx[k]) + " out of range 1.." +
                 std::to_string(limit[k]));
@@ -389,7 +288,7 @@ void read_coordinate_entries(LineReader& in, const MmHeader& h, const MmReadOpti
     }
     const int used = pattern ? 2 : 3;
     if (f.count > used)
-      in.fail("unexpected text " + quote(f.from(used)) +
+      in.fail("unexpected text " + quoted(f.from(used)) +
               (pattern ? " after the column index (a pattern entry has no value)" : " after the value"));
     ordinal_t i = static_cast<ordinal_t>(idx[0] - 1), j = static_cast<ordinal_t>(idx[1] - 1);
     if (h.symmetry == MmSymmetry::skew_symmetric && i == j && v != Scalar(0))
@@ -409,7 +308,7 @@ void read_coordinate_entries(LineReader& in, const MmHeader& h, const MmReadOpti
 }
 
 // Only comments and blank lines may follow the last announced entry.
-void expect_end(LineReader& in, const MmHeader& h) {
+void expect_end(text::Lines& in, const MmHeader& h) {
   std::string_view line;
   while (in.next(line)) {
     if (is_skippable(line)) continue;
@@ -420,7 +319,7 @@ void expect_end(LineReader& in, const MmHeader& h) {
 // Sorts the triplets by (row, column), keeping file order among equal positions, and
 // merges duplicates. Returns CSR arrays of the (folded) entries.
 template <class Scalar>
-void sort_and_merge(LineReader& in, ordinal_t nrows, bool folded, DuplicatePolicy policy, Triplets<Scalar>& t,
+void sort_and_merge(text::Lines& in, ordinal_t nrows, bool folded, DuplicatePolicy policy, Triplets<Scalar>& t,
                     std::vector<offset_t>& ptr, std::vector<ordinal_t>& col, std::vector<Scalar>& val) {
   const size_t n = t.row.size();
   const bool keep_lines = policy == DuplicatePolicy::error;
@@ -538,7 +437,7 @@ CsrMatrix<Scalar, HostSpace> expand_symmetric(ordinal_t n, bool skew, const std:
 }
 
 template <class Scalar>
-CsrMatrix<Scalar, HostSpace> read_coordinate(LineReader& in, const MmHeader& h, const MmReadOptions& opt) {
+CsrMatrix<Scalar, HostSpace> read_coordinate(text::Lines& in, const MmHeader& h, const MmReadOptions& opt) {
   Triplets<Scalar> t;
   read_coordinate_entries(in, h, opt, t);
   expect_end(in, h);
@@ -561,7 +460,7 @@ CsrMatrix<Scalar, HostSpace> read_coordinate(LineReader& in, const MmHeader& h, 
 // Array files list values column-major (lower triangle only when (skew-)symmetric);
 // the result is dense: every position is an entry, the skew diagonal is zero.
 template <class Scalar>
-CsrMatrix<Scalar, HostSpace> read_array(LineReader& in, const MmHeader& h, const MmReadOptions& opt) {
+CsrMatrix<Scalar, HostSpace> read_array(text::Lines& in, const MmHeader& h, const MmReadOptions& opt) {
   std::vector<Scalar> stored;
   stored.reserve(static_cast<size_t>(std::min<long long>(h.entries, 1 << 20)));
   std::string_view line;
@@ -574,7 +473,7 @@ CsrMatrix<Scalar, HostSpace> read_array(LineReader& in, const MmHeader& h, const
     const Fields f(line);
     const Scalar v = parse_value<Scalar>(in, f.field[0], h.field, opt.allow_nonfinite);
     if (f.count > 1)
-      in.fail("unexpected text " + quote(f.from(1)) + " after the value (an array file holds one value a line)");
+      in.fail("unexpected text " + quoted(f.from(1)) + " after the value (an array file holds one value a line)");
     stored.push_back(v);
   }
   expect_end(in, h);
@@ -613,13 +512,13 @@ CsrMatrix<Scalar, HostSpace> read_array(LineReader& in, const MmHeader& h, const
 }  // namespace
 
 MmHeader read_matrix_market_header(const std::string& path) {
-  LineReader in(path);
+  text::Lines in(path, "a Matrix Market file");
   return parse_header(in);
 }
 
 template <class Scalar>
 CsrMatrix<Scalar, HostSpace> read_matrix_market(const std::string& path, const MmReadOptions& options) {
-  LineReader in(path);
+  text::Lines in(path, "a Matrix Market file");
   const MmHeader h = parse_header(in);
   try {
     if (h.format == MmFormat::array) return read_array<Scalar>(in, h, options);

@@ -2,6 +2,8 @@
 
 #include <ppsparse/error.hpp>
 
+#include "cgns_common.hpp"
+
 #if PPSPARSE_HAVE_CGNS
 #include <cgnslib.h>
 
@@ -17,68 +19,7 @@
 namespace ppsparse::mesh {
 namespace {
 
-#if CG_BUILD_64BIT
-constexpr CGNS_ENUMT(DataType_t) kSizeType = CGNS_ENUMV(LongInteger);
-#else
-constexpr CGNS_ENUMT(DataType_t) kSizeType = CGNS_ENUMV(Integer);
-#endif
-
-// A linear CGNS element type as the Mesh holds it; dim 0 is NODE.
-struct CgnsType {
-  CGNS_ENUMT(ElementType_t) cgns;
-  int nodes;
-  int dim;
-  ElementType type;
-};
-
-constexpr std::array<CgnsType, 8> kLinearTypes = {{{CGNS_ENUMV(NODE), 1, 0, ElementType::line},
-                                                   {CGNS_ENUMV(BAR_2), 2, 1, ElementType::line},
-                                                   {CGNS_ENUMV(TRI_3), 3, 2, ElementType::triangle},
-                                                   {CGNS_ENUMV(QUAD_4), 4, 2, ElementType::quadrilateral},
-                                                   {CGNS_ENUMV(TETRA_4), 4, 3, ElementType::tetrahedron},
-                                                   {CGNS_ENUMV(PYRA_5), 5, 3, ElementType::pyramid},
-                                                   {CGNS_ENUMV(PENTA_6), 6, 3, ElementType::prism},
-                                                   {CGNS_ENUMV(HEXA_8), 8, 3, ElementType::hexahedron}}};
-
-const CgnsType* linear_type(long long t) {
-  for (const CgnsType& c : kLinearTypes)
-    if (static_cast<long long>(c.cgns) == t) return &c;
-  return nullptr;
-}
-
-std::string type_name(long long t) {
-  if (t >= 0 && t < NofValidElementTypes) return cg_ElementTypeName(static_cast<CGNS_ENUMT(ElementType_t)>(t));
-  return "type " + std::to_string(t);
-}
-
-// A CGNS enumeration's name, or its number when out of the table.
-std::string enum_name(const char* const* names, int count, int value) {
-  return value >= 0 && value < count ? names[value] : std::to_string(value);
-}
-
-// The file, closed on every path out.
-class CgnsFile {
- public:
-  CgnsFile(const std::string& path, int mode) {
-    if (cg_open(path.c_str(), mode, &fn_) != CG_OK) fn_ = -1;
-  }
-  ~CgnsFile() {
-    if (fn_ >= 0) cg_close(fn_);
-  }
-  CgnsFile(const CgnsFile&) = delete;
-  CgnsFile& operator=(const CgnsFile&) = delete;
-  int fn() const { return fn_; }
-  bool open() const { return fn_ >= 0; }
-  // Closes now; false when closing fails (writes are flushed here).
-  bool close() {
-    const int rc = fn_ >= 0 ? cg_close(fn_) : CG_OK;
-    fn_ = -1;
-    return rc == CG_OK;
-  }
-
- private:
-  int fn_ = -1;
-};
+using namespace cgns;
 
 // Union-find over the vertices of every zone (zone offsets), for zone connectivity.
 class Joins {
@@ -378,12 +319,6 @@ class CgnsReader {
   }
 };
 
-CGNS_ENUMT(ElementType_t) cgns_type(ElementType t) {
-  for (const CgnsType& c : kLinearTypes)
-    if (c.dim > 0 && c.type == t) return c.cgns;
-  return CGNS_ENUMV(ElementTypeNull);
-}
-
 }  // namespace
 
 bool cgns_available() { return true; }
@@ -398,80 +333,14 @@ Mesh read_cgns(const std::string& path, int zone) {
   return m;
 }
 
-void write_cgns(const std::string& path, const std::vector<Mesh>& zones, const CgnsWriteOptions& options) {
-  if (zones.empty()) throw InvalidArgument("write_cgns: no zone to write");
-  for (const Mesh& m : zones) {
-    validate(m, "write_cgns");
-    if (m.dim != zones[0].dim) throw InvalidArgument("write_cgns: zones of dimensions 2 and 3");
-  }
-  auto check = [&](int rc) {
-    if (rc != CG_OK) throw Error("write_cgns: '" + path + "': " + cg_get_error());
-  };
-  check(cg_set_file_type(options.hdf5 ? CG_FILE_HDF5 : CG_FILE_ADF));
-  CgnsFile file(path, CG_MODE_WRITE);
-  if (!file.open()) throw Error("write_cgns: cannot open '" + path + "' for writing: " + cg_get_error());
-  const int fn = file.fn();
-  const int dim = zones[0].dim;
-  int base = 0;
-  check(cg_base_write(fn, "Base", dim, dim, &base));
-  for (size_t k = 0; k < zones.size(); ++k) {
-    const Mesh& m = zones[k];
-    cgsize_t size[3] = {m.npoints(), m.nelements(), 0};
-    int z = 0;
-    check(cg_zone_write(fn, base, ("zone" + std::to_string(k + 1)).c_str(), size, CGNS_ENUMV(Unstructured), &z));
-    static const char* names[3] = {"CoordinateX", "CoordinateY", "CoordinateZ"};
-    for (int d = 0; d < dim; ++d) {
-      std::vector<double> x(static_cast<size_t>(m.npoints()));
-      for (ordinal_t p = 0; p < m.npoints(); ++p) x[p] = m.coords[static_cast<size_t>(p) * dim + d];
-      int c = 0;
-      check(cg_coord_write(fn, base, z, CGNS_ENUMV(RealDouble), names[d], x.data(), &c));
-    }
-    if (options.mixed) {
-      std::vector<cgsize_t> conn, offsets{0};
-      for (ordinal_t e = 0; e < m.nelements(); ++e) {
-        conn.push_back(cgns_type(m.types[e]));
-        for (offset_t j = m.elem_ptr[e]; j < m.elem_ptr[e + 1]; ++j) conn.push_back(m.elem_nodes[j] + 1);
-        offsets.push_back(static_cast<cgsize_t>(conn.size()));
-      }
-      int s = 0;
-      check(cg_poly_section_write(fn, base, z, "Cells", CGNS_ENUMV(MIXED), 1, m.nelements(), 0, conn.data(),
-                                  offsets.data(), &s));
-      continue;
-    }
-    cgsize_t next = 1;
-    for (const CgnsType& t : kLinearTypes) {
-      if (t.dim != dim) continue;
-      std::vector<cgsize_t> conn;
-      for (ordinal_t e = 0; e < m.nelements(); ++e)
-        if (m.types[e] == t.type)
-          for (offset_t j = m.elem_ptr[e]; j < m.elem_ptr[e + 1]; ++j) conn.push_back(m.elem_nodes[j] + 1);
-      if (conn.empty()) continue;
-      const cgsize_t count = static_cast<cgsize_t>(conn.size()) / t.nodes;
-      int s = 0;
-      check(
-          cg_section_write(fn, base, z, type_name(t.cgns).c_str(), t.cgns, next, next + count - 1, 0, conn.data(), &s));
-      next += count;
-    }
-  }
-  if (!file.close()) throw Error("write_cgns: closing '" + path + "' failed: " + cg_get_error());
-}
-
 }  // namespace ppsparse::mesh
 
 #else  // no CGNS library in this build
 
 namespace ppsparse::mesh {
 
-namespace {
-[[noreturn]] void no_cgns(const std::string& what) {
-  throw Error(what +
-              ": this build of ppsparse reads no CGNS (configure with -DPPSPARSE_ENABLE_CGNS=ON and libcgns-dev)");
-}
-}  // namespace
-
 bool cgns_available() { return false; }
-Mesh read_cgns(const std::string& path, int) { no_cgns(path); }
-void write_cgns(const std::string& path, const std::vector<Mesh>&, const CgnsWriteOptions&) { no_cgns(path); }
+Mesh read_cgns(const std::string& path, int) { cgns::no_cgns(path); }
 
 }  // namespace ppsparse::mesh
 

@@ -18,37 +18,14 @@
 
 #include <ppsparse/error.hpp>
 
+#include "../io/byte_order.hpp"
+#include "../io/text_scan.hpp"
+#include "gmsh_types.hpp"
+
 namespace ppsparse::mesh {
 namespace {
 
-// A linear Gmsh element type; dim 0 is the point, which has no ElementType.
-struct GmshType {
-  int id;
-  int nodes;
-  int dim;
-  ElementType type;
-};
-
-constexpr std::array<GmshType, 8> kLinearTypes = {{{1, 2, 1, ElementType::line},
-                                                   {2, 3, 2, ElementType::triangle},
-                                                   {3, 4, 2, ElementType::quadrilateral},
-                                                   {4, 4, 3, ElementType::tetrahedron},
-                                                   {5, 8, 3, ElementType::hexahedron},
-                                                   {6, 6, 3, ElementType::prism},
-                                                   {7, 5, 3, ElementType::pyramid},
-                                                   {15, 1, 0, ElementType::line}}};
-
-const GmshType* linear_type(long long id) {
-  for (const GmshType& t : kLinearTypes)
-    if (t.id == id) return &t;
-  return nullptr;
-}
-
-int gmsh_id(ElementType t) {
-  for (const GmshType& g : kLinearTypes)
-    if (g.dim > 0 && g.type == t) return g.id;
-  return 0;
-}
+using namespace gmsh;
 
 // Why an element type is refused: Gmsh's higher-order types by name, others as unknown.
 std::string refused_type(long long id) {
@@ -67,12 +44,8 @@ std::string refused_type(long long id) {
   return what + " is not read: ppsparse reads linear elements (Gmsh types 1-7 and 15)";
 }
 
-bool host_is_big_endian() {
-  const std::uint16_t one = 1;
-  unsigned char first;
-  std::memcpy(&first, &one, 1);
-  return first == 0;
-}
+using io::host_is_big_endian;
+using io::swap_bytes;
 
 // The input through a large buffer: get/peek/read at memory speed, and the offset for the
 // byte checks of binary sections.
@@ -255,18 +228,18 @@ class GmshParser {
   long long ascii_integer(const char* what) {
     const std::string t = token(what);
     long long v = 0;
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec == std::errc::result_out_of_range) fail(std::string(what) + ": '" + printable(t) + "' is out of range");
-    if (ec != std::errc() || end != t.data() + t.size())
-      fail(std::string(what) + ": '" + printable(t) + "' is not an integer");
+    const text::Parsed r = text::parse_integer(t, v);
+    if (r == text::Parsed::out_of_range) fail(std::string(what) + ": '" + printable(t) + "' is out of range");
+    if (r != text::Parsed::ok) fail(std::string(what) + ": '" + printable(t) + "' is not an integer");
     return v;
   }
   double ascii_real(const char* what) {
     const std::string t = token(what);
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (end != t.c_str() + t.size() || t.empty()) fail(std::string(what) + ": '" + printable(t) + "' is not a number");
-    if (!std::isfinite(v)) fail(std::string(what) + ": '" + printable(t) + "' is not a finite number");
+    double v = 0;
+    const text::Parsed r = text::parse_real(t, v);
+    if (r == text::Parsed::not_a_number) fail(std::string(what) + ": '" + printable(t) + "' is not a number");
+    if (r != text::Parsed::ok || !std::isfinite(v))
+      fail(std::string(what) + ": '" + printable(t) + "' is not a finite number");
     return v;
   }
   // The end of the current line: only white space may remain on it.
@@ -312,7 +285,7 @@ class GmshParser {
   T binary(const char* what) {
     unsigned char b[sizeof(T)];
     if (!in_.read(b, sizeof(T))) fail(std::string("the file ends before ") + what);
-    if (swap_) std::reverse(b, b + sizeof(T));
+    if (swap_) swap_bytes(b, static_cast<int>(sizeof(T)));
     T v;
     std::memcpy(&v, b, sizeof(T));
     return v;
@@ -375,7 +348,7 @@ class GmshParser {
       if (one != 1) {
         std::int32_t swapped = one;
         unsigned char* b = reinterpret_cast<unsigned char*>(&swapped);
-        std::reverse(b, b + 4);
+        swap_bytes(b, 4);
         if (swapped != 1) fail("the byte-order check reads " + std::to_string(one) + ", not 1: not a binary MSH file");
         swap_ = true;
       }
@@ -570,55 +543,6 @@ class GmshParser {
   }
 };
 
-// ---- writer -------------------------------------------------------------------------------
-class GmshWriter {
- public:
-  GmshWriter(std::ostream& out, bool binary, bool v41) : out_(out), binary_(binary), v41_(v41) {}
-  void text(const std::string& s) { out_ << s; }
-  // A count or tag in the encoding's size type.
-  void size(long long v) {
-    if (!binary_) return word(std::to_string(v));
-    if (v41_) {
-      const std::uint64_t x = static_cast<std::uint64_t>(v);
-      out_.write(reinterpret_cast<const char*>(&x), 8);
-    } else {
-      integer(v);
-    }
-  }
-  void integer(long long v) {
-    if (!binary_) return word(std::to_string(v));
-    const std::int32_t x = static_cast<std::int32_t>(v);
-    out_.write(reinterpret_cast<const char*>(&x), 4);
-  }
-  void real(double v) {
-    if (!binary_) {
-      char b[32];
-      std::snprintf(b, sizeof b, "%.17g", v);
-      return word(b);
-    }
-    out_.write(reinterpret_cast<const char*>(&v), 8);
-  }
-  // "$End<name>": on a line of its own, after binary data too.
-  void end_section(const char* name) {
-    out_ << (binary_ ? "\n$End" : "$End") << name << '\n';
-    first_ = true;
-  }
-  // Ends a line of ASCII data (nothing in binary).
-  void end_line() {
-    if (!binary_) out_ << '\n';
-    first_ = true;
-  }
-
- private:
-  std::ostream& out_;
-  bool binary_, v41_, first_ = true;
-  void word(const std::string& s) {
-    if (!first_) out_ << ' ';
-    out_ << s;
-    first_ = false;
-  }
-};
-
 }  // namespace
 
 Mesh read_gmsh(const std::string& path) {
@@ -635,105 +559,6 @@ Mesh read_gmsh(const std::string& path) {
     throw InputError(path, e.what());
   }
   return m;
-}
-
-void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, bool binary) {
-  validate(m, "write_gmsh");
-  if (host_is_big_endian() && binary) throw Error("write_gmsh: binary MSH is written on little-endian hosts only");
-  const bool v41 = version == GmshVersion::v4_1;
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error("write_gmsh: cannot open '" + path + "' for writing");
-  GmshWriter w(out, binary, v41);
-  const long long n = m.npoints(), ne = m.nelements();
-  w.text(std::string("$MeshFormat\n") + (v41 ? "4.1" : "2.2") + (binary ? " 1 8\n" : " 0 8\n"));
-  if (binary) w.integer(1);  // the byte-order check
-  w.end_section("MeshFormat");
-  auto coord = [&](long long p, int d) { return d < m.dim ? m.coords[static_cast<size_t>(p * m.dim + d)] : 0.0; };
-  if (v41) {
-    // One entity of the mesh's dimension, with its bounding box.
-    std::array<double, 6> box = {0, 0, 0, 0, 0, 0};
-    for (int d = 0; d < 3; ++d) {
-      box[d] = std::numeric_limits<double>::max();
-      box[3 + d] = std::numeric_limits<double>::lowest();
-      for (long long p = 0; p < n; ++p) {
-        box[d] = std::min(box[d], coord(p, d));
-        box[3 + d] = std::max(box[3 + d], coord(p, d));
-      }
-    }
-    w.text("$Entities\n");
-    for (int d = 0; d < 4; ++d) w.size(d == m.dim ? 1 : 0);
-    w.end_line();
-    w.integer(1);
-    for (double b : box) w.real(b);
-    w.size(0);  // physical tags
-    w.size(0);  // bounding entities
-    w.end_line();
-    w.end_section("Entities");
-    w.text("$Nodes\n");
-    for (long long v : {1LL, n, 1LL, n}) w.size(v);
-    w.end_line();
-    w.integer(m.dim);
-    w.integer(1);
-    w.integer(0);
-    w.size(n);
-    w.end_line();
-    for (long long p = 0; p < n; ++p) {
-      w.size(p + 1);
-      w.end_line();
-    }
-    for (long long p = 0; p < n; ++p) {
-      for (int d = 0; d < 3; ++d) w.real(coord(p, d));
-      w.end_line();
-    }
-    w.end_section("Nodes");
-    w.text("$Elements\n");
-    std::vector<ElementType> present;
-    for (ElementType t : m.types)
-      if (std::find(present.begin(), present.end(), t) == present.end()) present.push_back(t);
-    for (long long v : {static_cast<long long>(present.size()), ne, 1LL, ne}) w.size(v);
-    w.end_line();
-    long long tag = 0;
-    for (ElementType t : present) {
-      w.integer(m.dim);
-      w.integer(1);
-      w.integer(gmsh_id(t));
-      w.size(std::count(m.types.begin(), m.types.end(), t));
-      w.end_line();
-      for (long long e = 0; e < ne; ++e) {
-        if (m.types[e] != t) continue;
-        w.size(++tag);
-        for (offset_t k = m.elem_ptr[e]; k < m.elem_ptr[e + 1]; ++k) w.size(m.elem_nodes[k] + 1);
-        w.end_line();
-      }
-    }
-    w.end_section("Elements");
-  } else {
-    w.text("$Nodes\n" + std::to_string(n) + "\n");
-    for (long long p = 0; p < n; ++p) {
-      w.integer(p + 1);
-      for (int d = 0; d < 3; ++d) w.real(coord(p, d));
-      w.end_line();
-    }
-    w.end_section("Nodes");
-    w.text("$Elements\n" + std::to_string(ne) + "\n");
-    // Tags: the physical and the elementary entity (both 1). Binary: one block per element.
-    for (long long e = 0; e < ne; ++e) {
-      if (binary) {
-        for (long long v : {static_cast<long long>(gmsh_id(m.types[e])), 1LL, 2LL}) w.integer(v);
-      }
-      w.integer(e + 1);
-      if (!binary) {
-        w.integer(gmsh_id(m.types[e]));
-        w.integer(2);
-      }
-      w.integer(1);
-      w.integer(1);
-      for (offset_t k = m.elem_ptr[e]; k < m.elem_ptr[e + 1]; ++k) w.integer(m.elem_nodes[k] + 1);
-      w.end_line();
-    }
-    w.end_section("Elements");
-  }
-  if (!out) throw Error("write_gmsh: writing '" + path + "' failed");
 }
 
 }  // namespace ppsparse::mesh

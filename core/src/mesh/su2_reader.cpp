@@ -4,33 +4,20 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <string_view>
 
 #include <ppsparse/error.hpp>
 
+#include "../io/text_scan.hpp"
+
 namespace ppsparse::mesh {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-void split(std::string_view s, std::vector<std::string_view>& tokens) {
-  tokens.clear();
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    size_t j = i;
-    while (j < s.size() && !is_space(s[j])) ++j;
-    if (j > i) tokens.push_back(s.substr(i, j - i));
-    i = j;
-  }
-}
+using text::Parsed;
+using text::quoted;
+using text::split;
+using text::trim;
 
 // A line "KEY= value": KEY is upper-case letters, digits and '_' (SU2 keywords).
 bool split_keyword(std::string_view line, std::string_view& key, std::string_view& value) {
@@ -44,36 +31,6 @@ bool split_keyword(std::string_view line, std::string_view& key, std::string_vie
   return true;
 }
 
-enum class Parsed { ok, not_a_number, out_of_range };
-
-Parsed parse_int(std::string_view s, long long& v) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) return Parsed::out_of_range;
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return Parsed::not_a_number;
-  return Parsed::ok;
-}
-
-Parsed parse_double(std::string_view s, double& v) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) return Parsed::out_of_range;
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return Parsed::not_a_number;
-  return Parsed::ok;
-}
-
-// Text from the file for a message: at most 40 characters, control bytes shown as '?',
-// so that the message stays one short printable line whatever the file holds.
-std::string quoted(std::string_view s) {
-  constexpr size_t max_shown = 40;
-  std::string out = "'";
-  for (size_t i = 0; i < std::min(s.size(), max_shown); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    out += (c < 0x20 || c == 0x7f) ? '?' : s[i];
-  }
-  return out + (s.size() > max_shown ? "...'" : "'");
-}
-
 std::string type_label(ElementType t) {
   return std::string(element_name(t)) + " (type " + std::to_string(static_cast<int>(t)) + ")";
 }
@@ -84,8 +41,7 @@ class Su2Parser {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw InputError(path, "cannot open file: it is a directory");
     if (zone < 0) throw InputError(path, "zone " + std::to_string(zone) + " asked: zones are numbered from 1");
-    in_.open(path);
-    if (!in_) throw InputError(path, "cannot open file");
+    lines_ = std::make_unique<text::Lines>(path, "an SU2 file");
   }
 
   Mesh parse() {
@@ -138,8 +94,7 @@ class Su2Parser {
 
   std::string path_;
   int want_zone_ = 0;  // 0: every zone, joined as disjoint parts; k: zone k only
-  std::ifstream in_;
-  std::string buf_;
+  std::unique_ptr<text::Lines> lines_;
   long long lineno_ = 0;
   std::vector<std::string_view> tokens_;
   Mesh mesh_;
@@ -162,9 +117,9 @@ class Su2Parser {
 
   // Next line with content, comment removed and trimmed; false at end of file.
   bool next(std::string_view& line) {
-    while (std::getline(in_, buf_)) {
-      ++lineno_;
-      std::string_view s(buf_);
+    std::string_view s;
+    while (lines_->next(s)) {
+      lineno_ = lines_->line_number();
       const size_t pct = s.find('%');
       if (pct != std::string_view::npos) s = s.substr(0, pct);
       s = trim(s);
@@ -173,7 +128,6 @@ class Su2Parser {
         return true;
       }
     }
-    if (in_.bad()) fail("read error");
     return false;
   }
 
@@ -250,13 +204,14 @@ class Su2Parser {
 
   void read_ndime(std::string_view value) {
     long long d = 0;
-    if (parse_int(value, d) != Parsed::ok || (d != 2 && d != 3)) fail("NDIME must be 2 or 3, got " + quoted(value));
+    if (text::parse_integer(value, d) != Parsed::ok || (d != 2 && d != 3))
+      fail("NDIME must be 2 or 3, got " + quoted(value));
     mesh_.dim = static_cast<int>(d);
   }
 
   long long parse_count(const char* key, std::string_view token) {
     long long n = 0;
-    const Parsed p = parse_int(token, n);
+    const Parsed p = text::parse_integer(token, n);
     if (p == Parsed::out_of_range || (p == Parsed::ok && n > max_ordinal))
       fail(std::string(key) + " count " + quoted(token) + " is past the 32-bit limit " + std::to_string(max_ordinal));
     if (p != Parsed::ok || n < 0) fail(std::string(key) + " count " + quoted(token) + " is not a non-negative integer");
@@ -289,7 +244,7 @@ class Su2Parser {
   // index (a non-negative integer); empty when there is none.
   std::string_view garbage_after(size_t first) const {
     long long index = 0;
-    if (parse_int(tokens_[first], index) != Parsed::ok || index < 0) return tokens_[first];
+    if (text::parse_integer(tokens_[first], index) != Parsed::ok || index < 0) return tokens_[first];
     return first + 1 < tokens_.size() ? tokens_[first + 1] : std::string_view();
   }
 
@@ -298,7 +253,8 @@ class Su2Parser {
   void parse_element(std::string_view line, int want_dim, bool boundary, DeferredMax& deferred) {
     split(line, tokens_);
     long long id = 0;
-    if (parse_int(tokens_[0], id) != Parsed::ok) fail("element type " + quoted(tokens_[0]) + " is not an integer");
+    if (text::parse_integer(tokens_[0], id) != Parsed::ok)
+      fail("element type " + quoted(tokens_[0]) + " is not an integer");
     if (!is_element_type_id(id)) fail("unknown element type " + std::to_string(id));
     const auto t = static_cast<ElementType>(id);
     if (element_dimension(t) != want_dim)
@@ -316,7 +272,7 @@ class Su2Parser {
     ordinal_t nodes[8];
     for (int i = 0; i < npe; ++i) {
       long long v = 0;
-      const Parsed p = parse_int(tokens_[i + 1], v);
+      const Parsed p = text::parse_integer(tokens_[i + 1], v);
       if (p == Parsed::not_a_number) fail("node id " + quoted(tokens_[i + 1]) + " is not an integer");
       if (p == Parsed::ok && v < 0) fail("node index " + std::to_string(v) + " is negative");
       if (p == Parsed::out_of_range || v > max_ordinal)
@@ -359,7 +315,7 @@ class Su2Parser {
     if (!second.empty()) {
       // SU2 may add the number of points owned by this domain (the rest are halo points).
       long long owned = 0;
-      if (parse_int(second, owned) != Parsed::ok || owned < 0 || owned > count)
+      if (text::parse_integer(second, owned) != Parsed::ok || owned < 0 || owned > count)
         fail("NPOIN second count " + quoted(second) + " is not an integer in [0, " + std::to_string(count) + "]");
     }
     const int dim = mesh_.dim;
@@ -377,7 +333,7 @@ class Su2Parser {
       }
       for (int d = 0; d < dim; ++d) {
         double x = 0;
-        const Parsed r = parse_double(tokens_[d], x);
+        const Parsed r = text::parse_real(tokens_[d], x);
         if (r == Parsed::not_a_number) fail("coordinate " + quoted(tokens_[d]) + " is not a number");
         if (r == Parsed::out_of_range || !std::isfinite(x))
           fail("coordinate " + quoted(tokens_[d]) + " is not a finite number");

@@ -16,59 +16,13 @@
 
 #include <ppsparse/error.hpp>
 
+#include "../io/byte_order.hpp"
+#include "ugrid_format.hpp"
+
 namespace ppsparse::mesh {
 namespace {
 
-struct Format {
-  UgridEncoding encoding = UgridEncoding::ascii;
-  bool big_endian = false;
-  int real_bytes = 8;
-  int int_bytes = 4;
-  std::string suffix = "ascii";
-};
-
-// The encoding named by the file name's second-last suffix ("grid.lb8.ugrid"); ASCII otherwise.
-Format format_of(const std::string& path) {
-  const std::string name = std::filesystem::path(path).filename().string();
-  const size_t last = name.rfind('.');
-  if (last == std::string::npos || last == 0) return {};
-  const size_t prev = name.rfind('.', last - 1);
-  if (prev == std::string::npos) return {};
-  const std::string s = name.substr(prev + 1, last - prev - 1);
-  using E = UgridEncoding;
-  static const std::array<Format, 11> table = {{{E::c_binary, true, 8, 4, "b8"},
-                                                {E::c_binary, false, 8, 4, "lb8"},
-                                                {E::c_binary, true, 4, 4, "b4"},
-                                                {E::c_binary, false, 4, 4, "lb4"},
-                                                {E::c_binary, true, 8, 8, "b8l"},
-                                                {E::c_binary, false, 8, 8, "lb8l"},
-                                                {E::fortran_binary, true, 8, 4, "r8"},
-                                                {E::fortran_binary, false, 8, 4, "lr8"},
-                                                {E::fortran_binary, true, 4, 4, "r4"},
-                                                {E::fortran_binary, false, 4, 4, "lr4"},
-                                                {E::ascii, false, 8, 4, "ascii"}}};
-  for (const Format& f : table)
-    if (f.suffix == s) return f;
-  return {};
-}
-
-// Reverses the byte order of one number of `bytes` bytes.
-void swap_bytes(unsigned char* b, int bytes) {
-  for (int i = 0; i < bytes / 2; ++i) std::swap(b[i], b[bytes - 1 - i]);
-}
-
-bool host_is_big_endian() {
-  const std::uint16_t one = 1;
-  unsigned char first;
-  std::memcpy(&first, &one, 1);
-  return first == 0;
-}
-
-constexpr const char* kElementSections[4] = {"tetrahedra", "pyramids", "prisms", "hexahedra"};
-constexpr const char* kElementNames[4] = {"tetrahedron", "pyramid", "prism", "hexahedron"};
-constexpr ElementType kElementTypes[4] = {ElementType::tetrahedron, ElementType::pyramid, ElementType::prism,
-                                          ElementType::hexahedron};
-constexpr int kElementNodes[4] = {4, 5, 6, 8};
+using namespace ugrid;
 
 // Node order: UGRID's pyramid has its apex third; VTK's (the Mesh's) has it last.
 void to_vtk_order(const int type, std::array<long long, 8>& v) {
@@ -324,86 +278,6 @@ Mesh read_ugrid(const std::string& path) {
     throw InputError(path, e.what());
   }
   return m;
-}
-
-void write_ugrid(const std::string& path, const Mesh& m) {
-  validate(m, "write_ugrid");
-  if (m.dim != 3)
-    throw InvalidArgument("write_ugrid: UGRID holds 3-D meshes, this one is " + std::to_string(m.dim) + "-D");
-  const Format f = format_of(path);
-  std::array<std::vector<ordinal_t>, 4> by_type;
-  for (ordinal_t e = 0; e < m.nelements(); ++e) {
-    int t = 0;
-    while (t < 4 && kElementTypes[t] != m.types[e]) ++t;
-    const ordinal_t* v = m.elem_nodes.data() + m.elem_ptr[e];
-    std::array<ordinal_t, 8> u{};
-    for (int j = 0; j < kElementNodes[t]; ++j) u[j] = v[j];
-    if (t == 1) u = {v[1], v[0], v[4], v[2], v[3]};  // VTK -> UGRID pyramid order
-    for (int j = 0; j < kElementNodes[t]; ++j) by_type[t].push_back(u[j] + 1);
-  }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error("write_ugrid: cannot open '" + path + "' for writing");
-  const std::array<long long, 7> n = {m.npoints(),
-                                      0,
-                                      0,
-                                      static_cast<long long>(by_type[0].size() / 4),
-                                      static_cast<long long>(by_type[1].size() / 5),
-                                      static_cast<long long>(by_type[2].size() / 6),
-                                      static_cast<long long>(by_type[3].size() / 8)};
-  if (f.encoding == UgridEncoding::ascii) {
-    std::ostringstream s;
-    s.precision(17);
-    for (int i = 0; i < 7; ++i) s << n[i] << (i < 6 ? ' ' : '\n');
-    for (ordinal_t p = 0; p < m.npoints(); ++p)
-      s << m.coords[3 * p] << ' ' << m.coords[3 * p + 1] << ' ' << m.coords[3 * p + 2] << '\n';
-    for (int t = 0; t < 4; ++t)
-      for (size_t i = 0; i < by_type[t].size(); ++i)
-        s << by_type[t][i] << ((i + 1) % kElementNodes[t] == 0 ? '\n' : ' ');
-    out << s.str();
-  } else {
-    const bool swap = f.big_endian != host_is_big_endian();
-    auto put = [&](const void* p, int bytes) {
-      unsigned char b[8];
-      std::memcpy(b, p, static_cast<size_t>(bytes));
-      if (swap) swap_bytes(b, bytes);
-      out.write(reinterpret_cast<const char*>(b), bytes);
-    };
-    auto put_int = [&](long long v) {
-      if (f.int_bytes == 8) {
-        const std::int64_t x = v;
-        put(&x, 8);
-      } else {
-        const std::int32_t x = static_cast<std::int32_t>(v);
-        put(&x, 4);
-      }
-    };
-    auto put_real = [&](double v) {
-      if (f.real_bytes == 8) {
-        put(&v, 8);
-      } else {
-        const float x = static_cast<float>(v);
-        put(&x, 4);
-      }
-    };
-    const bool fortran = f.encoding == UgridEncoding::fortran_binary;
-    auto put_marker = [&](long long bytes) {
-      const std::int32_t x = static_cast<std::int32_t>(bytes);
-      put(&x, 4);
-    };
-    if (fortran) put_marker(7LL * f.int_bytes);
-    for (long long c : n) put_int(c);
-    long long data = static_cast<long long>(m.coords.size()) * f.real_bytes;
-    for (const auto& v : by_type) data += static_cast<long long>(v.size()) * f.int_bytes;
-    if (fortran) {
-      put_marker(7LL * f.int_bytes);
-      put_marker(data);
-    }
-    for (double x : m.coords) put_real(x);
-    for (const auto& v : by_type)
-      for (ordinal_t id : v) put_int(id);
-    if (fortran) put_marker(data);
-  }
-  if (!out) throw Error("write_ugrid: writing '" + path + "' failed");
 }
 
 }  // namespace ppsparse::mesh

@@ -8,11 +8,22 @@
 
 namespace ppsparse::mesh {
 
-/// Mesh file formats ppsparse recognises and reads (CGNS where the build has the CGNS library).
-enum class MeshFormat { su2, ugrid, gmsh, cgns, unknown };
+/// Mesh file formats ppsparse recognises and reads (CGNS where the build has the CGNS library),
+/// one per line of mesh/formats.def.
+enum class MeshFormat {
+#define PPSPARSE_MESH_FORMAT(id, name, extensions, signature, hint, zones, read) id,
+#include <ppsparse/mesh/formats.def>
+#undef PPSPARSE_MESH_FORMAT
+  unknown
+};
 
 /// "SU2", "AFLR3 UGRID", "Gmsh MSH", "CGNS", "unknown".
 const char* to_string(MeshFormat format);
+
+/// One line on the formats read, with their file names, for usage texts and errors:
+/// "SU2 (.su2), AFLR3 UGRID (.ugrid), Gmsh MSH (.msh), CGNS (.cgns .adf .hdf)" (CGNS where the
+/// build reads it).
+std::string known_mesh_formats();
 
 /// The format of the file at path: CGNS by its HDF5 or ADF signature, Gmsh by a first line
 /// "$MeshFormat", SU2 by an "NDIME=" line among the first lines (or the .su2 extension), AFLR3
