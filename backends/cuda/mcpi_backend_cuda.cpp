@@ -53,9 +53,9 @@ constexpr int kRowSlots = NB == 1   ? 4
 
 // rows_per_warp_kernel, the small-colour kernel and wide_block_kernel are launched as
 // programmatic dependents of the previous kernel (warp_per_row_kernel, never the best case,
-// launches the ordinary way). At nb = 1 a big colour launch is about 9 us of work between a
-// start and a drain of about 5 us (ncu: the SMs idle 37 % of its cycles), so overlapping them
-// pays most there (docs/perf/kernel_choices.md, "MCPI dependent launches"). Devices before
+// launches the ordinary way). At small nb a colour's work is short beside the start and drain
+// of its launch, so overlapping them pays most there (docs/perf/kernel_choices.md, "MCPI
+// dependent launches"). Devices before
 // compute capability 9.0 launch the ordinary way. KernelTuning::dependent_launch = false turns it off.
 // Launches a colour kernel of kWarps warps per block on the caller's stream: `dependent` (its
 // PDL instantiation) as a programmatic dependent launch when l.dependent, `plain` the ordinary

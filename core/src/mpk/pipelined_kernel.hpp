@@ -55,8 +55,8 @@ struct PipelinedFunctor {
     const ScratchValues kept_values(team.team_scratch(0), static_cast<size_t>(scratch_entries));
     const ScratchIndex kept_index(team.team_scratch(0), static_cast<size_t>(scratch_entries));
     const ScratchSpans kept_spans(team.team_scratch(0), kept_span_count(block_rows));
-    // Tickets, not fixed blocks (team i: i, i + R, ...), although those were faster as measured
-    // (docs/perf/kernel_choices.md, "MPK tickets"): a fixed block waits for its team to start, and a team that is not
+    // Tickets, not fixed blocks (team i: i, i + R, ...; docs/perf/kernel_choices.md, "MPK
+    // tickets"): a fixed block waits for its team to start, and a team that is not
     // resident (the residency estimate is one team per multiprocessor too high, say) then never starts while the others
     // wait for its blocks. A ticket goes only to a running team.
     while (true) {

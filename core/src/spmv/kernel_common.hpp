@@ -43,8 +43,8 @@ struct SellColumns {
 };
 
 // sum over k = first, first + stride, ... < end of values(k) * x_at(col_idx(k)), kUnroll
-// entries at a time, then the rest one by one. (Predicating the last partial group instead
-// of the scalar tail lost on stencils: docs/perf/kernel_choices.md, "SpMV scalar tail".)
+// entries at a time, then the rest one by one: on short rows a scalar tail is cheaper than a
+// predicated partial group (docs/perf/kernel_choices.md, "SpMV scalar tail").
 template <class Scalar, class ColIdx, class Values, class XAt>
 KOKKOS_FORCEINLINE_FUNCTION Scalar strided_dot(offset_t k, const offset_t end, const offset_t stride,
                                                const ColIdx& col_idx, const Values& values, const XAt& x_at) {

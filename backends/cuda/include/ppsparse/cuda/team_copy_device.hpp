@@ -4,7 +4,6 @@
 // by __pipeline_wait_prior(0). Elements of 1 or 2 bytes go as 4-byte words where both ends are
 // 4-byte aligned and the bytes a whole number of words (SELL's 16-bit column offsets over whole
 // chunks), else through registers (portable::), as on the host pass and on GPUs before sm_80.
-// Whole 16-byte words (fewer, wider copies) were tried and not kept (docs/perf/mpk_h100.md).
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
