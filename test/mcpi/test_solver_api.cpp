@@ -403,6 +403,54 @@ TEST(McpiSolverApi, BadStructureGivesClearErrors) {
 }
 
 TEST(McpiSolverApi, BadValuesAndVectorsGiveClearErrors) {
+  // Numeric errors name blocks and rows in the user's index base (1: Fortran) and say so.
+  for (const int base : {1, 0}) {
+    SCOPED_TRACE("index base " + std::to_string(base));
+    const auto user = [base](long long zero_based) { return std::to_string(zero_based + base); };
+    const std::string from1 = base ? " (numbered from 1)" : "";
+    Problem p(3);
+    const UserArrays u = user_arrays(p.system, base);
+    Exec exec;
+    Solver<> s(host_pattern(u));
+    Kokkos::View<double*, Mem> dq("dq", u.R.size());
+    {  // singular diagonal block of user row 4
+      auto D = u.D;
+      for (int e = 0; e < 9; ++e) D[4 * 9 + e] = 0;
+      PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(u.O), host_view(D)), NumericalError,
+                                    "diagonal block " + user(4) + from1 + ": zero or tiny pivot at row " + user(0));
+    }
+    {
+      auto D = u.D;
+      D[6 * 9 + 4] = std::numeric_limits<double>::quiet_NaN();  // row 1, column 1 of the block
+      PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(u.O), host_view(D)), NumericalError,
+                                    "diagonal block " + user(6) + from1 + ": NaN or Inf at row " + user(1));
+    }
+    {  // the first bad block is named, before a bad D
+      auto O = u.O;
+      auto D = u.D;
+      const offset_t k = u.row_ptr[5] - base + 1;
+      O[k * 9 + 2] = std::numeric_limits<double>::infinity();
+      O[(u.row_ptr[9] - base + 1) * 9 + 4] = std::numeric_limits<double>::quiet_NaN();
+      O[u.O.size() - 1] = std::numeric_limits<double>::quiet_NaN();
+      for (int e = 0; e < 9; ++e) D[2 * 9 + e] = 0;
+      PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(O), host_view(D)), NumericalError,
+                                    "O block " + user(k) + " (" + user(5) + ", " + std::to_string(u.col_idx[k]) + ")" +
+                                        (base ? ", numbered from 1," : "") + " holds a NaN or Inf");
+    }
+    s.update(exec, host_view(u.O), host_view(u.D));
+    auto R = u.R;
+    R[8 * 3 + 1] = std::numeric_limits<double>::quiet_NaN();
+    PPSPARSE_EXPECT_THROW_MESSAGE(s.apply(exec, device_view(R), dq), NumericalError,
+                                  "mcpi: R holds a NaN or Inf in block row " + user(8) + from1);
+  }
+  // Setup errors name positions as the user's language writes them.
+  {
+    Problem p(2);
+    UserArrays one = user_arrays(p.system, 1);
+    one.col_idx[5] = one.n + 3;
+    PPSPARSE_EXPECT_THROW_MESSAGE(Solver<>(host_pattern(one)), InvalidArgument,
+                                  "col_idx(6) = " + std::to_string(one.n + 3) + " (block row ");
+  }
   Problem p(3);
   const UserArrays u = user_arrays(p.system);
   Exec exec;
@@ -413,37 +461,7 @@ TEST(McpiSolverApi, BadValuesAndVectorsGiveClearErrors) {
                                 "mcpi update: O has 5 values");
   PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(u.O), host_view(std::vector<double>(5))), InvalidArgument,
                                 "mcpi update: D has 5 values");
-  {  // singular diagonal block of user row 4
-    auto D = u.D;
-    for (int e = 0; e < 9; ++e) D[4 * 9 + e] = 0;
-    PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(u.O), host_view(D)), NumericalError,
-                                  "diagonal block 4: zero or tiny pivot");
-  }
-  {
-    auto D = u.D;
-    D[6 * 9 + 4] = std::numeric_limits<double>::quiet_NaN();
-    PPSPARSE_EXPECT_THROW_MESSAGE(s.update(exec, host_view(u.O), host_view(D)), NumericalError,
-                                  "diagonal block 6: NaN or Inf");
-  }
-  {  // the first bad block is named, before a bad D
-    auto O = u.O;
-    auto D = u.D;
-    const offset_t k = u.row_ptr[5] + 1;
-    O[k * 9 + 2] = std::numeric_limits<double>::infinity();
-    O[(u.row_ptr[9] + 1) * 9 + 4] = std::numeric_limits<double>::quiet_NaN();
-    O[u.O.size() - 1] = std::numeric_limits<double>::quiet_NaN();
-    for (int e = 0; e < 9; ++e) D[2 * 9 + e] = 0;
-    PPSPARSE_EXPECT_THROW_MESSAGE(
-        s.update(exec, host_view(O), host_view(D)), NumericalError,
-        "O block " + std::to_string(k) + " (5, " + std::to_string(u.col_idx[k]) + ") holds a NaN or Inf");
-  }
   s.update(exec, host_view(u.O), host_view(u.D));
-  {
-    auto R = u.R;
-    R[8 * 3 + 1] = std::numeric_limits<double>::quiet_NaN();
-    PPSPARSE_EXPECT_THROW_MESSAGE(s.apply(exec, device_view(R), dq), NumericalError,
-                                  "mcpi: R holds a NaN or Inf in block row 8");
-  }
   PPSPARSE_EXPECT_THROW_MESSAGE(s.apply(exec, device_view(std::vector<double>(4)), dq), InvalidArgument,
                                 "apply: R has 4 entries");
   Control bad;

@@ -165,13 +165,15 @@ long long factor_diagonal_blocks(const Kokkos::View<T*, typename ExecSpace::memo
 /// The block row a failure code of factor_diagonal_blocks names.
 inline ordinal_t failed_block(long long code) { return static_cast<ordinal_t>(code / 256); }
 
-/// Throws NumericalError for a failure code; user_block is the block's index in the user's numbering.
-[[noreturn]] inline void throw_pivot_failure(long long code, int nb, ordinal_t user_block) {
+/// Throws NumericalError for a failure code; user_block is the block's index in the user's
+/// numbering, counted from 0; block and row are named from `base` (the user's index base), and a
+/// 1-based message says so.
+[[noreturn]] inline void throw_pivot_failure(long long code, int nb, ordinal_t user_block, int base = 0) {
   const long long row = (code / 4) % 64;
   const auto f = static_cast<PivotFailure>(code % 4);
-  throw NumericalError("diagonal block " + std::to_string(user_block) + ": " +
-                       (f == PivotFailure::tiny ? "zero or tiny pivot" : "NaN or Inf") + " at row " +
-                       std::to_string(row) + " of the " + std::to_string(nb) + "x" + std::to_string(nb) +
+  throw NumericalError("diagonal block " + std::to_string(user_block + base) + (base ? " (numbered from 1)" : "") +
+                       ": " + (f == PivotFailure::tiny ? "zero or tiny pivot" : "NaN or Inf") + " at row " +
+                       std::to_string(row + base) + " of the " + std::to_string(nb) + "x" + std::to_string(nb) +
                        " block (LU without pivoting cannot factor it)");
 }
 

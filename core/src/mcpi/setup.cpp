@@ -10,7 +10,12 @@ namespace ppsparse::mcpi::detail {
 
 namespace {
 
-std::string at(const char* array, long long i) { return std::string(array) + "[" + std::to_string(i) + "]"; }
+// Entry i (from 0) of a user array, as the user's language writes it: "col_idx[5]" in C and C++,
+// "col_idx(6)" in Fortran (index base 1).
+std::string at(const char* array, long long i, int base) {
+  return base ? std::string(array) + "(" + std::to_string(i + 1) + ")"
+              : std::string(array) + "[" + std::to_string(i) + "]";
+}
 
 }  // namespace
 
@@ -29,12 +34,12 @@ SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const or
                           " exceeds 2^31 - 1 unknowns");
   if (row_ptr == nullptr) throw InvalidArgument(who + "row_ptr is null");
   if (row_ptr[0] != index_base)
-    throw InvalidArgument(who + at("row_ptr", 0) + " = " + std::to_string(row_ptr[0]) + ", expected index_base " +
-                          std::to_string(index_base));
+    throw InvalidArgument(who + at("row_ptr", 0, index_base) + " = " + std::to_string(row_ptr[0]) +
+                          ", expected index_base " + std::to_string(index_base));
   for (ordinal_t i = 0; i < n; ++i)
     if (row_ptr[i + 1] < row_ptr[i])
-      throw InvalidArgument(who + at("row_ptr", i + 1) + " = " + std::to_string(row_ptr[i + 1]) + " < " +
-                            at("row_ptr", i) + " = " + std::to_string(row_ptr[i]));
+      throw InvalidArgument(who + at("row_ptr", i + 1, index_base) + " = " + std::to_string(row_ptr[i + 1]) + " < " +
+                            at("row_ptr", i, index_base) + " = " + std::to_string(row_ptr[i]));
   const offset_t nnzb = row_ptr[n] - index_base;
   if (nnzb > 0 && col_idx == nullptr) throw InvalidArgument(who + "col_idx is null but row_ptr holds blocks");
   if (nnzb > 0 && static_cast<long double>(nnzb) * nb * nb > static_cast<long double>(SIZE_MAX / sizeof(double)))
@@ -51,11 +56,11 @@ SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const or
     for (offset_t k = b; k < e; ++k) {
       const long long c = static_cast<long long>(col_idx[k]) - index_base;
       if (c < 0 || c >= n_cols)
-        throw InvalidArgument(who + at("col_idx", k) + " = " + std::to_string(col_idx[k]) + " (block row " +
+        throw InvalidArgument(who + at("col_idx", k, index_base) + " = " + std::to_string(col_idx[k]) + " (block row " +
                               std::to_string(i + index_base) + ") is outside " + std::to_string(index_base) + ".." +
                               std::to_string(n_cols - 1 + index_base));
       if (c == i)
-        throw InvalidArgument(who + at("col_idx", k) + ": block row " + std::to_string(i + index_base) +
+        throw InvalidArgument(who + at("col_idx", k, index_base) + ": block row " + std::to_string(i + index_base) +
                               " lists its diagonal block (O holds off-diagonal blocks only; D holds the diagonal)");
       row.push_back(static_cast<ordinal_t>(c));
       if (c < n) edges.emplace_back(i, static_cast<ordinal_t>(c));
@@ -68,6 +73,7 @@ SetupPlan make_setup_plan(int nb, ordinal_t n, const offset_t* row_ptr, const or
   }
 
   SetupPlan plan;
+  plan.index_base = index_base;
   plan.nb = nb;
   plan.n = n;
   plan.n_ghost = n_ghost;

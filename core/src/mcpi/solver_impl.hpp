@@ -244,6 +244,7 @@ class SolverImpl {
     const int nb = plan.nb;
     n_ = plan.n;
     n_ghost_ = plan.n_ghost;
+    base_ = plan.index_base;
     nnzb_ = static_cast<offset_t>(plan.ja.size());
     coloring_ = std::move(plan.coloring);
     boundary_end_ = std::move(plan.boundary_end);
@@ -368,7 +369,7 @@ class SolverImpl {
 
   /// NumericalError naming the user's block row for a failure code of factor_diagonal_blocks.
   void check_factored(long long failure) const {
-    if (failure >= 0) throw_pivot_failure(failure, s_.nb, coloring_.perm.new_to_old[failed_block(failure)]);
+    if (failure >= 0) throw_pivot_failure(failure, s_.nb, coloring_.perm.new_to_old[failed_block(failure)], base_);
   }
 
   template <class T>
@@ -478,9 +479,10 @@ class SolverImpl {
     ordinal_t col = 0;
     Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(s_.ja, static_cast<size_t>(slot)));
     const std::string column =
-        col < n_ ? std::to_string(coloring_.perm.new_to_old[col]) : "ghost " + std::to_string(col - n_);
-    throw NumericalError("mcpi: O block " + std::to_string(k) + " (" + std::to_string(coloring_.perm.new_to_old[row]) +
-                         ", " + column + ") holds a NaN or Inf");
+        col < n_ ? std::to_string(coloring_.perm.new_to_old[col] + base_) : "ghost " + std::to_string(col - n_ + base_);
+    throw NumericalError("mcpi: O block " + std::to_string(k + base_) + " (" +
+                         std::to_string(coloring_.perm.new_to_old[row] + base_) + ", " + column + ")" +
+                         (base_ ? ", numbered from 1," : "") + " holds a NaN or Inf");
   }
 
   /// NumericalError naming the first user block row of x (colour order) holding a NaN or Inf
@@ -492,7 +494,8 @@ class SolverImpl {
       const long long first = impl::first_not_finite_row(exec, x, s_.nb);
       if (first >= 0)
         throw NumericalError(std::string("mcpi: ") + what + " holds a NaN or Inf in block row " +
-                             std::to_string(coloring_.perm.new_to_old[first]));
+                             std::to_string(coloring_.perm.new_to_old[first] + base_) +
+                             (base_ ? " (numbered from 1)" : ""));
     });
     throw NumericalError(std::string("mcpi: the norm of ") + what + " overflows");
   }
@@ -512,6 +515,7 @@ class SolverImpl {
   std::shared_ptr<HaloType> halo_;  ///< distributed: the exchanges; null on one rank
   ordinal_t n_ = 0;
   ordinal_t n_ghost_ = 0;
+  int base_ = 0;                         ///< the user's index base: errors name blocks and rows from it
   std::vector<ordinal_t> boundary_end_;  ///< per colour, with a halo
   offset_t nnzb_ = 0;
   Coloring coloring_;

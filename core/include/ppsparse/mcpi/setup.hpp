@@ -58,6 +58,8 @@ struct SetupPlan {
   /// the colour): colour c's boundary rows are [color_offsets[c], boundary_end[c]). Empty on
   /// one rank (no boundary rows).
   std::vector<ordinal_t> boundary_end;
+  /// The user's index base (0 or 1): the numeric phase names blocks and rows from it.
+  int index_base = 0;
 };
 
 /// Checks the structure and builds the plan; row_ptr and col_idx are host arrays as the user
