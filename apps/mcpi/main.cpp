@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -28,6 +29,18 @@
 #include "problem.hpp"
 
 namespace {
+
+// The message without the "mcpi: " its thrower put first, also after a distributed error's
+// "rank R: " (the line already starts "mcpi: error: ").
+std::string without_prefix(const std::string& message) {
+  size_t at = 0;
+  if (message.compare(0, 5, "rank ") == 0) {
+    const size_t colon = message.find(": ");
+    if (colon != std::string::npos) at = colon + 2;
+  }
+  if (message.compare(at, 6, "mcpi: ") == 0) return message.substr(0, at) + message.substr(at + 6);
+  return message;
+}
 
 using namespace ppsparse;
 using Clock = std::chrono::steady_clock;
@@ -190,7 +203,7 @@ int main(int argc, char** argv) {
         });
         status = mcpi_app::run_distributed_mode(opt, MPI_COMM_WORLD);
       } catch (const ppsparse::Error& e) {  // agreed: thrown on every rank
-        if (rank == 0) std::fprintf(stderr, "mcpi: error: %s\n", e.what());
+        if (rank == 0) std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
         status = 2;
       } catch (const std::exception& e) {  // this rank's alone: the others would wait for it
         std::fprintf(stderr, "mcpi: error on rank %d: %s\n", rank, e.what());
@@ -228,13 +241,13 @@ int main(int argc, char** argv) {
           opt);
     return run(opt);
   } catch (const ppsparse::Error& e) {
-    std::fprintf(stderr, "mcpi: error: %s\n", e.what());
+    std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "mcpi: error: out of memory (try a smaller problem)\n");
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "mcpi: error: %s\n", e.what());
+    std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
     return 2;
   }
 }

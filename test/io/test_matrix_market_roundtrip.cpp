@@ -225,7 +225,7 @@ TEST(MatrixMarketRoundTrip, NonfiniteValuesNeedTheOption) {
   a.values(a.nnz() - 1) = -std::numeric_limits<double>::infinity();
   write_matrix_market(dir / "nan.mtx", a);
   PPSPARSE_EXPECT_THROW_MESSAGE(read_matrix_market<double>(dir / "nan.mtx"), InputError,
-                                "nan.mtx:4: non-finite value 'nan' (set MmReadOptions::allow_nonfinite to accept it)");
+                                "nan.mtx:4: non-finite value 'nan' (refused unless the reader is told to allow non-finite values)");
   MmReadOptions opt;
   opt.allow_nonfinite = true;
   expect_same(a, read_matrix_market<double>(dir / "nan.mtx", opt));

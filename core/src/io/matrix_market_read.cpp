@@ -236,7 +236,7 @@ Scalar parse_value(text::Lines& in, std::string_view s, MmField field, bool allo
   // ERANGE also flags subnormal results, which are kept; only overflow is refused.
   if (errno == ERANGE && std::isinf(x)) in.fail("value " + quoted(s) + " overflows " + scalar_name);
   if (!allow_nonfinite && !std::isfinite(x))
-    in.fail("non-finite value " + quoted(s) + " (set MmReadOptions::allow_nonfinite to accept it)");
+    in.fail("non-finite value " + quoted(s) + " (refused unless the reader is told to allow non-finite values)");
   return x;
 }
 
