@@ -15,11 +15,12 @@
 
 #include <ppsparse/io/matrix_market.hpp>
 
+#include "common/mcpi_timed_sweeps.hpp"
+
 #if defined(PPSPARSE_MCPI_MPI)
 #include <mpi.h>
 
 #include <ppsparse/dist/collective.hpp>
-#include "common/mcpi_timed_sweeps.hpp"
 
 #include "distributed_mode.hpp"
 #endif
