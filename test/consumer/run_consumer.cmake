@@ -7,6 +7,7 @@ function(run_step)
     message(FATAL_ERROR "consumer step failed (${rc}): ${ARGN}\n${out}\n${err}")
   endif()
   message(STATUS "${out}")
+  set(last_err "${err}" PARENT_SCOPE)
 endfunction()
 run_step(${CMAKE_COMMAND} --install ${PPSPARSE_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
@@ -15,6 +16,22 @@ run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
 run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run_step(${WORK_DIR}/build/consumer)
 run_step(${WORK_DIR}/build/consumer_c)
+# A project that enables C alone: no error, no warning (Kokkos' CXX-extensions warning included).
+run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR}/c_only -B ${WORK_DIR}/c_only
+         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+         -DKokkos_DIR=${Kokkos_DIR} -DKokkosKernels_DIR=${KokkosKernels_DIR})
+if(last_err MATCHES "CMake Warning")
+  message(FATAL_ERROR "the C-only consumer's configure warned:\n${last_err}")
+endif()
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/c_only)
+run_step(${WORK_DIR}/c_only/consumer_c_only)
+if(EXPECT_FORTRAN)
+  run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR}/fortran_only -B ${WORK_DIR}/fortran_only
+           -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+           -DKokkos_DIR=${Kokkos_DIR} -DKokkosKernels_DIR=${KokkosKernels_DIR})
+  run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/fortran_only)
+  run_step(${WORK_DIR}/fortran_only/consumer_fortran_only)
+endif()
 if(EXPECT_FORTRAN)
   if(NOT EXISTS ${WORK_DIR}/prefix/include/ppsparse/fortran/ppsparse_mcpi.mod)
     message(FATAL_ERROR "the installed package lacks include/ppsparse/fortran/ppsparse_mcpi.mod")
