@@ -28,7 +28,7 @@ module ppsparse_mcpi
   integer(c_int), parameter, public :: PPSPARSE_MEMORY_HOST = 0, PPSPARSE_MEMORY_DEVICE = 1
   integer(c_int), parameter, public :: PPSPARSE_COLUMN_MAJOR = 0, PPSPARSE_ROW_MAJOR = 1
   integer(c_int), parameter, public :: PPSPARSE_CONVERGED = 0, PPSPARSE_MAX_SWEEPS = 1, &
-                                       PPSPARSE_DIVERGED = 2, PPSPARSE_NOT_FINITE = 3
+                                       PPSPARSE_DIVERGED = 2, PPSPARSE_NOT_FINITE = 3, PPSPARSE_FAILED = 4
 
   !> Stopping criteria of ppsparse_mcpi_apply (ppsparse_mcpi_control_default sets the defaults).
   type, bind(C), public :: ppsparse_mcpi_control
@@ -136,8 +136,8 @@ module ppsparse_mcpi
       real(c_double), intent(in) :: R(*)
       real(c_double), intent(inout) :: dq(*)
       integer(c_int), value :: memory
-      type(ppsparse_mcpi_control), intent(in) :: control
-      type(ppsparse_mcpi_status), intent(out) :: status
+      type(ppsparse_mcpi_control), intent(in), optional :: control  ! absent: the defaults
+      type(ppsparse_mcpi_status), intent(out), optional :: status
     end function
     integer(c_int) function ppsparse_mcpi_fgmres(solver, R, dq, memory, control, status) &
         bind(C, name="ppsparse_mcpi_fgmres")
@@ -146,8 +146,8 @@ module ppsparse_mcpi
       real(c_double), intent(in) :: R(*)
       real(c_double), intent(inout) :: dq(*)
       integer(c_int), value :: memory
-      type(ppsparse_fgmres_control), intent(in) :: control
-      type(ppsparse_mcpi_status), intent(out) :: status
+      type(ppsparse_fgmres_control), intent(in), optional :: control  ! absent: the defaults
+      type(ppsparse_mcpi_status), intent(out), optional :: status
     end function
     !> The last solve's residual checks: up to capacity (steps, residuals); count gets how many there were.
     integer(c_int) function ppsparse_mcpi_history(solver, capacity, steps, residuals, count) &

@@ -92,7 +92,7 @@ TEST(McpiC, SolvesAsTheCppSolver) {
   std::vector<int> at(count);
   std::vector<double> res(count);
   ASSERT_EQ(ppsparse_mcpi_history(s, count, at.data(), res.data(), &count), PPSPARSE_SUCCESS);
-  EXPECT_EQ(at.back(), st.sweeps);
+  EXPECT_EQ(at.back(), st.sweeps - 1);  // the last check, formed in the last sweep, measured the iterate before it
   ppsparse_fgmres_control fc;
   ppsparse_fgmres_control_default(&fc);
   fc.rtol = 1e-9;
@@ -171,6 +171,16 @@ TEST(McpiC, ErrorsAreCodesAndMessages) {
   std::vector<double> dq(a.R.size());
   EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), 0, nullptr, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last().find("holds no factored values"), std::string::npos) << last();
+  // A failed call writes a status that says so (not a stale or unwritten one).
+  ppsparse_mcpi_status failed;
+  failed.reason = PPSPARSE_CONVERGED;
+  failed.final_residual = 1.0;
+  EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), 0, nullptr, &failed), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(failed.reason, PPSPARSE_FAILED);
+  EXPECT_TRUE(std::isnan(failed.final_residual));
+  failed.reason = PPSPARSE_CONVERGED;
+  EXPECT_EQ(ppsparse_mcpi_fgmres(s, a.R.data(), dq.data(), 0, nullptr, &failed), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(failed.reason, PPSPARSE_FAILED);
   auto D = a.D;
   for (int e = 0; e < 4; ++e) D[3 * 4 + e] = 0;
   EXPECT_EQ(ppsparse_mcpi_update(s, a.O.data(), D.data(), 0, 0), PPSPARSE_ERROR_NUMERICAL);

@@ -27,6 +27,8 @@ program consumer_fortran
   c%rtol = 1d-6
   c%check_interval = 1
   if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_apply(s, R, dq, PPSPARSE_MEMORY_HOST, c, st)
+  ! The defaults, with neither control nor status (optional arguments).
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_apply(s, R, dq, PPSPARSE_MEMORY_HOST)
   if (ierr /= PPSPARSE_SUCCESS) print *, 'consumer_fortran: ', ppsparse_error_message()
   q = ppsparse_mcpi_destroy(s)
   q = ppsparse_finalize()

@@ -255,6 +255,9 @@ TEST(McpiSolverApi, ChecksDoNotChangeTheIterateAndStopAtTheTolerance) {
   else
     EXPECT_EQ(to_vector(a), to_vector(b));
   ASSERT_EQ(sc.history.size(), 7u);
+  // Check k measured the iterate after k sweeps (the first, formed in sweep 1, the initial one).
+  for (size_t i = 0; i < sc.history.size(); ++i) EXPECT_EQ(sc.history[i].sweep, static_cast<int>(i));
+  EXPECT_NEAR(sc.history[0].residual, sc.initial_residual, 0.1 * sc.initial_residual);
   for (size_t i = 1; i < sc.history.size(); ++i) EXPECT_LT(sc.history[i].residual, sc.history[i - 1].residual);
   // The in-sweep residual of sweep k lies between the true residuals after sweeps k - 1 and k
   // on this dominant system; at least it is of the same size.

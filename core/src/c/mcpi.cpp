@@ -144,6 +144,14 @@ mcpi::FgmresControl to_control(const ppsparse_fgmres_control* c) {
   return m;
 }
 
+// What a failed call leaves in the caller's status: no solve happened.
+void failed_status(ppsparse_mcpi_status* out) {
+  if (out == nullptr) return;
+  out->reason = PPSPARSE_FAILED;
+  out->sweeps = out->iterations = 0;
+  out->initial_residual = out->final_residual = std::numeric_limits<double>::quiet_NaN();
+}
+
 void to_status(const mcpi::Status& s, ppsparse_mcpi_status* out) {
   if (out == nullptr) return;
   out->reason = static_cast<int>(s.reason);  // StopReason's order is the C enumeration's
@@ -283,6 +291,7 @@ int ppsparse_mcpi_update_f32(ppsparse_mcpi_solver* solver, const float* O, const
 
 int ppsparse_mcpi_apply(ppsparse_mcpi_solver* s, const double* R, double* dq, int memory,
                         const ppsparse_mcpi_control* control, ppsparse_mcpi_status* status) {
+  failed_status(status);  // overwritten by a solve that runs
   return guarded("ppsparse_mcpi_apply", [&] {
     auto& solver = solver_of(s);
     const mcpi::Control c = to_control(control);
@@ -296,6 +305,7 @@ int ppsparse_mcpi_apply(ppsparse_mcpi_solver* s, const double* R, double* dq, in
 
 int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* s, const double* R, double* dq, int memory,
                          const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status) {
+  failed_status(status);
   return guarded("ppsparse_mcpi_fgmres", [&] {
     auto& solver = solver_of(s);
     const mcpi::FgmresControl c = to_control(control);

@@ -129,8 +129,8 @@ class SolverImpl {
         continue;
       }
       const double est = checked_sweep(exec, rs);
+      st.history.push_back({s, est});  // the iterate after s sweeps, as sweep s + 1 met it
       ++s;
-      st.history.push_back({s, est});
       if (!std::isfinite(est)) {
         st.reason = StopReason::not_finite;
         break;

@@ -42,8 +42,17 @@ enum {
 enum { PPSPARSE_MEMORY_HOST = 0, PPSPARSE_MEMORY_DEVICE = 1 };
 /** How the entries of one nb x nb block lie: (i, j) at j * nb + i, or at i * nb + j. */
 enum { PPSPARSE_COLUMN_MAJOR = 0, PPSPARSE_ROW_MAJOR = 1 };
-/** Why a solve stopped (ppsparse_mcpi_status.reason). */
-enum { PPSPARSE_CONVERGED = 0, PPSPARSE_MAX_SWEEPS = 1, PPSPARSE_DIVERGED = 2, PPSPARSE_NOT_FINITE = 3 };
+/** Why a solve stopped (ppsparse_mcpi_status.reason). PPSPARSE_FAILED: the call returned an
+ *  error code and solved nothing (ppsparse_last_error() says why); the residuals are then NaN.
+ *  PPSPARSE_NOT_FINITE: the solve ran, and a NaN or Inf appeared in dq (the system, not the
+ *  input, is at fault); a NaN or Inf in R or in a given initial dq is bad input, an error code. */
+enum {
+  PPSPARSE_CONVERGED = 0,
+  PPSPARSE_MAX_SWEEPS = 1,
+  PPSPARSE_DIVERGED = 2,
+  PPSPARSE_NOT_FINITE = 3,
+  PPSPARSE_FAILED = 4
+};
 
 typedef struct ppsparse_mcpi_solver ppsparse_mcpi_solver;
 
@@ -109,14 +118,18 @@ int ppsparse_mcpi_update(ppsparse_mcpi_solver* solver, const double* O, const do
 int ppsparse_mcpi_update_f32(ppsparse_mcpi_solver* solver, const float* O, const double* D, int block_order,
                              int memory);
 
-/** MCPI sweeps on A dq = R (n * nb each); control NULL: defaults; status may be NULL. */
+/** MCPI sweeps on A dq = R (n * nb each); control NULL: defaults; status may be NULL. The status
+ *  is written on every return: reason PPSPARSE_FAILED with a nonzero return code. */
 int ppsparse_mcpi_apply(ppsparse_mcpi_solver* solver, const double* R, double* dq, int memory,
                         const ppsparse_mcpi_control* control, ppsparse_mcpi_status* status);
-/** FGMRES with MCPI preconditioning on A dq = R; control NULL: defaults; status may be NULL. */
+/** FGMRES with MCPI preconditioning on A dq = R; control NULL: defaults; status may be NULL
+ *  (written on every return, as for ppsparse_mcpi_apply). */
 int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* solver, const double* R, double* dq, int memory,
                          const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status);
 /** The residual checks of the handle's last solve (apply: every check_interval sweeps; FGMRES:
- *  every iteration): up to `capacity` pairs into steps[] (sweep or iteration) and residuals[];
+ *  every iteration): up to `capacity` pairs into steps[] and residuals[]. A step is the number of
+ *  sweeps (FGMRES: iterations) behind the iterate that check measured; an MCPI check is formed during
+ *  the following sweep, so with check_interval 1 the first step is 0, about the initial residual;
  *  *count receives the number of checks (may exceed capacity). Arrays may be NULL when capacity is 0. */
 int ppsparse_mcpi_history(const ppsparse_mcpi_solver* solver, int capacity, int* steps, double* residuals, int* count);
 /** y = A x = (D + O) x (n * nb each). */

@@ -70,7 +70,10 @@ struct FgmresControl {
 
 /// One residual check of a solve.
 struct ResidualCheck {
-  int sweep = 0;          ///< after this many sweeps (or FGMRES iterations)
+  /// The iterate the check measured had this many sweeps behind it (FGMRES: iterations). An
+  /// MCPI check is formed during the next sweep, each colour's rows just before their update,
+  /// so the first check of check_interval = 1 is labelled 0 and is close to the initial residual.
+  int sweep = 0;
   double residual = 0.0;  ///< ||R - A dQ||_2 as the check formed it
 };
 
