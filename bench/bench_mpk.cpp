@@ -294,9 +294,21 @@ Cache& cache() {
   return c;
 }
 
+// Whether benchmark `name` runs under the time budget: decided at its first repetition, and the
+// same for the others, so that a budget skips whole benchmarks (Google Benchmark aborts when the
+// repetitions of one benchmark differ).
+bool within_time_budget(const std::string& name) {
+  static std::map<std::string, bool> admitted;
+  const auto it = admitted.find(name);
+  if (it != admitted.end()) return it->second;
+  const bool in = g_config.time_budget_s <= 0 ||
+                  std::chrono::duration<double>(Clock::now() - g_start).count() <= g_config.time_budget_s;
+  admitted.emplace(name, in);
+  return in;
+}
+
 void bench_mpk(benchmark::State& state, const MatrixSpec& spec, int p, const Variant& v, const std::string& name) {
-  if (g_config.time_budget_s > 0 &&
-      std::chrono::duration<double>(Clock::now() - g_start).count() > g_config.time_budget_s) {
+  if (!within_time_budget(name)) {
     state.SkipWithError("time budget (--mpk_time_budget_s) exhausted");
     return;
   }
