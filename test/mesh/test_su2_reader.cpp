@@ -127,6 +127,24 @@ TEST(Su2Reader, MultizoneFilesWholeOrOneZone) {
   PPSPARSE_EXPECT_THROW_MESSAGE(read_su2(single, 2), InputError, single + ": zone 2 asked, the file has 1 zone");
 }
 
+// NZONE= may follow the file's NDIME=, which then serves every zone without one of its own (as
+// SU2's reader takes it); a zone's own NDIME= must agree with it.
+TEST(Su2Reader, MultizoneFileWithItsNdimeFirst) {
+  const std::string path = (corpus() / "good_multizone_ndime_first.su2").string();
+  const Mesh all = read_su2(path);
+  EXPECT_EQ(all.dim, 3);
+  EXPECT_EQ(all.npoints(), 9);
+  EXPECT_EQ(all.nelements(), 3);
+  EXPECT_EQ(read_su2(path, 1).nelements(), 1);
+  EXPECT_EQ(read_su2(path, 2).nelements(), 2);
+  const std::string clash = test::write_scratch_file(
+      "ppsparse_su2", "ndime_clash.su2", "NDIME= 2\nNZONE= 1\nIZONE= 1\nNDIME= 3\nNELEM= 0\nNPOIN= 0\nNMARK= 0\n");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_su2(clash), InputError,
+                                clash + ":4: NDIME= 3 of zone 1 differs from the file's NDIME= 2 on line 1");
+  const std::string late = test::write_scratch_file("ppsparse_su2", "nzone_late.su2", "NDIME= 3\nNELEM= 0\nNZONE= 1\n");
+  PPSPARSE_EXPECT_THROW_MESSAGE(read_su2(late), InputError, late + ":3: NZONE= must come before the first zone");
+}
+
 TEST(Su2Reader, AllThreeDimensionalTypes) {
   const Mesh m = read_su2((corpus() / "good_all_3d_types.su2").string());
   ASSERT_EQ(m.nelements(), 4);

@@ -105,6 +105,8 @@ class Su2Parser {
   long long nzone_ = 0, nzone_line_ = 0;
   int zone_ = 1, zones_read_ = 0;
   long long izone_line_ = 0;
+  int file_ndime_ = 0;  // a multizone file's NDIME= before its first IZONE= (file_level_ndime)
+  long long file_ndime_line_ = 0;
   Mesh all_;
 
   [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, lineno_, reason); }
@@ -135,7 +137,14 @@ class Su2Parser {
 
   void read_nzone(std::string_view value) {
     if (nzone_line_) fail("duplicate NZONE= (first on line " + std::to_string(nzone_line_) + ")");
-    if (izone_line_ || ndime_line_) fail("NZONE= must come before the first zone");
+    if (izone_line_)
+      fail("NZONE= must come before the first zone (IZONE= on line " + std::to_string(izone_line_) + ")");
+    // An NDIME= before NZONE= is the file's dimension, as SU2 reads it: see file_level_ndime().
+    if (ndime_line_ && (nelem_line_ || npoin_line_ || nmark_line_))
+      fail("NZONE= must come before the first zone (a zone's sections start on line " +
+           std::to_string(std::min({nelem_line_ ? nelem_line_ : lineno_, npoin_line_ ? npoin_line_ : lineno_,
+                                    nmark_line_ ? nmark_line_ : lineno_})) +
+           ")");
     nzone_ = single_count("NZONE", value);
     if (nzone_ < 1) fail("NZONE= must be at least 1, got " + std::to_string(nzone_));
     nzone_line_ = lineno_;
@@ -144,6 +153,7 @@ class Su2Parser {
   // IZONE= k: zone k begins; the previous one (if any) is complete.
   void start_zone(std::string_view value) {
     const long long k = single_count("IZONE", value);
+    if (!izone_line_ && nzone_line_ && ndime_line_ && !nelem_line_ && !npoin_line_ && !nmark_line_) file_level_ndime();
     if (!izone_line_ && ndime_line_)
       fail("IZONE= after a zone that has none (NDIME= on line " + std::to_string(ndime_line_) +
            "): give every zone its IZONE=");
@@ -157,12 +167,27 @@ class Su2Parser {
            std::to_string(nzone_line_));
     zone_ = static_cast<int>(k);
     izone_line_ = lineno_;
+    if (file_ndime_line_) mesh_.dim = file_ndime_;
+  }
+
+  // An NDIME= of a multizone file before its first IZONE= (before or after NZONE=): the
+  // dimension of every zone that gives none of its own.
+  void file_level_ndime() {
+    file_ndime_ = mesh_.dim;
+    file_ndime_line_ = ndime_line_;
+    ndime_line_ = 0;
   }
 
   // The zone read so far: checked, then appended to all_ (node ids offset) when it is wanted.
   void finish_zone() {
     const std::string z = zone_label();
-    if (!ndime_line_) fail_at_end("missing NDIME= header" + z);
+    if (!ndime_line_ && file_ndime_line_) {
+      mesh_.dim = file_ndime_;
+    } else if (ndime_line_ && file_ndime_line_ && mesh_.dim != file_ndime_) {
+      fail_at(ndime_line_, "NDIME= " + std::to_string(mesh_.dim) + z + " differs from the file's NDIME= " +
+                               std::to_string(file_ndime_) + " on line " + std::to_string(file_ndime_line_));
+    }
+    if (!ndime_line_ && !file_ndime_line_) fail_at_end("missing NDIME= header" + z);
     if (!nelem_line_) fail_at_end("missing NELEM= section" + z);
     if (!npoin_line_) fail_at_end("missing NPOIN= section" + z);
     check_deferred_range(elem_max_);
@@ -199,7 +224,7 @@ class Su2Parser {
   }
 
   void require_ndime(const char* key) {
-    if (!ndime_line_) fail(std::string(key) + "= comes before NDIME=");
+    if (!ndime_line_ && !file_ndime_line_) fail(std::string(key) + "= comes before NDIME=");
   }
 
   void read_ndime(std::string_view value) {
