@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <ppsparse/error.hpp>
@@ -63,7 +64,19 @@ int run(const mcpi_app::Options& opt) {
   mcpi_app::Problem p = mcpi_app::build_problem(opt, gpu, progress);
   const auto& s = p.system;
   const auto& col = p.coloring;
-  mcpi::Solver<> solver(s, col, progress);
+  // A Matrix Market file numbers rows from 1: its errors say so, and name the file.
+  const bool from_file = opt.source == mcpi_app::Options::Source::matrix && !opt.pattern_only;
+  std::unique_ptr<mcpi::Solver<>> made;
+  try {
+    made = std::make_unique<mcpi::Solver<>>(s, col, progress, from_file ? 1 : 0);
+  } catch (const ppsparse::NumericalError& e) {
+    if (!from_file) throw;
+    throw InputError(opt.path, std::string(without_prefix(e.what())) +
+                                   (s.nb > 1 ? " (block row b holds the file's rows (b - 1) * " + std::to_string(s.nb) +
+                                                   " + 1 .. b * " + std::to_string(s.nb) + ")"
+                                             : ""));
+  }
+  mcpi::Solver<>& solver = *made;
 
   std::printf("\nproblem   %s\n", p.description.c_str());
   if (gpu)

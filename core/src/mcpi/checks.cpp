@@ -8,7 +8,9 @@
 
 namespace ppsparse::mcpi {
 
-void check_system(const BlockSystem<HostSpace>& s, const Coloring& coloring) {
+void check_system(const BlockSystem<HostSpace>& s, const Coloring& coloring, int index_base) {
+  const auto user = [index_base](long long i) { return std::to_string(i + index_base); };
+  const std::string from1 = index_base ? " (numbered from 1)" : "";
   if (s.nb < 1 || s.nb > 64)
     throw InvalidArgument("mcpi: block size nb = " + std::to_string(s.nb) + " is outside the supported 1..64");
   if (s.n < 0) throw InvalidArgument("mcpi: negative number of block rows");
@@ -28,20 +30,19 @@ void check_system(const BlockSystem<HostSpace>& s, const Coloring& coloring) {
     for (offset_t k = s.O.ia(i); k < s.O.ia(i + 1); ++k) {
       const ordinal_t j = s.O.ja(k);
       if (j == i)
-        throw InvalidArgument("mcpi: O holds a diagonal block in block row " + std::to_string(i) + " (D holds those)");
+        throw InvalidArgument("mcpi: O holds a diagonal block in block row " + user(i) + from1 + " (D holds those)");
       if (coloring.color[i] == coloring.color[j])
-        throw InvalidArgument("mcpi: invalid colouring: coupled block rows " + std::to_string(i) + " and " +
-                              std::to_string(j) + " share colour " + std::to_string(coloring.color[i]));
+        throw InvalidArgument("mcpi: invalid colouring: coupled block rows " + user(i) + " and " + user(j) + from1 +
+                              " share colour " + std::to_string(coloring.color[i]));
       for (size_t e = 0; e < nb2; ++e) {
         const float v = s.O.values(static_cast<size_t>(k) * nb2 + e);
         if (!std::isfinite(v))
-          throw NumericalError("mcpi: O block (" + std::to_string(i) + ", " + std::to_string(j) +
-                               ") holds a NaN or Inf");
+          throw NumericalError("mcpi: O block (" + user(i) + ", " + user(j) + ")" + from1 + " holds a NaN or Inf");
       }
     }
     for (int e = 0; e < s.nb; ++e)
       if (!std::isfinite(s.R(static_cast<size_t>(i) * s.nb + e)))
-        throw NumericalError("mcpi: R holds a NaN or Inf in block row " + std::to_string(i));
+        throw NumericalError("mcpi: R holds a NaN or Inf in block row " + user(i) + from1);
   }
 }
 

@@ -23,12 +23,15 @@ Solver<E, OS, DS, XS>::Solver(const detail::HostPattern& p, const SetupOptions& 
 }
 
 template <class E, class OS, class DS, class XS>
-Solver<E, OS, DS, XS>::Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring,
-                              const Progress& progress) {
-  check_system(system, coloring);
-  impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(
-      detail::make_setup_plan(system.nb, system.n, system.O.ia.data(), system.O.ja.data(), 0, {}, &coloring), nullptr,
-      progress);
+Solver<E, OS, DS, XS>::Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress,
+                              int index_base) {
+  if (index_base != 0 && index_base != 1)
+    throw InvalidArgument("mcpi: index_base must be 0 or 1, got " + std::to_string(index_base));
+  check_system(system, coloring, index_base);
+  detail::SetupPlan plan =
+      detail::make_setup_plan(system.nb, system.n, system.O.ia.data(), system.O.ja.data(), 0, {}, &coloring);
+  plan.index_base = index_base;  // the arrays are 0-based; errors count from the caller's base
+  impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(std::move(plan), nullptr, progress);
   if (progress) progress("copying the system to " + std::string(E::name()));
   E exec;
   if (progress && !system.d_factored)

@@ -43,8 +43,8 @@
 namespace ppsparse::mcpi {
 
 /// Checks the system and colouring a user hands to the solver; throws InvalidArgument or
-/// NumericalError naming the first offending block row (user's numbering).
-void check_system(const BlockSystem<HostSpace>& system, const Coloring& coloring);
+/// NumericalError naming the first offending block row, counted from index_base (0 or 1).
+void check_system(const BlockSystem<HostSpace>& system, const Coloring& coloring, int index_base = 0);
 
 /// InvalidArgument naming the field unless c is a valid Control.
 void check_control(const Control& c);
@@ -97,8 +97,10 @@ class Solver {
   /// A system with its values at once (the benchmarks' and the tests' path): checks system and
   /// colouring (check_system), sets up with this colouring, copies O, D (factoring it unless
   /// system.d_factored) and R. InvalidArgument or NumericalError (a failed pivot, naming the
-  /// user's block row) on bad input; progress, if given, hears each step.
-  Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress = {});
+  /// block row, counted from index_base, as a 1-based file numbers them) on bad input; progress,
+  /// if given, hears each step.
+  Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress = {},
+         int index_base = 0);
 
   /// Setup from a plan built elsewhere (the distributed setup, mcpi/distributed.hpp): `halo`
   /// (if set) carries the exchanges of plan.n_ghost ghost rows, colour by colour.
