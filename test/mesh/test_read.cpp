@@ -50,7 +50,9 @@ TEST(MeshRead, EachFormatGoesToItsReaderAndUnknownOnesSayWhatIsRead) {
   PPSPARSE_EXPECT_THROW_MESSAGE(read(other), InputError,
                                 other +
                                     ": unknown mesh format (not SU2, AFLR3 UGRID, Gmsh MSH or CGNS); ppsparse reads "
-                                    "SU2 (.su2), AFLR3 UGRID (.ugrid), Gmsh MSH (.msh)");
+                                    "SU2 (.su2), AFLR3 UGRID (.ugrid)" +
+                                    (cgns_available() ? ", Gmsh MSH (.msh) and CGNS (.cgns .adf .hdf) meshes"
+                                                      : " and Gmsh MSH (.msh); this build reads no CGNS meshes"));
   PPSPARSE_EXPECT_THROW_MESSAGE(read("/nonexistent/m.su2"), InputError, "/nonexistent/m.su2: cannot open file");
 }
 
