@@ -254,7 +254,8 @@ TEST(MatrixMarketCorpus, ArrayIsColumnMajorAndDense) {
 
 TEST(MatrixMarketCorpus, NonfiniteOnlyWhenAllowed) {
   const std::string path = corpus("good/value_nan.mtx");
-  expect_error(read_error(path), path, 3, "non-finite value 'nan' (refused unless the reader is told to allow non-finite values)");
+  expect_error(read_error(path), path, 3,
+               "non-finite value 'nan' (refused unless the reader is told to allow non-finite values)");
   MmReadOptions opt;
   opt.allow_nonfinite = true;
   const auto a = read_matrix_market<double>(path, opt);

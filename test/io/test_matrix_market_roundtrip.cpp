@@ -224,8 +224,9 @@ TEST(MatrixMarketRoundTrip, NonfiniteValuesNeedTheOption) {
   a.values(0) = std::nan("");
   a.values(a.nnz() - 1) = -std::numeric_limits<double>::infinity();
   write_matrix_market(dir / "nan.mtx", a);
-  PPSPARSE_EXPECT_THROW_MESSAGE(read_matrix_market<double>(dir / "nan.mtx"), InputError,
-                                "nan.mtx:4: non-finite value 'nan' (refused unless the reader is told to allow non-finite values)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      read_matrix_market<double>(dir / "nan.mtx"), InputError,
+      "nan.mtx:4: non-finite value 'nan' (refused unless the reader is told to allow non-finite values)");
   MmReadOptions opt;
   opt.allow_nonfinite = true;
   expect_same(a, read_matrix_market<double>(dir / "nan.mtx", opt));
