@@ -2,9 +2,9 @@
 /// @file
 /// Device-to-device copy bandwidth, measured in the same run as the kernels it judges:
 /// the ceiling every memory-bound kernel's GB/s is divided by.
-#include <algorithm>
-#include <vector>
+#include <cstddef>
 
+#include <ppsparse/kokkos_compat.hpp>
 #include <ppsparse/types.hpp>
 
 namespace ppsparse {
@@ -25,31 +25,8 @@ size_t default_copy_buffer_bytes() {
 
 /// Copies a buffer of buffer_bytes (0: a size well past the last-level cache) device to
 /// device `repetitions` times and reports the median bandwidth, counting bytes read and written.
+/// Compiled for the default execution space (core/src/util/copy_bandwidth.cpp).
 template <class ExecSpace = DefaultExecSpace>
-CopyBandwidth measure_copy_bandwidth(size_t buffer_bytes = 0, int repetitions = 15) {
-  if (buffer_bytes == 0) buffer_bytes = default_copy_buffer_bytes<ExecSpace>();
-  using V = Kokkos::View<double*, typename ExecSpace::memory_space>;
-  const size_t n = buffer_bytes / sizeof(double);
-  V a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "copy.src"), n);
-  V b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "copy.dst"), n);
-  Kokkos::parallel_for(
-      "ppsparse::copy_bandwidth::init", Kokkos::RangePolicy<ExecSpace>(0, n),
-      KOKKOS_LAMBDA(const size_t i) { a(i) = 1.0 + static_cast<double>(i % 1024); });
-  ExecSpace exec;
-  std::vector<double> t;
-  for (int r = 0; r < repetitions + 2; ++r) {
-    exec.fence();
-    Kokkos::Timer timer;
-    Kokkos::deep_copy(exec, b, a);
-    exec.fence();
-    if (r >= 2) t.push_back(timer.seconds());  // two warm-ups
-  }
-  std::sort(t.begin(), t.end());
-  CopyBandwidth c;
-  c.buffer_bytes = n * sizeof(double);
-  c.repetitions = repetitions;
-  c.gbs = 2.0 * static_cast<double>(c.buffer_bytes) / t[t.size() / 2] * 1e-9;
-  return c;
-}
+CopyBandwidth measure_copy_bandwidth(size_t buffer_bytes = 0, int repetitions = 15);
 
 }  // namespace ppsparse
