@@ -13,6 +13,7 @@
 #include <ppsparse/mesh/su2_reader.hpp>
 
 #if PPSPARSE_TEST_HAVE_CGNS
+#include <cgns_io.h>
 #include <cgnslib.h>
 #endif
 
@@ -101,6 +102,31 @@ std::string two_zone_file(const std::string& name, bool both_sides, double shift
           << cg_get_error();
   });
   return path;
+}
+
+// A file in the layout CGNS wrote before 3.4: a MIXED section without ElementStartOffset and
+// library version 3.3 (made from a 4.x file through the low-level cgio API).
+TEST(CgnsReader, MixedSectionsOfFilesWrittenBeforeCgns34AreRead) {
+  const Mesh m = builders::mixed_mesh(test::test_seed());
+  for (const bool hdf5 : {false, true}) {
+    SCOPED_TRACE(hdf5 ? "hdf5" : "adf");
+    const std::string path = scratch(std::string("cgns33_") + (hdf5 ? "hdf5" : "adf") + ".cgns");
+    write_cgns(path, {m}, {hdf5, true});
+    int cgio = 0;
+    double root = 0, cells = 0, offsets = 0, version = 0;
+    ASSERT_EQ(cgio_open_file(path.c_str(), CGIO_MODE_MODIFY, CGIO_FILE_NONE, &cgio), CG_OK);
+    ASSERT_EQ(cgio_get_root_id(cgio, &root), CG_OK);
+    ASSERT_EQ(cgio_get_node_id(cgio, root, "/Base/zone1/Cells", &cells), CG_OK);
+    ASSERT_EQ(cgio_get_node_id(cgio, cells, "ElementStartOffset", &offsets), CG_OK);
+    ASSERT_EQ(cgio_delete_node(cgio, cells, offsets), CG_OK);
+    ASSERT_EQ(cgio_get_node_id(cgio, root, "/CGNSLibraryVersion", &version), CG_OK);
+    float v33 = 3.3f;
+    ASSERT_EQ(cgio_write_all_data(cgio, version, &v33), CG_OK);
+    ASSERT_EQ(cgio_close_file(cgio), CG_OK);
+    const Mesh r = read(path);
+    EXPECT_EQ(r.types, m.types);
+    EXPECT_EQ(r.elem_nodes, m.elem_nodes);
+  }
 }
 
 TEST(CgnsReader, ZonesJoinByTheirConnectivityOrOneIsRead) {
