@@ -105,7 +105,7 @@ std::string two_zone_file(const std::string& name, bool both_sides, double shift
 }
 
 // A file in the layout CGNS wrote before 3.4: a MIXED section without ElementStartOffset and
-// library version 3.3 (made from a 4.x file through the low-level cgio API).
+// library version 3.3 (made through the low-level cgio API from a file this library writes).
 TEST(CgnsReader, MixedSectionsOfFilesWrittenBeforeCgns34AreRead) {
   const Mesh m = builders::mixed_mesh(test::test_seed());
   for (const bool hdf5 : {false, true}) {
