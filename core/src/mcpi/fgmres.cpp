@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "precisions.hpp"
 #include "vector_kernels.hpp"
 
 namespace ppsparse::mcpi {
@@ -165,11 +166,8 @@ void Fgmres<E, OS, DS, XS>::stage_in(const E& exec, const detail::UserArray& v, 
         Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(static_cast<const double*>(v.data), v.size));
 }
 
-#define PPSPARSE_MCPI_INSTANTIATE_FGMRES(OS, DS, XS) template class Fgmres<DefaultExecSpace, OS, DS, XS>;
-PPSPARSE_MCPI_INSTANTIATE_FGMRES(float, double, float)
-PPSPARSE_MCPI_INSTANTIATE_FGMRES(double, double, double)
-PPSPARSE_MCPI_INSTANTIATE_FGMRES(float, float, float)
-PPSPARSE_MCPI_INSTANTIATE_FGMRES(float, double, double)
+#define PPSPARSE_MCPI_INSTANTIATE_FGMRES(unused, OS, DS, XS) template class Fgmres<DefaultExecSpace, OS, DS, XS>;
+PPSPARSE_MCPI_FOR_EACH_PRECISION(PPSPARSE_MCPI_INSTANTIATE_FGMRES, _)
 #undef PPSPARSE_MCPI_INSTANTIATE_FGMRES
 
 }  // namespace ppsparse::mcpi

@@ -159,8 +159,8 @@ ppsparse::backend::L2Window Solver<E, OS, DS, XS>::keep_iterate_in_l2(const E& e
   return impl_->keep_iterate_in_l2(exec);
 }
 
-#define PPSPARSE_MCPI_INSTANTIATE_SOLVER(OS, DS, XS) template class Solver<DefaultExecSpace, OS, DS, XS>;
-PPSPARSE_MCPI_FOR_EACH_PRECISION(PPSPARSE_MCPI_INSTANTIATE_SOLVER)
+#define PPSPARSE_MCPI_INSTANTIATE_SOLVER(unused, OS, DS, XS) template class Solver<DefaultExecSpace, OS, DS, XS>;
+PPSPARSE_MCPI_FOR_EACH_PRECISION(PPSPARSE_MCPI_INSTANTIATE_SOLVER, _)
 #undef PPSPARSE_MCPI_INSTANTIATE_SOLVER
 
 }  // namespace ppsparse::mcpi

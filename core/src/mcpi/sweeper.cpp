@@ -8,6 +8,25 @@
 
 namespace ppsparse::mcpi::detail {
 
+namespace {
+
+// kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
+template <class E, class OS, class DS, class XS>
+void run_portable(const Sweeper<E, OS, DS, XS>& s, const E& exec, Kernel kernel, ordinal_t b, ordinal_t e,
+                  bool residual) {
+  using Run = void (*)(const Sweeper<E, OS, DS, XS>&, const E&, ordinal_t, ordinal_t, bool);
+  static constexpr Run kRun[] = {
+#define PPSPARSE_MCPI_KERNEL(id, layout, summary) &run_##id<E, OS, DS, XS>,
+#include <ppsparse/mcpi/kernels.def>
+#undef PPSPARSE_MCPI_KERNEL
+  };
+  const auto i = static_cast<std::size_t>(kernel);
+  if (i >= sizeof(kRun) / sizeof(kRun[0])) throw InvalidArgument("mcpi: not a kernel of kernels.def");
+  kRun[i](s, exec, b, e, residual);
+}
+
+}  // namespace
+
 template <class E, class OS, class DS, class XS>
 ResolvedSweep Sweeper<E, OS, DS, XS>::resolve(const E& exec, const Variant& v, bool backend_kernels,
                                               const KernelTuning& tuning) const {
@@ -30,16 +49,7 @@ void Sweeper<E, OS, DS, XS>::run(const E& exec, const ResolvedSweep& r, ordinal_
       return;
     }
   }
-  // kernels.def's dispatch table of portable kernels: run_<id> for each kernel.
-  using Run = void (*)(const Sweeper&, const E&, ordinal_t, ordinal_t, bool);
-  static constexpr Run kRun[] = {
-#define PPSPARSE_MCPI_KERNEL(id, layout, summary) &run_##id<E, OS, DS, XS>,
-#include <ppsparse/mcpi/kernels.def>
-#undef PPSPARSE_MCPI_KERNEL
-  };
-  const auto i = static_cast<std::size_t>(r.variant.kernel);
-  if (i >= sizeof(kRun) / sizeof(kRun[0])) throw InvalidArgument("mcpi: not a kernel of kernels.def");
-  kRun[i](*this, exec, b, e, false);
+  run_portable(*this, exec, r.variant.kernel, b, e, false);
 }
 
 template <class E, class OS, class DS, class XS>
@@ -50,13 +60,7 @@ void Sweeper<E, OS, DS, XS>::run_checked(const E& exec, const ResolvedSweep& r, 
       return;
     }
   }
-  using Run = void (*)(const Sweeper&, const E&, ordinal_t, ordinal_t, bool);
-  static constexpr Run kRun[] = {
-#define PPSPARSE_MCPI_KERNEL(id, layout, summary) &run_##id<E, OS, DS, XS>,
-#include <ppsparse/mcpi/kernels.def>
-#undef PPSPARSE_MCPI_KERNEL
-  };
-  kRun[static_cast<std::size_t>(r.variant.kernel)](*this, exec, b, e, true);
+  run_portable(*this, exec, r.variant.kernel, b, e, true);
 }
 
 template <class E, class OS, class DS, class XS>
@@ -141,8 +145,8 @@ void Sweeper<E, OS, DS, XS>::launch(const E& exec, const Geometry& g, impl::Stag
     launch_dispatch<E, OS, DS, XS, false, false>(*this, exec, g, stage, prefetch, b, e, residual);
 }
 
-#define PPSPARSE_MCPI_INSTANTIATE_SWEEPER(OS, DS, XS) template struct Sweeper<DefaultExecSpace, OS, DS, XS>;
-PPSPARSE_MCPI_FOR_EACH_PRECISION(PPSPARSE_MCPI_INSTANTIATE_SWEEPER)
+#define PPSPARSE_MCPI_INSTANTIATE_SWEEPER(unused, OS, DS, XS) template struct Sweeper<DefaultExecSpace, OS, DS, XS>;
+PPSPARSE_MCPI_FOR_EACH_PRECISION(PPSPARSE_MCPI_INSTANTIATE_SWEEPER, _)
 #undef PPSPARSE_MCPI_INSTANTIATE_SWEEPER
 
 }  // namespace ppsparse::mcpi::detail

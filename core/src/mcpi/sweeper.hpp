@@ -16,6 +16,7 @@
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
+#include "precisions.hpp"
 #include "sweep_stage.hpp"
 
 namespace ppsparse::mcpi::detail {
@@ -86,22 +87,11 @@ struct Sweeper {
 #include <ppsparse/mcpi/kernels.def>
 #undef PPSPARSE_MCPI_KERNEL
 
-/// M(OScalar, DScalar, XScalar) for each precision combination the solver is compiled for.
-#define PPSPARSE_MCPI_FOR_EACH_PRECISION(M) \
-  M(float, double, float)                   \
-  M(double, double, double)                 \
-  M(float, float, float)                    \
-  M(float, double, double)
-
 /// Compiles kernel `id`'s run function for every precision on the default execution space
 /// (the last line of a kernel file).
 #define PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, OS, DS, XS)                                          \
   template void run_##id<DefaultExecSpace, OS, DS, XS>(const Sweeper<DefaultExecSpace, OS, DS, XS>&, \
                                                        const DefaultExecSpace&, ordinal_t, ordinal_t, bool);
-#define PPSPARSE_MCPI_INSTANTIATE_KERNEL(id)                      \
-  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, double, float)   \
-  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, double, double, double) \
-  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, float, float)    \
-  PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT(id, float, double, double)
+#define PPSPARSE_MCPI_INSTANTIATE_KERNEL(id) PPSPARSE_MCPI_FOR_EACH_PRECISION(PPSPARSE_MCPI_INSTANTIATE_KERNEL_AT, id)
 
 }  // namespace ppsparse::mcpi::detail
