@@ -9,16 +9,16 @@ namespace ppsparse::mcpi {
 template <class E, class OS, class DS, class XS>
 Solver<E, OS, DS, XS>::Solver(const detail::HostPattern& p, const SetupOptions& options) {
   if (p.n < 0) throw InvalidArgument("mcpi setup: negative number of block rows n = " + std::to_string(p.n));
-  if (p.row_ptr.size() != static_cast<size_t>(p.n) + 1)
-    throw InvalidArgument("mcpi setup: row_ptr has " + std::to_string(p.row_ptr.size()) +
+  if (p.row_ptr_size != static_cast<size_t>(p.n) + 1)
+    throw InvalidArgument("mcpi setup: row_ptr has " + std::to_string(p.row_ptr_size) +
                           " entries, expected n + 1 = " + std::to_string(static_cast<long long>(p.n) + 1));
   const offset_t nnzb = p.row_ptr[p.n] - p.index_base;
-  if (nnzb < 0 || static_cast<size_t>(nnzb) > p.col_idx.size())
+  if (nnzb < 0 || static_cast<size_t>(nnzb) > p.col_idx_size)
     throw InvalidArgument("mcpi setup: row_ptr[n] - index_base = " + std::to_string(nnzb) +
-                          " blocks, but col_idx has " + std::to_string(p.col_idx.size()) + " entries");
+                          " blocks, but col_idx has " + std::to_string(p.col_idx_size) + " entries");
   if (options.progress) options.progress("checking and colouring " + std::to_string(p.n) + " block rows");
   impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(
-      detail::make_setup_plan(p.nb, p.n, p.row_ptr.data(), p.col_idx.data(), p.index_base, options.colors), nullptr,
+      detail::make_setup_plan(p.nb, p.n, p.row_ptr, p.col_idx, p.index_base, options.colors), nullptr,
       options.progress);
 }
 

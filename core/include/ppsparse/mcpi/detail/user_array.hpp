@@ -46,13 +46,18 @@ UserArray user_vector(const V& v, const char* what) {
   return user_array<ExecSpace>(v, what);
 }
 
-/// The structure of O on the host, as the user gave it (BlockPattern).
+/// The structure of O on the host, as the user gave it (BlockPattern): the user's arrays where
+/// the host can read them, else copies held here.
 struct HostPattern {
   int nb = 1;
   ordinal_t n = 0;
-  std::vector<offset_t> row_ptr;
-  std::vector<ordinal_t> col_idx;
+  const offset_t* row_ptr = nullptr;
+  size_t row_ptr_size = 0;
+  const ordinal_t* col_idx = nullptr;
+  size_t col_idx_size = 0;
   int index_base = 0;
+  std::vector<offset_t> row_ptr_copy;  ///< device patterns only
+  std::vector<ordinal_t> col_idx_copy;
 };
 
 template <class MemSpace>
@@ -61,12 +66,21 @@ HostPattern host_pattern(const BlockPattern<MemSpace>& p) {
   h.nb = p.nb;
   h.n = p.n;
   h.index_base = p.index_base;
-  h.row_ptr.resize(p.row_ptr.extent(0));
-  h.col_idx.resize(p.col_idx.extent(0));
-  Kokkos::deep_copy(Kokkos::View<offset_t*, HostSpace, Kokkos::MemoryUnmanaged>(h.row_ptr.data(), h.row_ptr.size()),
-                    p.row_ptr);
-  Kokkos::deep_copy(Kokkos::View<ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged>(h.col_idx.data(), h.col_idx.size()),
-                    p.col_idx);
+  h.row_ptr_size = p.row_ptr.extent(0);
+  h.col_idx_size = p.col_idx.extent(0);
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, MemSpace>::accessible) {
+    h.row_ptr = p.row_ptr.data();
+    h.col_idx = p.col_idx.data();
+  } else {
+    h.row_ptr_copy.resize(h.row_ptr_size);
+    h.col_idx_copy.resize(h.col_idx_size);
+    Kokkos::deep_copy(
+        Kokkos::View<offset_t*, HostSpace, Kokkos::MemoryUnmanaged>(h.row_ptr_copy.data(), h.row_ptr_size), p.row_ptr);
+    Kokkos::deep_copy(
+        Kokkos::View<ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged>(h.col_idx_copy.data(), h.col_idx_size), p.col_idx);
+    h.row_ptr = h.row_ptr_copy.data();
+    h.col_idx = h.col_idx_copy.data();
+  }
   return h;
 }
 
