@@ -96,6 +96,16 @@ class CgnsReader {
   std::vector<long long> zone_offset_{0};
   std::vector<double> xyz_;  // 3 per vertex, every zone
   Mesh cells_;               // elements of dimension dim_, in global vertex numbers
+  // Elements of dimension dim_ - 1 (the boundary faces) of the zone being read: their element
+  // numbers and markers (the section's name, or a ZoneBC's that lists them), then kept in cells_.
+  struct Face {
+    long long element;
+    ElementType type;
+    std::array<ordinal_t, 4> nodes;
+    std::string marker;
+    bool own_section;  // its section holds boundary faces only, and names them
+  };
+  std::vector<Face> faces_;
   std::optional<Joins> joins_;
 
   [[noreturn]] void fail(const std::string& reason) const {
@@ -126,7 +136,10 @@ class CgnsReader {
     read_coordinates(z, nv);
     int nsections = 0;
     check(cg_nsections(fn_, 1, z, &nsections));
+    faces_.clear();
     for (int s = 1; s <= nsections; ++s) read_section(z, s, nv);
+    read_boundary_conditions(z);
+    for (const Face& f : faces_) cells_.add_face(f.marker, f.type, f.nodes.data());
     zone_offset_.push_back(zone_offset_.back() + nv);
   }
 
@@ -186,6 +199,8 @@ class CgnsReader {
       check(cg_elements_read(fn_, 1, z, s, conn.data(), nullptr));
     }
     const long long base = zone_offset_.back();
+    const size_t first_face = faces_.size();
+    const ordinal_t first_cell = cells_.nelements();
     size_t at = 0;
     for (long long e = 0; e < count; ++e) {
       const CgnsType* t = fixed;
@@ -202,6 +217,8 @@ class CgnsReader {
                type_name(t->cgns));
       }
       const bool kept = t->dim == dim_;
+      const bool face = t->dim == dim_ - 1;
+      if (face) faces_.push_back({start + e, t->type, {}, name, true});
       if (t->dim > dim_)
         fail("element " + std::to_string(start + e) + " is a " + type_name(t->cgns) + " in a base of cell dimension " +
              std::to_string(dim_));
@@ -211,6 +228,7 @@ class CgnsReader {
           fail("element " + std::to_string(start + e) + ": vertex " + std::to_string(v) + " out of range [1, " +
                std::to_string(nv) + "]");
         if (kept) cells_.elem_nodes.push_back(static_cast<ordinal_t>(base + v - 1));
+        if (face) faces_.back().nodes[at - (stop - static_cast<size_t>(t->nodes))] = static_cast<ordinal_t>(base + v - 1);
       }
       if (kept) {
         if (cells_.nelements() >= max_ordinal) fail("more than 2^31 - 1 cells");
@@ -218,6 +236,55 @@ class CgnsReader {
         cells_.elem_ptr.push_back(static_cast<offset_t>(cells_.elem_nodes.size()));
       }
     }
+    if (cells_.nelements() > first_cell)
+      for (size_t f = first_face; f < faces_.size(); ++f) faces_[f].own_section = false;
+  }
+
+  // A face is named by its section when the section holds boundary faces only (as SU2 names
+  // them); otherwise by the ZoneBC that lists it: by element (ElementRange/List, or
+  // PointRange/List at face or edge centres), or by vertex (the faces all of whose vertices it
+  // lists).
+  void read_boundary_conditions(int z) {
+    int nbocos = 0;
+    check(cg_nbocos(fn_, 1, z, &nbocos));
+    const long long base = zone_offset_.back();
+    for (int b = 1; b <= nbocos; ++b) {
+      char name[33] = {};
+      CGNS_ENUMT(BCType_t) bctype;
+      CGNS_ENUMT(PointSetType_t) ptset;
+      CGNS_ENUMT(DataType_t) normal_type;
+      CGNS_ENUMT(GridLocation_t) location;
+      cgsize_t npnts = 0, normal_size = 0;
+      int normal_index[3] = {}, ndataset = 0;
+      section_ = "boundary condition " + std::to_string(b);
+      check(cg_boco_info(fn_, 1, z, b, name, &bctype, &ptset, &npnts, normal_index, &normal_size, &normal_type,
+                         &ndataset));
+      check(cg_boco_gridlocation_read(fn_, 1, z, b, &location));
+      section_ += " ('" + std::string(name) + "')";
+      if (npnts < 0) fail("a negative point count");
+      std::vector<cgsize_t> points(static_cast<size_t>(npnts));
+      check(cg_boco_read(fn_, 1, z, b, points.data(), nullptr));
+      const bool range = ptset == CGNS_ENUMV(PointRange) || ptset == CGNS_ENUMV(ElementRange);
+      if (range && npnts != 2) fail("a range of " + std::to_string(npnts) + " values");
+      const bool by_vertex = location == CGNS_ENUMV(Vertex) && ptset != CGNS_ENUMV(ElementRange) &&
+                             ptset != CGNS_ENUMV(ElementList);
+      auto listed = [&](long long id) {
+        if (range) return id >= points[0] && id <= points[1];
+        return std::binary_search(points.begin(), points.end(), static_cast<cgsize_t>(id));
+      };
+      if (!range) std::sort(points.begin(), points.end());
+      for (Face& f : faces_) {
+        if (f.own_section) continue;
+        bool in = true;
+        if (by_vertex) {
+          for (int i = 0; i < nodes_per_element(f.type); ++i) in = in && listed(f.nodes[i] - base + 1);
+        } else {
+          in = listed(f.element);
+        }
+        if (in) f.marker = name;
+      }
+    }
+    section_.clear();
   }
 
   static std::string refused(long long type) {
@@ -307,6 +374,7 @@ class CgnsReader {
     m.dim = dim_;
     if (m.nelements() == 0) fail("no cells of the base's cell dimension " + std::to_string(dim_));
     for (ordinal_t& v : m.elem_nodes) v = number[v];
+    for (ordinal_t& v : m.face_nodes) v = number[v];
     m.coords.assign(static_cast<size_t>(points) * dim_, 0.0);
     for (size_t v = 0; v < n; ++v) {
       if (joins_ && joins_->root(static_cast<ordinal_t>(v)) != static_cast<ordinal_t>(v)) continue;

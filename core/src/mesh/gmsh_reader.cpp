@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -134,6 +135,9 @@ struct Elements {
   std::vector<ElementType> types;
   std::vector<offset_t> ptr{0};
   std::vector<ordinal_t> nodes;
+  // Where each element comes from (physical group, 0 if none; geometric entity), for the
+  // boundary faces' marker names.
+  std::vector<std::pair<long long, long long>> origin;
 };
 
 class GmshParser {
@@ -166,6 +170,14 @@ class GmshParser {
         rest_of_line();
         v41_ ? elements_v41() : elements_v22();
         expect_end("Elements");
+      } else if (name == "PhysicalNames") {
+        rest_of_line();
+        physical_names();
+        expect_end("PhysicalNames");
+      } else if (name == "Entities" && v41_) {
+        rest_of_line();
+        entities();
+        expect_end("Entities");
       } else if (name == "MeshFormat") {
         fail("a second $MeshFormat section");
       } else if (name.compare(0, 3, "End") == 0) {
@@ -192,7 +204,9 @@ class GmshParser {
   std::vector<double> xyz_;
   std::vector<long long> tags_;
   TagMap map_;
-  std::array<Elements, 4> by_dim_;  // 2-D and 3-D elements kept; 0-D and 1-D only checked
+  std::array<Elements, 4> by_dim_;  // 1-D to 3-D elements kept (the lower ones as boundary faces)
+  std::map<std::pair<long long, long long>, std::string> physical_names_;  // (dim, tag) -> name
+  std::map<std::pair<long long, long long>, long long> entity_physical_;   // (dim, entity) -> group
 
   [[noreturn]] void fail(const std::string& reason) const {
     if (binary_) throw InputError(path_, "section " + section_ + ": " + reason);
@@ -424,7 +438,7 @@ class GmshParser {
     finish_nodes();
   }
   // One element of type t: its node tags, checked and kept by dimension.
-  void add_element(const GmshType& t, long long tag) {
+  void add_element(const GmshType& t, long long tag, long long physical, long long entity) {
     std::array<ordinal_t, 8> v{};
     for (int j = 0; j < t.nodes; ++j) {
       const long long node = size_value("an element's node tag");
@@ -434,9 +448,10 @@ class GmshParser {
              ", which $Nodes does not list");
       v[static_cast<size_t>(j)] = p;
     }
-    if (t.dim < 2) return;
+    if (t.dim < 1) return;
     Elements& e = by_dim_[static_cast<size_t>(t.dim)];
     if (static_cast<long long>(e.types.size()) >= max_ordinal) fail("more than 2^31 - 1 elements");
+    e.origin.emplace_back(physical, entity);
     e.types.push_back(t.type);
     e.nodes.insert(e.nodes.end(), v.begin(), v.begin() + t.nodes);
     e.ptr.push_back(static_cast<offset_t>(e.nodes.size()));
@@ -444,7 +459,7 @@ class GmshParser {
   // Room for k more elements of type t (a binary block, its bytes checked): exact when the
   // arrays must grow, with at least a quarter more so that many small blocks stay linear.
   void reserve_elements(const GmshType& t, long long k) {
-    if (!binary_ || t.dim < 2) return;
+    if (!binary_ || t.dim < 1) return;
     Elements& e = by_dim_[static_cast<size_t>(t.dim)];
     const auto grow = [](auto& v, size_t need) {
       if (v.capacity() < need) v.reserve(std::max(need, v.capacity() + v.capacity() / 4));
@@ -468,7 +483,9 @@ class GmshParser {
     long long read = 0;
     for (long long b = 0; b < blocks; ++b) {
       const long long dim = int_value("an element block's entity dimension");
-      int_value("an element block's entity tag");
+      const long long entity = int_value("an element block's entity tag");
+      const auto group = entity_physical_.find({dim, entity});
+      const long long physical = group == entity_physical_.end() ? 0 : group->second;
       const GmshType& t = element_type(int_value("an element block's element type"));
       const long long k = count("an element block's element count", n - read);
       if (t.dim != dim)
@@ -476,7 +493,7 @@ class GmshParser {
              std::to_string(t.dim) + ", its entity " + std::to_string(dim));
       if (binary_) check_fits(static_cast<long double>(k) * 8 * (1 + t.nodes));
       reserve_elements(t, k);
-      for (long long i = 0; i < k; ++i) add_element(t, size_value("an element tag"));
+      for (long long i = 0; i < k; ++i) add_element(t, size_value("an element tag"), physical, entity);
       read += k;
     }
     if (read != n)
@@ -491,8 +508,12 @@ class GmshParser {
         const GmshType& t = element_type(ascii_integer("an element type"));
         const long long ntags = ascii_integer("an element's number of tags");
         if (ntags < 0 || ntags > 1000) fail("element " + std::to_string(tag) + ": " + std::to_string(ntags) + " tags");
-        for (long long j = 0; j < ntags; ++j) ascii_integer("an element's tag");
-        add_element(t, tag);
+        long long tags[2] = {0, 0};  // physical group, geometric entity
+        for (long long j = 0; j < ntags; ++j) {
+          const long long v = ascii_integer("an element's tag");
+          if (j < 2) tags[j] = v;
+        }
+        add_element(t, tag, tags[0], tags[1]);
       }
       return;
     }
@@ -509,17 +530,71 @@ class GmshParser {
       reserve_elements(t, k);
       for (long long i = 0; i < k; ++i) {
         const long long tag = binary<std::int32_t>("an element tag");
-        for (long long j = 0; j < ntags; ++j) binary<std::int32_t>("an element's tag");
-        add_element(t, tag);
+        long long tags[2] = {0, 0};
+        for (long long j = 0; j < ntags; ++j) {
+          const long long v = binary<std::int32_t>("an element's tag");
+          if (j < 2) tags[j] = v;
+        }
+        add_element(t, tag, tags[0], tags[1]);
       }
       read += k;
     }
+  }
+
+  // $PhysicalNames (text in every encoding): count, then lines `dim tag "name"`.
+  void physical_names() {
+    const long long n = count("the number of physical names", 1 << 24, true);
+    for (long long i = 0; i < n; ++i) {
+      const long long dim = ascii_integer("a physical group's dimension");
+      const long long tag = ascii_integer("a physical group's tag");
+      if (dim < 0 || dim > 3) fail("physical group " + std::to_string(tag) + ": dimension " + std::to_string(dim));
+      if (!skip_space() || in_.peek() != '"') fail("physical group " + std::to_string(tag) + ": no quoted name");
+      in_.get();
+      std::string name;
+      int c;
+      while ((c = in_.get()) != EOF && c != '"' && c != '\n') {
+        name.push_back(static_cast<char>(c));
+        if (name.size() > 256) fail("physical group " + std::to_string(tag) + ": a name of over 256 characters");
+      }
+      if (c != '"') fail("physical group " + std::to_string(tag) + ": the name's closing quote is missing");
+      physical_names_[{dim, tag}] = printable(name);
+    }
+  }
+  // $Entities (4.1): each entity's physical groups (the first one names its faces).
+  void entities() {
+    long long n[4];
+    for (long long& k : n) k = count("an entity count", max_ordinal);
+    for (int dim = 0; dim < 4; ++dim)
+      for (long long i = 0; i < n[dim]; ++i) {
+        const long long tag = int_value("an entity tag");
+        for (int b = 0; b < (dim == 0 ? 3 : 6); ++b) real_value("an entity's bounding box");
+        const long long groups = count("an entity's number of physical groups", 1 << 20);
+        for (long long g = 0; g < groups; ++g) {
+          const long long p = int_value("an entity's physical group");
+          if (g == 0) entity_physical_[{dim, tag}] = p;
+        }
+        if (dim == 0) continue;
+        const long long bounding = count("an entity's number of bounding entities", max_ordinal);
+        for (long long b = 0; b < bounding; ++b) int_value("a bounding entity");
+      }
+  }
+  // A boundary face's marker: its physical group's name, else "physical N", else its geometric
+  // entity, "curve N" or "surface N".
+  std::string marker_name(int dim, const std::pair<long long, long long>& origin) const {
+    if (origin.first != 0) {
+      const auto it = physical_names_.find({dim, origin.first});
+      return it != physical_names_.end() ? it->second : "physical " + std::to_string(origin.first);
+    }
+    return (dim == 1 ? "curve " : "surface ") + std::to_string(origin.second);
   }
 
   Mesh assemble() {
     Mesh m;
     m.dim = !by_dim_[3].types.empty() ? 3 : !by_dim_[2].types.empty() ? 2 : 0;
     if (m.dim == 0) fail("no 2-D or 3-D elements (a mesh of lines or points is not read)");
+    Elements& f = by_dim_[static_cast<size_t>(m.dim - 1)];
+    for (size_t k = 0; k < f.types.size(); ++k)
+      m.add_face(marker_name(m.dim - 1, f.origin[k]), f.types[k], f.nodes.data() + f.ptr[k]);
     Elements& e = by_dim_[static_cast<size_t>(m.dim)];
     m.types = std::move(e.types);
     m.elem_ptr = std::move(e.ptr);

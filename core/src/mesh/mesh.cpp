@@ -107,6 +107,84 @@ const std::vector<std::array<int, 2>>& element_edges(ElementType t) {
   throw InvalidArgument("element_edges: invalid element type id " + std::to_string(static_cast<int>(t)));
 }
 
+const std::vector<std::vector<int>>& element_faces(ElementType t) {
+  using Faces = std::vector<std::vector<int>>;
+  static const Faces line{{0}, {1}};
+  static const Faces tri{{0, 1}, {1, 2}, {2, 0}};
+  static const Faces quad{{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+  static const Faces tet{{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}};
+  static const Faces pyramid{{0, 3, 2, 1}, {0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 0, 4}};
+  static const Faces prism{{0, 1, 2}, {3, 5, 4}, {0, 3, 4, 1}, {1, 4, 5, 2}, {2, 5, 3, 0}};
+  static const Faces hex{{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+  switch (t) {
+    case ElementType::line:
+      return line;
+    case ElementType::triangle:
+      return tri;
+    case ElementType::quadrilateral:
+      return quad;
+    case ElementType::tetrahedron:
+      return tet;
+    case ElementType::hexahedron:
+      return hex;
+    case ElementType::prism:
+      return prism;
+    case ElementType::pyramid:
+      return pyramid;
+  }
+  throw InvalidArgument("element_faces: invalid element type id " + std::to_string(static_cast<int>(t)));
+}
+
+void Mesh::add_face(const std::string& marker, ElementType type, const ordinal_t* nodes) {
+  int k = find_marker(marker);
+  if (k < 0) {
+    k = static_cast<int>(marker_names.size());
+    marker_names.push_back(marker);
+  }
+  face_types.push_back(type);
+  face_nodes.insert(face_nodes.end(), nodes, nodes + nodes_per_element(type));
+  face_ptr.push_back(static_cast<offset_t>(face_nodes.size()));
+  face_marker.push_back(k);
+}
+
+int Mesh::find_marker(const std::string& name) const {
+  for (size_t k = 0; k < marker_names.size(); ++k)
+    if (marker_names[k] == name) return static_cast<int>(k);
+  return -1;
+}
+
+namespace {
+void validate_faces(const Mesh& m, const std::string& what, size_t np) {
+  const size_t nf = m.face_types.size();
+  if (m.face_ptr.size() != nf + 1 || m.face_ptr[0] != 0 || m.face_marker.size() != nf ||
+      m.face_ptr.back() != static_cast<offset_t>(m.face_nodes.size()))
+    throw InvalidArgument(what + ": face_ptr, face_nodes and face_marker do not fit " + std::to_string(nf) +
+                          " boundary faces");
+  for (size_t f = 0; f < nf; ++f) {
+    const ElementType t = m.face_types[f];
+    const std::string where = what + ": boundary face " + std::to_string(f);
+    if (!is_element_type_id(static_cast<int>(t)) || element_dimension(t) != m.dim - 1)
+      throw InvalidArgument(where + " is not an element of dimension " + std::to_string(m.dim - 1));
+    const int npe = nodes_per_element(t);
+    if (m.face_ptr[f + 1] - m.face_ptr[f] != npe)
+      throw InvalidArgument(where + " (" + element_name(t) + ") has " +
+                            std::to_string(m.face_ptr[f + 1] - m.face_ptr[f]) + " nodes, want " + std::to_string(npe));
+    if (m.face_marker[f] < 0 || static_cast<size_t>(m.face_marker[f]) >= m.marker_names.size())
+      throw InvalidArgument(where + " has marker " + std::to_string(m.face_marker[f]) + " of " +
+                            std::to_string(m.marker_names.size()));
+    const ordinal_t* nodes = m.face_nodes.data() + m.face_ptr[f];
+    for (int i = 0; i < npe; ++i) {
+      if (nodes[i] < 0 || static_cast<size_t>(nodes[i]) >= np)
+        throw InvalidArgument(where + " (" + element_name(t) + ") node " + std::to_string(nodes[i]) +
+                              " out of range [0, " + std::to_string(np) + ")");
+      for (int j = 0; j < i; ++j)
+        if (nodes[j] == nodes[i])
+          throw InvalidArgument(where + " (" + element_name(t) + ") repeats node " + std::to_string(nodes[i]));
+    }
+  }
+}
+}  // namespace
+
 void validate(const Mesh& m, const std::string& what) {
   if (m.dim != 2 && m.dim != 3) throw InvalidArgument(what + ": dim is " + std::to_string(m.dim) + ", not 2 or 3");
   if (m.coords.size() % static_cast<size_t>(m.dim) != 0)
@@ -148,6 +226,7 @@ void validate(const Mesh& m, const std::string& what) {
           throw InvalidArgument(where + " (" + element_name(t) + ") repeats node " + std::to_string(nodes[i]));
     }
   }
+  validate_faces(m, what, np);
 }
 
 namespace {

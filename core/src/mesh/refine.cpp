@@ -368,6 +368,44 @@ Mesh refine_once(const Mesh& m, int level, int times) {
       r.elem_ptr.push_back(static_cast<offset_t>(r.elem_nodes.size()));
     }
   }
+
+  // Boundary faces split as the elements' faces they lie on: lines in two, triangles and
+  // quadrilaterals in four (a face that is no element's face has no refined points: an error).
+  r.marker_names = m.marker_names;
+  auto find = [&](const auto& keys, const auto& key, ordinal_t base, ordinal_t f) {
+    const offset_t k = position(keys, key);
+    if (static_cast<size_t>(k) >= keys.size() || keys[static_cast<size_t>(k)] != key)
+      throw InvalidArgument("refine_uniform: boundary face " + std::to_string(f) + " of marker '" +
+                            m.marker_names[static_cast<size_t>(m.face_marker[f])] + "' is not a face of any element");
+    return base + static_cast<ordinal_t>(k);
+  };
+  for (ordinal_t f = 0; f < m.nfaces(); ++f) {
+    const ElementType t = m.face_types[f];
+    const ordinal_t* v = m.face_nodes.data() + m.face_ptr[f];
+    const std::string& marker = m.marker_names[static_cast<size_t>(m.face_marker[f])];
+    if (t == ElementType::line) {
+      const ordinal_t mid = find(edges, edge_key(v[0], v[1]), edge_base, f);
+      const ordinal_t a[2] = {v[0], mid}, b[2] = {mid, v[1]};
+      r.add_face(marker, t, a);
+      r.add_face(marker, t, b);
+      continue;
+    }
+    const Rule& rule = rule_for(t, 0);
+    ids.assign(rule.points.size(), 0);
+    int k = 0;
+    for (int i = 0; i < rule.ncorners; ++i) ids[k++] = v[i];
+    for (const auto& ed : element_edges(t)) ids[k++] = find(edges, edge_key(v[ed[0]], v[ed[1]]), edge_base, f);
+    if (t == ElementType::quadrilateral) {
+      FaceKey key{v[0], v[1], v[2], v[3]};
+      std::sort(key.begin(), key.end());
+      ids[k++] = find(faces, key, face_base, f);
+    }
+    for (const auto& [child_type, child_points] : rule.children) {
+      ordinal_t nodes[4];
+      for (size_t i = 0; i < child_points.size(); ++i) nodes[i] = ids[static_cast<size_t>(child_points[i])];
+      r.add_face(marker, child_type, nodes);
+    }
+  }
   return r;
 }
 

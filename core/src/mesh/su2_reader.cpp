@@ -208,6 +208,13 @@ class Su2Parser {
         const offset_t first = static_cast<offset_t>(all_.elem_nodes.size());
         for (ordinal_t v : mesh_.elem_nodes) all_.elem_nodes.push_back(v + base);
         for (size_t e = 1; e < mesh_.elem_ptr.size(); ++e) all_.elem_ptr.push_back(first + mesh_.elem_ptr[e]);
+        std::vector<ordinal_t> face(8);
+        for (ordinal_t f = 0; f < mesh_.nfaces(); ++f) {
+          const ordinal_t* v = mesh_.face_nodes.data() + mesh_.face_ptr[f];
+          const int nv = nodes_per_element(mesh_.face_types[f]);
+          for (int i = 0; i < nv; ++i) face[i] = v[i] + base;
+          all_.add_face(mesh_.marker_names[mesh_.face_marker[f]], mesh_.face_types[f], face.data());
+        }
       }
     }
     mesh_ = Mesh();
@@ -275,7 +282,8 @@ class Su2Parser {
 
   // Parses "type n0 n1 ... [index]" into the mesh (volume) or nowhere (boundary).
   // want_dim is the element dimension this section accepts.
-  void parse_element(std::string_view line, int want_dim, bool boundary, DeferredMax& deferred) {
+  void parse_element(std::string_view line, int want_dim, bool boundary, DeferredMax& deferred,
+                     const std::string* marker = nullptr) {
     split(line, tokens_);
     long long id = 0;
     if (text::parse_integer(tokens_[0], id) != Parsed::ok)
@@ -310,7 +318,10 @@ class Su2Parser {
       for (int j = 0; j < i; ++j)
         if (nodes[j] == nodes[i]) fail(std::string(element_name(t)) + " repeats node " + std::to_string(v));
     }
-    if (boundary) return;
+    if (boundary) {
+      mesh_.add_face(*marker, t, nodes);
+      return;
+    }
     mesh_.types.push_back(t);
     mesh_.elem_nodes.insert(mesh_.elem_nodes.end(), nodes, nodes + npe);
     mesh_.elem_ptr.push_back(static_cast<offset_t>(mesh_.elem_nodes.size()));
@@ -389,7 +400,7 @@ class Su2Parser {
       const long long count = single_count("MARKER_ELEMS", count_text);
       for (long long e = 0; e < count; ++e) {
         next_data_line(line, e, count, "elements of marker '" + name + "'", elems_header);
-        parse_element(line, mesh_.dim - 1, true, marker_max_);
+        parse_element(line, mesh_.dim - 1, true, marker_max_, &name);
       }
     }
   }

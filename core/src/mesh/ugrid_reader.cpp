@@ -227,15 +227,24 @@ Mesh parse(Source& src, const Format& f) {
     return id;
   };
   section("boundary faces");
+  std::vector<ordinal_t> face_nodes;
+  face_nodes.reserve(reserve(3 * n[1] + 4 * n[2]));
   for (int k = 0; k < 2; ++k) {
     const int nodes = k == 0 ? 3 : 4;
     const char* name = k == 0 ? "boundary triangle " : "boundary quadrilateral ";
     for (long long e = 0; e < n[1 + k]; ++e)
-      for (int j = 0; j < nodes; ++j) node([&] { return name + std::to_string(e + 1); });
+      for (int j = 0; j < nodes; ++j)
+        face_nodes.push_back(static_cast<ordinal_t>(node([&] { return name + std::to_string(e + 1); }) - 1));
   }
+  // The surface tags name the markers (a .mapbc file, where one exists, maps them to conditions).
   section("boundary tags");
-  for (long long e = 0; e < n[1] + n[2]; ++e)
-    src.integer([&] { return "the tag of boundary face " + std::to_string(e + 1); });
+  size_t at = 0;
+  for (long long e = 0; e < n[1] + n[2]; ++e) {
+    const long long tag = src.integer([&] { return "the tag of boundary face " + std::to_string(e + 1); });
+    const ElementType t = e < n[1] ? ElementType::triangle : ElementType::quadrilateral;
+    m.add_face(std::to_string(tag), t, face_nodes.data() + at);
+    at += static_cast<size_t>(nodes_per_element(t));
+  }
   m.types.reserve(reserve(elements));
   m.elem_ptr.reserve(reserve(elements) + 1);
   m.elem_nodes.reserve(reserve(entries));

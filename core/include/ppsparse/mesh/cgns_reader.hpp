@@ -6,8 +6,10 @@
 ///
 /// - Coordinates: CoordinateX, CoordinateY (and CoordinateZ), any real type.
 /// - Element sections: NODE, BAR_2, TRI_3, QUAD_4, TETRA_4, PYRA_5, PENTA_6, HEXA_8, and MIXED
-///   sections of them. Cells of the base's cell dimension are kept; lower-dimensional sections
-///   (boundary faces, edges) are checked, then dropped, as by read_su2. CGNS's linear node
+///   sections of them. Cells of the base's cell dimension are kept, and elements of one
+///   dimension less as boundary faces: under their section's name where the section holds
+///   faces only (as SU2 names them), else under the name of the ZoneBC (BC_t) that lists them
+///   (by element, or by all their vertices). Lower elements are checked, then dropped. CGNS's linear node
 ///   orders are VTK's. Higher-order and polyhedral (NGON_n, NFACE_n) sections are refused.
 /// - Zones: every zone joined into one mesh, or one zone alone. Zones are joined by the file's
 ///   zone-to-zone connectivity (GridConnectivity_t, Abutting1to1 at vertices, PointList or

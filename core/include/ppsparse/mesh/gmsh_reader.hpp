@@ -8,14 +8,19 @@
 ///   $Nodes       4.1: blocks of node tags then coordinates;  2.2: "tag x y z" per node
 ///   $Elements    4.1: blocks of one element type;            2.2: "tag type ntags tags... nodes"
 ///
-/// Other sections ($Entities, $PhysicalNames, $Periodic, $NodeData, ...) are skipped. $Nodes
-/// must come before $Elements (Gmsh writes them so), so that elements are checked and renumbered
-/// while they stream in: memory follows the mesh read, not the file.
+///   $PhysicalNames  "dim tag \"name\"" per physical group
+///   $Entities    4.1: each geometric entity's physical groups
+///
+/// Other sections ($Periodic, $NodeData, ...) are skipped. $Nodes must come before $Elements,
+/// and $PhysicalNames and $Entities before both (Gmsh writes them so), so that elements are
+/// checked, renumbered and named while they stream in: memory follows the mesh read, not the file.
 ///
 /// Linear elements are read (Gmsh types 1 line, 2 triangle, 3 quadrangle, 4 tetrahedron,
 /// 5 hexahedron, 6 prism, 7 pyramid, 15 point; their node order is VTK's). The mesh's dimension
-/// is the highest among its elements (3, else 2); lower-dimensional elements (boundaries,
-/// curves, points) are checked, then dropped, as by read_su2. A 2-D mesh must lie in a plane
+/// is the highest among its elements (3, else 2). Elements of one dimension less are the boundary
+/// faces, each under its physical group's name (4.1: its entity's first group; 2.2: its first
+/// tag), "physical N" for a group without a name, or "curve N" / "surface N" for an entity in no
+/// group; lower ones (points, curves of a 3-D mesh) are checked, then dropped. A 2-D mesh must lie in a plane
 /// z = const; its z is dropped. Points are numbered in the order the file lists them.
 ///
 /// A strict reader of the documented layout rather than the Gmsh library: the library reports

@@ -8,7 +8,8 @@
 ///   triangle    -> 4 triangles,  quadrilateral -> 4 quadrilaterals.
 /// New points are keyed by their global edge / face, so a face shared by two elements is
 /// split identically on both sides. Children keep their parent's orientation, and the
-/// total volume (element_signed_volume) is preserved exactly up to rounding.
+/// total volume (element_signed_volume) is preserved exactly up to rounding. Boundary faces
+/// split likewise (line -> 2, triangle and quadrilateral -> 4), keeping their markers.
 /// Point numbering: old points first, then edge midpoints in order of sorted
 /// (min, max) node pairs, then quadrilateral face centres, then hexahedron centres.
 #include <ppsparse/mesh/mesh.hpp>

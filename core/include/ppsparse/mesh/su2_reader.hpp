@@ -11,8 +11,9 @@
 /// Multizone files (NZONE= n, then IZONE= 1 .. n, each a zone as above, in order) are read
 /// whole, the zones joined as disjoint parts of one mesh (zone k's node ids offset by the
 /// points of zones 1 .. k-1), or one zone alone. Whatever follows a zone's marker section up to
-/// the next IZONE= (NPERIODIC=, FFD_ boxes) is ignored; other KEY= lines are skipped. Boundary markers are parsed and
-/// validated (element types of dimension NDIME-1, node ids in range), then dropped.
+/// the next IZONE= (NPERIODIC=, FFD_ boxes) is ignored; other KEY= lines are skipped. Boundary markers are validated
+/// (element types of dimension NDIME-1, node ids in range) and kept as the mesh's boundary faces
+/// under their MARKER_TAG (zones read together share markers of the same name).
 #include <string>
 
 #include <ppsparse/mesh/mesh.hpp>

@@ -17,8 +17,8 @@
 /// markers, are `r8`, `lr8`, `r4`, `lr4`.
 ///
 /// Pyramids are reordered from UGRID's node order (apex third) to the VTK order the Mesh uses
-/// (base 0-3, apex 4): vtk = (u1, u0, u3, u4, u2). Boundary faces are read and checked (node
-/// ids in range), then dropped, as by read_su2.
+/// (base 0-3, apex 4): vtk = (u1, u0, u3, u4, u2). Boundary faces are checked (node ids in
+/// range) and kept, each under the marker named by its tag ("1", "2", ...).
 #include <string>
 
 #include <ppsparse/mesh/mesh.hpp>
