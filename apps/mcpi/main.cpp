@@ -24,6 +24,7 @@
 #include <ppsparse/dist/collective.hpp>
 
 #include "distributed_mode.hpp"
+#include "flow_mode.hpp"
 #endif
 #include "mpk_mode.hpp"
 #include "steps_mode.hpp"
@@ -207,6 +208,27 @@ int run(const mcpi_app::Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --flow: the flow solver, on one rank, with its own options and help.
+  if (mcpi_app::wants_flow_mode(argc, argv)) {
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+        std::cout << mcpi_app::flow_help_text();
+        return 0;
+      }
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    try {
+      return mcpi_app::run_flow_mode(mcpi_app::parse_flow_options(argc, argv));
+    } catch (const ppsparse::NumericalError& e) {
+      std::fprintf(stderr, "mcpi: the flow broke down: %s\n", without_prefix(e.what()).c_str());
+      return 1;
+    } catch (const ppsparse::Error& e) {
+      std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
+      return 2;
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "mcpi: error: out of memory (try a smaller mesh)\n");
+      return 2;
+    }
+  }
   // --help prints mcpi's usage first and alone: Kokkos would print its own help ahead of it.
   // Kokkos' options are behind --kokkos-help, which Kokkos itself answers.
   for (int i = 1; i < argc; ++i) {

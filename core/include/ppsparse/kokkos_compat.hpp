@@ -51,10 +51,14 @@ KOKKOS_FORCEINLINE_FUNCTION T atomic_load_relaxed(T* ptr) {
 using Kokkos::fabs;
 using Kokkos::fmax;
 using Kokkos::isfinite;
+using Kokkos::pow;
+using Kokkos::sqrt;
 #else
 using Kokkos::Experimental::fabs;
 using Kokkos::Experimental::fmax;
 using Kokkos::Experimental::isfinite;
+using Kokkos::Experimental::pow;
+using Kokkos::Experimental::sqrt;
 #endif
 
 // Unroll a loop with a compile-time trip count (register arrays stay in registers).

@@ -228,7 +228,8 @@ class CgnsReader {
           fail("element " + std::to_string(start + e) + ": vertex " + std::to_string(v) + " out of range [1, " +
                std::to_string(nv) + "]");
         if (kept) cells_.elem_nodes.push_back(static_cast<ordinal_t>(base + v - 1));
-        if (face) faces_.back().nodes[at - (stop - static_cast<size_t>(t->nodes))] = static_cast<ordinal_t>(base + v - 1);
+        if (face)
+          faces_.back().nodes[at - (stop - static_cast<size_t>(t->nodes))] = static_cast<ordinal_t>(base + v - 1);
       }
       if (kept) {
         if (cells_.nelements() >= max_ordinal) fail("more than 2^31 - 1 cells");
@@ -266,8 +267,8 @@ class CgnsReader {
       check(cg_boco_read(fn_, 1, z, b, points.data(), nullptr));
       const bool range = ptset == CGNS_ENUMV(PointRange) || ptset == CGNS_ENUMV(ElementRange);
       if (range && npnts != 2) fail("a range of " + std::to_string(npnts) + " values");
-      const bool by_vertex = location == CGNS_ENUMV(Vertex) && ptset != CGNS_ENUMV(ElementRange) &&
-                             ptset != CGNS_ENUMV(ElementList);
+      const bool by_vertex =
+          location == CGNS_ENUMV(Vertex) && ptset != CGNS_ENUMV(ElementRange) && ptset != CGNS_ENUMV(ElementList);
       auto listed = [&](long long id) {
         if (range) return id >= points[0] && id <= points[1];
         return std::binary_search(points.begin(), points.end(), static_cast<cgsize_t>(id));

@@ -1,0 +1,210 @@
+#pragma once
+// The compressible Euler equations of an ideal gas, first order in space on median-dual control
+// volumes (Blazek 2015, ch. 4-5, 8): the physical flux, the Roe and Rusanov numerical fluxes and
+// the boundary fluxes, written once for T = double (the residual) and T = Dual<N> (its exact
+// Jacobian). Conserved variables (rho, rho u, rho v, [rho w], rho E), non-dimensional with the
+// free stream's density 1 and speed of sound 1 (so p_inf = 1 / gamma, T = gamma p / rho).
+#include <Kokkos_Core.hpp>
+#include <ppsparse/kokkos_compat.hpp>
+
+#include "dual.hpp"
+
+namespace flow {
+
+enum class FluxScheme { roe, rusanov };
+
+/// Boundary conditions, as the --bc option names them.
+enum class BoundaryKind : int {
+  wall,              ///< slip wall: only the pressure acts
+  symmetry,          ///< a mirror plane: the same flux as a slip wall
+  farfield,          ///< characteristic: the numerical flux between the state and the free stream
+  inlet,             ///< subsonic: total pressure, total temperature and direction given
+  outlet,            ///< subsonic: static pressure given
+  supersonic_inlet,  ///< every quantity from the free stream
+  supersonic_outlet  ///< every quantity from inside
+};
+
+/// What the boundary fluxes need: the free stream and the inlet and outlet data.
+template <int D>
+struct FlowConstants {
+  double gamma = 1.4;
+  double entropy_fix = 0.1;  ///< Harten's delta as a fraction of the Roe-averaged speed of sound
+  double free[D + 2] = {};   ///< the free stream's conserved state
+  double inlet_total_pressure = 0, inlet_total_temperature = 0;
+  double inlet_direction[D] = {};
+  double outlet_pressure = 0;
+};
+
+template <int D, class T>
+KOKKOS_INLINE_FUNCTION T pressure(const T* U, double gamma) {
+  T kinetic = 0;
+  for (int k = 0; k < D; ++k) kinetic += U[1 + k] * U[1 + k];
+  return (gamma - 1) * (U[D + 1] - 0.5 * kinetic / U[0]);
+}
+
+/// F(U) . n, with U's pressure p.
+template <int D, class T>
+KOKKOS_INLINE_FUNCTION void physical_flux(const T* U, const T& p, const double* n, T* F) {
+  T un = 0;
+  for (int k = 0; k < D; ++k) un += U[1 + k] * n[k];
+  un = un / U[0];
+  F[0] = U[0] * un;
+  for (int k = 0; k < D; ++k) F[1 + k] = U[1 + k] * un + p * n[k];
+  F[D + 1] = (U[D + 1] + p) * un;
+}
+
+/// Roe's flux with Harten's entropy fix on all three wave families (Blazek 2015, eqs. 4.89-4.91).
+template <int D, class T>
+KOKKOS_INLINE_FUNCTION void roe_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
+  const double gamma = c.gamma;
+  double area2 = 0;
+  for (int k = 0; k < D; ++k) area2 += n[k] * n[k];
+  const double area = ppsparse::compat::sqrt(area2);
+  double nh[D];
+  for (int k = 0; k < D; ++k) nh[k] = n[k] / area;
+  const T pL = pressure<D>(L, gamma), pR = pressure<D>(R, gamma);
+  T FL[D + 2], FR[D + 2];
+  physical_flux<D>(L, pL, n, FL);
+  physical_flux<D>(R, pR, n, FR);
+  const T sL = sqrt_of(L[0]), sR = sqrt_of(R[0]);
+  const T wsum = sL + sR;
+  T u[D], uL[D], uR[D];
+  T q2 = 0, V = 0, VL = 0, VR = 0;
+  for (int k = 0; k < D; ++k) {
+    uL[k] = L[1 + k] / L[0];
+    uR[k] = R[1 + k] / R[0];
+    u[k] = (sL * uL[k] + sR * uR[k]) / wsum;
+    q2 += u[k] * u[k];
+    V += u[k] * nh[k];
+    VL += uL[k] * nh[k];
+    VR += uR[k] * nh[k];
+  }
+  const T HL = (L[D + 1] + pL) / L[0], HR = (R[D + 1] + pR) / R[0];
+  const T H = (sL * HL + sR * HR) / wsum;
+  const T rho = sL * sR;
+  const T a = sqrt_of((gamma - 1) * (H - 0.5 * q2));
+  const T drho = R[0] - L[0], dp = pR - pL, dV = VR - VL;
+  const T delta = c.entropy_fix * a;
+  auto fixed = [&](const T& lambda) {
+    const T m = abs_of(lambda);
+    return m < delta ? T((lambda * lambda + delta * delta) / (2.0 * delta)) : m;
+  };
+  const T l1 = fixed(V - a), l2 = fixed(V), l5 = fixed(V + a);
+  const T a2 = a * a;
+  const T w1 = l1 * (dp - rho * a * dV) / (2.0 * a2);
+  const T w2 = l2 * (drho - dp / a2);
+  const T w5 = l5 * (dp + rho * a * dV) / (2.0 * a2);
+  T diss[D + 2];
+  diss[0] = w1 + w2 + w5;
+  T udu = 0;
+  for (int k = 0; k < D; ++k) {
+    const T du = uR[k] - uL[k];
+    udu += u[k] * du;
+    diss[1 + k] = w1 * (u[k] - a * nh[k]) + w2 * u[k] + l2 * rho * (du - dV * nh[k]) + w5 * (u[k] + a * nh[k]);
+  }
+  diss[D + 1] = w1 * (H - a * V) + w2 * (0.5 * q2) + l2 * rho * (udu - V * dV) + w5 * (H + a * V);
+  for (int k = 0; k < D + 2; ++k) F[k] = 0.5 * (FL[k] + FR[k]) - (0.5 * area) * diss[k];
+}
+
+/// Rusanov's (local Lax-Friedrichs) flux: the central flux less the largest wave speed times
+/// the jump.
+template <int D, class T>
+KOKKOS_INLINE_FUNCTION void rusanov_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
+  const double gamma = c.gamma;
+  double area2 = 0;
+  for (int k = 0; k < D; ++k) area2 += n[k] * n[k];
+  const double area = ppsparse::compat::sqrt(area2);
+  const T pL = pressure<D>(L, gamma), pR = pressure<D>(R, gamma);
+  T FL[D + 2], FR[D + 2];
+  physical_flux<D>(L, pL, n, FL);
+  physical_flux<D>(R, pR, n, FR);
+  T VL = 0, VR = 0;
+  for (int k = 0; k < D; ++k) {
+    VL += L[1 + k] * n[k];
+    VR += R[1 + k] * n[k];
+  }
+  VL = VL / (L[0] * area);
+  VR = VR / (R[0] * area);
+  const T sL = abs_of(VL) + sqrt_of(gamma * pL / L[0]);
+  const T sR = abs_of(VR) + sqrt_of(gamma * pR / R[0]);
+  const T s = max_of(sL, sR);
+  for (int k = 0; k < D + 2; ++k) F[k] = 0.5 * (FL[k] + FR[k]) - (0.5 * area) * s * (R[k] - L[k]);
+}
+
+template <FluxScheme S, int D, class T>
+KOKKOS_INLINE_FUNCTION void numerical_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
+  if constexpr (S == FluxScheme::roe) {
+    roe_flux<D>(L, R, n, c, F);
+  } else {
+    rusanov_flux<D>(L, R, n, c, F);
+  }
+}
+
+/// The flux through a boundary vertex's outward normal n (its part of the boundary faces) for
+/// the inner state U.
+template <FluxScheme S, int D, class T>
+KOKKOS_INLINE_FUNCTION void boundary_flux(BoundaryKind kind, const T* U, const double* n, const FlowConstants<D>& c,
+                                          T* F) {
+  const double g = c.gamma;
+  T ghost[D + 2];
+  switch (kind) {
+    case BoundaryKind::wall:
+    case BoundaryKind::symmetry: {
+      const T p = pressure<D>(U, g);
+      F[0] = 0;
+      for (int k = 0; k < D; ++k) F[1 + k] = p * n[k];
+      F[D + 1] = 0;
+      return;
+    }
+    case BoundaryKind::supersonic_outlet:
+      physical_flux<D>(U, pressure<D>(U, g), n, F);
+      return;
+    case BoundaryKind::supersonic_inlet: {
+      for (int k = 0; k < D + 2; ++k) ghost[k] = c.free[k];
+      physical_flux<D>(ghost, pressure<D>(ghost, g), n, F);
+      return;
+    }
+    case BoundaryKind::farfield:
+      for (int k = 0; k < D + 2; ++k) ghost[k] = c.free[k];
+      break;
+    case BoundaryKind::inlet: {
+      // The static pressure from inside; Mach number and temperature from the totals.
+      const T p = pressure<D>(U, g);
+      T m2 = (2.0 / (g - 1)) * (pow_of(c.inlet_total_pressure / p, (g - 1) / g) - 1.0);
+      if (value(m2) < 0) m2 = 0;  // inflow stops where the inner pressure passes the total
+      const T t = c.inlet_total_temperature / (1.0 + 0.5 * (g - 1) * m2);
+      const T rho = g * p / t;
+      const T speed = sqrt_of(m2 * t);
+      ghost[0] = rho;
+      T kinetic = 0;
+      for (int k = 0; k < D; ++k) {
+        ghost[1 + k] = rho * speed * c.inlet_direction[k];
+        kinetic += ghost[1 + k] * ghost[1 + k];
+      }
+      ghost[D + 1] = p / (g - 1) + 0.5 * kinetic / rho;
+      break;
+    }
+    case BoundaryKind::outlet: {
+      T kinetic = 0;
+      for (int k = 0; k <= D; ++k) ghost[k] = U[k];
+      for (int k = 0; k < D; ++k) kinetic += U[1 + k] * U[1 + k];
+      ghost[D + 1] = c.outlet_pressure / (g - 1) + 0.5 * kinetic / U[0];
+      break;
+    }
+  }
+  numerical_flux<S, D>(U, ghost, n, c, F);
+}
+
+/// The spectral radius |u . n| + c |n| of the state U across n (local time steps).
+template <int D>
+KOKKOS_INLINE_FUNCTION double spectral_radius(const double* U, const double* n, double gamma) {
+  double un = 0, area2 = 0;
+  for (int k = 0; k < D; ++k) {
+    un += U[1 + k] * n[k];
+    area2 += n[k] * n[k];
+  }
+  const double p = pressure<D>(U, gamma);
+  return ppsparse::compat::fabs(un / U[0]) + ppsparse::compat::sqrt(gamma * p / U[0] * area2);
+}
+
+}  // namespace flow

@@ -1,0 +1,535 @@
+#include "flow_solver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/formats/csr.hpp>
+#include <ppsparse/io/matrix_market.hpp>
+#include <ppsparse/mcpi/fgmres.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+
+#include "flow_kernels.hpp"
+
+namespace flow {
+
+using ppsparse::InvalidArgument;
+using ppsparse::NumericalError;
+
+void check_setup(const FlowSetup& s, int dim, size_t markers) {
+  auto bad = [](const std::string& what) { throw InvalidArgument("flow: " + what); };
+  if (!(s.mach > 0) || !std::isfinite(s.mach)) bad("the Mach number is " + std::to_string(s.mach) + ", must be > 0");
+  if (!std::isfinite(s.alpha) || std::abs(s.alpha) > 90) bad("the angle of attack must be within [-90, 90] degrees");
+  if (!std::isfinite(s.beta) || std::abs(s.beta) > 90) bad("the sideslip angle must be within [-90, 90] degrees");
+  if (dim == 2 && s.beta != 0) bad("a sideslip angle needs a 3-D mesh");
+  if (s.up != 1 && s.up != 2) bad("the up axis is y (1) or z (2)");
+  if (!(s.gamma > 1) || s.gamma > 5) bad("gamma must be within (1, 5]");
+  if (!(s.entropy_fix >= 0) || s.entropy_fix > 1) bad("the entropy fix must be within [0, 1]");
+  if (s.marker_kinds.size() != markers)
+    bad(std::to_string(s.marker_kinds.size()) + " boundary conditions for " + std::to_string(markers) + " markers");
+  if (!(s.inlet_total_pressure >= 0) || !(s.inlet_total_temperature >= 0))
+    bad("the inlet's total pressure and temperature must be >= 0 (0: the free stream's)");
+  if (!s.inlet_direction.empty() && s.inlet_direction.size() != static_cast<size_t>(dim))
+    bad("the inlet direction has " + std::to_string(s.inlet_direction.size()) + " components for a " +
+        std::to_string(dim) + "-D mesh");
+  if (!(s.outlet_pressure > 0)) bad("the outlet pressure must be > 0");
+  if (!(s.ref_area > 0)) bad("the reference area must be > 0");
+}
+
+void check_control(const NonlinearControl& c) {
+  auto bad = [](const std::string& what) { throw InvalidArgument("flow: " + what); };
+  if (!(c.cfl > 0) || !std::isfinite(c.cfl)) bad("--cfl must be > 0");
+  if (c.cfl_max != 0 && !(c.cfl_max >= c.cfl)) bad("--cfl-max must be >= --cfl (or 0: automatic)");
+  if (!(c.ser_exponent >= 0) || c.ser_exponent > 4) bad("the SER exponent must be within [0, 4]");
+  if (!(c.drop > 0) || !(c.drop < 1)) bad("--drop must be within (0, 1)");
+  if (c.max_steps < 1) bad("--steps must be >= 1");
+  if (!(c.linear_rtol > 0) || !(c.linear_rtol < 1)) bad("--linear-rtol must be within (0, 1)");
+  if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 1 || c.fgmres_restart < 1 || c.fgmres_iterations < 1)
+    bad("sweeps, restart and iteration limits must be >= 1");
+}
+
+// A named namespace: CUDA's extended lambdas may not live in an unnamed one.
+namespace detail {
+
+using Exec = ppsparse::DefaultExecSpace;
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+template <int D>
+class EulerSolver final : public FlowSolver {
+ public:
+  static constexpr int nv = D + 2;
+  using McpiSolver = ppsparse::mcpi::Solver<Exec>;
+
+  EulerSolver(const ppsparse::mesh::Mesh& m, const FlowSetup& setup, const std::function<void(const std::string&)>& say)
+      : setup_(setup), dual_(build_dual_mesh(m, say)) {
+    check_setup(setup, D, m.marker_names.size());
+    const double g = setup.gamma;
+    constants_.gamma = g;
+    constants_.entropy_fix = setup.entropy_fix;
+    const double a = setup.alpha * M_PI / 180, b = setup.beta * M_PI / 180;
+    if (D == 2) {
+      direction_[0] = std::cos(a), direction_[1] = std::sin(a);
+      lift_[0] = -std::sin(a), lift_[1] = std::cos(a);
+    } else {
+      const int up = setup.up, side = 3 - setup.up;
+      direction_[0] = std::cos(a) * std::cos(b), direction_[side] = std::sin(b),
+      direction_[up] = std::sin(a) * std::cos(b);
+      lift_[0] = -std::sin(a), lift_[side] = 0, lift_[up] = std::cos(a);
+    }
+    const double p = 1 / g, M = setup.mach;
+    constants_.free[0] = 1;
+    for (int k = 0; k < D; ++k) constants_.free[1 + k] = M * direction_[k];
+    constants_.free[D + 1] = p / (g - 1) + 0.5 * M * M;
+    const double stag = 1 + 0.5 * (g - 1) * M * M;
+    constants_.inlet_total_pressure =
+        setup.inlet_total_pressure > 0 ? setup.inlet_total_pressure * p : p * std::pow(stag, g / (g - 1));
+    constants_.inlet_total_temperature = setup.inlet_total_temperature > 0 ? setup.inlet_total_temperature : stag;
+    double norm = 0;
+    for (int k = 0; k < D; ++k) {
+      constants_.inlet_direction[k] = setup.inlet_direction.empty() ? direction_[k] : setup.inlet_direction[k];
+      norm += constants_.inlet_direction[k] * constants_.inlet_direction[k];
+    }
+    if (!(norm > 0)) throw InvalidArgument("flow: the inlet direction is zero");
+    for (int k = 0; k < D; ++k) constants_.inlet_direction[k] /= std::sqrt(norm);
+    constants_.outlet_pressure = setup.outlet_pressure * p;
+
+    kinds_ = Kokkos::View<int*, MemSpace>("flow::kinds", setup.marker_kinds.size());
+    auto kh = Kokkos::create_mirror_view(kinds_);
+    for (size_t k = 0; k < setup.marker_kinds.size(); ++k) kh(k) = static_cast<int>(setup.marker_kinds[k]);
+    Kokkos::deep_copy(kinds_, kh);
+
+    const ordinal_t n = dual_.nvertices;
+    U_ = Vector("flow::U", static_cast<size_t>(n) * nv);
+    R_ = Vector("flow::R", static_cast<size_t>(n) * nv);
+    rhs_ = Vector("flow::rhs", static_cast<size_t>(n) * nv);
+    dQ_ = Vector("flow::dQ", static_cast<size_t>(n) * nv);
+    lambda_ = Vector("flow::lambda", n);
+    if (say)
+      say("flow: setting up the MCPI solver (" + std::to_string(n) + " block rows of " + std::to_string(nv) + ")");
+    using HostOffsets = Kokkos::View<const offset_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using HostOrdinals = Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    ppsparse::mcpi::BlockPattern<Kokkos::HostSpace> pattern{
+        nv, n, HostOffsets(dual_.row_ptr.data(), dual_.row_ptr.size()),
+        HostOrdinals(dual_.col_idx.data(), dual_.col_idx.size()), 0};
+    ppsparse::mcpi::SetupOptions options;
+    options.progress = say;
+    solver_ = std::make_unique<McpiSolver>(pattern, options);
+    set_free_stream();
+  }
+
+  int dim() const override { return D; }
+  int nb() const override { return nv; }
+  ordinal_t nvertices() const override { return dual_.nvertices; }
+  const DualMesh& dual() const override { return dual_; }
+  const FlowSetup& setup() const override { return setup_; }
+
+  void set_free_stream() override {
+    const auto U = U_;
+    const FlowConstants<D> c = constants_;
+    Kokkos::parallel_for(
+        "flow::free_stream", Kokkos::RangePolicy<Exec>(0, dual_.nvertices), KOKKOS_LAMBDA(const ordinal_t i) {
+          for (int k = 0; k < nv; ++k) U(i * nv + k) = c.free[k];
+        });
+    Kokkos::fence();
+  }
+  void set_state(const std::vector<double>& U) override {
+    if (U.size() != U_.extent(0))
+      throw InvalidArgument("flow: a state of " + std::to_string(U.size()) + " values for " +
+                            std::to_string(U_.extent(0)));
+    Kokkos::deep_copy(U_, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                              U.data(), U.size()));
+  }
+  std::vector<double> state() const override { return to_host(U_); }
+
+  // R = R(U), lambda = the spectral radii summed per vertex.
+  void compute_residual() {
+    Kokkos::deep_copy(R_, 0.0);
+    Kokkos::deep_copy(lambda_, 0.0);
+    if (setup_.flux == FluxScheme::roe) {
+      residual_kernels<FluxScheme::roe>();
+    } else {
+      residual_kernels<FluxScheme::rusanov>();
+    }
+  }
+  template <FluxScheme S>
+  void residual_kernels() {
+    Kokkos::parallel_for("flow::edge_residual", Kokkos::RangePolicy<Exec>(0, dual_.nedges()),
+                         EdgeResidual<S, D>{dual_.edges, dual_.edge_normal, U_, R_, lambda_, constants_});
+    Kokkos::parallel_for("flow::boundary_residual", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()),
+                         BoundaryResidual<S, D>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal, kinds_, U_,
+                                                R_, lambda_, constants_});
+  }
+  std::vector<double> residual() override {
+    compute_residual();
+    Kokkos::fence();
+    return to_host(R_);
+  }
+  std::vector<double> boundary_flux_sum() override {
+    Vector sum("flow::boundary_sum", nv);
+    auto run = [&](auto scheme) {
+      constexpr FluxScheme S = decltype(scheme)::value;
+      BoundaryResidual<S, D> k{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal, kinds_, U_, sum, lambda_,
+                               constants_};
+      k.sum_only = true;
+      Kokkos::parallel_for("flow::boundary_sum", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()), k);
+    };
+    if (setup_.flux == FluxScheme::roe) {
+      run(std::integral_constant<FluxScheme, FluxScheme::roe>{});
+    } else {
+      run(std::integral_constant<FluxScheme, FluxScheme::rusanov>{});
+    }
+    Kokkos::fence();
+    return to_host(sum);
+  }
+
+  // The flux Jacobian into O and D through the slot maps (D zeroed first).
+  template <class OScalar, class DScalar>
+  void assemble(const Kokkos::View<OScalar*, MemSpace>& O, const Kokkos::View<DScalar*, MemSpace>& Dv,
+                const Kokkos::View<const offset_t*, MemSpace>& o_slot,
+                const Kokkos::View<const ordinal_t*, MemSpace>& d_slot) {
+    Kokkos::deep_copy(Dv, DScalar(0));
+    auto run = [&](auto scheme) {
+      constexpr FluxScheme S = decltype(scheme)::value;
+      Kokkos::parallel_for("flow::edge_jacobian", Kokkos::RangePolicy<Exec>(0, dual_.nedges()),
+                           EdgeJacobian<S, D, OScalar, DScalar>{dual_.edges, dual_.edge_normal, dual_.edge_block, U_, O,
+                                                                Dv, o_slot, d_slot, constants_});
+      Kokkos::parallel_for("flow::boundary_jacobian", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()),
+                           BoundaryJacobian<S, D, DScalar>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal,
+                                                           kinds_, U_, Dv, d_slot, constants_});
+    };
+    if (setup_.flux == FluxScheme::roe) {
+      run(std::integral_constant<FluxScheme, FluxScheme::roe>{});
+    } else {
+      run(std::integral_constant<FluxScheme, FluxScheme::rusanov>{});
+    }
+  }
+
+  void jacobian(std::vector<double>& O, std::vector<double>& Dh) override {
+    const offset_t nnzb = static_cast<offset_t>(dual_.col_idx.size());
+    const ordinal_t n = dual_.nvertices;
+    Kokkos::View<double*, MemSpace> Od("flow::O", static_cast<size_t>(nnzb) * nv * nv);
+    Kokkos::View<double*, MemSpace> Dd("flow::D", static_cast<size_t>(n) * nv * nv);
+    Kokkos::View<offset_t*, MemSpace> os("flow::o_identity", nnzb);
+    Kokkos::View<ordinal_t*, MemSpace> ds("flow::d_identity", n);
+    Kokkos::parallel_for(
+        "flow::identity", Kokkos::RangePolicy<Exec>(0, nnzb), KOKKOS_LAMBDA(const offset_t k) {
+          os(k) = k;
+          if (k < n) ds(k) = static_cast<ordinal_t>(k);
+        });
+    if (nnzb < n)
+      Kokkos::parallel_for(
+          "flow::identity_d", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const ordinal_t k) { ds(k) = k; });
+    assemble<double, double>(Od, Dd, os, ds);
+    Kokkos::fence();
+    O = to_host(Od);
+    Dh = to_host(Dd);
+  }
+
+  // ||R_rho||_2.
+  double density_norm() const {
+    const auto R = R_;
+    double s = 0;
+    Kokkos::parallel_reduce(
+        "flow::density_norm", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+        KOKKOS_LAMBDA(const ordinal_t i, double& acc) { acc += R(i * nv) * R(i * nv); }, s);
+    return std::sqrt(s);
+  }
+
+  // The Jacobian plus V / dt on the diagonal, into the solver's storage, factored there.
+  void assemble_system(double cfl, std::vector<double>* dump_D) {
+    auto st = solver_->storage();
+    assemble<float, double>(st.O, st.D, st.o_slot, st.d_slot);
+    const auto Dv = st.D;
+    const auto d_slot = st.d_slot;
+    const auto lambda = lambda_;
+    Kokkos::parallel_for(
+        "flow::pseudo_time", Kokkos::RangePolicy<Exec>(0, dual_.nvertices), KOKKOS_LAMBDA(const ordinal_t i) {
+          double* di = &Dv(static_cast<offset_t>(d_slot(i)) * nv * nv);
+          for (int r = 0; r < nv; ++r) di[r * nv + r] += lambda(i) / cfl;
+        });
+    if (dump_D) {
+      Kokkos::fence();
+      *dump_D = to_host(Dv);
+    }
+  }
+
+  // U += dQ where every vertex's density and pressure stay positive; false (U unchanged) if not.
+  bool update() {
+    const auto U = U_;
+    const auto dQ = dQ_;
+    const double g = constants_.gamma;
+    int bad = 0;
+    Kokkos::parallel_reduce(
+        "flow::check_update", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+        KOKKOS_LAMBDA(const ordinal_t i, int& count) {
+          double W[nv];
+          for (int k = 0; k < nv; ++k) W[k] = U(i * nv + k) + dQ(i * nv + k);
+          const double p = pressure<D>(W, g);
+          if (!(W[0] > 0) || !(p > 0)) ++count;
+        },
+        bad);
+    if (bad > 0) return false;
+    Kokkos::parallel_for(
+        "flow::update", Kokkos::RangePolicy<Exec>(0, U.extent(0)), KOKKOS_LAMBDA(const size_t k) { U(k) += dQ(k); });
+    return true;
+  }
+
+  void dump_system(const std::string& prefix, int step, const std::vector<double>& Dh) {
+    const int nb2 = nv * nv;
+    auto st = solver_->storage();
+    auto O = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), st.O);
+    auto os = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), st.o_slot);
+    auto ds = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), st.d_slot);
+    const ordinal_t n = dual_.nvertices;
+    const offset_t nnz = (static_cast<offset_t>(dual_.col_idx.size()) + n) * nb2;
+    ppsparse::CsrMatrix<double, Kokkos::HostSpace> A(n * nv, n * nv, nnz, "flow::A");
+    offset_t at = 0;
+    for (ordinal_t i = 0; i < n; ++i)
+      for (int r = 0; r < nv; ++r) {
+        const ordinal_t row = i * nv + r;
+        // Blocks of row i in column order: the off-diagonal ones and the diagonal one.
+        bool diag_done = false;
+        auto put_diag = [&] {
+          for (int c = 0; c < nv; ++c) {
+            A.col_idx(at) = i * nv + c;
+            A.values(at++) = Dh[static_cast<size_t>(ds(i)) * nb2 + c * nv + r];
+          }
+          diag_done = true;
+        };
+        for (offset_t k = dual_.row_ptr[i]; k < dual_.row_ptr[i + 1]; ++k) {
+          const ordinal_t j = dual_.col_idx[k];
+          if (!diag_done && j > i) put_diag();
+          for (int c = 0; c < nv; ++c) {
+            A.col_idx(at) = j * nv + c;
+            A.values(at++) = O(static_cast<size_t>(os(k)) * nb2 + c * nv + r);
+          }
+        }
+        if (!diag_done) put_diag();
+        A.row_ptr(row + 1) = at;
+      }
+    const std::string base = prefix + "step" + std::to_string(step);
+    ppsparse::io::write_matrix_market(base + "_A.mtx", A);
+    auto rhs = to_host(rhs_);
+    ppsparse::CsrMatrix<double, Kokkos::HostSpace> b(n * nv, 1, n * nv, "flow::R");
+    for (ordinal_t i = 0; i < n * nv; ++i) {
+      b.row_ptr(i + 1) = i + 1;
+      b.col_idx(i) = 0;
+      b.values(i) = rhs[static_cast<size_t>(i)];
+    }
+    ppsparse::io::MmWriteOptions array;
+    array.format = ppsparse::io::MmFormat::array;
+    ppsparse::io::write_matrix_market(base + "_R.mtx", b, array);
+  }
+
+  std::vector<StepRecord> run(const NonlinearControl& c, const std::function<void(const StepRecord&)>& on_step,
+                              const std::vector<int>& dump_steps, const std::string& dump_prefix) override {
+    check_control(c);
+    std::unique_ptr<ppsparse::mcpi::Fgmres<Exec>> gmres;
+    if (c.linear == NonlinearControl::Linear::fgmres) {
+      ppsparse::mcpi::FgmresControl fc;
+      fc.rtol = c.linear_rtol;
+      fc.sweeps = c.fgmres_sweeps;
+      fc.restart = c.fgmres_restart;
+      fc.max_iterations = c.fgmres_iterations;
+      gmres = std::make_unique<ppsparse::mcpi::Fgmres<Exec>>(*solver_, fc);
+    }
+    const double cfl_max = c.cfl_max > 0 ? c.cfl_max : c.linear == NonlinearControl::Linear::fgmres ? 1e6 : 5e3;
+    std::vector<StepRecord> history;
+    const auto start = Clock::now();
+    double r0 = 0, scale = 1;
+    const Exec exec;
+    for (int step = 1;; ++step) {
+      StepRecord rec;
+      rec.step = step;
+      auto t = Clock::now();
+      compute_residual();
+      rec.residual = density_norm();
+      rec.t_residual = seconds_since(t);
+      if (!std::isfinite(rec.residual))
+        throw NumericalError("flow: the density residual is " + std::to_string(rec.residual) + " at step " +
+                             std::to_string(step));
+      if (step == 1) r0 = rec.residual > 0 ? rec.residual : 1;
+      rec.relative = rec.residual / r0;
+      const bool done = rec.relative <= c.drop || rec.residual == 0;
+      if (done || step > c.max_steps) {
+        rec.elapsed = seconds_since(start);
+        history.push_back(rec);
+        if (on_step) on_step(rec);
+        break;
+      }
+      const auto rhs = rhs_;
+      const auto R = R_;
+      Kokkos::parallel_for(
+          "flow::rhs", Kokkos::RangePolicy<Exec>(0, R.extent(0)), KOKKOS_LAMBDA(const size_t k) { rhs(k) = -R(k); });
+      const bool dump = std::find(dump_steps.begin(), dump_steps.end(), step) != dump_steps.end();
+      for (;;) {
+        rec.cfl = std::min(cfl_max, c.cfl * std::pow(r0 / rec.residual, c.ser_exponent)) * scale;
+        t = Clock::now();
+        std::vector<double> Dh;
+        assemble_system(rec.cfl, dump ? &Dh : nullptr);
+        Kokkos::fence();
+        rec.t_jacobian += seconds_since(t);
+        if (dump && rec.retries == 0) dump_system(dump_prefix, step, Dh);
+        t = Clock::now();
+        solver_->factor(exec);
+        exec.fence();
+        rec.t_factor += seconds_since(t);
+        t = Clock::now();
+        ppsparse::mcpi::Status s;
+        if (gmres) {
+          s = gmres->solve(exec, rhs_, dQ_);
+        } else {
+          ppsparse::mcpi::Control control;
+          control.max_sweeps = c.mcpi_sweeps;
+          control.rtol = c.linear_rtol;
+          control.check_interval = 5;
+          s = solver_->apply(exec, rhs_, dQ_, control);
+        }
+        exec.fence();
+        rec.t_solve += seconds_since(t);
+        rec.linear_iterations += s.iterations;
+        rec.sweeps += s.sweeps;
+        rec.linear_relative = s.initial_residual > 0 ? s.final_residual / s.initial_residual : 0;
+        t = Clock::now();
+        const bool ok = s.reason != ppsparse::mcpi::StopReason::not_finite && update();
+        Kokkos::fence();
+        rec.t_update += seconds_since(t);
+        if (ok) break;
+        // A non-physical update: the same step again at a tenth of the CFL number.
+        if (++rec.retries > 6)
+          throw NumericalError("flow: step " + std::to_string(step) +
+                               ": the update makes density or pressure negative even at CFL " +
+                               std::to_string(rec.cfl));
+        scale /= 10;
+      }
+      scale = std::min(1.0, scale * 2);
+      rec.elapsed = seconds_since(start);
+      history.push_back(rec);
+      if (on_step) on_step(rec);
+    }
+    return history;
+  }
+
+  Forces forces() const override {
+    const auto U = to_host(U_);
+    auto bv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dual_.bnode_vertex);
+    auto bm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dual_.bnode_marker);
+    auto bn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dual_.bnode_normal);
+    Forces f;
+    const double p_inf = 1 / constants_.gamma;
+    for (size_t b = 0; b < bv.extent(0); ++b) {
+      if (setup_.marker_kinds[static_cast<size_t>(bm(b))] != BoundaryKind::wall) continue;
+      const double p = pressure<D>(&U[static_cast<size_t>(bv(b)) * nv], constants_.gamma);
+      for (int k = 0; k < D; ++k) f.force[k] += (p - p_inf) * bn(b, k);
+    }
+    const double q = 0.5 * setup_.mach * setup_.mach * setup_.ref_area;
+    for (int k = 0; k < D; ++k) {
+      f.cl += f.force[k] * lift_[k] / q;
+      f.cd += f.force[k] * direction_[k] / q;
+    }
+    return f;
+  }
+
+  void write_vtu(const std::string& path, const ppsparse::mesh::Mesh& m) const override {
+    std::ofstream out(path);
+    if (!out) throw ppsparse::Error("flow: cannot write '" + path + "'");
+    const auto U = to_host(U_);
+    const ordinal_t n = dual_.nvertices;
+    const double g = constants_.gamma;
+    out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+        << "<UnstructuredGrid>\n<Piece NumberOfPoints=\"" << n << "\" NumberOfCells=\"" << m.nelements() << "\">\n"
+        << "<PointData Scalars=\"Density\" Vectors=\"Velocity\">\n";
+    out.precision(9);
+    auto field = [&](const char* name, int comps, auto value) {
+      out << "<DataArray type=\"Float64\" Name=\"" << name << "\" NumberOfComponents=\"" << comps
+          << "\" format=\"ascii\">\n";
+      for (ordinal_t i = 0; i < n; ++i) {
+        const double* W = &U[static_cast<size_t>(i) * nv];
+        for (int k = 0; k < comps; ++k) out << value(W, k) << (k + 1 < comps ? ' ' : '\n');
+      }
+      out << "</DataArray>\n";
+    };
+    field("Density", 1, [](const double* W, int) { return W[0]; });
+    field("Velocity", 3, [](const double* W, int k) { return k < D ? W[1 + k] / W[0] : 0.0; });
+    field("Pressure", 1, [g](const double* W, int) { return pressure<D>(W, g); });
+    field("Mach", 1, [g](const double* W, int) {
+      double q2 = 0;
+      for (int k = 0; k < D; ++k) q2 += W[1 + k] * W[1 + k] / (W[0] * W[0]);
+      return std::sqrt(q2 / (g * pressure<D>(W, g) / W[0]));
+    });
+    out << "</PointData>\n<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n";
+    out.precision(17);
+    for (ordinal_t i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k)
+        out << (k < D ? m.coords[static_cast<size_t>(i) * D + k] : 0.0) << (k < 2 ? ' ' : '\n');
+    out << "</DataArray>\n</Points>\n<Cells>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
+    for (ordinal_t e = 0; e < m.nelements(); ++e) {
+      for (offset_t k = m.elem_ptr[e]; k < m.elem_ptr[e + 1]; ++k) out << m.elem_nodes[k] << ' ';
+      out << '\n';
+    }
+    out << "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
+    for (ordinal_t e = 0; e < m.nelements(); ++e) out << m.elem_ptr[e + 1] << '\n';
+    out << "</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
+    for (ordinal_t e = 0; e < m.nelements(); ++e) out << static_cast<int>(m.types[e]) << '\n';  // VTK's type ids
+    out << "</DataArray>\n</Cells>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n";
+    if (!out) throw ppsparse::Error("flow: writing '" + path + "' failed");
+  }
+
+  void write_wall_cp(const std::string& path) const override {
+    std::ofstream out(path);
+    if (!out) throw ppsparse::Error("flow: cannot write '" + path + "'");
+    const auto U = to_host(U_);
+    auto bv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dual_.bnode_vertex);
+    auto bm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dual_.bnode_marker);
+    out << (D == 2 ? "x,y,cp\n" : "x,y,z,cp\n");
+    out.precision(10);
+    const double p_inf = 1 / constants_.gamma, q = 0.5 * setup_.mach * setup_.mach;
+    for (size_t b = 0; b < bv.extent(0); ++b) {
+      if (setup_.marker_kinds[static_cast<size_t>(bm(b))] != BoundaryKind::wall) continue;
+      const size_t i = static_cast<size_t>(bv(b));
+      for (int k = 0; k < D; ++k) out << coords_[i * D + k] << ',';
+      out << (pressure<D>(&U[i * nv], constants_.gamma) - p_inf) / q << '\n';
+    }
+    if (!out) throw ppsparse::Error("flow: writing '" + path + "' failed");
+  }
+
+  std::vector<double> coords_;
+
+ private:
+  template <class View>
+  static std::vector<double> to_host(const View& v) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    return std::vector<double>(h.data(), h.data() + h.extent(0));
+  }
+
+  FlowSetup setup_;
+  DualMesh dual_;
+  FlowConstants<D> constants_;
+  double direction_[3] = {}, lift_[3] = {};
+  Kokkos::View<int*, MemSpace> kinds_;
+  Vector U_, R_, rhs_, dQ_, lambda_;
+  std::unique_ptr<McpiSolver> solver_;
+};
+
+}  // namespace detail
+
+std::unique_ptr<FlowSolver> make_flow_solver(const ppsparse::mesh::Mesh& m, const FlowSetup& setup,
+                                             const std::function<void(const std::string&)>& progress) {
+  ppsparse::mesh::validate(m, "flow: mesh");
+  check_setup(setup, m.dim, m.marker_names.size());
+  if (m.dim == 2) {
+    auto s = std::make_unique<detail::EulerSolver<2>>(m, setup, progress);
+    s->coords_ = m.coords;
+    return s;
+  }
+  auto s = std::make_unique<detail::EulerSolver<3>>(m, setup, progress);
+  s->coords_ = m.coords;
+  return s;
+}
+
+}  // namespace flow

@@ -1,0 +1,118 @@
+#pragma once
+// An implicit, first-order, finite-volume Euler solver on median-dual control volumes: the
+// reference integration of ppsparse's MCPI solver. The residual and its exact Jacobian are
+// computed on the device; the Jacobian is assembled in place into mcpi::Solver::storage() and
+// factored there; each pseudo-time step solves by MCPI sweeps or FGMRES + MCPI. Pseudo-transient
+// continuation with local time steps and switched evolution relaxation (Blazek 2015, ch. 6;
+// Mulder and van Leer 1985).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ppsparse/mesh/mesh.hpp>
+
+#include "dual_mesh.hpp"
+#include "euler.hpp"
+
+namespace flow {
+
+/// The physical problem.
+struct FlowSetup {
+  double mach = 0.5;           ///< free-stream Mach number, > 0
+  double alpha = 0, beta = 0;  ///< angle of attack and sideslip, degrees
+  int up = 2;                  ///< 3-D: the axis lift points along at alpha = 0 (2: z, as SU2; 1: y); x is the chord
+  double gamma = 1.4;
+  FluxScheme flux = FluxScheme::roe;
+  double entropy_fix = 0.1;                ///< Harten's delta / speed of sound
+  std::vector<BoundaryKind> marker_kinds;  ///< one per mesh marker (assign_boundaries)
+  /// Subsonic inlet data, relative to the free stream's static pressure and temperature (0: the
+  /// free stream's totals); its direction (empty: the free stream's).
+  double inlet_total_pressure = 0, inlet_total_temperature = 0;
+  std::vector<double> inlet_direction;
+  double outlet_pressure = 1;  ///< subsonic outlet static pressure / free-stream pressure
+  double ref_area = 1;         ///< reference area (2-D: length) of the force coefficients
+};
+
+/// InvalidArgument naming the field unless the setup is usable for a mesh of dimension dim with
+/// `markers` markers.
+void check_setup(const FlowSetup& s, int dim, size_t markers);
+
+/// How the pseudo-time steps run and stop.
+struct NonlinearControl {
+  double cfl = 10;  ///< the first step's CFL number
+  /// SER's cap; 0: 1e6 with FGMRES, 5e3 with MCPI alone (whose sweeps stall on the stiffer
+  /// systems of larger CFL numbers)
+  double cfl_max = 0;
+  double ser_exponent = 1;  ///< CFL_k = CFL_0 (R_0 / R_k)^exponent
+  double drop = 1e-8;       ///< stop when the density residual fell by this factor
+  int max_steps = 100;
+  enum class Linear { mcpi, fgmres } linear = Linear::fgmres;
+  double linear_rtol = 1e-2;  ///< each step's linear tolerance
+  int mcpi_sweeps = 100;      ///< MCPI alone: the sweep limit
+  int fgmres_sweeps = 5;      ///< FGMRES: sweeps per preconditioner application
+  int fgmres_restart = 30;
+  int fgmres_iterations = 60;  ///< FGMRES: the iteration limit
+};
+void check_control(const NonlinearControl& c);
+
+/// One pseudo-time step (or, for the last record, the residual that stopped the run).
+struct StepRecord {
+  int step = 0;
+  double residual = 0;  ///< ||R_rho||_2 at the step's start
+  double relative = 0;  ///< residual / the first step's
+  double cfl = 0;
+  int linear_iterations = 0;   ///< FGMRES iterations (MCPI: 0)
+  int sweeps = 0;              ///< MCPI sweeps, in all
+  double linear_relative = 0;  ///< the linear residual reached, relative to its start
+  int retries = 0;             ///< steps redone at a smaller CFL after a non-physical update
+  double t_residual = 0, t_jacobian = 0, t_factor = 0, t_solve = 0, t_update = 0;  ///< seconds
+  double elapsed = 0;  ///< seconds since the run started, at the step's end
+};
+
+struct Forces {
+  double cl = 0, cd = 0;
+  double force[3] = {0, 0, 0};  ///< pressure force on the walls, non-dimensional
+};
+
+class FlowSolver {
+ public:
+  virtual ~FlowSolver() = default;
+  virtual int dim() const = 0;
+  virtual int nb() const = 0;
+  virtual ordinal_t nvertices() const = 0;
+  virtual const DualMesh& dual() const = 0;
+  virtual const FlowSetup& setup() const = 0;
+
+  /// The free stream everywhere.
+  virtual void set_free_stream() = 0;
+  /// The state in the user's numbering (nvertices x nb, vertex-major), on the host.
+  virtual void set_state(const std::vector<double>& U) = 0;
+  virtual std::vector<double> state() const = 0;
+  /// R(U) (host copy), and the boundary fluxes' part of it summed over all vertices.
+  virtual std::vector<double> residual() = 0;
+  virtual std::vector<double> boundary_flux_sum() = 0;
+  /// dR/dU in FP64 (no pseudo-time term): O's blocks in the order of dual().col_idx and the
+  /// diagonal blocks by vertex, each column-major nb x nb.
+  virtual void jacobian(std::vector<double>& O, std::vector<double>& D) = 0;
+
+  /// Runs pseudo-time steps from the current state; calls on_step after each.
+  /// `dump_steps`: steps whose linear system (A, R) is written as Matrix Market files
+  /// `dump_prefix`step<k>_A.mtx and _R.mtx. Returns the history; the last record may be the
+  /// converged residual with no linear solve.
+  virtual std::vector<StepRecord> run(const NonlinearControl& c, const std::function<void(const StepRecord&)>& on_step,
+                                      const std::vector<int>& dump_steps = {}, const std::string& dump_prefix = "") = 0;
+
+  virtual Forces forces() const = 0;
+  /// The solution as VTK XML unstructured grid (density, velocity, pressure, Mach number).
+  virtual void write_vtu(const std::string& path, const ppsparse::mesh::Mesh& m) const = 0;
+  /// x, y, [z], Cp of every wall vertex, CSV.
+  virtual void write_wall_cp(const std::string& path) const = 0;
+};
+
+/// Builds the dual mesh and the solver's storage for mesh m (InvalidArgument, see
+/// build_dual_mesh and check_setup). The state starts as the free stream.
+std::unique_ptr<FlowSolver> make_flow_solver(const ppsparse::mesh::Mesh& m, const FlowSetup& setup,
+                                             const std::function<void(const std::string&)>& progress = {});
+
+}  // namespace flow

@@ -1,0 +1,339 @@
+#include "flow_mode.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mesh/read.hpp>
+#include <ppsparse/mesh/refine.hpp>
+
+#include "boundary_conditions.hpp"
+
+namespace mcpi_app {
+namespace {
+
+using ppsparse::InvalidArgument;
+
+double parse_real(const std::string& opt, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw InvalidArgument("mcpi: " + opt + " expects a number, got '" + text + "'");
+  return v;
+}
+long long parse_int(const std::string& opt, const std::string& text, long long lo, long long hi) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+    throw InvalidArgument("mcpi: " + opt + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                          "], got '" + text + "'");
+  return v;
+}
+std::vector<double> parse_list(const std::string& opt, const std::string& text) {
+  std::vector<double> v;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ',')) v.push_back(parse_real(opt, item));
+  return v;
+}
+
+// The history as JSON: one object per step.
+void write_history(const std::string& path, const FlowOptions& opt, const std::vector<flow::StepRecord>& h,
+                   const flow::Forces& f, bool converged, long long vertices) {
+  std::ofstream out(path);
+  if (!out) throw ppsparse::Error("mcpi: cannot write '" + path + "'");
+  out.precision(10);
+  out << "{\n  \"mesh\": \"" << opt.mesh << "\",\n  \"refine\": " << opt.refine << ",\n  \"vertices\": " << vertices
+      << ",\n  \"mach\": " << opt.setup.mach << ",\n  \"alpha\": " << opt.setup.alpha << ",\n  \"flux\": \""
+      << (opt.setup.flux == flow::FluxScheme::roe ? "roe" : "rusanov") << "\",\n  \"linear\": \""
+      << (opt.control.linear == flow::NonlinearControl::Linear::fgmres ? "fgmres" : "mcpi")
+      << "\",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl
+      << ",\n  \"cd\": " << f.cd << ",\n  \"steps\": [\n";
+  for (size_t k = 0; k < h.size(); ++k) {
+    const auto& r = h[k];
+    out << "    {\"step\": " << r.step << ", \"residual\": " << r.residual << ", \"relative\": " << r.relative
+        << ", \"cfl\": " << r.cfl << ", \"linear_iterations\": " << r.linear_iterations << ", \"sweeps\": " << r.sweeps
+        << ", \"linear_relative\": " << r.linear_relative << ", \"retries\": " << r.retries
+        << ", \"t_residual\": " << r.t_residual << ", \"t_jacobian\": " << r.t_jacobian
+        << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve << ", \"t_update\": " << r.t_update
+        << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The plots, drawn by matplotlib where python3 has it (the data files stay either way).
+const char* kPlotScript = R"PY(
+import json, sys
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except Exception:
+    print("mcpi: no plots (python3 has no matplotlib); the data are in the JSON and CSV files")
+    sys.exit(0)
+hist, hist_png, cp_csv, cp_png = sys.argv[1:5]
+h = json.load(open(hist))
+s = h["steps"]
+fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+ax[0].semilogy([r["step"] for r in s], [r["relative"] for r in s], "o-", ms=3)
+ax[0].set_xlabel("pseudo-time step"); ax[0].set_ylabel("density residual / first")
+ax[1].semilogy([r["elapsed"] for r in s], [r["relative"] for r in s], "o-", ms=3)
+ax[1].set_xlabel("time (s)")
+for a in ax: a.grid(True, which="both", alpha=0.3)
+fig.suptitle("%s: M %.3g, alpha %.3g, %s flux, %s (%s vertices)" % (h["mesh"].split("/")[-1], h["mach"], h["alpha"], h["flux"], h["linear"], h["vertices"]))
+fig.tight_layout(); fig.savefig(hist_png, dpi=110)
+if cp_csv:
+    rows = [l.strip().split(",") for l in open(cp_csv)][1:]
+    if rows:
+        x = [float(r[0]) for r in rows]; cp = [float(r[-1]) for r in rows]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.plot(x, cp, ".", ms=2)
+        ax.invert_yaxis(); ax.set_xlabel("x"); ax.set_ylabel("Cp"); ax.grid(True, alpha=0.3)
+        ax.set_title("wall pressure coefficient (cl %.4f, cd %.4f)" % (h["cl"], h["cd"]))
+        fig.tight_layout(); fig.savefig(cp_png, dpi=110)
+)PY";
+
+void plot(const std::string& hist, const std::string& hist_png, const std::string& cp_csv, const std::string& cp_png) {
+  const std::string cmd = "python3 - " + shell_quote(hist) + " " + shell_quote(hist_png) + " " + shell_quote(cp_csv) +
+                          " " + shell_quote(cp_png) + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "w");
+  if (!p) {
+    std::printf("mcpi: no plots (python3 not found); the data are in the JSON and CSV files\n");
+    return;
+  }
+  std::fputs(kPlotScript, p);
+  if (pclose(p) != 0) std::printf("mcpi: no plots (python3 failed); the data are in the JSON and CSV files\n");
+}
+
+}  // namespace
+
+bool wants_flow_mode(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--flow") return true;
+  return false;
+}
+
+std::string flow_help_text() {
+  return std::string(R"(usage: mcpi --flow MESH --mach M --bc NAME=TYPE ... [options]
+
+Solves the steady compressible Euler equations (first order, median-dual finite volumes,
+implicit pseudo-time stepping) on MESH; each step's linear system is assembled on the device
+into the MCPI solver and solved there. Prints a line per step; writes flow_history.json and
+.png, flow_solution.vtu, flow_wall_cp.csv and .png into --output. Exit status: 0 when the
+density residual dropped by --drop, 1 when --steps came first, 2 on bad input.
+
+problem:
+  --flow MESH            the mesh: )") +
+         ppsparse::mesh::known_mesh_formats() + R"(
+  --refine K             refine it uniformly K times first
+  --zone K               of a multizone file, zone K only
+  --mach M               free-stream Mach number (> 0)
+  --alpha A, --beta B    angle of attack and sideslip, degrees (default 0)
+  --up y|z               3-D: the axis lift points along (default z, as SU2; x is the chord)
+  --bc NAME=TYPE         boundary condition of the markers NAME (a glob: 'periodic-*');
+                         repeatable, the first match wins; every marker needs one. TYPE:
+                         )" +
+         flow::boundary_kind_names() + R"(
+  --inlet-pt X, --inlet-tt X   subsonic inlet total pressure and temperature / free stream's
+                         static ones (default: the free stream's totals)
+  --inlet-dir X,Y[,Z]    subsonic inlet flow direction (default: the free stream's)
+  --outlet-p X           subsonic outlet static pressure / free stream's (default 1)
+  --flux roe|rusanov     numerical flux (default roe, Harten's entropy fix 0.1)
+  --ref-area A           reference area (2-D: length) of cl and cd (default 1)
+
+solver:
+  --cfl C                first CFL number (default 10), ramped by SER: C (R0 / R)^1
+  --cfl-max C            its cap (default 1e6 with FGMRES, 5e3 with MCPI alone)
+  --drop X               stop when the density residual fell by X (default 1e-8)
+  --steps N              at most N pseudo-time steps (default 100)
+  --linear mcpi|fgmres   MCPI sweeps alone, or FGMRES + MCPI (default fgmres)
+  --linear-rtol X        each step's linear tolerance (default 1e-2)
+  --sweeps K             MCPI: sweep limit (default 100); FGMRES: sweeps per
+                         preconditioner (default 5)
+
+output:
+  --output DIR           where the files go (default: the current folder)
+  --dump-system K[,K..]  write step K's linear system as DIR/flow_stepK_A.mtx (scalar,
+                         read it with mcpi --matrix F --block nb) and _R.mtx
+  --no-vtu, --no-plots   skip the solution file or the plots
+)";
+}
+
+FlowOptions parse_flow_options(int argc, const char* const* argv) {
+  FlowOptions o;
+  bool sweeps_given = false, mach_given = false;
+  int sweeps = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw InvalidArgument("mcpi: " + a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--flow") {
+      o.mesh = value();
+    } else if (a == "--help" || a == "-h") {
+      o.help = true;
+    } else if (a == "--refine") {
+      o.refine = static_cast<int>(parse_int(a, value(), 0, 8));
+    } else if (a == "--zone") {
+      o.zone = static_cast<int>(parse_int(a, value(), 0, 1 << 20));
+    } else if (a == "--mach") {
+      o.setup.mach = parse_real(a, value());
+      mach_given = true;
+      if (!(o.setup.mach > 0)) throw InvalidArgument("mcpi: --mach must be > 0, got " + std::string(argv[i]));
+    } else if (a == "--alpha") {
+      o.setup.alpha = parse_real(a, value());
+    } else if (a == "--up") {
+      const std::string v = value();
+      if (v != "y" && v != "z") throw InvalidArgument("mcpi: --up is y or z, got '" + v + "'");
+      o.setup.up = v == "y" ? 1 : 2;
+    } else if (a == "--beta") {
+      o.setup.beta = parse_real(a, value());
+    } else if (a == "--bc") {
+      o.bc.push_back(value());
+      flow::parse_boundary_rule(o.bc.back());
+    } else if (a == "--inlet-pt") {
+      o.setup.inlet_total_pressure = parse_real(a, value());
+    } else if (a == "--inlet-tt") {
+      o.setup.inlet_total_temperature = parse_real(a, value());
+    } else if (a == "--inlet-dir") {
+      o.setup.inlet_direction = parse_list(a, value());
+    } else if (a == "--outlet-p") {
+      o.setup.outlet_pressure = parse_real(a, value());
+    } else if (a == "--flux") {
+      const std::string v = value();
+      if (v == "roe") {
+        o.setup.flux = flow::FluxScheme::roe;
+      } else if (v == "rusanov") {
+        o.setup.flux = flow::FluxScheme::rusanov;
+      } else {
+        throw InvalidArgument("mcpi: --flux is roe or rusanov, got '" + v + "'");
+      }
+    } else if (a == "--ref-area") {
+      o.setup.ref_area = parse_real(a, value());
+    } else if (a == "--cfl") {
+      o.control.cfl = parse_real(a, value());
+    } else if (a == "--cfl-max") {
+      o.control.cfl_max = parse_real(a, value());
+    } else if (a == "--drop") {
+      o.control.drop = parse_real(a, value());
+    } else if (a == "--steps") {
+      o.control.max_steps = static_cast<int>(parse_int(a, value(), 1, 1000000));
+    } else if (a == "--linear") {
+      const std::string v = value();
+      if (v == "mcpi") {
+        o.control.linear = flow::NonlinearControl::Linear::mcpi;
+      } else if (v == "fgmres") {
+        o.control.linear = flow::NonlinearControl::Linear::fgmres;
+      } else {
+        throw InvalidArgument("mcpi: --linear is mcpi or fgmres, got '" + v + "'");
+      }
+    } else if (a == "--linear-rtol") {
+      o.control.linear_rtol = parse_real(a, value());
+    } else if (a == "--sweeps") {
+      sweeps = static_cast<int>(parse_int(a, value(), 1, 100000));
+      sweeps_given = true;
+    } else if (a == "--output") {
+      o.output = value();
+    } else if (a == "--dump-system") {
+      for (double s : parse_list(a, value())) {
+        if (s < 1 || s != std::floor(s)) throw InvalidArgument("mcpi: --dump-system lists steps >= 1");
+        o.dump_steps.push_back(static_cast<int>(s));
+      }
+    } else if (a == "--no-vtu") {
+      o.vtu = false;
+    } else if (a == "--no-plots") {
+      o.plots = false;
+    } else {
+      throw InvalidArgument("mcpi: unknown option '" + a + "' for --flow (mcpi --flow --help lists them)");
+    }
+  }
+  if (o.help) return o;
+  if (o.mesh.empty()) throw InvalidArgument("mcpi: --flow needs a mesh file");
+  if (!mach_given) throw InvalidArgument("mcpi: --flow needs --mach");
+  if (sweeps_given) {
+    o.control.mcpi_sweeps = sweeps;
+    o.control.fgmres_sweeps = sweeps;
+  }
+  flow::check_control(o.control);
+  return o;
+}
+
+int run_flow_mode(const FlowOptions& opt) {
+  auto say = [](const std::string& s) { std::printf("[setup] %s\n", s.c_str()); };
+  ppsparse::mesh::Mesh m = ppsparse::mesh::read(opt.mesh, opt.zone);
+  say("read " + opt.mesh + ": " + std::to_string(m.npoints()) + " points, " + std::to_string(m.nelements()) +
+      " elements, " + std::to_string(m.nfaces()) + " boundary faces on " + std::to_string(m.marker_names.size()) +
+      " markers");
+  flow::FlowSetup setup = opt.setup;
+  std::vector<flow::BoundaryRule> rules;
+  for (const auto& b : opt.bc) rules.push_back(flow::parse_boundary_rule(b));
+  setup.marker_kinds = flow::assign_boundaries(m.marker_names, rules, opt.mesh);
+  flow::check_setup(setup, m.dim, m.marker_names.size());
+  if (opt.refine > 0) {
+    m = ppsparse::mesh::refine_uniform(m, opt.refine);
+    say("refined " + std::to_string(opt.refine) + " times: " + std::to_string(m.npoints()) + " points, " +
+        std::to_string(m.nelements()) + " elements");
+  }
+  for (size_t k = 0; k < m.marker_names.size(); ++k)
+    say("marker '" + m.marker_names[k] + "': " + flow::name(setup.marker_kinds[k]));
+  std::error_code ec;
+  std::filesystem::create_directories(opt.output, ec);
+  if (ec) throw ppsparse::InputError(opt.output, "cannot create the output folder: " + ec.message());
+  const std::string dir = opt.output + "/";
+
+  auto solver = flow::make_flow_solver(m, setup, say);
+  std::printf("%5s %12s %10s %9s %6s %6s %9s %9s %9s %9s %9s %8s\n", "step", "residual", "relative", "cfl", "lin.it",
+              "sweeps", "lin.res", "t_res", "t_jac", "t_factor", "t_solve", "elapsed");
+  const auto history = solver->run(
+      opt.control,
+      [](const flow::StepRecord& r) {
+        if (r.cfl == 0) {  // the residual that ended the run: no linear solve
+          std::printf("%5d %12.5e %10.3e %9s %6s %6s %9s %8.2fms %9s %9s %9s %7.2fs\n", r.step, r.residual, r.relative,
+                      "-", "-", "-", "-", 1e3 * r.t_residual, "-", "-", "-", r.elapsed);
+          return;
+        }
+        std::printf("%5d %12.5e %10.3e %9.3g %6d %6d %9.2e %8.2fms %8.2fms %8.2fms %8.2fms %7.2fs%s\n", r.step,
+                    r.residual, r.relative, r.cfl, r.linear_iterations, r.sweeps, r.linear_relative, 1e3 * r.t_residual,
+                    1e3 * r.t_jacobian, 1e3 * r.t_factor, 1e3 * r.t_solve, r.elapsed,
+                    r.retries ? (" (" + std::to_string(r.retries) + " retries)").c_str() : "");
+        std::fflush(stdout);
+      },
+      opt.dump_steps, dir + "flow_");
+  const bool converged = history.back().relative <= opt.control.drop || history.back().residual == 0;
+  const flow::Forces f = solver->forces();
+  std::printf("cl %.6f  cd %.6f  (pressure forces on the walls, reference area %g)\n", f.cl, f.cd, setup.ref_area);
+  bool has_wall = false;
+  for (auto k : setup.marker_kinds) has_wall = has_wall || k == flow::BoundaryKind::wall;
+  write_history(dir + "flow_history.json", opt, history, f, converged, m.npoints());
+  if (has_wall) solver->write_wall_cp(dir + "flow_wall_cp.csv");
+  if (opt.vtu) solver->write_vtu(dir + "flow_solution.vtu", m);
+  if (opt.plots)
+    plot(dir + "flow_history.json", dir + "flow_history.png", has_wall ? dir + "flow_wall_cp.csv" : "",
+         dir + "flow_wall_cp.png");
+  std::printf("wrote %sflow_history.json%s%s%s\n", dir.c_str(), has_wall ? ", flow_wall_cp.csv" : "",
+              opt.vtu ? ", flow_solution.vtu" : "", opt.plots ? " and the plots" : "");
+  if (converged) {
+    std::printf("converged: the density residual fell by %.3e in %d steps\n", history.back().relative,
+                history.back().step - 1);
+    return 0;
+  }
+  std::printf("not converged: the density residual fell by %.3e in %d steps (--steps)\n", history.back().relative,
+              static_cast<int>(history.size()) - 1);
+  return 1;
+}
+
+}  // namespace mcpi_app
