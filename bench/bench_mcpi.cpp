@@ -31,6 +31,7 @@
 // (untimed); step/checked5 is apply() with a residual check every 5 sweeps and the true final
 // residual, step/checked5_no_final without the final residual. Counter step_ms: one step.
 // The auto variant (auto/backend, auto/portable) runs what mcpi::resolve_variant picks.
+// FGMRES + MCPI (fgmres/first_call, fgmres/iteration): see bench_fgmres below.
 //
 // Validation (before any time is reported): every case runs --check_sweeps sweeps [3] from
 // dQ = 0 and its dQ is compared with ppsparse's portable rows_per_warp on the same system,
@@ -73,6 +74,7 @@
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/backend.hpp>
+#include <ppsparse/mcpi/fgmres.hpp>
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/peers/mcpi_vendor_peer.hpp>
@@ -564,6 +566,91 @@ void bench_step(benchmark::State& state, const ProblemSpec& spec, const McpiConf
   }
 }
 
+// FGMRES(30) + MCPI (5 sweeps per preconditioner) from dQ = 0, no tolerance, so that it runs
+// exactly its iteration limit.
+//   fgmres/first_call: a fresh Fgmres per benchmark iteration: its construction (the workspace's
+//     allocation, counter ctor_ms and workspace_mb), its first solve of 2 iterations (the timed
+//     figure, first_ms) and a later one (later_ms). Target: first <= later + ctor.
+//   fgmres/iteration: one iteration in steady state, (solve of 8 iterations - solve of 2) / 6
+//     (the timed figure, iteration_ms), against what it must do at least: its preconditioner
+//     (precondition_ms, 5 sweeps) and one operator product (operator_ms), measured here too.
+//     Target: iteration <= 1.1 (precondition + operator) (counter budget_ratio). solve2_ms and
+//     sweeps10_ms: 2 iterations of 5 sweeps against 10 plain sweeps (apply, no checks).
+void bench_fgmres(benchmark::State& state, const ProblemSpec& spec, bool first_call) {
+  try {
+    Problem& p = g_cache->get(spec);
+    mcpi::Solver<Exec>& solver = *p.solver;
+    Exec exec;
+    const int k = 5;
+    mcpi::FgmresControl fc;
+    fc.rtol = 0;
+    fc.sweeps = k;
+    auto timed = [&](const std::function<void()>& f) {
+      exec.fence();
+      const auto t0 = Clock::now();
+      f();
+      exec.fence();
+      return std::chrono::duration<double>(Clock::now() - t0).count();
+    };
+    mcpi::Status st;
+    auto solve = [&](mcpi::Fgmres<Exec>& g) { return [&] { st = g.solve(exec, p.user_r, p.dq); }; };
+    const double len = static_cast<double>(p.n) * p.nb;
+    if (first_call) {
+      std::vector<double> first, later, ctor;
+      fc.max_iterations = 2;
+      for (auto _ : state) {
+        std::unique_ptr<mcpi::Fgmres<Exec>> g;
+        ctor.push_back(timed([&] { g = std::make_unique<mcpi::Fgmres<Exec>>(solver, fc); }));
+        first.push_back(timed(solve(*g)));
+        later.push_back(timed(solve(*g)));
+        state.SetIterationTime(first.back());
+      }
+      set_problem_counters(state, p, -1, mean(later) / (2 * k));
+      state.counters["first_ms"] = mean(first) * 1e3;
+      state.counters["first_of_process_ms"] = first.front() * 1e3;
+      state.counters["later_ms"] = mean(later) * 1e3;
+      state.counters["ctor_ms"] = mean(ctor) * 1e3;
+      state.counters["workspace_mb"] = (2.0 * fc.restart + 4) * len * sizeof(double) / 1e6;
+      state.counters["first_over_later_plus_ctor"] = mean(first) / (mean(later) + mean(ctor));
+    } else {
+      fc.max_iterations = 2;
+      mcpi::Fgmres<Exec> two(solver, fc);
+      fc.max_iterations = 8;
+      mcpi::Fgmres<Exec> eight(solver, fc);
+      typename mcpi::Solver<Exec>::Vector v("fgmres_bench.v", static_cast<size_t>(len)),
+          z("fgmres_bench.z", static_cast<size_t>(len));
+      solver.to_internal(exec, p.user_r, v);
+      mcpi::Control plain;
+      plain.max_sweeps = 2 * k;
+      plain.check_interval = 0;
+      plain.final_residual = false;
+      timed(solve(two));
+      timed(solve(eight));  // warm-up
+      std::vector<double> iteration, pre, op, solve2, sweeps10;
+      for (auto _ : state) {
+        solve2.push_back(timed(solve(two)));
+        const double t8 = timed(solve(eight));
+        iteration.push_back((t8 - solve2.back()) / 6);
+        pre.push_back(timed([&] { solver.precondition(exec, v, z, k); }));
+        op.push_back(timed([&] { solver.multiply_internal(exec, v, z); }));
+        sweeps10.push_back(timed([&] { solver.apply(exec, p.user_r, p.dq, plain); }));
+        state.SetIterationTime(std::max(iteration.back(), 1e-9));
+      }
+      set_problem_counters(state, p, -1, mean(pre) / k);
+      state.counters["iteration_ms"] = mean(iteration) * 1e3;
+      state.counters["precondition_ms"] = mean(pre) * 1e3;
+      state.counters["operator_ms"] = mean(op) * 1e3;
+      state.counters["budget_ratio"] = mean(iteration) / (mean(pre) + mean(op));
+      state.counters["solve2_ms"] = mean(solve2) * 1e3;
+      state.counters["sweeps10_ms"] = mean(sweeps10) * 1e3;
+    }
+    state.SetLabel(st.kernel + ", " + std::to_string(st.iterations) + " iterations of " + std::to_string(k) +
+                   " sweeps");
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 // A peer behind the three calls the benchmark makes.
 struct PeerCalls {
   std::function<void()> reset, sweep;
@@ -657,6 +744,15 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
       })->Iterations(1);
       continue;
     }
+    // FGMRES first: its first_call case then also sees what the process sets up on first use.
+    for (bool first : {true, false})
+      benchmark::RegisterBenchmark((prefix + (first ? "fgmres/first_call" : "fgmres/iteration")).c_str(),
+                                   [spec, first](benchmark::State& st) { bench_fgmres(st, spec, first); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(3)
+          ->Repetitions(common.reps)
+          ->DisplayAggregatesOnly(true);
     std::vector<mcpi::Variant> variants = mcpi::all_variants();
     variants.push_back(mcpi::Variant::automatic());
     for (mcpi::Variant v : variants) {

@@ -415,6 +415,18 @@ class EulerSolver final : public FlowSolver {
     return history;
   }
 
+  double residual_bytes() const override {
+    const double n = dual_.nvertices, ne = dual_.nedges(), nbn = dual_.nbnodes();
+    return n * nv * 8 * 2 + n * 8 + ne * (2 * sizeof(ordinal_t) + D * 8) + nbn * (sizeof(ordinal_t) + 4 + D * 8);
+  }
+  double assembly_bytes() const override {
+    const double n = dual_.nvertices, ne = dual_.nedges(), nbn = dual_.nbnodes();
+    const double nnzb = static_cast<double>(dual_.col_idx.size());
+    return nnzb * nv * nv * sizeof(float) + n * nv * nv * sizeof(double) + n * nv * 8 + n * 8 +
+           ne * (2 * sizeof(ordinal_t) + D * 8 + 2 * sizeof(offset_t)) + nnzb * sizeof(offset_t) +
+           n * sizeof(ordinal_t) + nbn * (sizeof(ordinal_t) + 4 + D * 8);
+  }
+
   Forces forces() const override {
     const auto U = to_host(U_);
     auto bv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dual_.bnode_vertex);

@@ -103,6 +103,12 @@ class FlowSolver {
   virtual std::vector<StepRecord> run(const NonlinearControl& c, const std::function<void(const StepRecord&)>& on_step,
                                       const std::vector<int>& dump_steps = {}, const std::string& dump_prefix = "") = 0;
 
+  /// Minimum bytes moved by one residual evaluation (U and the edges read once, R and the
+  /// spectral radii written once) and by one Jacobian assembly (U, the edges and the slot maps
+  /// read once; O in FP32 and D in FP64 written once).
+  virtual double residual_bytes() const = 0;
+  virtual double assembly_bytes() const = 0;
+
   virtual Forces forces() const = 0;
   /// The solution as VTK XML unstructured grid (density, velocity, pressure, Mach number).
   virtual void write_vtu(const std::string& path, const ppsparse::mesh::Mesh& m) const = 0;

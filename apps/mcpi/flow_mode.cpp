@@ -1,5 +1,6 @@
 #include "flow_mode.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/refine.hpp>
+#include <ppsparse/util/copy_bandwidth.hpp>
 
 #include "boundary_conditions.hpp"
 
@@ -116,6 +118,34 @@ void plot(const std::string& hist, const std::string& hist_png, const std::strin
   }
   std::fputs(kPlotScript, p);
   if (pclose(p) != 0) std::printf("mcpi: no plots (python3 failed); the data are in the JSON and CSV files\n");
+}
+
+// The median step's split and the residual's and assembly's bandwidth against the copy
+// bandwidth measured now (the first step, which sets things up, left out when there are more).
+void report_step_split(const std::vector<flow::StepRecord>& history, const flow::FlowSolver& solver) {
+  std::vector<flow::StepRecord> steps;
+  for (const auto& r : history)
+    if (r.cfl > 0 && (r.step > 1 || history.size() <= 2)) steps.push_back(r);
+  if (steps.empty()) return;
+  auto median = [&](double flow::StepRecord::*field) {
+    std::vector<double> v;
+    for (const auto& r : steps) v.push_back(r.*field);
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double res = median(&flow::StepRecord::t_residual), jac = median(&flow::StepRecord::t_jacobian);
+  const double fac = median(&flow::StepRecord::t_factor), sol = median(&flow::StepRecord::t_solve);
+  const double copy = ppsparse::measure_copy_bandwidth<>().gbs;
+  std::printf(
+      "median step: residual %.3f ms, jacobian %.3f ms, factor %.3f ms, solve %.3f ms; "
+      "(residual + jacobian) / solve = %.3f\n",
+      1e3 * res, 1e3 * jac, 1e3 * fac, 1e3 * sol, (res + jac) / sol);
+  const double rb = solver.residual_bytes(), ab = solver.assembly_bytes();
+  std::printf(
+      "bandwidth (minimum traffic): residual %.1f MB at %.1f GB/s, jacobian assembly %.1f MB at %.1f GB/s; "
+      "copy bandwidth %.1f GB/s: %.0f %% and %.0f %% of it\n",
+      rb / 1e6, rb / res / 1e9, ab / 1e6, ab / jac / 1e9, copy, 100 * rb / res / 1e9 / copy,
+      100 * ab / jac / 1e9 / copy);
 }
 
 }  // namespace
@@ -314,6 +344,7 @@ int run_flow_mode(const FlowOptions& opt) {
       },
       opt.dump_steps, dir + "flow_");
   const bool converged = history.back().relative <= opt.control.drop || history.back().residual == 0;
+  report_step_split(history, *solver);
   const flow::Forces f = solver->forces();
   std::printf("cl %.6f  cd %.6f  (pressure forces on the walls, reference area %g)\n", f.cl, f.cd, setup.ref_area);
   bool has_wall = false;

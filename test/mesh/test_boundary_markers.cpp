@@ -10,6 +10,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mesh/cgns_reader.hpp>
+#include <ppsparse/mesh/gmsh_reader.hpp>
 #include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/refine.hpp>
 
@@ -104,6 +105,22 @@ TEST(BoundaryMarkers, CgnsKeepsBoundaryConditions) {
   const Mesh m = read(path);
   EXPECT_EQ(names(m), (std::set<std::string>{"INLET", "OUTLET", "SYMMETRY", "WALL1", "WALL2"}));
   expect_faces_are_the_boundary(m, path);
+}
+
+TEST(BoundaryMarkers, GmshWriterKeepsThemInEveryEncoding) {
+  const std::string path = shared_mesh("naca0012_hybrid_2d.su2");
+  if (path.empty()) GTEST_SKIP() << "no ../shared";
+  const Mesh m = read(path);
+  for (GmshVersion v : {GmshVersion::v2_2, GmshVersion::v4_1})
+    for (bool binary : {false, true}) {
+      const std::string out = test::scratch_file("ppsparse_marker_test", "naca.msh");
+      write_gmsh(out, m, v, binary);
+      const Mesh r = read(out);
+      EXPECT_EQ(r.marker_names, m.marker_names);
+      EXPECT_EQ(r.face_nodes, m.face_nodes);
+      EXPECT_EQ(r.face_marker, m.face_marker);
+      EXPECT_EQ(r.elem_nodes, m.elem_nodes);
+    }
 }
 
 TEST(BoundaryMarkers, RefineRefusesAFaceNoElementHas) {

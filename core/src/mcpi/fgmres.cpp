@@ -23,6 +23,15 @@ Fgmres<E, OS, DS, XS>::Fgmres(SolverType& solver, const FgmresControl& control) 
   r_ = Vector("fgmres.r", len);
   h_ = Kokkos::View<double*, memory_space>("fgmres.h", m + 1);
   h2_ = Kokkos::View<double*, memory_space>("fgmres.h2", m + 1);
+  // The first use of the dense kernels and reductions sets them up (handles, scratch): done
+  // here, so that the first solve costs what later ones do.
+  const E exec;
+  const auto V0 = Kokkos::subview(V_, Kokkos::ALL(), Kokkos::make_pair(0, 1));
+  const auto h0 = Kokkos::subview(h_, Kokkos::make_pair(0, 1));
+  compat::gemv(exec, "T", 1.0, V0, ConstVector(b_), 0.0, h0);
+  compat::gemv(exec, "N", 1.0, V0, ConstVector(h0), 0.0, r_);
+  solver_.norm(exec, ConstVector(b_));
+  exec.fence();
 }
 
 template <class E, class OS, class DS, class XS>
@@ -45,7 +54,13 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
   st.kernel = solver_.kernel_name(exec, c.variant);
   const double bn = solver_.norm(exec, ConstVector(b_));
   if (!std::isfinite(bn)) throw NumericalError("mcpi fgmres: R holds a NaN or Inf");
-  double beta = residual(exec);
+  // From dQ = 0 the residual is R itself: no operator product.
+  double beta = bn;
+  if (given) {
+    beta = residual(exec);
+  } else {
+    Kokkos::deep_copy(exec, r_, b_);
+  }
   if (!std::isfinite(beta)) throw NumericalError("mcpi fgmres: the initial dQ holds a NaN or Inf");
   st.initial_residual = beta;
   const double tol = std::max(c.atol, c.rtol * beta);

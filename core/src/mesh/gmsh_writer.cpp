@@ -68,6 +68,15 @@ class GmshWriter {
   }
 };
 
+// The markers as physical groups k + 2 of dimension dim - 1 (ASCII in every encoding).
+void write_physical_names(GmshWriter& w, const Mesh& m) {
+  if (m.marker_names.empty()) return;
+  w.text("$PhysicalNames\n" + std::to_string(m.marker_names.size()) + "\n");
+  for (size_t k = 0; k < m.marker_names.size(); ++k)
+    w.text(std::to_string(m.dim - 1) + " " + std::to_string(k + 2) + " \"" + m.marker_names[k] + "\"\n");
+  w.text("$EndPhysicalNames\n");
+}
+
 }  // namespace
 
 void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, bool binary) {
@@ -93,9 +102,21 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
         box[3 + d] = std::max(box[3 + d], coord(p, d));
       }
     }
+    write_physical_names(w, m);
     w.text("$Entities\n");
-    for (int d = 0; d < 4; ++d) w.size(d == m.dim ? 1 : 0);
+    const long long markers = static_cast<long long>(m.marker_names.size());
+    for (int d = 0; d < 4; ++d) w.size(d == m.dim ? 1 : d == m.dim - 1 ? markers : 0);
     w.end_line();
+    // One entity per marker (tag k + 1, physical group k + 2), then the volume (tag 1). Their
+    // boxes are the mesh's: a reader needs none tighter.
+    for (long long k = 0; k < markers; ++k) {
+      w.integer(k + 1);
+      for (double b : box) w.real(b);
+      w.size(1);
+      w.integer(k + 2);
+      w.size(0);  // bounding entities
+      w.end_line();
+    }
     w.integer(1);
     for (double b : box) w.real(b);
     w.size(0);  // physical tags
@@ -123,9 +144,31 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
     std::vector<ElementType> present;
     for (ElementType t : m.types)
       if (std::find(present.begin(), present.end(), t) == present.end()) present.push_back(t);
-    for (long long v : {static_cast<long long>(present.size()), ne, 1LL, ne}) w.size(v);
+    // Blocks of boundary faces, by marker and type, then of volume elements by type.
+    std::vector<std::pair<int, ElementType>> face_blocks;
+    for (ordinal_t f = 0; f < m.nfaces(); ++f) {
+      const std::pair<int, ElementType> b{m.face_marker[f], m.face_types[f]};
+      if (std::find(face_blocks.begin(), face_blocks.end(), b) == face_blocks.end()) face_blocks.push_back(b);
+    }
+    const long long total = ne + m.nfaces();
+    for (long long v : {static_cast<long long>(present.size() + face_blocks.size()), total, 1LL, total}) w.size(v);
     w.end_line();
     long long tag = 0;
+    for (const auto& [marker, t] : face_blocks) {
+      w.integer(m.dim - 1);
+      w.integer(marker + 1);
+      w.integer(gmsh_id(t));
+      long long count = 0;
+      for (ordinal_t f = 0; f < m.nfaces(); ++f) count += m.face_marker[f] == marker && m.face_types[f] == t;
+      w.size(count);
+      w.end_line();
+      for (ordinal_t f = 0; f < m.nfaces(); ++f) {
+        if (m.face_marker[f] != marker || m.face_types[f] != t) continue;
+        w.size(++tag);
+        for (offset_t k = m.face_ptr[f]; k < m.face_ptr[f + 1]; ++k) w.size(m.face_nodes[k] + 1);
+        w.end_line();
+      }
+    }
     for (ElementType t : present) {
       w.integer(m.dim);
       w.integer(1);
@@ -141,6 +184,7 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
     }
     w.end_section("Elements");
   } else {
+    write_physical_names(w, m);
     w.text("$Nodes\n" + std::to_string(n) + "\n");
     for (long long p = 0; p < n; ++p) {
       w.integer(p + 1);
@@ -148,7 +192,23 @@ void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, boo
       w.end_line();
     }
     w.end_section("Nodes");
-    w.text("$Elements\n" + std::to_string(ne) + "\n");
+    w.text("$Elements\n" + std::to_string(ne + m.nfaces()) + "\n");
+    // Boundary faces first, tagged with their marker's physical group (k + 2) and entity (k + 1).
+    for (ordinal_t f = 0; f < m.nfaces(); ++f) {
+      const long long group = m.face_marker[f] + 2;
+      if (binary) {
+        for (long long v : {static_cast<long long>(gmsh_id(m.face_types[f])), 1LL, 2LL}) w.integer(v);
+      }
+      w.integer(ne + f + 1);
+      if (!binary) {
+        w.integer(gmsh_id(m.face_types[f]));
+        w.integer(2);
+      }
+      w.integer(group);
+      w.integer(group - 1);
+      for (offset_t k = m.face_ptr[f]; k < m.face_ptr[f + 1]; ++k) w.integer(m.face_nodes[k] + 1);
+      w.end_line();
+    }
     // Tags: the physical and the elementary entity (both 1). Binary: one block per element.
     for (long long e = 0; e < ne; ++e) {
       if (binary) {

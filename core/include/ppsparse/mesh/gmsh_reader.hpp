@@ -43,8 +43,9 @@ enum class GmshVersion { v2_2, v4_1 };
 Mesh read_gmsh(const std::string& path);
 
 /// Writes m as MSH `version`, ASCII or binary (for tests and conversion): one entity of the
-/// mesh's dimension, node tags 1..n, element tags 1..e. InvalidArgument unless m is valid;
-/// Error if the file cannot be written.
+/// mesh's dimension, node tags 1..n, the boundary faces first (each marker a physical group of
+/// its name, 4.1: on an entity of its own) and then the volume elements. InvalidArgument unless
+/// m is valid; Error if the file cannot be written.
 void write_gmsh(const std::string& path, const Mesh& m, GmshVersion version, bool binary);
 
 }  // namespace ppsparse::mesh
