@@ -24,8 +24,8 @@
 #include <ppsparse/dist/collective.hpp>
 
 #include "distributed_mode.hpp"
-#include "flow_mode.hpp"
 #endif
+#include "flow_mode.hpp"
 #include "mpk_mode.hpp"
 #include "steps_mode.hpp"
 #include "options.hpp"
