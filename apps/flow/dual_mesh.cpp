@@ -138,7 +138,8 @@ DualMesh build_dual_mesh(const mesh::Mesh& m, const std::function<void(const std
   d.row_ptr = degree;
   d.col_idx.assign(static_cast<size_t>(degree.back()), 0);
   auto edges_h = Kokkos::create_mirror_view(d.edges);
-  auto block_h = Kokkos::View<offset_t* [2], Kokkos::HostSpace>("flow::edge_block_h", nedges);
+  d.edge_block = Kokkos::View<offset_t* [2], MemSpace>("flow::edge_block", nedges);
+  auto block_h = Kokkos::create_mirror_view(d.edge_block);
   for (ordinal_t e = 0; e < nedges; ++e) {
     const ordinal_t i = static_cast<ordinal_t>(keys[e] >> 32), j = static_cast<ordinal_t>(keys[e] & 0xffffffffu);
     edges_h(e, 0) = i;
@@ -166,7 +167,6 @@ DualMesh build_dual_mesh(const mesh::Mesh& m, const std::function<void(const std
     }
   }
   Kokkos::deep_copy(d.edges, edges_h);
-  d.edge_block = Kokkos::View<offset_t* [2], MemSpace>("flow::edge_block", nedges);
   Kokkos::deep_copy(d.edge_block, block_h);
 
   // Elements on the device: types, nodes, global edges.
