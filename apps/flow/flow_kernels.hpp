@@ -67,10 +67,16 @@ struct BoundaryResidual {
 };
 
 /// The edge fluxes' Jacobian: O blocks (i, j) = dF/dU_j and (j, i) = -dF/dU_i stored at their
-/// slots (column-major); D_i += dF/dU_i and D_j -= dF/dU_j.
-template <FluxScheme S, int D, class OScalar, class DScalar>
+/// slots (column-major); D_i += dF/dU_i and D_j -= dF/dU_j. Each of the 2 nv derivative
+/// directions (the columns of dF/dU_i, then of dF/dU_j) is one column of a block; a thread
+/// carries M of them (Dual<M>) and lanes = 2 nv / M threads share an edge: at M = 2 nv one
+/// thread computes the whole Jacobian of its flux, but its 11 x wide numbers spill registers,
+/// so the default is narrower (FlowSetup::jacobian_directions).
+template <FluxScheme S, int D, int M, class OScalar, class DScalar>
 struct EdgeJacobian {
   static constexpr int nv = D + 2;
+  static constexpr int lanes = 2 * nv / M;
+  static_assert(2 * nv % M == 0, "the directions must split evenly");
   Kokkos::View<const ordinal_t* [2], MemSpace> edges;
   Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace> normal;
   Kokkos::View<const offset_t* [2], MemSpace> block;
@@ -81,29 +87,46 @@ struct EdgeJacobian {
   Kokkos::View<const ordinal_t*, MemSpace> d_slot;
   FlowConstants<D> c;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t e) const {
-    using T = Dual<2 * nv>;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_t t) const {
+    using T = Dual<M>;
+    const ordinal_t e = static_cast<ordinal_t>(t / lanes);
+    const int first = static_cast<int>(t % lanes) * M;  // this thread's first direction
     const ordinal_t i = edges(e, 0), j = edges(e, 1);
     T L[nv], Rs[nv], F[nv];
     double n[D];
     for (int k = 0; k < nv; ++k) {
-      L[k] = T::variable(U(i * nv + k), k);
-      Rs[k] = T::variable(U(j * nv + k), nv + k);
+      L[k] = T(U(i * nv + k));
+      Rs[k] = T(U(j * nv + k));
+    }
+    for (int m = 0; m < M; ++m) {
+      const int dir = first + m;
+      if (dir < nv) {
+        L[dir].d[m] = 1;
+      } else {
+        Rs[dir - nv].d[m] = 1;
+      }
     }
     for (int k = 0; k < D; ++k) n[k] = normal(e, k);
     numerical_flux<S, D>(L, Rs, n, c, F);
     constexpr int nb2 = nv * nv;
-    OScalar* oij = &O(o_slot(block(e, 0)) * nb2);
-    OScalar* oji = &O(o_slot(block(e, 1)) * nb2);
-    DScalar* di = &Dv(static_cast<offset_t>(d_slot(i)) * nb2);
-    DScalar* dj = &Dv(static_cast<offset_t>(d_slot(j)) * nb2);
-    for (int col = 0; col < nv; ++col)
-      for (int r = 0; r < nv; ++r) {
-        oij[col * nv + r] = static_cast<OScalar>(F[r].d[nv + col]);
-        oji[col * nv + r] = static_cast<OScalar>(-F[r].d[col]);
-        Kokkos::atomic_add(&di[col * nv + r], static_cast<DScalar>(F[r].d[col]));
-        Kokkos::atomic_add(&dj[col * nv + r], static_cast<DScalar>(-F[r].d[nv + col]));
+    for (int m = 0; m < M; ++m) {
+      const int dir = first + m;
+      if (dir < nv) {  // column dir of dF/dU_i: -(block (j, i)), + D_i
+        OScalar* o = &O(o_slot(block(e, 1)) * nb2 + dir * nv);
+        DScalar* d = &Dv(static_cast<offset_t>(d_slot(i)) * nb2 + dir * nv);
+        for (int r = 0; r < nv; ++r) {
+          o[r] = static_cast<OScalar>(-F[r].d[m]);
+          Kokkos::atomic_add(&d[r], static_cast<DScalar>(F[r].d[m]));
+        }
+      } else {  // column dir - nv of dF/dU_j: + block (i, j), - D_j
+        OScalar* o = &O(o_slot(block(e, 0)) * nb2 + (dir - nv) * nv);
+        DScalar* d = &Dv(static_cast<offset_t>(d_slot(j)) * nb2 + (dir - nv) * nv);
+        for (int r = 0; r < nv; ++r) {
+          o[r] = static_cast<OScalar>(F[r].d[m]);
+          Kokkos::atomic_add(&d[r], static_cast<DScalar>(-F[r].d[m]));
+        }
       }
+    }
   }
 };
 

@@ -27,6 +27,8 @@ void check_setup(const FlowSetup& s, int dim, size_t markers) {
   if (!std::isfinite(s.beta) || std::abs(s.beta) > 90) bad("the sideslip angle must be within [-90, 90] degrees");
   if (dim == 2 && s.beta != 0) bad("a sideslip angle needs a 3-D mesh");
   if (s.up != 1 && s.up != 2) bad("the up axis is y (1) or z (2)");
+  if (s.jacobian_directions != 1 && s.jacobian_directions != 2 && s.jacobian_directions != 2 * (dim + 2))
+    bad("the Jacobian's directions per thread are 1, 2 or " + std::to_string(2 * (dim + 2)));
   if (!(s.gamma > 1) || s.gamma > 5) bad("gamma must be within (1, 5]");
   if (!(s.entropy_fix >= 0) || s.entropy_fix > 1) bad("the entropy fix must be within [0, 1]");
   if (s.marker_kinds.size() != markers)
@@ -195,9 +197,24 @@ class EulerSolver final : public FlowSolver {
     Kokkos::deep_copy(Dv, DScalar(0));
     auto run = [&](auto scheme) {
       constexpr FluxScheme S = decltype(scheme)::value;
-      Kokkos::parallel_for("flow::edge_jacobian", Kokkos::RangePolicy<Exec>(0, dual_.nedges()),
-                           EdgeJacobian<S, D, OScalar, DScalar>{dual_.edges, dual_.edge_normal, dual_.edge_block, U_, O,
-                                                                Dv, o_slot, d_slot, constants_});
+      auto edge = [&](auto directions) {
+        constexpr int M = decltype(directions)::value;
+        using K = EdgeJacobian<S, D, M, OScalar, DScalar>;
+        Kokkos::parallel_for(
+            "flow::edge_jacobian", Kokkos::RangePolicy<Exec>(0, static_cast<size_t>(dual_.nedges()) * K::lanes),
+            K{dual_.edges, dual_.edge_normal, dual_.edge_block, U_, O, Dv, o_slot, d_slot, constants_});
+      };
+      switch (setup_.jacobian_directions) {
+        case 1:
+          edge(std::integral_constant<int, 1>{});
+          break;
+        case 2:
+          edge(std::integral_constant<int, 2>{});
+          break;
+        default:
+          edge(std::integral_constant<int, 2 * nv>{});
+          break;
+      }
       Kokkos::parallel_for("flow::boundary_jacobian", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()),
                            BoundaryJacobian<S, D, DScalar>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal,
                                                            kinds_, U_, Dv, d_slot, constants_});

@@ -32,6 +32,9 @@ struct FlowSetup {
   std::vector<double> inlet_direction;
   double outlet_pressure = 1;  ///< subsonic outlet static pressure / free-stream pressure
   double ref_area = 1;         ///< reference area (2-D: length) of the force coefficients
+  /// Derivative directions per device thread in the Jacobian's edge kernel: 1, 2 or 2 nb (one
+  /// thread per edge; more registers than a GPU thread has). A tuning, not physics.
+  int jacobian_directions = 1;
 };
 
 /// InvalidArgument naming the field unless the setup is usable for a mesh of dimension dim with

@@ -23,13 +23,12 @@ Fgmres<E, OS, DS, XS>::Fgmres(SolverType& solver, const FgmresControl& control) 
   r_ = Vector("fgmres.r", len);
   h_ = Kokkos::View<double*, memory_space>("fgmres.h", m + 1);
   h2_ = Kokkos::View<double*, memory_space>("fgmres.h2", m + 1);
-  // The first use of the dense kernels and reductions sets them up (handles, scratch): done
-  // here, so that the first solve costs what later ones do.
+  // The first use of the reductions sets them up (scratch): done here, so that the first solve
+  // costs what later ones do.
   const E exec;
   const auto V0 = Kokkos::subview(V_, Kokkos::ALL(), Kokkos::make_pair(0, 1));
-  const auto h0 = Kokkos::subview(h_, Kokkos::make_pair(0, 1));
-  compat::gemv(exec, "T", 1.0, V0, ConstVector(b_), 0.0, h0);
-  compat::gemv(exec, "N", 1.0, V0, ConstVector(h0), 0.0, r_);
+  double out[2];
+  impl::gram_schmidt_pass(exec, V0, 1, h_, true, true, r_, out);
   solver_.norm(exec, ConstVector(b_));
   exec.fence();
 }
@@ -83,18 +82,19 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
       st.sweeps += c.sweeps;
       const auto w = column(V_, j + 1);
       solver_.multiply_internal(exec, ConstVector(zj), w);
-      // Classical Gram-Schmidt, twice: h = V^T w, w -= V h.
+      // Classical Gram-Schmidt, twice, in three passes over V: h = V^T w; w -= V h and
+      // h2 = V^T w; w -= V h2 and ||w||.
       const auto Vj = Kokkos::subview(V_, Kokkos::ALL(), Kokkos::make_pair(0, j + 1));
-      const auto hj = Kokkos::subview(h_, Kokkos::make_pair(0, j + 1));
-      const auto hj2 = Kokkos::subview(h2_, Kokkos::make_pair(0, j + 1));
-      compat::gemv(exec, "T", 1.0, Vj, w, 0.0, hj);
-      compat::gemv(exec, "N", -1.0, Vj, hj, 1.0, w);
-      compat::gemv(exec, "T", 1.0, Vj, w, 0.0, hj2);
-      compat::gemv(exec, "N", -1.0, Vj, hj2, 1.0, w);
-      Kokkos::deep_copy(exec, hh, h_);
-      Kokkos::deep_copy(exec, hh2, h2_);
-      const double hn = solver_.norm(exec, ConstVector(w));  // synchronises exec
-      for (int i = 0; i <= j; ++i) Hij(i, j) = hh(i) + hh2(i);
+      std::vector<double> dots(static_cast<size_t>(j) + 2), dots2(static_cast<size_t>(j) + 2), last(j + 2);
+      impl::gram_schmidt_pass(exec, Vj, j + 1, h_, false, true, w, dots.data());
+      for (int i = 0; i <= j; ++i) hh(i) = dots[i];
+      Kokkos::deep_copy(exec, h_, hh);
+      impl::gram_schmidt_pass(exec, Vj, j + 1, h_, true, true, w, dots2.data());
+      for (int i = 0; i <= j; ++i) hh2(i) = dots2[i];
+      Kokkos::deep_copy(exec, h2_, hh2);
+      impl::gram_schmidt_pass(exec, Vj, j + 1, h2_, true, false, w, last.data());
+      const double hn = std::sqrt(last[static_cast<size_t>(j) + 1]);
+      for (int i = 0; i <= j; ++i) Hij(i, j) = dots[i] + dots2[i];
       Hij(j + 1, j) = hn;
       ++st.iterations;
       // Previous rotations, then a new one that zeroes H(j + 1, j).
@@ -131,10 +131,12 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
       for (int k = i + 1; k < j; ++k) s -= Hij(i, k) * y[k];
       y[i] = Hij(i, i) != 0.0 ? s / Hij(i, i) : 0.0;
     }
-    for (int i = 0; i < j; ++i) hh(i) = y[i];
+    // x -= Z (-y), in the Gram-Schmidt pass's one read of Z.
+    for (int i = 0; i < j; ++i) hh(i) = -y[i];
     Kokkos::deep_copy(exec, h_, hh);
-    compat::gemv(exec, "N", 1.0, Kokkos::subview(Z_, Kokkos::ALL(), Kokkos::make_pair(0, j)),
-                 Kokkos::subview(h_, Kokkos::make_pair(0, j)), 1.0, x_);
+    std::vector<double> unused(static_cast<size_t>(j) + 1);
+    impl::gram_schmidt_pass(exec, Kokkos::subview(Z_, Kokkos::ALL(), Kokkos::make_pair(0, j)), j, h_, true, false, x_,
+                            unused.data());
     beta = residual(exec);
     if (!std::isfinite(beta)) {
       st.reason = StopReason::not_finite;

@@ -9,8 +9,8 @@
 ///   }
 ///
 /// The Krylov vectors are FP64 in the solver's colour order; orthogonalisation is classical
-/// Gram-Schmidt applied twice (two Kokkos Kernels gemv per pass, one small host copy), the
-/// Hessenberg least-squares problem by Givens rotations on the host.
+/// Gram-Schmidt applied twice (three fused passes over the basis, each one read of it and one
+/// small host copy), the Hessenberg least-squares problem by Givens rotations on the host.
 #include <cmath>
 #include <limits>
 #include <string>
