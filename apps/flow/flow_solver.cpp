@@ -359,6 +359,10 @@ class EulerSolver final : public FlowSolver {
     std::vector<StepRecord> history;
     const auto start = Clock::now();
     double r0 = 0, scale = 1;
+    // The CFL number's ceiling from the linear solves: where a step's solve barely reduced its
+    // residual (the system too stiff for the solver at that CFL), the next steps stay at half
+    // that CFL; each step whose solve at least halved it lifts the ceiling again.
+    double solvable = cfl_max;
     const Exec exec;
     for (int step = 1;; ++step) {
       StepRecord rec;
@@ -385,7 +389,7 @@ class EulerSolver final : public FlowSolver {
           "flow::rhs", Kokkos::RangePolicy<Exec>(0, R.extent(0)), KOKKOS_LAMBDA(const size_t k) { rhs(k) = -R(k); });
       const bool dump = std::find(dump_steps.begin(), dump_steps.end(), step) != dump_steps.end();
       for (;;) {
-        rec.cfl = std::min(cfl_max, c.cfl * std::pow(r0 / rec.residual, c.ser_exponent)) * scale;
+        rec.cfl = std::min({cfl_max, solvable, c.cfl * std::pow(r0 / rec.residual, c.ser_exponent)}) * scale;
         t = Clock::now();
         std::vector<double> Dh;
         assemble_system(rec.cfl, dump ? &Dh : nullptr);
@@ -425,6 +429,11 @@ class EulerSolver final : public FlowSolver {
         scale /= 10;
       }
       scale = std::min(1.0, scale * 2);
+      if (rec.linear_relative > 0.9) {  // the solve removed less than a tenth of the residual
+        solvable = std::max(c.cfl, 0.5 * rec.cfl);
+      } else if (rec.linear_relative < 0.5) {
+        solvable = std::min(cfl_max, 2 * solvable);
+      }
       rec.elapsed = seconds_since(start);
       history.push_back(rec);
       if (on_step) on_step(rec);
