@@ -168,6 +168,19 @@ DualMesh build_dual_mesh(const mesh::Mesh& m, const std::function<void(const std
   }
   Kokkos::deep_copy(d.edges, edges_h);
   Kokkos::deep_copy(d.edge_block, block_h);
+  {
+    const size_t nnzb = d.col_idx.size();
+    std::vector<ordinal_t> pos_edge(nnzb);
+    for (ordinal_t e = 0; e < nedges; ++e) pos_edge[block_h(e, 0)] = pos_edge[block_h(e, 1)] = e;
+    d.row_ptr_device = Kokkos::View<offset_t*, MemSpace>("flow::row_ptr", d.row_ptr.size());
+    d.col_idx_device = Kokkos::View<ordinal_t*, MemSpace>("flow::col_idx", nnzb);
+    d.pos_edge = Kokkos::View<ordinal_t*, MemSpace>("flow::pos_edge", nnzb);
+    using HostOffsets = Kokkos::View<const offset_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using HostOrdinals = Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    Kokkos::deep_copy(d.row_ptr_device, HostOffsets(d.row_ptr.data(), d.row_ptr.size()));
+    Kokkos::deep_copy(d.col_idx_device, HostOrdinals(d.col_idx.data(), nnzb));
+    Kokkos::deep_copy(d.pos_edge, HostOrdinals(pos_edge.data(), nnzb));
+  }
 
   // Elements on the device: types, nodes, global edges.
   using HostI = Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

@@ -33,6 +33,9 @@ struct DualMesh {
   std::vector<offset_t> row_ptr;
   std::vector<ordinal_t> col_idx;
   Kokkos::View<offset_t* [2], MemSpace> edge_block;
+  /// The same pattern on the device, with the edge of each block (v, j).
+  Kokkos::View<offset_t*, MemSpace> row_ptr_device;
+  Kokkos::View<ordinal_t*, MemSpace> col_idx_device, pos_edge;
 
   ordinal_t nedges() const { return static_cast<ordinal_t>(edges.extent(0)); }
   ordinal_t nbnodes() const { return static_cast<ordinal_t>(bnode_vertex.extent(0)); }

@@ -27,8 +27,6 @@ void check_setup(const FlowSetup& s, int dim, size_t markers) {
   if (!std::isfinite(s.beta) || std::abs(s.beta) > 90) bad("the sideslip angle must be within [-90, 90] degrees");
   if (dim == 2 && s.beta != 0) bad("a sideslip angle needs a 3-D mesh");
   if (s.up != 1 && s.up != 2) bad("the up axis is y (1) or z (2)");
-  if (s.jacobian_directions != 1 && s.jacobian_directions != 2 && s.jacobian_directions != 2 * (dim + 2))
-    bad("the Jacobian's directions per thread are 1, 2 or " + std::to_string(2 * (dim + 2)));
   if (!(s.gamma > 1) || s.gamma > 5) bad("gamma must be within (1, 5]");
   if (!(s.entropy_fix >= 0) || s.entropy_fix > 1) bad("the entropy fix must be within [0, 1]");
   if (s.marker_kinds.size() != markers)
@@ -189,32 +187,19 @@ class EulerSolver final : public FlowSolver {
     return to_host(sum);
   }
 
-  // The flux Jacobian into O and D through the slot maps (D zeroed first).
+  // The flux Jacobian into O and D through the slot maps, with lambda / cfl on D's diagonal
+  // (cfl 0: none): every block written by the row kernel, then the boundary fluxes' added.
   template <class OScalar, class DScalar>
   void assemble(const Kokkos::View<OScalar*, MemSpace>& O, const Kokkos::View<DScalar*, MemSpace>& Dv,
                 const Kokkos::View<const offset_t*, MemSpace>& o_slot,
-                const Kokkos::View<const ordinal_t*, MemSpace>& d_slot) {
-    Kokkos::deep_copy(Dv, DScalar(0));
+                const Kokkos::View<const ordinal_t*, MemSpace>& d_slot, double cfl) {
     auto run = [&](auto scheme) {
       constexpr FluxScheme S = decltype(scheme)::value;
-      auto edge = [&](auto directions) {
-        constexpr int M = decltype(directions)::value;
-        using K = EdgeJacobian<S, D, M, OScalar, DScalar>;
-        Kokkos::parallel_for(
-            "flow::edge_jacobian", Kokkos::RangePolicy<Exec>(0, static_cast<size_t>(dual_.nedges()) * K::lanes),
-            K{dual_.edges, dual_.edge_normal, dual_.edge_block, U_, O, Dv, o_slot, d_slot, constants_});
-      };
-      switch (setup_.jacobian_directions) {
-        case 1:
-          edge(std::integral_constant<int, 1>{});
-          break;
-        case 2:
-          edge(std::integral_constant<int, 2>{});
-          break;
-        default:
-          edge(std::integral_constant<int, 2 * nv>{});
-          break;
-      }
+      using K = RowJacobian<S, D, OScalar, DScalar>;
+      Kokkos::parallel_for("flow::row_jacobian",
+                           Kokkos::RangePolicy<Exec>(0, static_cast<size_t>(dual_.nvertices) * K::lanes),
+                           K{dual_.row_ptr_device, dual_.col_idx_device, dual_.pos_edge, dual_.edges, dual_.edge_normal,
+                             U_, lambda_, cfl, O, Dv, o_slot, d_slot, constants_});
       Kokkos::parallel_for("flow::boundary_jacobian", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()),
                            BoundaryJacobian<S, D, DScalar>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal,
                                                            kinds_, U_, Dv, d_slot, constants_});
@@ -241,7 +226,7 @@ class EulerSolver final : public FlowSolver {
     if (nnzb < n)
       Kokkos::parallel_for(
           "flow::identity_d", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const ordinal_t k) { ds(k) = k; });
-    assemble<double, double>(Od, Dd, os, ds);
+    assemble<double, double>(Od, Dd, os, ds, 0.0);
     Kokkos::fence();
     O = to_host(Od);
     Dh = to_host(Dd);
@@ -260,15 +245,8 @@ class EulerSolver final : public FlowSolver {
   // The Jacobian plus V / dt on the diagonal, into the solver's storage, factored there.
   void assemble_system(double cfl, std::vector<double>* dump_D) {
     auto st = solver_->storage();
-    assemble<float, double>(st.O, st.D, st.o_slot, st.d_slot);
+    assemble<float, double>(st.O, st.D, st.o_slot, st.d_slot, cfl);
     const auto Dv = st.D;
-    const auto d_slot = st.d_slot;
-    const auto lambda = lambda_;
-    Kokkos::parallel_for(
-        "flow::pseudo_time", Kokkos::RangePolicy<Exec>(0, dual_.nvertices), KOKKOS_LAMBDA(const ordinal_t i) {
-          double* di = &Dv(static_cast<offset_t>(d_slot(i)) * nv * nv);
-          for (int r = 0; r < nv; ++r) di[r * nv + r] += lambda(i) / cfl;
-        });
     if (dump_D) {
       Kokkos::fence();
       *dump_D = to_host(Dv);
@@ -448,8 +426,10 @@ class EulerSolver final : public FlowSolver {
   double assembly_bytes() const override {
     const double n = dual_.nvertices, ne = dual_.nedges(), nbn = dual_.nbnodes();
     const double nnzb = static_cast<double>(dual_.col_idx.size());
-    return nnzb * nv * nv * sizeof(float) + n * nv * nv * sizeof(double) + n * nv * 8 + n * 8 +
-           ne * (2 * sizeof(ordinal_t) + D * 8 + 2 * sizeof(offset_t)) + nnzb * sizeof(offset_t) +
+    // Written: O (FP32), D (FP64). Read: U and lambda, the pattern (row pointers, columns, the
+    // edge of each block), the edges and their normals, the slot maps, the boundary nodes.
+    return nnzb * nv * nv * sizeof(float) + n * nv * nv * sizeof(double) + n * (nv + 1) * 8 + n * sizeof(offset_t) +
+           nnzb * (2 * sizeof(ordinal_t)) + ne * (2 * sizeof(ordinal_t) + D * 8) + nnzb * sizeof(offset_t) +
            n * sizeof(ordinal_t) + nbn * (sizeof(ordinal_t) + 4 + D * 8);
   }
 

@@ -32,9 +32,6 @@ struct FlowSetup {
   std::vector<double> inlet_direction;
   double outlet_pressure = 1;  ///< subsonic outlet static pressure / free-stream pressure
   double ref_area = 1;         ///< reference area (2-D: length) of the force coefficients
-  /// Derivative directions per device thread in the Jacobian's edge kernel: 1, 2 or 2 nb (one
-  /// thread per edge; more registers than a GPU thread has). A tuning, not physics.
-  int jacobian_directions = 1;
 };
 
 /// InvalidArgument naming the field unless the setup is usable for a mesh of dimension dim with
@@ -107,8 +104,8 @@ class FlowSolver {
                                       const std::vector<int>& dump_steps = {}, const std::string& dump_prefix = "") = 0;
 
   /// Minimum bytes moved by one residual evaluation (U and the edges read once, R and the
-  /// spectral radii written once) and by one Jacobian assembly (U, the edges and the slot maps
-  /// read once; O in FP32 and D in FP64 written once).
+  /// spectral radii written once) and by one Jacobian assembly (U, the pattern, the edges and the
+  /// slot maps read once; O in FP32 and D in FP64 written once).
   virtual double residual_bytes() const = 0;
   virtual double assembly_bytes() const = 0;
 
