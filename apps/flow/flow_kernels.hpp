@@ -68,15 +68,17 @@ struct BoundaryResidual {
 
 /// The edge fluxes' Jacobian, row by row: block row v holds D_v = sum_j dF_vj/dU_v (plus the
 /// pseudo-time term lambda_v / cfl) and O(v, j) = dF_vj/dU_j, where F_vj is the flux out of v
-/// across the dual face of edge (v, j). 2 nv threads share a row, one derivative direction each
-/// (Dual<1>): the first nv the columns of D_v, the others the columns of every O(v, j). Every
-/// block is written once, by one thread, in row order (no atomics: the edge-by-edge form, with
-/// 50 FP64 atomics per edge for D, ran at 8 % of the copy bandwidth on an H100, no faster with
-/// the cheaper Rusanov flux); each flux is differentiated from both of its vertices.
-template <FluxScheme S, int D, class OScalar, class DScalar>
+/// across the dual face of edge (v, j). Threads share a row by derivative directions: with
+/// M = 1, 2 nv threads of one direction each (Dual<1>); with M = nv, two threads, one for all of
+/// D_v's columns and one for all of each O(v, j)'s (Dual<nv>: the flux's value computed once
+/// for nv derivatives, at more registers). Every block is written once, by one thread, in row
+/// order (no atomics: the edge-by-edge form, with 50 FP64 atomics per edge for D, ran at 8 % of
+/// the copy bandwidth on an H100); each flux is differentiated from both of its vertices.
+template <FluxScheme S, int D, int M, class OScalar, class DScalar>
 struct RowJacobian {
   static constexpr int nv = D + 2;
-  static constexpr int lanes = 2 * nv;
+  static_assert(M == 1 || M == nv, "one direction per thread, or all of a side's");
+  static constexpr int lanes = 2 * nv / M;
   Kokkos::View<const offset_t*, MemSpace> row_ptr;
   Kokkos::View<const ordinal_t*, MemSpace> col_idx;
   Kokkos::View<const ordinal_t*, MemSpace> pos_edge;  // the edge of each (v, j)
@@ -91,15 +93,16 @@ struct RowJacobian {
   FlowConstants<D> c;
 
   KOKKOS_INLINE_FUNCTION void operator()(const size_t t) const {
-    using T = Dual<1>;
+    using T = Dual<M>;
     const ordinal_t v = static_cast<ordinal_t>(t / lanes);
-    const int dir = static_cast<int>(t % lanes);
-    const bool own = dir < nv;  // a column of D_v; otherwise column dir - nv of each O(v, j)
-    const int col = own ? dir : dir - nv;
+    const int first = static_cast<int>(t % lanes) * M;  // this thread's first direction
+    const bool own = first < nv;                        // columns of D_v; otherwise columns of each O(v, j)
+    const int col0 = own ? first : first - nv;
     T L[nv], Rs[nv], F[nv];
     for (int k = 0; k < nv; ++k) L[k] = T(U(static_cast<size_t>(v) * nv + k));
-    if (own) L[col].d[0] = 1;
-    double dsum[nv] = {};
+    if (own)
+      for (int m = 0; m < M; ++m) L[col0 + m].d[m] = 1;
+    double dsum[M][nv] = {};
     constexpr int nb2 = nv * nv;
     for (offset_t p = row_ptr(v); p < row_ptr(v + 1); ++p) {
       const ordinal_t j = col_idx(p);
@@ -108,19 +111,24 @@ struct RowJacobian {
       double n[D];
       for (int k = 0; k < D; ++k) n[k] = sign * normal(e, k);
       for (int k = 0; k < nv; ++k) Rs[k] = T(U(static_cast<size_t>(j) * nv + k));
-      if (!own) Rs[col].d[0] = 1;
+      if (!own)
+        for (int m = 0; m < M; ++m) Rs[col0 + m].d[m] = 1;
       numerical_flux<S, D>(L, Rs, n, c, F);
       if (own) {
-        for (int r = 0; r < nv; ++r) dsum[r] += F[r].d[0];
+        for (int m = 0; m < M; ++m)
+          for (int r = 0; r < nv; ++r) dsum[m][r] += F[r].d[m];
       } else {
-        OScalar* o = &O(o_slot(p) * nb2 + col * nv);
-        for (int r = 0; r < nv; ++r) o[r] = static_cast<OScalar>(F[r].d[0]);
+        OScalar* o = &O(o_slot(p) * nb2 + col0 * nv);
+        for (int m = 0; m < M; ++m)
+          for (int r = 0; r < nv; ++r) o[m * nv + r] = static_cast<OScalar>(F[r].d[m]);
       }
     }
     if (own) {
-      if (cfl > 0) dsum[col] += lambda(v) / cfl;
-      DScalar* d = &Dv(static_cast<offset_t>(d_slot(v)) * nb2 + col * nv);
-      for (int r = 0; r < nv; ++r) d[r] = static_cast<DScalar>(dsum[r]);
+      DScalar* d = &Dv(static_cast<offset_t>(d_slot(v)) * nb2 + col0 * nv);
+      for (int m = 0; m < M; ++m) {
+        if (cfl > 0) dsum[m][col0 + m] += lambda(v) / cfl;
+        for (int r = 0; r < nv; ++r) d[m * nv + r] = static_cast<DScalar>(dsum[m][r]);
+      }
     }
   }
 };

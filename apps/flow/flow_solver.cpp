@@ -27,6 +27,8 @@ void check_setup(const FlowSetup& s, int dim, size_t markers) {
   if (!std::isfinite(s.beta) || std::abs(s.beta) > 90) bad("the sideslip angle must be within [-90, 90] degrees");
   if (dim == 2 && s.beta != 0) bad("a sideslip angle needs a 3-D mesh");
   if (s.up != 1 && s.up != 2) bad("the up axis is y (1) or z (2)");
+  if (s.jacobian_lanes != 2 && s.jacobian_lanes != 2 * (dim + 2))
+    bad("the Jacobian's threads per block row are 2 or " + std::to_string(2 * (dim + 2)));
   if (!(s.gamma > 1) || s.gamma > 5) bad("gamma must be within (1, 5]");
   if (!(s.entropy_fix >= 0) || s.entropy_fix > 1) bad("the entropy fix must be within [0, 1]");
   if (s.marker_kinds.size() != markers)
@@ -195,11 +197,18 @@ class EulerSolver final : public FlowSolver {
                 const Kokkos::View<const ordinal_t*, MemSpace>& d_slot, double cfl) {
     auto run = [&](auto scheme) {
       constexpr FluxScheme S = decltype(scheme)::value;
-      using K = RowJacobian<S, D, OScalar, DScalar>;
-      Kokkos::parallel_for("flow::row_jacobian",
-                           Kokkos::RangePolicy<Exec>(0, static_cast<size_t>(dual_.nvertices) * K::lanes),
-                           K{dual_.row_ptr_device, dual_.col_idx_device, dual_.pos_edge, dual_.edges, dual_.edge_normal,
-                             U_, lambda_, cfl, O, Dv, o_slot, d_slot, constants_});
+      auto rows = [&](auto directions) {
+        using K = RowJacobian<S, D, decltype(directions)::value, OScalar, DScalar>;
+        Kokkos::parallel_for("flow::row_jacobian",
+                             Kokkos::RangePolicy<Exec>(0, static_cast<size_t>(dual_.nvertices) * K::lanes),
+                             K{dual_.row_ptr_device, dual_.col_idx_device, dual_.pos_edge, dual_.edges,
+                               dual_.edge_normal, U_, lambda_, cfl, O, Dv, o_slot, d_slot, constants_});
+      };
+      if (setup_.jacobian_lanes == 2) {
+        rows(std::integral_constant<int, nv>{});
+      } else {
+        rows(std::integral_constant<int, 1>{});
+      }
       Kokkos::parallel_for("flow::boundary_jacobian", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()),
                            BoundaryJacobian<S, D, DScalar>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal,
                                                            kinds_, U_, Dv, d_slot, constants_});

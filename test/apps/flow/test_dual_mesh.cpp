@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mesh/read.hpp>
@@ -83,7 +84,7 @@ TEST(DualMesh, ControlVolumesCloseOnSharedMeshes) {
   for (const char* name : {"naca0012_hybrid_2d.su2", "brick_pyra.su2", "bend_coarse.cgns", "triangular_aerofoil.msh"}) {
     const std::string path = test_meshes::shared_mesh(name);
     if (path.empty()) GTEST_SKIP() << "no ../shared";
-    if (ppsparse::mesh::detect_mesh_format(path) == ppsparse::mesh::MeshFormat::unknown) continue;
+    if (!std::filesystem::exists(path)) continue;  // a partial copy of ../shared (GPU runs)
     Mesh m;
     try {
       m = ppsparse::mesh::read(path);

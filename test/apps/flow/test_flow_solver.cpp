@@ -90,54 +90,60 @@ TEST(FlowSolver, PreservesTheFreeStream) {
     }
 }
 
-// Every block of the Jacobian against central differences of the residual.
-void expect_jacobian_matches_differences(const Mesh& m, const FlowSetup& setup, const std::string& what) {
-  auto f = make_flow_solver(m, setup);
-  const std::vector<double> U = perturbed(*f, 0.1, ppsparse::test::test_seed());
-  f->set_state(U);
-  std::vector<double> O, D;
-  f->jacobian(O, D);
-  const int nb = f->nb();
-  const auto& d = f->dual();
-  const ordinal_t n = f->nvertices();
-  double worst = 0, largest = 0;
-  std::string worst_at;
-  for (double x : O) largest = std::max(largest, std::abs(x));
-  for (double x : D) largest = std::max(largest, std::abs(x));
-  for (ordinal_t j = 0; j < n; ++j)
-    for (int c = 0; c < nb; ++c) {
-      std::vector<double> Up = U, Um = U;
-      const size_t at = static_cast<size_t>(j) * nb + c;
-      const double h = 1e-6 * std::max(1.0, std::abs(U[at]));
-      Up[at] += h;
-      Um[at] -= h;
-      f->set_state(Up);
-      const auto Rp = f->residual();
-      f->set_state(Um);
-      const auto Rm = f->residual();
-      // Column (j, c): rows of vertex j (diagonal block) and of its neighbours (O blocks).
-      auto compare = [&](ordinal_t i, const double* block) {
-        // Blocks of tiny faces are judged against the largest block: their differences carry
-        // the round-off of the whole residual (1e-16 |R| / h).
-        double scale = 1e-3 * largest;
-        for (int q = 0; q < nb * nb; ++q) scale = std::max(scale, std::abs(block[q]));
-        for (int r = 0; r < nb; ++r) {
-          const double fd = (Rp[static_cast<size_t>(i) * nb + r] - Rm[static_cast<size_t>(i) * nb + r]) / (2 * h);
-          const double err = std::abs(fd - block[c * nb + r]) / std::max(scale, 1e-300);
-          if (err > worst) {
-            worst = err;
-            worst_at = "block (" + std::to_string(i) + ", " + std::to_string(j) + ") entry (" + std::to_string(r) +
-                       ", " + std::to_string(c) + "): " + std::to_string(block[c * nb + r]) + " vs " +
-                       std::to_string(fd);
+// Every block of the Jacobian against central differences of the residual, with each split of
+// a block row's derivatives over device threads.
+void expect_jacobian_matches_differences(const Mesh& m, const FlowSetup& base, const std::string& what_base) {
+  for (int lanes : {2, 2 * (m.dim + 2)}) {
+    FlowSetup setup = base;
+    setup.jacobian_lanes = lanes;
+    const std::string what = what_base + ", " + std::to_string(lanes) + " threads per row";
+    auto f = make_flow_solver(m, setup);
+    const std::vector<double> U = perturbed(*f, 0.1, ppsparse::test::test_seed());
+    f->set_state(U);
+    std::vector<double> O, D;
+    f->jacobian(O, D);
+    const int nb = f->nb();
+    const auto& d = f->dual();
+    const ordinal_t n = f->nvertices();
+    double worst = 0, largest = 0;
+    std::string worst_at;
+    for (double x : O) largest = std::max(largest, std::abs(x));
+    for (double x : D) largest = std::max(largest, std::abs(x));
+    for (ordinal_t j = 0; j < n; ++j)
+      for (int c = 0; c < nb; ++c) {
+        std::vector<double> Up = U, Um = U;
+        const size_t at = static_cast<size_t>(j) * nb + c;
+        const double h = 1e-6 * std::max(1.0, std::abs(U[at]));
+        Up[at] += h;
+        Um[at] -= h;
+        f->set_state(Up);
+        const auto Rp = f->residual();
+        f->set_state(Um);
+        const auto Rm = f->residual();
+        // Column (j, c): rows of vertex j (diagonal block) and of its neighbours (O blocks).
+        auto compare = [&](ordinal_t i, const double* block) {
+          // Blocks of tiny faces are judged against the largest block: their differences carry
+          // the round-off of the whole residual (1e-16 |R| / h).
+          double scale = 1e-3 * largest;
+          for (int q = 0; q < nb * nb; ++q) scale = std::max(scale, std::abs(block[q]));
+          for (int r = 0; r < nb; ++r) {
+            const double fd = (Rp[static_cast<size_t>(i) * nb + r] - Rm[static_cast<size_t>(i) * nb + r]) / (2 * h);
+            const double err = std::abs(fd - block[c * nb + r]) / std::max(scale, 1e-300);
+            if (err > worst) {
+              worst = err;
+              worst_at = "block (" + std::to_string(i) + ", " + std::to_string(j) + ") entry (" + std::to_string(r) +
+                         ", " + std::to_string(c) + "): " + std::to_string(block[c * nb + r]) + " vs " +
+                         std::to_string(fd);
+            }
           }
-        }
-      };
-      compare(j, &D[static_cast<size_t>(j) * nb * nb]);
-      for (ordinal_t i = 0; i < n; ++i)
-        for (ppsparse::offset_t k = d.row_ptr[i]; k < d.row_ptr[i + 1]; ++k)
-          if (d.col_idx[static_cast<size_t>(k)] == j) compare(i, &O[static_cast<size_t>(k) * nb * nb]);
-    }
-  EXPECT_LT(worst, 1e-6) << what << ": worst at " << worst_at;
+        };
+        compare(j, &D[static_cast<size_t>(j) * nb * nb]);
+        for (ordinal_t i = 0; i < n; ++i)
+          for (ppsparse::offset_t k = d.row_ptr[i]; k < d.row_ptr[i + 1]; ++k)
+            if (d.col_idx[static_cast<size_t>(k)] == j) compare(i, &O[static_cast<size_t>(k) * nb * nb]);
+      }
+    EXPECT_LT(worst, 1e-6) << what << ": worst at " << worst_at;
+  }
 }
 
 TEST(FlowSolver, JacobianMatchesFiniteDifferences2D) {
