@@ -27,8 +27,9 @@ void check_setup(const FlowSetup& s, int dim, size_t markers) {
   if (!std::isfinite(s.beta) || std::abs(s.beta) > 90) bad("the sideslip angle must be within [-90, 90] degrees");
   if (dim == 2 && s.beta != 0) bad("a sideslip angle needs a 3-D mesh");
   if (s.up != 1 && s.up != 2) bad("the up axis is y (1) or z (2)");
-  if (s.jacobian_lanes != 2 && s.jacobian_lanes != 2 * (dim + 2))
-    bad("the Jacobian's threads per block row are 2 or " + std::to_string(2 * (dim + 2)));
+  if (s.jacobian_lanes != 0 && s.jacobian_lanes != 2 && s.jacobian_lanes != 2 * (dim + 2))
+    bad("the Jacobian's threads per block row are 2 or " + std::to_string(2 * (dim + 2)) +
+        " (0: " + std::to_string(2 * (dim + 2)) + ")");
   if (!(s.gamma > 1) || s.gamma > 5) bad("gamma must be within (1, 5]");
   if (!(s.entropy_fix >= 0) || s.entropy_fix > 1) bad("the entropy fix must be within [0, 1]");
   if (s.marker_kinds.size() != markers)
@@ -199,12 +200,15 @@ class EulerSolver final : public FlowSolver {
       constexpr FluxScheme S = decltype(scheme)::value;
       auto rows = [&](auto directions) {
         using K = RowJacobian<S, D, decltype(directions)::value, OScalar, DScalar>;
+        // At most 128 registers a thread (two blocks of 256 per multiprocessor): the Roe flux's
+        // derivative wants more, and fewer threads in flight cost more than the spills.
+        using Bounds = Kokkos::LaunchBounds<256, 2>;
         Kokkos::parallel_for("flow::row_jacobian",
-                             Kokkos::RangePolicy<Exec>(0, static_cast<size_t>(dual_.nvertices) * K::lanes),
+                             Kokkos::RangePolicy<Exec, Bounds>(0, static_cast<size_t>(dual_.nvertices) * K::lanes),
                              K{dual_.row_ptr_device, dual_.col_idx_device, dual_.pos_edge, dual_.edges,
                                dual_.edge_normal, U_, lambda_, cfl, O, Dv, o_slot, d_slot, constants_});
       };
-      if (setup_.jacobian_lanes == 2) {
+      if (setup_.jacobian_lanes == 2) {  // nb directions a thread
         rows(std::integral_constant<int, nv>{});
       } else {
         rows(std::integral_constant<int, 1>{});

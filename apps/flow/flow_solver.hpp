@@ -33,8 +33,9 @@ struct FlowSetup {
   double outlet_pressure = 1;  ///< subsonic outlet static pressure / free-stream pressure
   double ref_area = 1;         ///< reference area (2-D: length) of the force coefficients
   /// Device threads per block row in the Jacobian's kernel: 2 nb (one derivative direction
-  /// each) or 2 (nb directions each; fewer flux evaluations, more registers). A tuning.
-  int jacobian_lanes = 2;
+  /// each; 0 says the same) or 2 (nb directions each; fewer flux evaluations, more registers).
+  /// A tuning.
+  int jacobian_lanes = 0;
 };
 
 /// InvalidArgument naming the field unless the setup is usable for a mesh of dimension dim with

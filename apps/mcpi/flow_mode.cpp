@@ -183,8 +183,8 @@ problem:
   --outlet-p X           subsonic outlet static pressure / free stream's (default 1)
   --flux roe|rusanov     numerical flux (default roe, Harten's entropy fix 0.1)
   --ref-area A           reference area (2-D: length) of cl and cd (default 1)
-  --jacobian-lanes K     device threads per block row of the Jacobian kernel: 2 (default)
-                         or 2 nb (a tuning)
+  --jacobian-lanes K     device threads per block row of the Jacobian kernel: 2 nb
+                         (default) or 2 (a tuning)
 
 solver:
   --cfl C                first CFL number (default 10), ramped by SER: C (R0 / R)^1
@@ -255,7 +255,7 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
         throw InvalidArgument("mcpi: --flux is roe or rusanov, got '" + v + "'");
       }
     } else if (a == "--jacobian-lanes") {
-      o.setup.jacobian_lanes = static_cast<int>(parse_int(a, value(), 1, 16));
+      o.setup.jacobian_lanes = static_cast<int>(parse_int(a, value(), 0, 16));
     } else if (a == "--ref-area") {
       o.setup.ref_area = parse_real(a, value());
     } else if (a == "--cfl") {
