@@ -200,11 +200,8 @@ class EulerSolver final : public FlowSolver {
       constexpr FluxScheme S = decltype(scheme)::value;
       auto rows = [&](auto directions) {
         using K = RowJacobian<S, D, decltype(directions)::value, OScalar, DScalar>;
-        // At most 128 registers a thread (two blocks of 256 per multiprocessor): the Roe flux's
-        // derivative wants more, and fewer threads in flight cost more than the spills.
-        using Bounds = Kokkos::LaunchBounds<256, 2>;
         Kokkos::parallel_for("flow::row_jacobian",
-                             Kokkos::RangePolicy<Exec, Bounds>(0, static_cast<size_t>(dual_.nvertices) * K::lanes),
+                             Kokkos::RangePolicy<Exec>(0, static_cast<size_t>(dual_.nvertices) * K::lanes),
                              K{dual_.row_ptr_device, dual_.col_idx_device, dual_.pos_edge, dual_.edges,
                                dual_.edge_normal, U_, lambda_, cfl, O, Dv, o_slot, d_slot, constants_});
       };
