@@ -10,6 +10,24 @@ function(run_step)
   set(last_err "${err}" PARENT_SCOPE)
 endfunction()
 run_step(${CMAKE_COMMAND} --install ${PPSPARSE_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+# A plain Makefile with pkg-config's flags (ppsparse.pc), run without LD_LIBRARY_PATH: the
+# installed shared library is found by the RPATH the .pc file puts on the link line.
+file(GLOB pcs ${WORK_DIR}/prefix/*/pkgconfig/ppsparse.pc ${WORK_DIR}/prefix/*/*/pkgconfig/ppsparse.pc)
+if(NOT pcs)
+  message(FATAL_ERROR "the installed package lacks lib/pkgconfig/ppsparse.pc")
+endif()
+list(GET pcs 0 pc)
+get_filename_component(pc_dir ${pc} DIRECTORY)
+if(EXPECT_SHARED)
+  file(GLOB so ${WORK_DIR}/prefix/*/libppsparse.so ${WORK_DIR}/prefix/*/*/libppsparse.so)
+  if(NOT so)
+    message(FATAL_ERROR "the shared build installed no libppsparse.so")
+  endif()
+endif()
+file(COPY ${CONSUMER_SOURCE_DIR}/makefile/ DESTINATION ${WORK_DIR}/makefile)
+run_step(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} CXX=${CMAKE_CXX_COMPILER}
+         make -C ${WORK_DIR}/makefile)
+run_step(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK_DIR}/makefile/consumer_make)
 run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
          -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
          -DKokkos_DIR=${Kokkos_DIR} -DKokkosKernels_DIR=${KokkosKernels_DIR})
