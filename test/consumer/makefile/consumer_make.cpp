@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   control.rtol = 1e-6;
   Kokkos::View<double*> dq("dq", system.R.extent(0));
   const ppsparse::mcpi::Status s = solver.apply(ppsparse::DefaultExecSpace(), system.R, dq, control);
-  std::printf("consumer_make: %d sweeps, residual %.3e of %.3e (%s)\n", s.sweeps, s.final_residual,
-              s.initial_residual, ppsparse::mcpi::name(s.reason));
+  std::printf("consumer_make: %d sweeps, residual %.3e of %.3e (%s)\n", s.sweeps, s.final_residual, s.initial_residual,
+              ppsparse::mcpi::name(s.reason));
   return s.converged() && std::isfinite(s.final_residual) ? 0 : 1;
 }
