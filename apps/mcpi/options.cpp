@@ -60,6 +60,9 @@ options:
   --block N              block size nb, 1..64 (default 5)
   --grid N               embedded problem: N^3 grid vertices (default 103 on GPUs, 20 on CPUs)
   --sweeps N             MCPI sweeps, >= 1 (default 15)
+  --recolor-passes P     after colouring, P iterated-greedy passes (0: none, the default),
+                         which empty the small last colours; prints the rows per colour
+                         before and after
   --variant NAME         a kernel (warp_per_row, rows_per_warp, rows_per_warp_prefetch,
                          split) with the optional hardware-feature suffixes _l2 (dQ in a
                          persisting-L2 window) and _async (D copied asynchronously), e.g.
@@ -167,6 +170,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.refine = static_cast<int>(parse_int(a, value(), 0, 6));
     } else if (a == "--grid") {
       o.grid = static_cast<ppsparse::ordinal_t>(parse_int(a, value(), 2, 1290));
+    } else if (a == "--recolor-passes") {
+      o.recolor_passes = static_cast<int>(parse_int(a, value(), 0, 100));
     } else if (a == "--sweeps") {
       o.sweeps = static_cast<int>(parse_int(a, value(), 1, 100000));
     } else if (a == "--seed") {

@@ -26,6 +26,7 @@ struct Options {
   bool pattern_only = false;    // --matrix: synthetic FUN3D-like values on the file's pattern
   bool stage_diagonal = false;  // --stage-diagonal
   bool portable = false;        // --portable: no backend-specialised kernels
+  int recolor_passes = 0;       // --recolor-passes P: iterated-greedy passes after the colouring
   int mpk = 0;                  // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
   int steps = 0;                // --steps N: a time-step loop of N steps (update + solve each)
   double rtol = 0;              // --rtol X: the steps' relative tolerance (0: --sweeps sweeps)

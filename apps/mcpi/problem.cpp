@@ -74,6 +74,17 @@ Problem build_problem(const Options& o, bool gpu, const std::function<void(const
   }
   progress("colouring " + std::to_string(graph.n) + " vertices (Kokkos Kernels distance-1)");
   p.coloring = color_distance1(graph);
+  if (o.recolor_passes > 0) {
+    auto sizes = [](const ppsparse::Coloring& c) {
+      std::string s;
+      for (ppsparse::ordinal_t k : ppsparse::color_sizes(c)) s += (s.empty() ? "" : " ") + std::to_string(k);
+      return s;
+    };
+    const std::string before = sizes(p.coloring);
+    p.coloring = ppsparse::recolor_iterated_greedy(graph, p.coloring, o.recolor_passes);
+    progress("recoloured (" + std::to_string(o.recolor_passes) + " iterated-greedy passes): " + before + " -> " +
+             sizes(p.coloring));
+  }
   return p;
 }
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <numeric>
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/grid.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
@@ -133,6 +134,35 @@ TEST(Coloring, UserColorsAreCheckedAndCompacted) {
                                 "color_distance1: graph: edge 0-1 is not symmetric");
   PPSPARSE_EXPECT_THROW_MESSAGE((is_valid_coloring(broken, {0, 1})), InvalidArgument,
                                 "is_valid_coloring: graph: edge 0-1 is not symmetric");
+}
+
+TEST(RecolorIteratedGreedy, NeverMoreColoursAndEmptiesTheTail) {
+  const std::uint64_t seed = test::test_seed();
+  for (const Graph& g : {gen::mixed_mesh_graph(16, 15, 14, seed), gen::tet_mesh_graph(12, 11, 10)}) {
+    const Coloring c = color_distance1(g);
+    const Coloring r = recolor_iterated_greedy(g, c, 4);
+    EXPECT_TRUE(is_valid_coloring(g, r.color));
+    EXPECT_LE(r.ncolors, c.ncolors);
+    const auto before = color_sizes(c), after = color_sizes(r);
+    EXPECT_EQ(std::accumulate(after.begin(), after.end(), 0LL), static_cast<long long>(g.n));
+    // The rows in colours under a tenth of the mean fall (these graphs' greedy tails empty).
+    auto tail = [&](const std::vector<ordinal_t>& s) {
+      long long t = 0;
+      for (ordinal_t x : s) t += x < 0.1 * g.n / static_cast<double>(s.size()) ? x : 0;
+      return t;
+    };
+    EXPECT_LT(tail(after), std::max(tail(before), 1LL))
+        << testing::PrintToString(before) << " -> " << testing::PrintToString(after);
+    EXPECT_EQ(recolor_iterated_greedy(g, c, 0).color, c.color);  // 0 passes: the same colouring
+  }
+  Graph path;
+  path.n = 3;
+  path.row_ptr = {0, 1, 3, 4};
+  path.adj = {1, 0, 2, 1};
+  EXPECT_THROW(recolor_iterated_greedy(path, coloring_from_colors(path, {0, 1, 0}), -1), InvalidArgument);
+  Coloring wrong = coloring_from_colors(path, {0, 1, 0});
+  wrong.color[1] = 0;
+  EXPECT_THROW(recolor_iterated_greedy(path, wrong), InvalidArgument);
 }
 
 }  // namespace

@@ -88,4 +88,43 @@ bool is_valid_coloring(const Graph& g, const std::vector<ordinal_t>& color) {
   return conflict_free(g, color);
 }
 
+std::vector<ordinal_t> color_sizes(const Coloring& c) {
+  std::vector<ordinal_t> sizes(static_cast<size_t>(c.ncolors));
+  for (ordinal_t k = 0; k < c.ncolors; ++k) sizes[k] = c.color_offsets[k + 1] - c.color_offsets[k];
+  return sizes;
+}
+
+Coloring recolor_iterated_greedy(const Graph& g, const Coloring& c, int passes) {
+  if (!is_valid_coloring(g, c.color))
+    throw InvalidArgument("recolor_iterated_greedy: the colouring is not valid for the graph");
+  if (passes < 0) throw InvalidArgument("recolor_iterated_greedy: passes is " + std::to_string(passes) + ", < 0");
+  Coloring best = renumber_by_color(c.color);
+  auto smallest = [](const Coloring& x) {
+    const auto s = color_sizes(x);
+    return s.empty() ? 0 : *std::min_element(s.begin(), s.end());
+  };
+  Coloring current = best;
+  std::vector<ordinal_t> color(static_cast<size_t>(g.n));
+  std::vector<ordinal_t> mark;  // mark[x] == v: a neighbour of v has colour x
+  for (int pass = 0; pass < passes; ++pass) {
+    std::fill(color.begin(), color.end(), -1);
+    mark.assign(static_cast<size_t>(current.ncolors) + 1, -1);
+    for (ordinal_t cls = current.ncolors - 1; cls >= 0; --cls)
+      for (ordinal_t p = current.color_offsets[cls]; p < current.color_offsets[cls + 1]; ++p) {
+        const ordinal_t v = current.perm.new_to_old[p];
+        for (offset_t e = g.row_ptr[v]; e < g.row_ptr[v + 1]; ++e) {
+          const ordinal_t x = color[g.adj[e]];
+          if (x >= 0) mark[x] = v;
+        }
+        ordinal_t x = 0;
+        while (mark[x] == v) ++x;  // at most ncolors: the vertex's old class is free of neighbours
+        color[v] = x;
+      }
+    current = renumber_by_color(color);
+    if (current.ncolors < best.ncolors || (current.ncolors == best.ncolors && smallest(current) > smallest(best)))
+      best = current;
+  }
+  return best;
+}
+
 }  // namespace ppsparse

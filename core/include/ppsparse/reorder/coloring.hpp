@@ -34,4 +34,15 @@ Coloring coloring_from_colors(const Graph& g, std::vector<ordinal_t> color);
 /// one colour. InvalidArgument only if g itself is not a valid graph.
 bool is_valid_coloring(const Graph& g, const std::vector<ordinal_t>& color);
 
+/// Iterated greedy recolouring (Culberson 1992): `passes` times, the vertices are coloured
+/// first-fit again, taken class by class from the last colour to the first (inside a class in
+/// their current order). A pass never needs more colours than it started with, and the small
+/// last colours of a greedy colouring, which cost a sweep a launch and a partial wave each for
+/// little work, tend to empty into the others. Returns the colouring after the pass with the
+/// fewest colours (ties: the larger smallest colour). InvalidArgument unless c is valid for g.
+Coloring recolor_iterated_greedy(const Graph& g, const Coloring& c, int passes = 4);
+
+/// The vertices of each colour, in colour order (for reports).
+std::vector<ordinal_t> color_sizes(const Coloring& c);
+
 }  // namespace ppsparse
