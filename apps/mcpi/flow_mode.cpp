@@ -15,6 +15,7 @@
 #include <ppsparse/util/copy_bandwidth.hpp>
 
 #include "boundary_conditions.hpp"
+#include "options.hpp"
 
 namespace mcpi_app {
 namespace {
@@ -27,15 +28,6 @@ double parse_real(const std::string& opt, const std::string& text) {
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
     throw InvalidArgument("mcpi: " + opt + " expects a number, got '" + text + "'");
-  return v;
-}
-long long parse_int(const std::string& opt, const std::string& text, long long lo, long long hi) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-    throw InvalidArgument("mcpi: " + opt + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                          "], got '" + text + "'");
   return v;
 }
 std::vector<double> parse_list(const std::string& opt, const std::string& text) {

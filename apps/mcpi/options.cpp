@@ -13,7 +13,6 @@
 #include <ppsparse/mesh/read.hpp>
 
 namespace mcpi_app {
-namespace {
 
 using ppsparse::InvalidArgument;
 
@@ -26,8 +25,6 @@ long long parse_int(const std::string& opt, const std::string& text, long long l
                           "], got '" + text + "'");
   return v;
 }
-
-}  // namespace
 
 std::string help_text() {
   return R"(usage: mcpi [problem] [options]

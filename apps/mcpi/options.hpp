@@ -56,6 +56,9 @@ struct Options {
 // and says so on stdout. For the test suite only.
 void perturb_reference_entry(std::vector<double>& ref, std::size_t i, double e);
 
+// The integer value `text` of option `opt`, within [lo, hi]; InvalidArgument naming the option.
+long long parse_int(const std::string& opt, const std::string& text, long long lo, long long hi);
+
 // Parses argv (Kokkos' own --kokkos-* flags already removed). Throws
 // ppsparse::InvalidArgument with a one-line message naming the option.
 Options parse_options(int argc, const char* const* argv);
