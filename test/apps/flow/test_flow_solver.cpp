@@ -219,7 +219,17 @@ void expect_converges(const Mesh& m, const FlowSetup& s, NonlinearControl::Linea
   EXPECT_LE(static_cast<int>(h.size()) - 1, steps) << what;
 }
 
+TEST(FlowSolver, ConvergesInTheChannel2D) {
+  const Mesh m = ppsparse::mesh::read(ppsparse::test::data_file("flow/channel_2d.su2").string());
+  const FlowSetup s = setup_for(m, {"inlet=inlet", "outlet=outlet", "lower=wall", "upper=symmetry"}, 0.3);
+  expect_converges(m, s, NonlinearControl::Linear::fgmres, 30, "FGMRES + MCPI");
+  expect_converges(m, s, NonlinearControl::Linear::mcpi, 60, "MCPI");
+}
+
 TEST(FlowSolver, ConvergesOnTheAerofoil2D) {
+#if defined(PPSPARSE_TEST_SANITIZED)
+  GTEST_SKIP() << "sanitized build: minutes here; the Release suite runs it (the channel covers the code paths)";
+#endif
   const std::string path = test_meshes::shared_mesh("naca0012_hybrid_2d.su2");
   if (path.empty()) GTEST_SKIP() << "no ../shared";
   const Mesh m = ppsparse::mesh::read(path);
