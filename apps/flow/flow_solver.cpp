@@ -69,7 +69,7 @@ class EulerSolver final : public FlowSolver {
   using McpiSolver = ppsparse::mcpi::Solver<Exec>;
 
   EulerSolver(const ppsparse::mesh::Mesh& m, const FlowSetup& setup, const std::function<void(const std::string&)>& say)
-      : setup_(setup), dual_(build_dual_mesh(m, say)) {
+      : coords_(m.coords), setup_(setup), dual_(build_dual_mesh(m, say)) {
     check_setup(setup, D, m.marker_names.size());
     const double g = setup.gamma;
     constants_.gamma = g;
@@ -229,13 +229,9 @@ class EulerSolver final : public FlowSolver {
     Kokkos::View<offset_t*, MemSpace> os("flow::o_identity", nnzb);
     Kokkos::View<ordinal_t*, MemSpace> ds("flow::d_identity", n);
     Kokkos::parallel_for(
-        "flow::identity", Kokkos::RangePolicy<Exec>(0, nnzb), KOKKOS_LAMBDA(const offset_t k) {
-          os(k) = k;
-          if (k < n) ds(k) = static_cast<ordinal_t>(k);
-        });
-    if (nnzb < n)
-      Kokkos::parallel_for(
-          "flow::identity_d", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const ordinal_t k) { ds(k) = k; });
+        "flow::o_identity", Kokkos::RangePolicy<Exec>(0, nnzb), KOKKOS_LAMBDA(const offset_t k) { os(k) = k; });
+    Kokkos::parallel_for(
+        "flow::d_identity", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const ordinal_t k) { ds(k) = k; });
     assemble<double, double>(Od, Dd, os, ds, 0.0);
     Kokkos::fence();
     O = to_host(Od);
@@ -526,9 +522,8 @@ class EulerSolver final : public FlowSolver {
     if (!out) throw ppsparse::Error("flow: writing '" + path + "' failed");
   }
 
-  std::vector<double> coords_;
-
  private:
+  std::vector<double> coords_;  // the mesh's points, for the wall's Cp file
   template <class View>
   static std::vector<double> to_host(const View& v) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
@@ -551,13 +546,9 @@ std::unique_ptr<FlowSolver> make_flow_solver(const ppsparse::mesh::Mesh& m, cons
   ppsparse::mesh::validate(m, "flow: mesh");
   check_setup(setup, m.dim, m.marker_names.size());
   if (m.dim == 2) {
-    auto s = std::make_unique<detail::EulerSolver<2>>(m, setup, progress);
-    s->coords_ = m.coords;
-    return s;
+    return std::make_unique<detail::EulerSolver<2>>(m, setup, progress);
   }
-  auto s = std::make_unique<detail::EulerSolver<3>>(m, setup, progress);
-  s->coords_ = m.coords;
-  return s;
+  return std::make_unique<detail::EulerSolver<3>>(m, setup, progress);
 }
 
 }  // namespace flow
