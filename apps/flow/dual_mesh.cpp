@@ -138,8 +138,7 @@ DualMesh build_dual_mesh(const mesh::Mesh& m, const std::function<void(const std
   d.row_ptr = degree;
   d.col_idx.assign(static_cast<size_t>(degree.back()), 0);
   auto edges_h = Kokkos::create_mirror_view(d.edges);
-  d.edge_block = Kokkos::View<offset_t* [2], MemSpace>("flow::edge_block", nedges);
-  auto block_h = Kokkos::create_mirror_view(d.edge_block);
+  std::vector<ordinal_t> pos_edge(d.col_idx.size());  // the edge of each block (v, j)
   for (ordinal_t e = 0; e < nedges; ++e) {
     const ordinal_t i = static_cast<ordinal_t>(keys[e] >> 32), j = static_cast<ordinal_t>(keys[e] & 0xffffffffu);
     edges_h(e, 0) = i;
@@ -162,16 +161,12 @@ DualMesh build_dual_mesh(const mesh::Mesh& m, const std::function<void(const std
       const offset_t pji = lower_fill[j]++;
       d.col_idx[static_cast<size_t>(pij)] = j;
       d.col_idx[static_cast<size_t>(pji)] = i;
-      block_h(e, 0) = pij;
-      block_h(e, 1) = pji;
+      pos_edge[static_cast<size_t>(pij)] = pos_edge[static_cast<size_t>(pji)] = e;
     }
   }
   Kokkos::deep_copy(d.edges, edges_h);
-  Kokkos::deep_copy(d.edge_block, block_h);
   {
     const size_t nnzb = d.col_idx.size();
-    std::vector<ordinal_t> pos_edge(nnzb);
-    for (ordinal_t e = 0; e < nedges; ++e) pos_edge[block_h(e, 0)] = pos_edge[block_h(e, 1)] = e;
     d.row_ptr_device = Kokkos::View<offset_t*, MemSpace>("flow::row_ptr", d.row_ptr.size());
     d.col_idx_device = Kokkos::View<ordinal_t*, MemSpace>("flow::col_idx", nnzb);
     d.pos_edge = Kokkos::View<ordinal_t*, MemSpace>("flow::pos_edge", nnzb);

@@ -28,11 +28,9 @@ struct DualMesh {
   Kokkos::View<ordinal_t*, MemSpace> bnode_vertex;
   Kokkos::View<int*, MemSpace> bnode_marker;
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> bnode_normal;  ///< nbnodes x dim
-  /// The vertex graph as the Jacobian's block pattern (rows sorted, no diagonal), and for each
-  /// edge the positions of its blocks (i, j) and (j, i) in col_idx.
+  /// The vertex graph as the Jacobian's block pattern (rows sorted, no diagonal).
   std::vector<offset_t> row_ptr;
   std::vector<ordinal_t> col_idx;
-  Kokkos::View<offset_t* [2], MemSpace> edge_block;
   /// The same pattern on the device, with the edge of each block (v, j).
   Kokkos::View<offset_t*, MemSpace> row_ptr_device;
   Kokkos::View<ordinal_t*, MemSpace> col_idx_device, pos_edge;

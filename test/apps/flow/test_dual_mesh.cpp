@@ -104,20 +104,21 @@ TEST(DualMesh, ControlVolumesCloseOnSharedMeshes) {
 TEST(DualMesh, PatternHasEveryEdgeBothWays) {
   const DualMesh d = build_dual_mesh(test_meshes::box(2, 2, 1, Split::tetrahedra, 0.1));
   auto edges = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.edges);
-  auto block = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.edge_block);
+  auto pos_edge = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.pos_edge);
   ASSERT_EQ(d.col_idx.size(), 2 * edges.extent(0));
-  for (size_t e = 0; e < edges.extent(0); ++e) {
-    const ordinal_t i = edges(e, 0), j = edges(e, 1);
-    EXPECT_LT(i, j);
-    EXPECT_EQ(d.col_idx[static_cast<size_t>(block(e, 0))], j);
-    EXPECT_GE(block(e, 0), d.row_ptr[i]);
-    EXPECT_LT(block(e, 0), d.row_ptr[i + 1]);
-    EXPECT_EQ(d.col_idx[static_cast<size_t>(block(e, 1))], i);
-    EXPECT_GE(block(e, 1), d.row_ptr[j]);
-    EXPECT_LT(block(e, 1), d.row_ptr[j + 1]);
+  // Every block (v, j) names the edge joining v and j, and each edge has its two blocks.
+  std::vector<int> blocks(edges.extent(0), 0);
+  for (ordinal_t v = 0; v < d.nvertices; ++v) {
+    EXPECT_TRUE(std::is_sorted(d.col_idx.begin() + d.row_ptr[v], d.col_idx.begin() + d.row_ptr[v + 1]));
+    for (offset_t p = d.row_ptr[v]; p < d.row_ptr[v + 1]; ++p) {
+      const ordinal_t e = pos_edge(p), j = d.col_idx[static_cast<size_t>(p)];
+      EXPECT_LT(edges(e, 0), edges(e, 1));
+      EXPECT_EQ(std::min(v, j), edges(e, 0));
+      EXPECT_EQ(std::max(v, j), edges(e, 1));
+      ++blocks[static_cast<size_t>(e)];
+    }
   }
-  for (ordinal_t i = 0; i < d.nvertices; ++i)
-    EXPECT_TRUE(std::is_sorted(d.col_idx.begin() + d.row_ptr[i], d.col_idx.begin() + d.row_ptr[i + 1]));
+  for (int b : blocks) EXPECT_EQ(b, 2);
 }
 
 TEST(DualMesh, RefusesAnInvertedElementByNumber) {
