@@ -31,6 +31,10 @@
 // (untimed); step/checked5 is apply() with a residual check every 5 sweeps and the true final
 // residual, step/checked5_no_final without the final residual. Counter step_ms: one step.
 // The auto variant (auto/backend, auto/portable) runs what mcpi::resolve_variant picks.
+// Reduced O (o_<format>/auto/backend and /portable, for each of --o_formats [bf16,fp16,int8]):
+// the auto variant on a solver storing O in that format (mcpi/o_format.hpp), its bytes model
+// with O's stored bytes; checked against the same solver's portable rows_per_warp (counter
+// check_err) and, for the rounding's size, against the FP32 reference (counter vs_fp32).
 // FGMRES + MCPI (fgmres/first_call, fgmres/iteration): see bench_fgmres below.
 //
 // Validation (before any time is reported): every case runs --check_sweeps sweeps [3] from
@@ -119,6 +123,7 @@ struct McpiConfig {
   int step_sweeps = 15;             // --step_sweeps        PPSPARSE_BENCH_MCPI_STEP_SWEEPS
   int steps = 5;                    // --steps              PPSPARSE_BENCH_MCPI_STEPS
   std::vector<std::string> groups{"default", "nb_sweep", "mesh"};  // --problems PPSPARSE_BENCH_MCPI_PROBLEMS
+  std::vector<mcpi::OFormat> o_formats{mcpi::OFormat::bf16, mcpi::OFormat::fp16, mcpi::OFormat::int8};  // --o_formats
   // Settings of the CUDA kernels (mcpi/tuning.hpp). The environment names are those the library
   // read before the tuning became options, so that the commands recorded in docs/perf still run.
   mcpi::KernelTuning tuning;
@@ -162,6 +167,7 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
                                {"--step_sweeps", "PPSPARSE_BENCH_MCPI_STEP_SWEEPS", ""},
                                {"--steps", "PPSPARSE_BENCH_MCPI_STEPS", ""},
                                {"--problems", "PPSPARSE_BENCH_MCPI_PROBLEMS", ""},
+                               {"--o_formats", "PPSPARSE_BENCH_MCPI_O_FORMATS", ""},
                                {"--mcpi_small_colour", "PPSPARSE_MCPI_CUDA_SMALL", ""},
                                {"--mcpi_row_slots", "PPSPARSE_MCPI_CUDA_SLOTS", ""},
                                {"--mcpi_wide_split", "PPSPARSE_MCPI_CUDA_WIDE_SPLIT", ""},
@@ -191,6 +197,11 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
     throw InvalidArgument("--nb_sweep_min_grid " + std::to_string(c.nb_sweep_min_grid) +
                           " exceeds --nb_sweep_max_grid " + std::to_string(c.nb_sweep_max_grid));
   if (set("--meshes")) c.meshes = flag_list("--meshes", value("--meshes"));
+  if (set("--o_formats")) {
+    c.o_formats.clear();
+    for (const auto& t : flag_list("--o_formats", value("--o_formats")))
+      if (t != "none") c.o_formats.push_back(mcpi::parse_o_format(t));
+  }
   if (set("--refine")) c.refine = static_cast<int>(flag_integer("--refine", value("--refine"), 0, 6));
   if (set("--mesh_dir")) c.mesh_dir = value("--mesh_dir");
   if (set("--sweeps")) c.sweeps = static_cast<int>(flag_integer("--sweeps", value("--sweeps"), 1, 100000));
@@ -339,6 +350,11 @@ struct Problem {
   std::vector<double> reference;          // ppsparse portable rows_per_warp, check_sweeps sweeps, user numbering
   double fp64_err = -1;                   // reference vs the FP64 host reference (-1: problem too large)
   std::map<std::string, double> checked;  // case -> relative difference (validated once)
+  // O stored in a reduced format: a solver each, its portable rows_per_warp reference and the
+  // reference's distance from the FP32 one.
+  std::map<mcpi::OFormat, std::unique_ptr<mcpi::Solver<Exec>>> reduced;
+  std::map<mcpi::OFormat, std::vector<double>> reduced_reference;
+  std::map<mcpi::OFormat, double> reduced_vs_fp32;
   std::unique_ptr<mcpi::VendorPeer> vendor;
   std::unique_ptr<KokkosKernelsMcpiPeer<Exec>> kk;
   // The time-step cases' inputs, in the user's numbering on the device: O in FP32 and FP64,
@@ -376,6 +392,10 @@ class ProblemCache {
       p->colors = b.coloring.ncolors;
       p->coloring = std::move(b.coloring);
       p->solver = std::make_unique<mcpi::Solver<Exec>>(b.system, p->coloring, say);
+      for (const mcpi::OFormat f : config_.o_formats) {
+        say(std::string("a solver storing O in ") + mcpi::name(f));
+        p->reduced[f] = std::make_unique<mcpi::Solver<Exec>>(b.system, p->coloring, say, 0, mcpi::OStorage{f, false});
+      }
       say("copying the user-numbered values for the time-step cases");
       p->user_o32 = Kokkos::View<float*, Mem>("user_o32", b.system.O.values.extent(0));
       Kokkos::deep_copy(p->user_o32, b.system.O.values);
@@ -410,6 +430,11 @@ class ProblemCache {
           throw Error("bench_mcpi: " + spec.name + ": ppsparse's reference differs from the FP64 host reference by " +
                       std::to_string(p->fp64_err));
       }
+    }
+    for (const auto& [f, solver] : p->reduced) {
+      p->reduced_reference[f] =
+          time_sweeps(*solver, {config_.check_sweeps, mcpi::Kernel::rows_per_warp, false, false, false}).dq;
+      p->reduced_vs_fp32[f] = relative_difference(p->reduced_reference[f], p->reference);
     }
     p->traffic = p->solver->traffic();
     char line[256];
@@ -464,6 +489,40 @@ void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiC
     size_t i = 0;
     for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
     set_problem_counters(state, p, err, mean(res.sweep_seconds));
+    state.SetLabel(res.kernel + (res.note.empty() ? "" : " (" + res.note + ")"));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// The auto variant on the solver storing O in `format`.
+void bench_reduced(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, mcpi::OFormat format,
+                   bool backend) {
+  try {
+    Problem& p = g_cache->get(spec);
+    mcpi::Solver<Exec>& solver = *p.reduced.at(format);
+    const mcpi::Variant v = mcpi::Variant::automatic();
+    const std::string key = std::string("o_") + mcpi::name(format) + (backend ? "/backend" : "/portable");
+    if (!p.checked.count(key)) {
+      const auto check = time_sweeps(solver, {config.check_sweeps, v, false, false, backend, config.tuning});
+      p.checked[key] = relative_difference(check.dq, p.reduced_reference.at(format));
+    }
+    const double err = p.checked[key];
+    if (!(err < kMaxRelativeDifference)) {
+      state.SkipWithError(
+          ("dQ differs from the same format's portable rows_per_warp by " + std::to_string(err) + " (limit 1e-4)")
+              .c_str());
+      return;
+    }
+    const mcpi::TimedSweeps res = time_sweeps(solver, {config.sweeps, v, false, false, backend, config.tuning});
+    size_t i = 0;
+    for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
+    const double t = mean(res.sweep_seconds);
+    set_problem_counters(state, p, err, t);
+    const mcpi::SweepTraffic tr = solver.traffic();
+    set_bandwidth_counters(state, tr.total(), tr.total(), tr.flops, t);
+    state.counters["model_bytes"] = tr.total();
+    state.counters["vs_fp32"] = p.reduced_vs_fp32.at(format);
     state.SetLabel(res.kernel + (res.note.empty() ? "" : " (" + res.note + ")"));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -770,6 +829,16 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
             (prefix + mcpi::name(v) + "/portable").c_str(),
             [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, false); }));
     }
+    for (const mcpi::OFormat f : config.o_formats)
+      for (const bool backend : {true, false}) {
+        if (backend &&
+            !(gpu && mcpi::backend::has_kernel(
+                         Exec(), mcpi::resolve_variant(mcpi::Variant::automatic(), spec.nb).kernel, spec.nb, f)))
+          continue;
+        finish(benchmark::RegisterBenchmark(
+            (prefix + "o_" + mcpi::name(f) + "/auto/" + (backend ? "backend" : "portable")).c_str(),
+            [spec, &config, f, backend](benchmark::State& st) { bench_reduced(st, spec, config, f, backend); }));
+      }
     for (StepCase c : {StepCase::sweeps, StepCase::update_f32, StepCase::update_f64, StepCase::in_place,
                        StepCase::checked, StepCase::checked_no_final})
       benchmark::RegisterBenchmark((prefix + step_name(c)).c_str(),

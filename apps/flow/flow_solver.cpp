@@ -121,6 +121,7 @@ class EulerSolver final : public FlowSolver {
         HostOrdinals(dual_.col_idx.data(), dual_.col_idx.size()), 0};
     ppsparse::mcpi::SetupOptions options;
     options.progress = say;
+    options.o_storage = setup.o_storage;
     solver_ = std::make_unique<McpiSolver>(pattern, options);
     set_free_stream();
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/mesh/mesh.hpp>
 
 #include "dual_mesh.hpp"
@@ -36,6 +37,8 @@ struct FlowSetup {
   /// each; 0 says the same) or 2 (nb directions each; fewer flux evaluations, more registers).
   /// A tuning.
   int jacobian_lanes = 0;
+  /// How the MCPI solver stores the Jacobian's off-diagonal blocks (mcpi/o_format.hpp).
+  ppsparse::mcpi::OStorage o_storage;
 };
 
 /// InvalidArgument naming the field unless the setup is usable for a mesh of dimension dim with

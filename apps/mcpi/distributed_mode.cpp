@@ -186,6 +186,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   mcpi::DistributedOptions dopt;
   dopt.transport = parse_transport(opt.transport);
   dopt.progress = progress;
+  dopt.o_storage = opt.o_storage;
   auto solver = mcpi::make_distributed_solver<Exec>(comm, mcpi::pattern_of(share), dopt);
   Exec exec;
   progress("copying values and factoring D on every rank");
@@ -281,6 +282,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     mcpi::BlockPattern<HostSpace> p{problem.system.nb, problem.system.n, problem.system.O.ia, problem.system.O.ja};
     mcpi::SetupOptions so;
     so.colors = colours_all;
+    so.o_storage = opt.o_storage;
     mcpi::Solver<Exec> one(p, so);
     one.update(exec, problem.system.O.values, problem.system.D);
     Kokkos::View<double*, HostSpace> dq("dq", problem.system.R.extent(0));

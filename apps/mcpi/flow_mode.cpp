@@ -47,9 +47,11 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
   out << "{\n  \"mesh\": \"" << opt.mesh << "\",\n  \"refine\": " << opt.refine << ",\n  \"vertices\": " << vertices
       << ",\n  \"mach\": " << opt.setup.mach << ",\n  \"alpha\": " << opt.setup.alpha << ",\n  \"flux\": \""
       << (opt.setup.flux == flow::FluxScheme::roe ? "roe" : "rusanov") << "\",\n  \"linear\": \""
-      << (opt.control.linear == flow::NonlinearControl::Linear::fgmres ? "fgmres" : "mcpi")
-      << "\",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl
-      << ",\n  \"cd\": " << f.cd << ",\n  \"steps\": [\n";
+      << (opt.control.linear == flow::NonlinearControl::Linear::fgmres ? "fgmres" : "mcpi") << "\",\n  \"o_format\": \""
+      << ppsparse::mcpi::name(opt.setup.o_storage.format)
+      << "\",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
+      << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl << ",\n  \"cd\": " << f.cd
+      << ",\n  \"steps\": [\n";
   for (size_t k = 0; k < h.size(); ++k) {
     const auto& r = h[k];
     out << "    {\"step\": " << r.step << ", \"residual\": " << r.residual << ", \"relative\": " << r.relative
@@ -177,6 +179,10 @@ problem:
   --ref-area A           reference area (2-D: length) of cl and cd (default 1)
   --jacobian-lanes K     device threads per block row of the Jacobian kernel: 2 nb
                          (default) or 2 (a tuning)
+  --o-format F           how the MCPI solver stores the Jacobian's off-diagonal blocks:
+                         fp32 (default), bf16, fp16 or int8 (mcpi/o_format.hpp)
+  --o-keep-fp32          with a reduced --o-format, also keep them in FP32 for FGMRES's
+                         operator and the linear solves' true residuals
 
 solver:
   --cfl C                first CFL number (default 10), ramped by SER: C (R0 / R)^1
@@ -248,6 +254,10 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
       }
     } else if (a == "--jacobian-lanes") {
       o.setup.jacobian_lanes = static_cast<int>(parse_int(a, value(), 0, 16));
+    } else if (a == "--o-format") {
+      o.setup.o_storage.format = ppsparse::mcpi::parse_o_format(value());
+    } else if (a == "--o-keep-fp32") {
+      o.setup.o_storage.keep_fp32 = true;
     } else if (a == "--ref-area") {
       o.setup.ref_area = parse_real(a, value());
     } else if (a == "--cfl") {

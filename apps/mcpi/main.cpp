@@ -69,7 +69,7 @@ int run(const mcpi_app::Options& opt) {
   const bool from_file = opt.source == mcpi_app::Options::Source::matrix && !opt.pattern_only;
   std::unique_ptr<mcpi::Solver<>> made;
   try {
-    made = std::make_unique<mcpi::Solver<>>(s, col, progress, from_file ? 1 : 0);
+    made = std::make_unique<mcpi::Solver<>>(s, col, progress, from_file ? 1 : 0, opt.o_storage);
   } catch (const ppsparse::NumericalError& e) {
     if (!from_file) throw;
     throw InputError(opt.path, std::string(without_prefix(e.what())) +
@@ -85,8 +85,10 @@ int run(const mcpi_app::Options& opt) {
   else
     std::printf("device    %s (host)\n", DefaultExecSpace::name());
   std::printf("n         %d block rows, nb = %d (%lld unknowns)\n", s.n, s.nb, static_cast<long long>(s.n) * s.nb);
-  std::printf("O         %lld off-diagonal blocks (%.2f per block row)\n", static_cast<long long>(s.O.nnzb()),
-              s.n ? static_cast<double>(s.O.nnzb()) / s.n : 0.0);
+  std::printf("O         %lld off-diagonal blocks (%.2f per block row), stored in %s%s\n",
+              static_cast<long long>(s.O.nnzb()), s.n ? static_cast<double>(s.O.nnzb()) / s.n : 0.0,
+              mcpi::name(opt.o_storage.format),
+              opt.o_storage.keep_fp32 && opt.o_storage.format != mcpi::OFormat::fp32 ? " (and an FP32 copy)" : "");
   std::printf("colours   %d; rows per colour:", col.ncolors);
   for (ordinal_t c = 0; c < col.ncolors; ++c) std::printf(" %d", col.color_offsets[c + 1] - col.color_offsets[c]);
   std::printf("\n");
@@ -107,7 +109,15 @@ int run(const mcpi_app::Options& opt) {
   std::vector<double> ref;
   if (verify) {
     progress("computing the FP64 host reference (" + std::to_string(opt.sweeps) + " sweeps)");
-    ref = mcpi::reference_sweeps(s, col, opt.sweeps);
+    if (opt.o_storage.format == mcpi::OFormat::fp32) {
+      ref = mcpi::reference_sweeps(s, col, opt.sweeps);
+    } else {  // the sweeps read O as stored: the reference sweeps the rounded system
+      BlockSystem<HostSpace> rounded = s;
+      rounded.O.values = Kokkos::View<float*, HostSpace>("O_rounded", s.O.values.extent(0));
+      const std::vector<double> v = mcpi::reference_round_o(opt.o_storage.format, s.O);
+      for (size_t q = 0; q < v.size(); ++q) rounded.O.values(q) = static_cast<float>(v[q]);
+      ref = mcpi::reference_sweeps(rounded, col, opt.sweeps);
+    }
     if (opt.test_perturb_reference > 0 && !ref.empty())
       mcpi_app::perturb_reference_entry(ref, ref.size() / 2, opt.test_perturb_reference);
   }

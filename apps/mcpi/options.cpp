@@ -68,6 +68,11 @@ options:
                          repeated. On CUDA, warp_per_row* and rows_per_warp* run specialised
                          kernels for every nb (1..64); elsewhere the features fall back to
                          the portable kernel and the output says so
+  --o-format F           how the sweeps store O: fp32 (default), bf16, fp16 (a power-of-two
+                         scale per block row) or int8 (one per row of each block); --verify
+                         then compares with the FP64 reference on O so rounded
+  --o-keep-fp32          with a reduced --o-format, also keep O in FP32 for the operator and
+                         the true residuals
   --portable             run only the portable Kokkos kernels (no backend specialisations)
   --mpk P                matrix power kernel mode: y_k = A^k x for k = 1..P on the scalar
                          matrix of the problem (or the --matrix file itself, FP64): every
@@ -199,6 +204,10 @@ Options parse_options(int argc, const char* const* argv) {
       if (v.empty() || *end != '\0' || errno == ERANGE || !(x >= 0 && x < 1))
         throw InvalidArgument("mcpi: --rtol expects a number in [0, 1), got '" + v + "'");
       o.rtol = x;
+    } else if (a == "--o-format") {
+      o.o_storage.format = ppsparse::mcpi::parse_o_format(value());
+    } else if (a == "--o-keep-fp32") {
+      o.o_storage.keep_fp32 = true;
     } else if (a == "--portable") {
       o.portable = true;
     } else if (a == "--stage-diagonal") {

@@ -49,6 +49,7 @@ int run_steps_mode(const Problem& p, const Options& opt) {
   const auto t_setup = Clock::now();
   mcpi::SetupOptions setup;
   setup.colors = p.coloring.color;
+  setup.o_storage = opt.o_storage;
   mcpi::Solver<Exec> solver(mcpi::BlockPattern<HostSpace>{s.nb, s.n, s.O.ia, s.O.ja, 0}, setup);
   const double setup_s = since(t_setup);
   std::printf(

@@ -130,6 +130,53 @@ void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
   check(cudaGetLastError(), "kernel launch");
 }
 
+// O in a reduced format (mcpi/o_format.hpp), nb <= 15: rows_per_warp's two kernels with their
+// default slots, launched as the FP32 ones; the async_copy feature and forced row slots are not
+// compiled for these formats (the bytes they save are O's, which the format already shrinks).
+template <int NB, OFormat F>
+void launch_reduced(const Launch& l, const ColorArgs& a) {
+  const long long rows = a.row_end - a.row_begin;
+  constexpr int S = kRowSlots<NB>;
+  constexpr int R = 32 / (S * NB);
+  using Small = KernelTuning::SmallColor;
+  const Small small = l.tuning.small_color;
+  if (small == Small::always || (small == Small::automatic && rows / (32 / NB) < 2LL * l.sms)) {
+    const unsigned g1 = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
+    launch_color(l, row_slots_colwise_kernel<NB, false, false, false, F>,
+                 row_slots_colwise_kernel<NB, false, true, false, F>,
+                 row_slots_colwise_kernel<NB, false, true, true, F>, g1, a);
+  } else {
+    const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
+    launch_color(l, rows_per_warp_kernel<NB, false, S, false, false, F>,
+                 rows_per_warp_kernel<NB, false, S, true, false, F>, rows_per_warp_kernel<NB, false, S, true, true, F>,
+                 grid, a);
+  }
+  check(cudaGetLastError(), "kernel launch");
+}
+
+template <int NB>
+void launch_reduced_for_nb(const Launch& l, const ColorArgs& a) {
+  if constexpr (NB <= kMaxNarrowNb) {
+    switch (a.o_format) {
+      case OFormat::bf16:
+        return launch_reduced<NB, OFormat::bf16>(l, a);
+      case OFormat::fp16:
+        return launch_reduced<NB, OFormat::fp16>(l, a);
+      case OFormat::int8:
+        return launch_reduced<NB, OFormat::int8>(l, a);
+      case OFormat::fp32:
+        break;
+    }
+  }
+  throw InvalidArgument("mcpi cuda backend: no kernel for O in " + std::string(name(a.o_format)) + " at nb " +
+                        std::to_string(a.nb));
+}
+
+template <int... NBs>
+void dispatch_reduced(const Launch& l, const ColorArgs& a, std::integer_sequence<int, NBs...>) {
+  ((a.nb == NBs + 1 ? (launch_reduced_for_nb<NBs + 1>(l, a), 0) : 0), ...);
+}
+
 // nb 16..64: one kernel for every variant (see wide_block_kernel). KernelTuning::wide_split = 1
 // or 4 (kWarps) forces the warps per block row; 0: the rule below.
 template <int NB>
@@ -180,19 +227,22 @@ Features features(const Kokkos::Cuda& exec) {
   return f;
 }
 
-bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb) {
-  return has_kernel(exec, k, nb) && (k == Kernel::rows_per_warp || nb > kMaxNarrowNb);
+bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb, OFormat f) {
+  return has_kernel(exec, k, nb, f) && (k == Kernel::rows_per_warp || nb > kMaxNarrowNb);
 }
 
-bool has_kernel(const Kokkos::Cuda&, Kernel k, int nb) {
-  // Every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 15, wide_block_kernel
-  // above; rows_per_warp_prefetch and split run the portable kernels.
+bool has_kernel(const Kokkos::Cuda&, Kernel k, int nb, OFormat f) {
+  // FP32 O, every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 15,
+  // wide_block_kernel above; rows_per_warp_prefetch and split run the portable kernels. A
+  // reduced O: rows_per_warp for nb <= 15 (the other cases run the portable kernels).
+  if (f != OFormat::fp32) return k == Kernel::rows_per_warp && nb >= 1 && nb <= kMaxNarrowNb;
   return (k == Kernel::rows_per_warp || k == Kernel::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
 
 void run(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning) {
-  if (!has_kernel(exec, v.kernel, a.nb)) throw InvalidArgument("mcpi cuda backend: no kernel for " + name(v));
-  if (a.residual_sq && (!has_residual_kernel(exec, v.kernel, a.nb) || a.residual_slots < 1))
+  if (!has_kernel(exec, v.kernel, a.nb, a.o_format))
+    throw InvalidArgument("mcpi cuda backend: no kernel for " + name(v) + " with O in " + name(a.o_format));
+  if (a.residual_sq && (!has_residual_kernel(exec, v.kernel, a.nb, a.o_format) || a.residual_slots < 1))
     throw InvalidArgument("mcpi cuda backend: no residual-forming kernel for " + name(v) + " at nb " +
                           std::to_string(a.nb) + " (or no residual slots)");
   if (a.row_end <= a.row_begin) return;
@@ -203,7 +253,10 @@ void run(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const K
   l.sms = std::max(1, device_attribute(device, cudaDevAttrMultiProcessorCount));
   l.tuning = tuning;
   l.checked = a.residual_sq != nullptr;
-  dispatch(l, v, a, std::make_integer_sequence<int, kMaxNb>{});
+  if (a.o_format != OFormat::fp32)
+    dispatch_reduced(l, a, std::make_integer_sequence<int, kMaxNarrowNb>{});
+  else
+    dispatch(l, v, a, std::make_integer_sequence<int, kMaxNb>{});
 }
 
 }  // namespace ppsparse::mcpi::backend

@@ -29,6 +29,15 @@ module ppsparse_mcpi
   integer(c_int), parameter, public :: PPSPARSE_COLUMN_MAJOR = 0, PPSPARSE_ROW_MAJOR = 1
   integer(c_int), parameter, public :: PPSPARSE_CONVERGED = 0, PPSPARSE_MAX_SWEEPS = 1, &
                                        PPSPARSE_DIVERGED = 2, PPSPARSE_NOT_FINITE = 3, PPSPARSE_FAILED = 4
+  !> How the sweeps store O (ppsparse_mcpi_options%o_format).
+  integer(c_int), parameter, public :: PPSPARSE_O_FP32 = 0, PPSPARSE_O_BF16 = 1, PPSPARSE_O_FP16 = 2, &
+                                       PPSPARSE_O_INT8 = 3
+
+  !> Setup options of ppsparse_mcpi_create_with (ppsparse_mcpi_options_default sets the defaults).
+  type, bind(C), public :: ppsparse_mcpi_options
+    integer(c_int) :: o_format
+    integer(c_int) :: o_keep_fp32
+  end type
 
   !> Stopping criteria of ppsparse_mcpi_apply (ppsparse_mcpi_control_default sets the defaults).
   type, bind(C), public :: ppsparse_mcpi_control
@@ -63,7 +72,8 @@ module ppsparse_mcpi
 
   public :: ppsparse_initialize, ppsparse_finalize, ppsparse_error_message
   public :: ppsparse_mcpi_control_default, ppsparse_fgmres_control_default
-  public :: ppsparse_mcpi_create, ppsparse_mcpi_destroy, ppsparse_mcpi_sizes
+  public :: ppsparse_mcpi_create, ppsparse_mcpi_create_with, ppsparse_mcpi_options_default
+  public :: ppsparse_mcpi_destroy, ppsparse_mcpi_sizes
   public :: ppsparse_mcpi_update, ppsparse_mcpi_update_f32, ppsparse_mcpi_apply, ppsparse_mcpi_fgmres
   public :: ppsparse_mcpi_multiply, ppsparse_mcpi_history
 
@@ -103,6 +113,23 @@ module ppsparse_mcpi
       type(c_ptr), value :: colors
       integer(c_int), value :: memory
     end function
+    !> ppsparse_mcpi_create with setup options (the storage format of O).
+    integer(c_int) function ppsparse_mcpi_create_with(solver, nb, n, row_ptr, col_idx, index_base, colors, memory, &
+                                                      options) bind(C, name="ppsparse_mcpi_create_with")
+      import :: c_int, c_int32_t, c_ptr, ppsparse_mcpi_options
+      type(c_ptr), intent(out) :: solver
+      integer(c_int), value :: nb
+      integer(c_int32_t), value :: n
+      integer(c_int32_t), intent(in) :: row_ptr(*), col_idx(*)
+      integer(c_int), value :: index_base
+      type(c_ptr), value :: colors
+      integer(c_int), value :: memory
+      type(ppsparse_mcpi_options), intent(in) :: options
+    end function
+    subroutine ppsparse_mcpi_options_default(options) bind(C, name="ppsparse_mcpi_options_default")
+      import :: ppsparse_mcpi_options
+      type(ppsparse_mcpi_options), intent(out) :: options
+    end subroutine
     integer(c_int) function ppsparse_mcpi_destroy(solver) bind(C, name="ppsparse_mcpi_destroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: solver

@@ -1,7 +1,9 @@
 !> A time-step loop through the Fortran module: a 7-point block stencil on a G^3 grid (nb = 5),
 !> new values at every step, MCPI to a tolerance. Fortran's arrays: 1-based indices,
 !> column-major blocks, host memory (a GPU code passes PPSPARSE_MEMORY_DEVICE and device
-!> arrays from its own assembly instead). Stops with code 1 if a step does not converge.
+!> arrays from its own assembly instead). O is stored in BF16 (half the bytes of a sweep's O;
+!> the tolerance then judges the stored, rounded operator). Stops with code 1 if a step does
+!> not converge.
 program time_step
   use, intrinsic :: iso_c_binding
   use ppsparse_mcpi
@@ -13,6 +15,7 @@ program time_step
   type(c_ptr) :: solver
   type(ppsparse_mcpi_control) :: control
   type(ppsparse_mcpi_status) :: status
+  type(ppsparse_mcpi_options) :: options
   integer(c_int) :: ierr, t, a, b, count, c
   integer(c_int) :: checks(128)
   real(c_double) :: residuals(128)
@@ -41,7 +44,9 @@ program time_step
 
   failed = .false.
   ierr = ppsparse_initialize()
-  ierr = ppsparse_mcpi_create(solver, nb, n, row_ptr, col_idx, 1, c_null_ptr, PPSPARSE_MEMORY_HOST)
+  call ppsparse_mcpi_options_default(options)
+  options%o_format = PPSPARSE_O_BF16
+  ierr = ppsparse_mcpi_create_with(solver, nb, n, row_ptr, col_idx, 1, c_null_ptr, PPSPARSE_MEMORY_HOST, options)
   if (ierr /= PPSPARSE_SUCCESS) then
     print *, 'create failed: ', ppsparse_error_message()
     stop 1

@@ -111,6 +111,67 @@ TEST(McpiC, SolvesAsTheCppSolver) {
   EXPECT_EQ(ppsparse_mcpi_destroy(nullptr), PPSPARSE_SUCCESS);
 }
 
+TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
+  const Arrays a = arrays(5);
+  ppsparse_mcpi_options o;
+  ppsparse_mcpi_options_default(&o);
+  EXPECT_EQ(o.o_format, PPSPARSE_O_FP32);
+  EXPECT_EQ(o.o_keep_fp32, 0);
+  const std::pair<int, mcpi::OFormat> formats[] = {{PPSPARSE_O_BF16, mcpi::OFormat::bf16},
+                                                   {PPSPARSE_O_FP16, mcpi::OFormat::fp16},
+                                                   {PPSPARSE_O_INT8, mcpi::OFormat::int8}};
+  for (const auto& [code, format] : formats) {
+    SCOPED_TRACE(mcpi::name(format));
+    o.o_format = code;
+    o.o_keep_fp32 = 1;
+    ppsparse_mcpi_solver* s = nullptr;
+    ASSERT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
+                                        PPSPARSE_MEMORY_HOST, &o),
+              PPSPARSE_SUCCESS)
+        << last();
+    ASSERT_EQ(ppsparse_mcpi_update(s, a.O.data(), a.D.data(), PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST),
+              PPSPARSE_SUCCESS)
+        << last();
+    ppsparse_mcpi_control c;
+    ppsparse_mcpi_control_default(&c);
+    c.max_sweeps = 6;
+    std::vector<double> dq(a.R.size(), std::nan(""));
+    ppsparse_mcpi_status st;
+    ASSERT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &c, &st), PPSPARSE_SUCCESS);
+    mcpi::SetupOptions so;
+    so.o_storage = {format, true};
+    mcpi::Solver<> cpp(mcpi::BlockPattern<HostSpace>{a.nb, a.n, a.system.O.ia,
+                                                     Kokkos::View<const ordinal_t*, HostSpace>(a.system.O.ja), 0},
+                       so);
+    cpp.update(DefaultExecSpace(), a.system.O.values, a.system.D);
+    Kokkos::View<double*, HostSpace> want("want", a.R.size());
+    mcpi::Control cc;
+    cc.max_sweeps = 6;
+    const mcpi::Status cs = cpp.apply(DefaultExecSpace(), a.system.R, want, cc);
+    for (size_t i = 0; i < dq.size(); ++i) ASSERT_EQ(dq[i], want(i)) << i;
+    EXPECT_EQ(st.final_residual, cs.final_residual);
+    EXPECT_EQ(ppsparse_mcpi_destroy(s), PPSPARSE_SUCCESS);
+  }
+  ppsparse_mcpi_solver* s = nullptr;
+  o.o_format = 7;
+  EXPECT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
+                                      PPSPARSE_MEMORY_HOST, &o),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("options.o_format = 7 is not PPSPARSE_O_FP32"), std::string::npos) << last();
+  EXPECT_EQ(s, nullptr);
+  o.o_format = PPSPARSE_O_INT8;
+  o.o_keep_fp32 = 2;
+  EXPECT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
+                                      PPSPARSE_MEMORY_HOST, &o),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("options.o_keep_fp32 must be 0 or 1, got 2"), std::string::npos) << last();
+  // NULL options: the defaults.
+  ASSERT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
+                                      PPSPARSE_MEMORY_HOST, nullptr),
+            PPSPARSE_SUCCESS);
+  EXPECT_EQ(ppsparse_mcpi_destroy(s), PPSPARSE_SUCCESS);
+}
+
 TEST(McpiC, OneBasedRowMajorAndGivenColoursAgree) {
   const Arrays a = arrays(2);
   std::vector<int32_t> rp1 = a.row_ptr, ci1 = a.col_idx;

@@ -9,6 +9,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/backend.hpp>
+#include <ppsparse/mcpi/detail/o_codec.hpp>
 
 namespace ppsparse::mcpi::backend::cuda {
 
@@ -33,6 +34,42 @@ struct Launch {
   int sms = 1;
   KernelTuning tuning;
 };
+
+// The address of entry `at` (slot * NB^2 + j * NB + i) of O in format F, for L2 prefetches.
+template <OFormat F>
+__device__ __forceinline__ const void* o_entry(const ColorArgs& a, const long long at) {
+  if constexpr (F == OFormat::fp32) return a.O + at;
+  if constexpr (F == OFormat::bf16 || F == OFormat::fp16) return a.O16 + at;
+  if constexpr (F == OFormat::int8) return a.O8 + at;
+}
+
+// Column i of the block in slot k (its NB entries, rows m = 0 .. NB-1, contiguous in every
+// format) decoded to FP32 into v. fp16 leaves out the block row's scale, which the caller
+// applies once to the row's sum (block_row_scale).
+template <OFormat F, int NB>
+__device__ __forceinline__ void load_column(const ColorArgs& a, const long long k, const int i, float (&v)[NB]) {
+  const long long at = k * (NB * NB) + i * NB;
+  if constexpr (F == OFormat::fp32) {
+#pragma unroll
+    for (int m = 0; m < NB; ++m) v[m] = __ldg(a.O + at + m);
+  } else if constexpr (F == OFormat::bf16) {
+#pragma unroll
+    for (int m = 0; m < NB; ++m) v[m] = detail::decode_bf16(__ldg(a.O16 + at + m));
+  } else if constexpr (F == OFormat::fp16) {
+#pragma unroll
+    for (int m = 0; m < NB; ++m) v[m] = detail::decode_half(__ldg(a.O16 + at + m));
+  } else {
+#pragma unroll
+    for (int m = 0; m < NB; ++m) v[m] = detail::decode_int8(__ldg(a.O8 + at + m), __ldg(a.o_scale + k * NB + m));
+  }
+}
+
+// The factor a block row's SpMV sum takes after load_column: fp16's scale of the row, else 1.
+template <OFormat F>
+__device__ __forceinline__ float block_row_scale(const ColorArgs& a, const long long row) {
+  if constexpr (F == OFormat::fp16) return detail::exp2_int(__ldg(a.o_scale + row));
+  return 1.0f;
+}
 
 // Forward (unit L) and backward (U) substitution of one block row held by lanes base..base+NB-1,
 // lane value rv = r_i; Dij(i, j) reads the LU factors. Every lane of the warp must call it.

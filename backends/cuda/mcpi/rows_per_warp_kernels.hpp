@@ -25,7 +25,8 @@ namespace ppsparse::mcpi::backend::cuda {
 // start overlaps the previous colour's drain.
 // RES: a checked sweep: each row's squared residual before its update goes to a.residual_sq
 // (residual_entry_sq: its D q reads the D the substitution reads, and the row's own dQ).
-template <int NB, bool ASYNC, int S = 1, bool PDL = false, bool RES = false>
+// F: O's storage format (load_column decodes it).
+template <int NB, bool ASYNC, int S = 1, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = 2;
@@ -55,7 +56,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
   }
   if constexpr (PDL) {
     if (in_row && k < kend) {
-      prefetch_line_l2(a.O + k * NB2);
+      prefetch_line_l2(o_entry<F>(a, k * NB2));
       prefetch_line_l2(a.ja + k);
     }
   }
@@ -65,17 +66,20 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
       float x[UNROLL];
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u * S)) * NB + i);
-      const float* o0 = a.O + k * NB2 + i * NB;
+      float o[UNROLL][NB];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) load_column<F, NB>(a, k + u * S, i, o[u]);
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-        for (int m = 0; m < NB; ++m) acc[m] += __ldg(o0 + u * S * NB2 + m) * x[u];
+        for (int m = 0; m < NB; ++m) acc[m] += o[u][m] * x[u];
     }
     for (; k < kend; k += S) {
       const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
-      const float* o = a.O + k * NB2 + i * NB;
+      float o[NB];
+      load_column<F, NB>(a, k, i, o);
 #pragma unroll
-      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
+      for (int m = 0; m < NB; ++m) acc[m] += o[m] * x;
     }
   }
   // Lane (r, 0, i) needs row i's sum over the G lanes of its block row.
@@ -86,6 +90,9 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
 #pragma unroll
     for (int q = 0; q < G; ++q) sum += __shfl_sync(kFull, acc[m], r * G + q);
     if (m == i) mine = sum;
+  }
+  if constexpr (F == OFormat::fp16) {
+    if (active) mine *= block_row_scale<F>(a, row);
   }
   const double rv = active ? __ldg(a.R + row * NB + i) - static_cast<double>(mine) : 0.0;
   if (ASYNC) {
@@ -107,8 +114,8 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
 // slots take every S-th block (column-wise, one dQ gather per block), so a row takes about
 // 17 / S steps; partial sums are reduced through shared memory.
 // PDL: as rows_per_warp_kernel's. It carries the overlap through a sweep's last, small colours
-// (docs/perf/kernel_choices.md, "MCPI small-colour kernel"). RES: as rows_per_warp_kernel's.
-template <int NB, bool ASYNC, bool PDL = false, bool RES = false>
+// (docs/perf/kernel_choices.md, "MCPI small-colour kernel"). RES, F: as rows_per_warp_kernel's.
+template <int NB, bool ASYNC, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32>
 __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColorArgs a) {
   constexpr int NB2 = NB * NB;
   constexpr int S = 32 / NB;
@@ -128,9 +135,10 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
     const offset_t kend = __ldg(a.ia + row + 1);
     for (offset_t k = __ldg(a.ia + row) + s; k < kend; k += S) {
       const float x = __ldg(a.dq + static_cast<long long>(__ldg(a.ja + k)) * NB + i);
-      const float* o = a.O + k * NB2 + i * NB;
+      float o[NB];
+      load_column<F, NB>(a, k, i, o);
 #pragma unroll
-      for (int m = 0; m < NB; ++m) acc[m] += __ldg(o + m) * x;
+      for (int m = 0; m < NB; ++m) acc[m] += o[m] * x;
     }
   }
 #pragma unroll
@@ -141,7 +149,7 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
   if (active) {
     double sum = 0.0;
     for (int l = 0; l < S * NB; ++l) sum += sAcc[warp][l * NB + lane];
-    rv = __ldg(a.R + row * NB + lane) - sum;
+    rv = __ldg(a.R + row * NB + lane) - sum * block_row_scale<F>(a, row);
   }
   if (ASYNC) {
     __pipeline_wait_prior(0);

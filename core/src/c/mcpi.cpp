@@ -161,9 +161,37 @@ void to_status(const mcpi::Status& s, ppsparse_mcpi_status* out) {
   out->final_residual = s.final_residual;
 }
 
+/// The C++ storage option of the C options (InvalidArgument naming a bad field).
+mcpi::OStorage o_storage_of(const ppsparse_mcpi_options* o) {
+  mcpi::OStorage s;
+  if (o == nullptr) return s;
+  switch (o->o_format) {
+    case PPSPARSE_O_FP32:
+      s.format = mcpi::OFormat::fp32;
+      break;
+    case PPSPARSE_O_BF16:
+      s.format = mcpi::OFormat::bf16;
+      break;
+    case PPSPARSE_O_FP16:
+      s.format = mcpi::OFormat::fp16;
+      break;
+    case PPSPARSE_O_INT8:
+      s.format = mcpi::OFormat::int8;
+      break;
+    default:
+      throw InvalidArgument("options.o_format = " + std::to_string(o->o_format) +
+                            " is not PPSPARSE_O_FP32 (0), _BF16 (1), _FP16 (2) or _INT8 (3)");
+  }
+  if (o->o_keep_fp32 != 0 && o->o_keep_fp32 != 1)
+    throw InvalidArgument("options.o_keep_fp32 must be 0 or 1, got " + std::to_string(o->o_keep_fp32));
+  s.keep_fp32 = o->o_keep_fp32 == 1;
+  return s;
+}
+
 template <class Offset>
 int create(const char* function, ppsparse_mcpi_solver** out, int nb, int32_t n, const Offset* row_ptr,
-           const int32_t* col_idx, int index_base, const int32_t* colors, int memory) {
+           const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
+           const ppsparse_mcpi_options* setup = nullptr) {
   if (out != nullptr) *out = nullptr;
   return guarded(function, [&] {
     require_kokkos();
@@ -181,6 +209,7 @@ int create(const char* function, ppsparse_mcpi_solver** out, int nb, int32_t n, 
     const std::vector<int32_t> ja = host_copy(col_idx, static_cast<size_t>(nnzb), memory);
     mcpi::BlockPattern<HostSpace> pattern{nb, n, ia, wrap<const int32_t, HostSpace>(ja.data(), ja.size()), index_base};
     mcpi::SetupOptions options;
+    options.o_storage = o_storage_of(setup);
     if (colors != nullptr) options.colors = host_copy(colors, static_cast<size_t>(n), memory);
     auto handle = std::make_unique<ppsparse_mcpi_solver>();
     handle->solver = std::make_unique<mcpi::Solver<>>(pattern, options);
@@ -244,6 +273,12 @@ void ppsparse_mcpi_control_default(ppsparse_mcpi_control* c) {
   c->divergence_factor = d.divergence_factor;
 }
 
+void ppsparse_mcpi_options_default(ppsparse_mcpi_options* o) {
+  if (o == nullptr) return;
+  o->o_format = PPSPARSE_O_FP32;
+  o->o_keep_fp32 = 0;
+}
+
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* c) {
   if (c == nullptr) return;
   const mcpi::FgmresControl d;
@@ -264,6 +299,18 @@ int ppsparse_mcpi_create(ppsparse_mcpi_solver** solver, int nb, int32_t n, const
 int ppsparse_mcpi_create64(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int64_t* row_ptr,
                            const int32_t* col_idx, int index_base, const int32_t* colors, int memory) {
   return create("ppsparse_mcpi_create64", solver, nb, n, row_ptr, col_idx, index_base, colors, memory);
+}
+
+int ppsparse_mcpi_create_with(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int32_t* row_ptr,
+                              const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
+                              const ppsparse_mcpi_options* options) {
+  return create("ppsparse_mcpi_create_with", solver, nb, n, row_ptr, col_idx, index_base, colors, memory, options);
+}
+
+int ppsparse_mcpi_create64_with(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int64_t* row_ptr,
+                                const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
+                                const ppsparse_mcpi_options* options) {
+  return create("ppsparse_mcpi_create64_with", solver, nb, n, row_ptr, col_idx, index_base, colors, memory, options);
 }
 
 int ppsparse_mcpi_destroy(ppsparse_mcpi_solver* solver) {

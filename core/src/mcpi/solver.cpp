@@ -17,20 +17,21 @@ Solver<E, OS, DS, XS>::Solver(const detail::HostPattern& p, const SetupOptions& 
     throw InvalidArgument("mcpi setup: row_ptr[n] - index_base = " + std::to_string(nnzb) +
                           " blocks, but col_idx has " + std::to_string(p.col_idx_size) + " entries");
   if (options.progress) options.progress("checking and colouring " + std::to_string(p.n) + " block rows");
-  impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(
-      detail::make_setup_plan(p.nb, p.n, p.row_ptr, p.col_idx, p.index_base, options.colors), nullptr,
-      options.progress);
+  detail::SetupPlan plan = detail::make_setup_plan(p.nb, p.n, p.row_ptr, p.col_idx, p.index_base, options.colors);
+  plan.o_storage = options.o_storage;
+  impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(std::move(plan), nullptr, options.progress);
 }
 
 template <class E, class OS, class DS, class XS>
 Solver<E, OS, DS, XS>::Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress,
-                              int index_base) {
+                              int index_base, const OStorage& o_storage) {
   if (index_base != 0 && index_base != 1)
     throw InvalidArgument("mcpi: index_base must be 0 or 1, got " + std::to_string(index_base));
   check_system(system, coloring, index_base);
   detail::SetupPlan plan =
       detail::make_setup_plan(system.nb, system.n, system.O.ia.data(), system.O.ja.data(), 0, {}, &coloring);
   plan.index_base = index_base;  // the arrays are 0-based; errors count from the caller's base
+  plan.o_storage = o_storage;
   impl_ = std::make_unique<detail::SolverImpl<E, OS, DS, XS>>(std::move(plan), nullptr, progress);
   if (progress) progress("copying the system to " + std::string(E::name()));
   E exec;
@@ -51,6 +52,10 @@ Solver<E, OS, DS, XS>& Solver<E, OS, DS, XS>::operator=(Solver&&) noexcept = def
 template <class E, class OS, class DS, class XS>
 Solver<E, OS, DS, XS>::~Solver() = default;
 
+template <class E, class OS, class DS, class XS>
+OStorage Solver<E, OS, DS, XS>::o_storage() const {
+  return impl_->o_storage();
+}
 template <class E, class OS, class DS, class XS>
 int Solver<E, OS, DS, XS>::nb() const {
   return impl_->nb();

@@ -21,6 +21,7 @@
 #include <ppsparse/reorder/permutation.hpp>
 
 #include "block_lu.hpp"
+#include "o_encode.hpp"
 #include "sweeper.hpp"
 #include "vector_kernels.hpp"
 
@@ -43,6 +44,7 @@ class SolverImpl {
   }
 
   int nb() const { return s_.nb; }
+  OStorage o_storage() const { return o_storage_; }
   ordinal_t n() const { return n_; }
   offset_t nnzb() const { return nnzb_; }
   ordinal_t n_ghost() const { return n_ghost_; }
@@ -66,6 +68,8 @@ class SolverImpl {
                Kokkos::View<const offset_t*, memory_space>& o_slot,
                Kokkos::View<const ordinal_t*, memory_space>& d_slot) {
     has_values_ = false;
+    if (reduced() && s_.O.extent(0) == 0)  // the FP32 staging of an assembly in place
+      s_.O = Kokkos::View<OScalar*, memory_space>("mcpi.O_fp32_staging", static_cast<size_t>(nnzb_) * s_.nb * s_.nb);
     O = s_.O;
     D = s_.D;
     o_slot = o_slot_;
@@ -75,6 +79,12 @@ class SolverImpl {
   void factor(const ExecSpace& exec) {
     collectively([&] {
       has_values_ = false;
+      if (reduced() && s_.O.extent(0) > 0) {
+        // O written in place into the FP32 staging (or the kept copy): convert it.
+        Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
+        encode_o(exec, impl::SlotValues<decltype(s_.O)>{s_.O, s_.nb * s_.nb});
+        check_encoded(exec);
+      }
       check_factored(factor_diagonal_blocks(exec, s_.D, s_.nb, n_));
       has_values_ = true;
     });
@@ -254,7 +264,7 @@ class SolverImpl {
     const size_t nb2 = static_cast<size_t>(nb) * nb;
     s_.ia = Kokkos::View<offset_t*, memory_space>("mcpi.ia", static_cast<size_t>(n_) + 1);
     s_.ja = Kokkos::View<ordinal_t*, memory_space>("mcpi.ja", static_cast<size_t>(nnzb_));
-    s_.O = Kokkos::View<OScalar*, memory_space>("mcpi.O", static_cast<size_t>(nnzb_) * nb2);
+    allocate_o(plan, nb2);
     s_.D = Kokkos::View<DScalar*, memory_space>("mcpi.D", static_cast<size_t>(n_) * nb2);
     r_ = Vector("mcpi.R", static_cast<size_t>(n_) * nb);
     o_slot_ = Kokkos::View<offset_t*, memory_space>("mcpi.o_slot", static_cast<size_t>(nnzb_));
@@ -263,6 +273,13 @@ class SolverImpl {
     copy_in(s_.ia, plan.ia);
     copy_in(s_.ja, plan.ja);
     copy_in(o_slot_, plan.o_slot);
+    if (reduced()) {
+      std::vector<offset_t> slot_to_user(plan.o_slot.size());
+      for (size_t k = 0; k < plan.o_slot.size(); ++k)
+        slot_to_user[static_cast<size_t>(plan.o_slot[k])] = static_cast<offset_t>(k);
+      slot_to_user_ = Kokkos::View<offset_t*, memory_space>("mcpi.slot_to_user", slot_to_user.size());
+      copy_in(slot_to_user_, slot_to_user);
+    }
     copy_in(new_to_old_, coloring_.perm.new_to_old);
     copy_in(old_to_new_, coloring_.perm.old_to_new);
     ia_host_ = std::move(plan.ia);
@@ -277,6 +294,54 @@ class SolverImpl {
     s_.r_tmp = Vector("mcpi.r_tmp", static_cast<size_t>(max_color_rows) * nb);
     // Poisoned, so that an entry the split kernel reads before writing shows up as NaN.
     Kokkos::deep_copy(s_.r_tmp, std::numeric_limits<double>::quiet_NaN());
+  }
+
+  bool reduced() const { return o_storage_.format != OFormat::fp32; }
+  /// The operator and the true residuals read the FP32 O: fp32, or a reduced format's kept copy.
+  bool operator_full() const { return !reduced() || o_storage_.keep_fp32; }
+
+  /// O's storage in the plan's format (mcpi/o_format.hpp).
+  void allocate_o(const SetupPlan& plan, size_t nb2) {
+    o_storage_ = plan.o_storage;
+    s_.o_format = o_storage_.format;
+    const size_t entries = static_cast<size_t>(nnzb_) * nb2;
+    if (reduced() && !Sweeper<ExecSpace, OScalar, DScalar, XScalar>::default_precision)
+      throw InvalidArgument(std::string("mcpi setup: O in ") + name(o_storage_.format) +
+                            " needs the default precisions (FP32 O and dQ, FP64 D)");
+    if (operator_full()) s_.O = Kokkos::View<OScalar*, memory_space>("mcpi.O", entries);
+    switch (o_storage_.format) {
+      case OFormat::bf16:
+        s_.O16 = Kokkos::View<std::uint16_t*, memory_space>("mcpi.O_bf16", entries);
+        break;
+      case OFormat::fp16:
+        s_.O16 = Kokkos::View<std::uint16_t*, memory_space>("mcpi.O_fp16", entries);
+        s_.o_scale = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(plan.n));
+        break;
+      case OFormat::int8:
+        s_.O8 = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_int8", entries);
+        s_.o_scale = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(nnzb_) * plan.nb);
+        break;
+      case OFormat::fp32:
+        break;
+    }
+  }
+
+  /// Converts O from `source` (o_encode.hpp) into the reduced format, the first slot holding a
+  /// NaN or Inf into first_bad_block_ (set by the caller).
+  template <class Source>
+  void encode_o(const ExecSpace& exec, const Source& source) {
+    impl::encode_o(exec, o_storage_.format, source, s_.ia, n_, s_.nb, s_.O16, s_.O8, s_.o_scale, first_bad_block_);
+  }
+
+  /// After encode_o: NumericalError naming the user's block of the first bad slot (synchronises).
+  void check_encoded(const ExecSpace& exec) const {
+    long long bad = LLONG_MAX;
+    Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad_block_);
+    exec.fence();
+    if (bad == LLONG_MAX) return;
+    offset_t k = 0;
+    Kokkos::deep_copy(Kokkos::View<offset_t, HostSpace>(&k), Kokkos::subview(slot_to_user_, static_cast<size_t>(bad)));
+    throw_not_finite_block(k, o_storage_.format != OFormat::fp32);
   }
 
   template <class T>
@@ -305,7 +370,7 @@ class SolverImpl {
   /// The true ||rhs - A dQ||_2 of the current dQ in FP64 (dQ unchanged), on exec; synchronises.
   double true_residual(const ExecSpace& exec) const {
     Kokkos::deep_copy(exec, s_.residual_sq, 0.0);
-    if (n_ > 0) s_.residual_only(exec, 0, n_);
+    if (n_ > 0) s_.residual_only(exec, 0, n_, operator_full());
     return read_residual(exec);
   }
 
@@ -456,23 +521,36 @@ class SolverImpl {
     const auto d = device_input<DT>(exec, D, o_bytes);
     const bool row_major = order == BlockOrder::row_major;
     Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
-    impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, s_.O, first_bad_block_);
+    if (!reduced() || o_storage_.keep_fp32) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, s_.O, first_bad_block_);
+    const bool encode_user = reduced() && !o_storage_.keep_fp32;
+    if (encode_user)
+      encode_o(exec, impl::UserValues<decltype(o), decltype(slot_to_user_)>{o, slot_to_user_, s_.nb, row_major});
     const impl::UserDiagonalBlocks<decltype(d), decltype(new_to_old_)> source{d, new_to_old_, s_.nb, row_major};
     long long failure = -1;
     if (factor)
       failure = factor_diagonal_blocks_from(exec, source, s_.D, s_.nb, n_);
     else
       impl::copy_diagonal_blocks(exec, source, s_.nb, s_.D);
-    long long bad = LLONG_MAX;
-    Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad_block_);
-    exec.fence();
-    if (bad != LLONG_MAX) throw_not_finite_block(bad);
+    if (encode_user) {
+      check_encoded(exec);
+    } else {
+      long long bad = LLONG_MAX;
+      Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad_block_);
+      exec.fence();
+      if (bad != LLONG_MAX) throw_not_finite_block(bad);
+      if (reduced()) {  // from the FP32 copy just written
+        Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
+        encode_o(exec, impl::SlotValues<decltype(s_.O)>{s_.O, s_.nb * s_.nb});
+        check_encoded(exec);
+      }
+    }
     check_factored(failure);
     has_values_ = true;
   }
 
-  /// NumericalError naming user block k of O (its user row and column).
-  [[noreturn]] void throw_not_finite_block(long long k) const {
+  /// NumericalError naming user block k of O (its user row and column); `rounded`: the value
+  /// is finite but does not fit the reduced format.
+  [[noreturn]] void throw_not_finite_block(long long k, bool rounded = false) const {
     offset_t slot = 0;
     Kokkos::deep_copy(Kokkos::View<offset_t, HostSpace>(&slot), Kokkos::subview(o_slot_, static_cast<size_t>(k)));
     const auto row = std::upper_bound(ia_host_.begin(), ia_host_.end(), slot) - ia_host_.begin() - 1;
@@ -480,9 +558,11 @@ class SolverImpl {
     Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(s_.ja, static_cast<size_t>(slot)));
     const std::string column =
         col < n_ ? std::to_string(coloring_.perm.new_to_old[col] + base_) : "ghost " + std::to_string(col - n_ + base_);
-    throw NumericalError("mcpi: O block " + std::to_string(k + base_) + " (" +
-                         std::to_string(coloring_.perm.new_to_old[row] + base_) + ", " + column + ")" +
-                         (base_ ? ", numbered from 1," : "") + " holds a NaN or Inf");
+    throw NumericalError(
+        "mcpi: O block " + std::to_string(k + base_) + " (" + std::to_string(coloring_.perm.new_to_old[row] + base_) +
+        ", " + column + ")" + (base_ ? ", numbered from 1," : "") + " holds a NaN or Inf" +
+        (rounded ? std::string(" (or a value beyond FP32's range, as stored in ") + name(o_storage_.format) + ")"
+                 : std::string()));
   }
 
   /// NumericalError naming the first user block row of x (colour order) holding a NaN or Inf
@@ -503,10 +583,12 @@ class SolverImpl {
   /// y = (D + O) x, x and y in the user's numbering (`user`) or in colour order, on exec; D
   /// through its LU factors (U x into work_ first).
   void operator_apply(const ExecSpace& exec, const ConstVector& x, const Vector& y, bool user) const {
-    impl::OperatorRow<memory_space, ConstVector, OScalar, DScalar> op{new_to_old_, s_.D, work_, s_.ia, s_.ja,
-                                                                      s_.O,        x,    s_.nb, user};
-    impl::operator_upper(exec, op, work_);
-    impl::operator_apply(exec, op, y);
+    s_.visit_o(operator_full(), [&](const auto& oa) {
+      impl::OperatorRow<memory_space, ConstVector, std::decay_t<decltype(oa)>, DScalar> op{
+          new_to_old_, s_.D, work_, s_.ia, s_.ja, oa, x, s_.nb, user};
+      impl::operator_upper(exec, op, work_);
+      impl::operator_apply(exec, op, y);
+    });
   }
 
   static constexpr int kResidualSlots = 1024;
@@ -523,6 +605,8 @@ class SolverImpl {
   Vector r_;                       ///< R in colour order
   Kokkos::View<ordinal_t*, memory_space> new_to_old_, old_to_new_;
   Kokkos::View<offset_t*, memory_space> o_slot_;
+  OStorage o_storage_;
+  Kokkos::View<offset_t*, memory_space> slot_to_user_;     ///< a reduced format's errors and conversion
   Vector work_;                                            ///< U x of the operator, n * nb
   Kokkos::View<unsigned char*, memory_space> stage_;       ///< host inputs of update(), on first use
   Kokkos::View<long long, memory_space> first_bad_block_;  ///< update(): the first user block of O with a NaN or Inf

@@ -13,17 +13,18 @@
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/types.hpp>
 
+#include "o_access.hpp"
 #include "sweep_stage.hpp"
 
 namespace ppsparse::mcpi::impl {
 
-/// The arrays a sweep reads and writes: O in OS, D's LU factors in DS, the iterate dQ in XS,
-/// R and the temporaries in FP64.
-template <class MemSpace, class OS = float, class DS = double, class XS = float>
+/// The arrays a sweep reads and writes: O through its accessor OA (o_access.hpp), D's LU
+/// factors in DS, the iterate dQ in XS, R and the temporaries in FP64.
+template <class MemSpace, class OA = PlainO<MemSpace, float>, class DS = double, class XS = float>
 struct SweepViews {
   Kokkos::View<const offset_t*, MemSpace> ia;
   Kokkos::View<const ordinal_t*, MemSpace> ja;
-  Kokkos::View<const OS*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> O;
+  OA O;
   Kokkos::View<const DS*, MemSpace> D;  ///< LU factors
   Kokkos::View<const double*, MemSpace> R;
   Kokkos::View<XS*, MemSpace> dq;  ///< written for this colour's rows
@@ -38,18 +39,20 @@ struct SweepViews {
 /// NB > 0 fixes the block size at compile time (unrolled column loops); NB == 0 reads nb_rt.
 /// StageD compiles in the register staging of D (it costs registers in every path of the
 /// kernel, so it is a compile-time choice, measured per variant).
-/// OS, DS, XS: the precisions of O, D and dQ (SweepViews); the SpMV accumulates in float when
-/// O and dQ are both float and not WideAcc, else in double (a true residual needs double).
-template <class ExecSpace, int NB, bool StageD = false, class OS = float, class DS = double, class XS = float,
-          bool WideAcc = false>
+/// OA, DS, XS: O's accessor and the precisions of D and dQ (SweepViews); the SpMV multiplies
+/// and accumulates in float when O's values and dQ are both float and not WideAcc, else in
+/// double (a true residual needs double, products included).
+template <class ExecSpace, int NB, bool StageD = false, class OA = PlainO<typename ExecSpace::memory_space, float>,
+          class DS = double, class XS = float, bool WideAcc = false>
 struct SweepFunctor {
+  using OS = typename OA::value_type;
   using Acc = std::conditional_t<!WideAcc && std::is_same_v<OS, float> && std::is_same_v<XS, float>, float, double>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using scratch_space = typename ExecSpace::scratch_memory_space;
   using ScratchD = Kokkos::View<double*, scratch_space, Kokkos::MemoryUnmanaged>;
   using ScratchF = Kokkos::View<Acc*, scratch_space, Kokkos::MemoryUnmanaged>;
 
-  SweepViews<typename ExecSpace::memory_space, OS, DS, XS> v;
+  SweepViews<typename ExecSpace::memory_space, OA, DS, XS> v;
   Geometry g;
   int nb_rt;
   ordinal_t row_begin, row_end;
@@ -215,14 +218,15 @@ struct SweepFunctor {
       const size_t ob0 = static_cast<size_t>(k) * nb2 + i, ob1 = static_cast<size_t>(k + step) * nb2 + i;
       const size_t xb0 = static_cast<size_t>(v.ja(k)) * n_b, xb1 = static_cast<size_t>(v.ja(k + step)) * n_b;
       for (int j = 0; j < n_b; ++j) {
-        a0 += v.O(ob0 + static_cast<size_t>(j) * n_b) * v.dq_read(xb0 + j);
-        a1 += v.O(ob1 + static_cast<size_t>(j) * n_b) * v.dq_read(xb1 + j);
+        a0 += static_cast<Acc>(v.O(row, ob0 + static_cast<size_t>(j) * n_b, k, i)) * v.dq_read(xb0 + j);
+        a1 += static_cast<Acc>(v.O(row, ob1 + static_cast<size_t>(j) * n_b, k + step, i)) * v.dq_read(xb1 + j);
       }
     }
     if (k < kend) {
       const size_t ob = static_cast<size_t>(k) * nb2 + i;
       const size_t xb = static_cast<size_t>(v.ja(k)) * n_b;
-      for (int j = 0; j < n_b; ++j) a0 += v.O(ob + static_cast<size_t>(j) * n_b) * v.dq_read(xb + j);
+      for (int j = 0; j < n_b; ++j)
+        a0 += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, i)) * v.dq_read(xb + j);
     }
     return a0 + a1;
   }
@@ -239,20 +243,25 @@ struct SweepFunctor {
           Acc acc = 0;
           const int s = t / nb2, e = t - s * nb2;
           if (row < row_end && s < slots) {
-            const int j = e / n_b;
+            const int j = e / n_b, i = e - j * n_b;
             const offset_t kend = v.ia(row + 1);
             // Four independent blocks per step keep several loads in flight per lane.
             Acc a1 = 0, a2 = 0, a3 = 0;
             offset_t k = v.ia(row) + s;
             for (; k + 3 * slots < kend; k += 4 * slots) {
               const ordinal_t c0 = v.ja(k), c1 = v.ja(k + slots), c2 = v.ja(k + 2 * slots), c3 = v.ja(k + 3 * slots);
-              acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(c0) * n_b + j);
-              a1 += v.O(static_cast<size_t>(k + slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c1) * n_b + j);
-              a2 += v.O(static_cast<size_t>(k + 2 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c2) * n_b + j);
-              a3 += v.O(static_cast<size_t>(k + 3 * slots) * nb2 + e) * v.dq_read(static_cast<size_t>(c3) * n_b + j);
+              acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, i)) *
+                     v.dq_read(static_cast<size_t>(c0) * n_b + j);
+              a1 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + slots) * nb2 + e, k + slots, i)) *
+                    v.dq_read(static_cast<size_t>(c1) * n_b + j);
+              a2 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 2 * slots) * nb2 + e, k + 2 * slots, i)) *
+                    v.dq_read(static_cast<size_t>(c2) * n_b + j);
+              a3 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 3 * slots) * nb2 + e, k + 3 * slots, i)) *
+                    v.dq_read(static_cast<size_t>(c3) * n_b + j);
             }
             for (; k < kend; k += slots)
-              acc += v.O(static_cast<size_t>(k) * nb2 + e) * v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + j);
+              acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, i)) *
+                     v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + j);
             acc += (a1 + a2) + a3;
           }
           part_at(gi, t) = acc;
@@ -343,7 +352,8 @@ struct SweepFunctor {
             const Acc* cur = buf(gi, s & 1);
             Acc a = acc_at(gi, t);
             const size_t ob = static_cast<size_t>(k) * nb2 + i;
-            for (int j = 0; j < n_b; ++j) a += v.O(ob + static_cast<size_t>(j) * n_b) * cur[j * rpg + rr];
+            for (int j = 0; j < n_b; ++j)
+              a += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, i)) * cur[j * rpg + rr];
             acc_at(gi, t) = a;
             if (k + 1 < kend)
               buf(gi, (s + 1) & 1)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(k + 1)) * n_b + i);

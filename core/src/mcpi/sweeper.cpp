@@ -33,8 +33,9 @@ ResolvedSweep Sweeper<E, OS, DS, XS>::resolve(const E& exec, const Variant& v, b
   ResolvedSweep r;
   r.variant = resolve_variant(v, nb);
   r.tuning = tuning;
-  if constexpr (default_precision) r.specialised = backend_kernels && backend::has_kernel(exec, r.variant.kernel, nb);
-  r.residual_in_kernel = r.specialised && backend::has_residual_kernel(exec, r.variant.kernel, nb);
+  if constexpr (default_precision)
+    r.specialised = backend_kernels && backend::has_kernel(exec, r.variant.kernel, nb, o_format);
+  r.residual_in_kernel = r.specialised && backend::has_residual_kernel(exec, r.variant.kernel, nb, o_format);
   r.may_overlap = r.specialised || r.variant.kernel != Kernel::split;
   r.name = r.specialised ? backend::features(exec).name + " " + name(r.variant)
                          : std::string("portable ") + name(r.variant.kernel);
@@ -64,11 +65,6 @@ void Sweeper<E, OS, DS, XS>::run_checked(const E& exec, const ResolvedSweep& r, 
 }
 
 template <class E, class OS, class DS, class XS>
-void Sweeper<E, OS, DS, XS>::residual_only(const E& exec, ordinal_t b, ordinal_t e) const {
-  launch(exec, geometry(Kernel::rows_per_warp), impl::Stage::residual_only, false, b, e, true);
-}
-
-template <class E, class OS, class DS, class XS>
 backend::ColorArgs Sweeper<E, OS, DS, XS>::color_args(ordinal_t b, ordinal_t e, bool checked) const {
   backend::ColorArgs a;
   if constexpr (default_precision) {
@@ -78,6 +74,10 @@ backend::ColorArgs Sweeper<E, OS, DS, XS>::color_args(ordinal_t b, ordinal_t e, 
     a.ia = ia.data();
     a.ja = ja.data();
     a.O = O.data();
+    a.o_format = o_format;
+    a.O16 = O16.data();
+    a.O8 = O8.data();
+    a.o_scale = o_scale.data();
     a.D = D.data();
     a.R = rhs.data();
     a.dq = dq.data();
@@ -91,12 +91,12 @@ backend::ColorArgs Sweeper<E, OS, DS, XS>::color_args(ordinal_t b, ordinal_t e, 
 
 namespace {
 
-template <class E, class OS, class DS, class XS, int NB, bool StageD, bool WideAcc>
-void launch_nb(const Sweeper<E, OS, DS, XS>& s, const E& exec, const Geometry& g, impl::Stage stage, bool prefetch,
-               ordinal_t b, ordinal_t e, bool residual) {
-  using Functor = impl::SweepFunctor<E, NB, StageD, OS, DS, XS, WideAcc>;
+template <class E, class OS, class DS, class XS, class OA, int NB, bool StageD, bool WideAcc>
+void launch_nb(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& oa, const Geometry& g, impl::Stage stage,
+               bool prefetch, ordinal_t b, ordinal_t e, bool residual) {
+  using Functor = impl::SweepFunctor<E, NB, StageD, OA, DS, XS, WideAcc>;
   Functor f;
-  f.v = {s.ia, s.ja, s.O, s.D, s.rhs, s.dq, s.dq, s.r_tmp, s.residual_sq};
+  f.v = {s.ia, s.ja, oa, s.D, s.rhs, s.dq, s.dq, s.r_tmp, s.residual_sq};
   f.g = g;
   f.nb_rt = s.nb;
   f.row_begin = b;
@@ -112,37 +112,51 @@ void launch_nb(const Sweeper<E, OS, DS, XS>& s, const E& exec, const Geometry& g
   Kokkos::parallel_for("ppsparse::mcpi::sweep", policy, f);
 }
 
-template <class E, class OS, class DS, class XS, bool StageD, bool WideAcc>
-void launch_dispatch(const Sweeper<E, OS, DS, XS>& s, const E& exec, const Geometry& g, impl::Stage stage,
+}  // namespace
+
+template <class E, class OS, class DS, class XS, class OA, bool StageD, bool WideAcc>
+void launch_dispatch(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& oa, const Geometry& g, impl::Stage stage,
                      bool prefetch, ordinal_t b, ordinal_t e, bool residual) {
   // Compile-time block sizes for the common small nb (unrolled column loops).
   switch (s.nb) {
     case 1:
-      return launch_nb<E, OS, DS, XS, 1, StageD, WideAcc>(s, exec, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, 1, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
     case 2:
-      return launch_nb<E, OS, DS, XS, 2, StageD, WideAcc>(s, exec, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, 2, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
     case 3:
-      return launch_nb<E, OS, DS, XS, 3, StageD, WideAcc>(s, exec, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, 3, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
     case 4:
-      return launch_nb<E, OS, DS, XS, 4, StageD, WideAcc>(s, exec, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, 4, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
     case 5:
-      return launch_nb<E, OS, DS, XS, 5, StageD, WideAcc>(s, exec, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, 5, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
     default:
-      return launch_nb<E, OS, DS, XS, 0, StageD, WideAcc>(s, exec, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, 0, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
   }
 }
-
-}  // namespace
 
 template <class E, class OS, class DS, class XS>
 void Sweeper<E, OS, DS, XS>::launch(const E& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b,
                                     ordinal_t e, bool residual) const {
-  if (stage == impl::Stage::residual_only)  // FP64 sums: the true residual
-    launch_dispatch<E, OS, DS, XS, false, true>(*this, exec, g, stage, prefetch, b, e, true);
-  else if (stage_diagonal)
-    launch_dispatch<E, OS, DS, XS, true, false>(*this, exec, g, stage, prefetch, b, e, residual);
-  else
-    launch_dispatch<E, OS, DS, XS, false, false>(*this, exec, g, stage, prefetch, b, e, residual);
+  visit_o(o_format == OFormat::fp32, [&](const auto& oa) {
+    using OA = std::decay_t<decltype(oa)>;
+    if (stage == impl::Stage::residual_only)  // FP64 sums: the true residual
+      launch_dispatch<E, OS, DS, XS, OA, false, true>(*this, exec, oa, g, stage, prefetch, b, e, true);
+    else if (stage_diagonal && std::is_same_v<OA, impl::PlainO<memory_space, OS>>)
+      // The register staging of D is a benchmark setting of the stored-as-is formats only.
+      launch_dispatch<E, OS, DS, XS, OA, std::is_same_v<OA, impl::PlainO<memory_space, OS>>, false>(
+          *this, exec, oa, g, stage, prefetch, b, e, residual);
+    else
+      launch_dispatch<E, OS, DS, XS, OA, false, false>(*this, exec, oa, g, stage, prefetch, b, e, residual);
+  });
+}
+
+template <class E, class OS, class DS, class XS>
+void Sweeper<E, OS, DS, XS>::residual_only(const E& exec, ordinal_t b, ordinal_t e, bool full) const {
+  const Geometry g = geometry(Kernel::rows_per_warp);
+  visit_o(full || o_format == OFormat::fp32, [&](const auto& oa) {
+    launch_dispatch<E, OS, DS, XS, std::decay_t<decltype(oa)>, false, true>(
+        *this, exec, oa, g, impl::Stage::residual_only, false, b, e, true);
+  });
 }
 
 #define PPSPARSE_MCPI_INSTANTIATE_SWEEPER(unused, OS, DS, XS) template struct Sweeper<DefaultExecSpace, OS, DS, XS>;

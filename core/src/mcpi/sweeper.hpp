@@ -12,10 +12,12 @@
 #include <ppsparse/kokkos_compat.hpp>
 #include <ppsparse/mcpi/backend.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
+#include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
+#include "o_access.hpp"
 #include "precisions.hpp"
 #include "sweep_stage.hpp"
 
@@ -45,7 +47,15 @@ struct Sweeper {
   int nb = 0;
   Kokkos::View<offset_t*, memory_space> ia;  ///< colour-ordered block CSR of O
   Kokkos::View<ordinal_t*, memory_space> ja;
+  /// O as stored for the sweeps (mcpi/o_format.hpp): `O` itself for fp32; for a reduced
+  /// format `O16` (bf16, fp16) or `O8` (int8) with the scale exponents `o_scale` (fp16: per
+  /// block row; int8: per row of each block), and `O` only as the FP32 copy or the staging of
+  /// an assembly in place (else empty).
+  OFormat o_format = OFormat::fp32;
   Kokkos::View<OScalar*, memory_space> O;
+  Kokkos::View<std::uint16_t*, memory_space> O16;
+  Kokkos::View<std::int8_t*, memory_space> O8;
+  Kokkos::View<std::int8_t*, memory_space> o_scale;
   Kokkos::View<DScalar*, memory_space> D;     ///< LU factors
   Kokkos::View<double*, memory_space> rhs;    ///< what the sweeps read as R
   Kokkos::View<XScalar*, memory_space> dq;    ///< owned rows, then ghosts
@@ -53,6 +63,28 @@ struct Sweeper {
   /// A checked sweep's squared residual, in slots over which teams spread their additions.
   Kokkos::View<double*, memory_space> residual_sq;
   bool stage_diagonal = false;  ///< stage D through registers (a benchmark setting)
+
+  /// Calls f(accessor) with O's accessor (o_access.hpp): the stored format's, or with `full`
+  /// the plain view `O` (the FP32 copy).
+  template <class F>
+  void visit_o(bool full, F&& f) const {
+    using M = memory_space;
+    if constexpr (default_precision) {
+      if (!full) {
+        switch (o_format) {
+          case OFormat::bf16:
+            return f(impl::Bf16O<M>{O16});
+          case OFormat::fp16:
+            return f(impl::Fp16O<M>{O16, o_scale});
+          case OFormat::int8:
+            return f(impl::Int8O<M>{O8, o_scale, nb});
+          case OFormat::fp32:
+            break;
+        }
+      }
+    }
+    f(impl::PlainO<M, OScalar>{O});
+  }
 
   /// Vector-group width the kernels are laid out for (logical 32 on CPUs).
   static int group_width() { return compat::is_gpu_space<ExecSpace>() ? compat::vector_width_for<ExecSpace>() : 32; }
@@ -67,7 +99,8 @@ struct Sweeper {
   /// The same, also adding the rows' squared residuals before their update to residual_sq.
   void run_checked(const ExecSpace& exec, const ResolvedSweep& r, ordinal_t b, ordinal_t e) const;
   /// The rows' squared residuals of the current dQ into residual_sq in FP64; dQ unchanged.
-  void residual_only(const ExecSpace& exec, ordinal_t b, ordinal_t e) const;
+  /// `full`: with the FP32 copy of O (a reduced format's keep_fp32).
+  void residual_only(const ExecSpace& exec, ordinal_t b, ordinal_t e, bool full = false) const;
 
   /// One launch of the portable functor over rows [b, e) (kernels' building block).
   void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e,

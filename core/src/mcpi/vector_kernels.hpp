@@ -230,14 +230,14 @@ void copy_diagonal_blocks(const ExecSpace& exec, const Source& source, int nb, c
 
 /// Row q (block row q / nb, entry q % nb) of (D + O) x in FP64, D from its LU factors: x in the
 /// user's numbering (`user`, through n2o) or in colour order; u holds U x (upper()).
-template <class MemSpace, class XView, class OS = float, class DS = double>
+template <class MemSpace, class XView, class OA, class DS = double>
 struct OperatorRow {
   Kokkos::View<const ordinal_t*, MemSpace> n2o;
   Kokkos::View<const DS*, MemSpace> D;
   Kokkos::View<const double*, MemSpace> u;
   Kokkos::View<const offset_t*, MemSpace> ia;
   Kokkos::View<const ordinal_t*, MemSpace> ja;
-  Kokkos::View<const OS*, MemSpace> O;
+  OA O;  ///< O's accessor (o_access.hpp)
   XView x;
   int nb;
   bool user;
@@ -259,8 +259,9 @@ struct OperatorRow {
     for (int k = 0; k < i; ++k) s += lu[k * nb + i] * u(p * nb + k);
     for (offset_t b = ia(p); b < ia(p + 1); ++b) {
       const size_t c = at(static_cast<size_t>(ja(b)));
-      const OS* blk = O.data() + static_cast<size_t>(b) * nb2 + i;
-      for (int j = 0; j < nb; ++j) s += static_cast<double>(blk[j * nb]) * x(c * nb + j);
+      const size_t blk = static_cast<size_t>(b) * nb2 + i;
+      for (int j = 0; j < nb; ++j)
+        s += static_cast<double>(O(static_cast<ordinal_t>(p), blk + static_cast<size_t>(j) * nb, b, i)) * x(c * nb + j);
     }
     return s;
   }

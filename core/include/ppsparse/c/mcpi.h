@@ -54,7 +54,20 @@ enum {
   PPSPARSE_FAILED = 4
 };
 
+/** How the sweeps store O (ppsparse_mcpi_options.o_format; see ppsparse/mcpi/o_format.hpp):
+ *  FP32, BF16, FP16 with a power-of-two scale per block row, int8 with a power-of-two scale per
+ *  row of each block. Arithmetic stays in FP32. */
+enum { PPSPARSE_O_FP32 = 0, PPSPARSE_O_BF16 = 1, PPSPARSE_O_FP16 = 2, PPSPARSE_O_INT8 = 3 };
+
 typedef struct ppsparse_mcpi_solver ppsparse_mcpi_solver;
+
+/** Setup options of ppsparse_mcpi_create_with (ppsparse_mcpi_options_default sets the defaults). */
+typedef struct {
+  int o_format;    /**< PPSPARSE_O_FP32 (default), _BF16, _FP16 or _INT8 */
+  int o_keep_fp32; /**< 1: with a reduced format, also keep O in FP32 (4 bytes per entry) for
+                        ppsparse_mcpi_multiply, FGMRES's operator and the true residuals that
+                        decide convergence; 0 (default): they read the reduced O too */
+} ppsparse_mcpi_options;
 
 /** Stopping criteria of ppsparse_mcpi_apply (see ppsparse::mcpi::Control). */
 typedef struct {
@@ -95,6 +108,7 @@ int ppsparse_finalize(void);
 const char* ppsparse_last_error(void);
 
 void ppsparse_mcpi_control_default(ppsparse_mcpi_control* control);
+void ppsparse_mcpi_options_default(ppsparse_mcpi_options* options);
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* control);
 
 /** Setup from the structure of O (off-diagonal blocks only): n block rows of size nb, block CSR
@@ -106,6 +120,13 @@ int ppsparse_mcpi_create(ppsparse_mcpi_solver** solver, int nb, int32_t n, const
 /** The same with 64-bit row pointers (more than 2^31 - 1 blocks). */
 int ppsparse_mcpi_create64(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int64_t* row_ptr,
                            const int32_t* col_idx, int index_base, const int32_t* colors, int memory);
+/** ppsparse_mcpi_create and ppsparse_mcpi_create64 with setup options (NULL: the defaults). */
+int ppsparse_mcpi_create_with(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int32_t* row_ptr,
+                              const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
+                              const ppsparse_mcpi_options* options);
+int ppsparse_mcpi_create64_with(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int64_t* row_ptr,
+                                const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
+                                const ppsparse_mcpi_options* options);
 /** Frees the solver (NULL is accepted). */
 int ppsparse_mcpi_destroy(ppsparse_mcpi_solver* solver);
 /** The block size, block rows, off-diagonal blocks and colours of the solver; any output may be NULL. */

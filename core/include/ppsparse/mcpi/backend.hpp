@@ -7,12 +7,14 @@
 /// backends/hip for Kokkos::HIP. The hooks take the caller's execution-space instance and
 /// launch on its stream.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include <Kokkos_Core.hpp>
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/error.hpp>
+#include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
@@ -33,7 +35,13 @@ struct ColorArgs {
   ordinal_t row_begin = 0, row_end = 0;
   const offset_t* ia = nullptr;
   const ordinal_t* ja = nullptr;
+  /// O in its stored format (mcpi/o_format.hpp): O for fp32; O16 (bf16, fp16) or O8 (int8)
+  /// with the scale exponents o_scale (fp16: per block row; int8: per row of each block).
+  OFormat o_format = OFormat::fp32;
   const float* O = nullptr;
+  const std::uint16_t* O16 = nullptr;
+  const std::int8_t* O8 = nullptr;
+  const std::int8_t* o_scale = nullptr;
   const double* D = nullptr;  ///< LU factors
   const double* R = nullptr;
   float* dq = nullptr;
@@ -53,15 +61,15 @@ Features features(const ExecSpace&) {
   return f;
 }
 
-/// Whether the backend of `exec` has a specialised kernel for (k, nb).
+/// Whether the backend of `exec` has a specialised kernel for (k, nb) with O stored in `format`.
 template <class ExecSpace>
-bool has_kernel(const ExecSpace&, Kernel, int) {
+bool has_kernel(const ExecSpace&, Kernel, int, OFormat = OFormat::fp32) {
   return false;
 }
 
-/// Whether the backend's kernel for (k, nb) can also form the residual (ColorArgs::residual_sq).
+/// Whether the backend's kernel for (k, nb, format) can also form the residual (ColorArgs::residual_sq).
 template <class ExecSpace>
-bool has_residual_kernel(const ExecSpace&, Kernel, int) {
+bool has_residual_kernel(const ExecSpace&, Kernel, int, OFormat = OFormat::fp32) {
   return false;
 }
 

@@ -74,6 +74,8 @@ struct DistributedOptions {
   /// partition-independent greedy colouring (dist/plan.hpp).
   std::vector<ordinal_t> colors;
   Transport transport = Transport::automatic;
+  /// How the sweeps store O (mcpi/o_format.hpp); the same on every rank.
+  OStorage o_storage;
   std::function<void(const std::string&)> progress;
 };
 
@@ -373,6 +375,7 @@ Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm co
   s.index_base = p.index_base;
   if (options.progress) options.progress("distributed setup: partition, ghosts and colouring");
   dist::DistributedPlan plan = dist::make_distributed_plan(comm, s, options.colors);
+  plan.setup.o_storage = options.o_storage;
   ExecSpace exec;
   std::shared_ptr<Halo<ExecSpace, XScalar>> halo;
   dist::collectively(comm, [&] {

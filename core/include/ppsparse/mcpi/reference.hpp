@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <ppsparse/formats/block_system.hpp>
+#include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/reorder/coloring.hpp>
 
 namespace ppsparse::mcpi {
@@ -32,6 +33,13 @@ double max_block_row_error(const std::vector<double>& dq, const std::vector<doub
 /// What max_block_row_error may reach for FP32 O and dQ against the FP64 reference: the pass
 /// mark of the tests and of mcpi --verify.
 inline constexpr double kBlockRowTolerance = 1e-4;
+
+/// O's values as the sweeps see them when stored in `format` (mcpi/o_format.hpp), bit for bit
+/// as the device rounds them: each entry rounded to FP32, encoded and decoded. o: block CSR,
+/// column-major blocks (fp16's scale is per block row, so the numbering of the rows is free);
+/// Scalar float or double.
+template <class Scalar>
+std::vector<double> reference_round_o(OFormat format, const BsrMatrix<Scalar, HostSpace>& o);
 
 /// ||R - (D + O) dQ||_2 in FP64 for an unfactored system (any numbering consistent with dq).
 double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq);

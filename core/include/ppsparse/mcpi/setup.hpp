@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/reorder/coloring.hpp>
 #include <ppsparse/types.hpp>
 
@@ -36,6 +37,10 @@ struct SetupOptions {
   /// One colour per block row (user's numbering; any nonnegative ids, compacted in order), or
   /// empty: ppsparse computes a distance-1 colouring (color_distance1) of the symmetrised graph.
   std::vector<ordinal_t> colors;
+  /// How the sweeps store O (mcpi/o_format.hpp): FP32 by default; a reduced format (BF16,
+  /// scaled FP16, scaled int8) moves fewer bytes per sweep. Reduced formats need the default
+  /// precisions (FP32 O and dQ, FP64 D); InvalidArgument otherwise.
+  OStorage o_storage;
   /// Hears each setup step (one line each), if set.
   std::function<void(const std::string&)> progress;
 };
@@ -60,6 +65,8 @@ struct SetupPlan {
   std::vector<ordinal_t> boundary_end;
   /// The user's index base (0 or 1): the numeric phase names blocks and rows from it.
   int index_base = 0;
+  /// How the sweeps store O.
+  OStorage o_storage;
 };
 
 /// Checks the structure and builds the plan; row_ptr and col_idx are host arrays as the user

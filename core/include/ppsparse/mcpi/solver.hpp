@@ -22,7 +22,8 @@
 ///
 /// The implementation is compiled into the library for ExecSpace = DefaultExecSpace and the
 /// precisions (O, D, dQ) = (float, double, float), (double, double, double), (float, float,
-/// float) and (float, double, double).
+/// float) and (float, double, double). With the first, O may also be stored in BF16, scaled
+/// FP16 or scaled int8 (SetupOptions::o_storage, mcpi/o_format.hpp).
 #include <functional>
 #include <memory>
 #include <string>
@@ -77,7 +78,10 @@ class Solver {
   /// in col_idx, 0-based) is written column-major at O(o_slot(k) * nb * nb + j * nb + i); the
   /// user's block row r's diagonal block at D(d_slot(r) * nb * nb + j * nb + i). After writing,
   /// call factor(): it factors D in place (so every entry of D must be written again before the
-  /// next factor()).
+  /// next factor()). With O stored in a reduced format (SetupOptions::o_storage), O here is an
+  /// FP32 staging of the user's blocks (allocated by the first storage() call unless keep_fp32
+  /// already holds one: 4 bytes per entry) and factor() converts it into the reduced format on
+  /// the device, as update() does.
   struct Storage {
     int nb = 0;
     Kokkos::View<OScalar*, memory_space> O;
@@ -98,9 +102,9 @@ class Solver {
   /// colouring (check_system), sets up with this colouring, copies O, D (factoring it unless
   /// system.d_factored) and R. InvalidArgument or NumericalError (a failed pivot, naming the
   /// block row, counted from index_base, as a 1-based file numbers them) on bad input; progress,
-  /// if given, hears each step.
+  /// if given, hears each step; o_storage as SetupOptions::o_storage.
   Solver(const BlockSystem<HostSpace>& system, const Coloring& coloring, const Progress& progress = {},
-         int index_base = 0);
+         int index_base = 0, const OStorage& o_storage = {});
 
   /// Setup from a plan built elsewhere (the distributed setup, mcpi/distributed.hpp): `halo`
   /// (if set) carries the exchanges of plan.n_ghost ghost rows, colour by colour.
@@ -110,6 +114,8 @@ class Solver {
   Solver& operator=(Solver&&) noexcept;
   ~Solver();
 
+  /// How the sweeps store O (SetupOptions::o_storage).
+  OStorage o_storage() const;
   /// The block size, block rows and off-diagonal blocks of the system, and its colouring.
   int nb() const;
   ordinal_t n() const;
@@ -119,8 +125,8 @@ class Solver {
   ordinal_t n_ghost() const;
   /// The distributed solver's communication, or null on one rank.
   Halo<ExecSpace, XScalar>* halo() const;
-  /// The minimum bytes one sweep moves (mcpi/traffic.hpp).
-  SweepTraffic traffic() const { return sweep_traffic(n(), nb(), nnzb()); }
+  /// The minimum bytes one sweep moves (mcpi/traffic.hpp), O in its stored format.
+  SweepTraffic traffic() const { return sweep_traffic(n(), nb(), nnzb(), o_storage().format); }
   /// Vector-group width the kernels are laid out for (logical 32 on CPUs).
   static int group_width();
   /// The lane layout of kernel k for this system's nb on this device.
@@ -149,7 +155,8 @@ class Solver {
 
   /// Factors D in place (LU without pivoting, as FUN3D), on exec; NumericalError naming the
   /// user's block row and the row of the failed pivot. (O is checked by update(); after an
-  /// assembly in place, a NaN or Inf in O shows in apply()'s status as not_finite.)
+  /// assembly in place, a NaN or Inf in O shows in apply()'s status as not_finite, except in a
+  /// reduced format, whose conversion here names the user's block as update() does.)
   void factor(const ExecSpace& exec);
 
   // ---- solve ----

@@ -1,10 +1,11 @@
 #pragma once
 /// @file
 /// Minimum device-memory traffic of one MCPI sweep (all colours), the model every report
-/// divides by time: O values and block column indices once, block row pointers once,
-/// D and R once, dQ read once and written once.
+/// divides by time: O values (and their scales, in a reduced format) and block column
+/// indices once, block row pointers once, D and R once, dQ read once and written once.
 #include <cstddef>
 
+#include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi {
@@ -17,10 +18,10 @@ struct SweepTraffic {
   double flops = 0;
 };
 
-inline SweepTraffic sweep_traffic(ordinal_t n, int nb, offset_t nnzb) {
+inline SweepTraffic sweep_traffic(ordinal_t n, int nb, offset_t nnzb, OFormat o_format = OFormat::fp32) {
   const double nb2 = static_cast<double>(nb) * nb;
   SweepTraffic t{};
-  t.o_values = static_cast<double>(nnzb) * nb2 * sizeof(float);
+  t.o_values = o_format_bytes(o_format, n, nnzb, nb);
   t.o_indices = static_cast<double>(nnzb) * sizeof(ordinal_t);
   t.o_row_ptr = (static_cast<double>(n) + 1) * sizeof(offset_t);
   t.d = static_cast<double>(n) * nb2 * sizeof(double);

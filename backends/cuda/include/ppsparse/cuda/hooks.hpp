@@ -77,9 +77,11 @@ namespace ppsparse::mcpi::backend {
 /// The features of exec's device; kernels for rows_per_warp and warp_per_row at every nb,
 /// launched on exec.cuda_stream() (mcpi_backend_cuda.cpp, mcpi/).
 Features features(const Kokkos::Cuda& exec);
-bool has_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
-/// rows_per_warp at every nb, warp_per_row from nb 16 (the kernel they share there).
-bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb);
+/// With O in a reduced format (mcpi/o_format.hpp): rows_per_warp for nb <= 15.
+bool has_kernel(const Kokkos::Cuda& exec, Kernel k, int nb, OFormat f = OFormat::fp32);
+/// rows_per_warp at every nb, warp_per_row from nb 16 (the kernel they share there); the
+/// reduced formats' kernels too.
+bool has_residual_kernel(const Kokkos::Cuda& exec, Kernel k, int nb, OFormat f = OFormat::fp32);
 void run(const Kokkos::Cuda& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
 }  // namespace ppsparse::mcpi::backend
 #endif

@@ -1,0 +1,62 @@
+#pragma once
+/// @file
+/// The formats in which the MCPI solver may store the off-diagonal blocks O for its sweeps.
+/// O is most of a sweep's bytes (1822 of 2210 MB for the default problem in FP32), so a
+/// narrower O is a faster sweep and a larger problem per GPU. Arithmetic stays in FP32 in
+/// every format (each entry is decoded to FP32 as it is loaded); D's LU factors and R keep
+/// their precisions.
+///
+/// Rounding, exactly as the device applies it (mcpi/detail/o_codec.hpp; reference_round_o in
+/// mcpi/reference.hpp reproduces it bit for bit on the host):
+///  - fp32: the entry (a double is rounded to nearest FP32).
+///  - bf16: the FP32 entry rounded to nearest, ties to even, to 8 significant bits (relative
+///    error at most 2^-8).
+///  - fp16: one power-of-two scale 2^e per block row (all its blocks), e chosen so that the
+///    row's largest magnitude m lands in [2^14, 2^15); each entry a / 2^e is rounded to the
+///    nearest IEEE half, ties to even (relative error at most 2^-11 for |a| >= m 2^-29; smaller
+///    entries lose bits as half subnormals, and those below about m 2^-40 become 0).
+///  - int8: one power-of-two scale 2^e per row of each block (SU2's format), the smallest e
+///    with m 2^-e <= 127 for that row's largest magnitude m; each entry round(a / 2^e), ties
+///    to even (absolute error at most 2^(e-1) <= m / 127 for every entry of the row).
+/// The scales are stored as signed 8-bit exponents and clamped to [-126, 127], so rows whose
+/// largest magnitude is below about 1e-36 lose their smallest entries. A NaN or Inf entry is an
+/// error naming the user's block.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ppsparse::mcpi {
+
+/// How the sweeps store O.
+enum class OFormat {
+  fp32,  ///< 4 bytes per entry (the default; FP64 when the solver's OScalar is double)
+  bf16,  ///< 2 bytes per entry
+  fp16,  ///< 2 bytes per entry and 1 per block row
+  int8,  ///< 1 byte per entry and 1 per row of each block (25 + 5 bytes per 5 x 5 block)
+};
+
+/// The storage option of the solver (SetupOptions::o_storage).
+struct OStorage {
+  OFormat format = OFormat::fp32;
+  /// With a reduced format: also keep O in FP32 (4 more bytes per entry). The operator
+  /// (multiply, multiply_internal: FGMRES's Krylov operator), the true residuals that decide
+  /// convergence and the final residual then use the FP32 O, so they measure the system the
+  /// user assembled; the sweeps, and the estimates of the checks fused into them, read the
+  /// reduced copy. Without it (the default) everything reads the reduced O: no FP32 copy, and a
+  /// residual check moves the reduced bytes. Ignored for fp32.
+  bool keep_fp32 = false;
+  friend bool operator==(const OStorage& a, const OStorage& b) {
+    return a.format == b.format && a.keep_fp32 == b.keep_fp32;
+  }
+};
+
+/// "fp32", "bf16", "fp16", "int8".
+const char* name(OFormat f);
+/// Inverse of name(OFormat); InvalidArgument listing the formats for other names.
+OFormat parse_o_format(const std::string& s);
+/// Every format, in the order above.
+const std::vector<OFormat>& all_o_formats();
+/// Bytes of O's values and scales for nnzb blocks of size nb in n block rows (fp32: 4 per entry).
+double o_format_bytes(OFormat f, long long n, long long nnzb, int nb);
+
+}  // namespace ppsparse::mcpi

@@ -1,0 +1,127 @@
+#pragma once
+/// @file
+/// Conversion of O into a reduced storage format (mcpi/o_format.hpp) on the device, block row
+/// by block row in colour order: from the user's array (update) or from the FP32 slots of an
+/// assembly in place (factor). The rounding is o_codec.hpp's.
+#include <cfloat>
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+
+#include <Kokkos_Core.hpp>
+
+#include <ppsparse/kokkos_compat.hpp>
+#include <ppsparse/mcpi/detail/o_codec.hpp>
+#include <ppsparse/mcpi/o_format.hpp>
+#include <ppsparse/types.hpp>
+
+namespace ppsparse::mcpi::impl {
+
+/// Entry e (j * nb + i) of the block in slot p, from O's FP32 slots.
+template <class V>
+struct SlotValues {
+  V O;
+  int nb2;
+  KOKKOS_INLINE_FUNCTION float operator()(const offset_t p, const int e) const {
+    return static_cast<float>(O(static_cast<size_t>(p) * nb2 + e));
+  }
+};
+
+/// Entry e (j * nb + i) of the block in slot p, from the user's array of blocks in user order
+/// (slot_to_user: slot -> the user's block), each block column- or row-major.
+template <class U, class S2U>
+struct UserValues {
+  U u;
+  S2U slot_to_user;
+  int nb;
+  bool row_major;
+  KOKKOS_INLINE_FUNCTION float operator()(const offset_t p, const int e) const {
+    const size_t nb2 = static_cast<size_t>(nb) * nb;
+    const int j = e / nb, i = e - j * nb;
+    return static_cast<float>(u(static_cast<size_t>(slot_to_user(p)) * nb2 + (row_major ? i * nb + j : e)));
+  }
+};
+
+/// Writes O's blocks in `format` (bf16, fp16 or int8) from `src` for the colour-ordered block
+/// CSR ia (n rows): bits (bf16, fp16) or q (int8), and scale_exp (fp16: per row; int8: per
+/// slot * nb + i). The smallest slot holding a NaN or Inf (after rounding to FP32) goes to
+/// first_bad by atomic min. Asynchronous on exec.
+template <class ExecSpace, class Source, class IA, class Bits, class Q, class Scale, class Bad>
+void encode_o(const ExecSpace& exec, const OFormat format, const Source& src, const IA& ia, const ordinal_t n,
+              const int nb, const Bits& bits, const Q& q, const Scale& scale_exp, const Bad& first_bad) {
+  if (n == 0 || format == OFormat::fp32) return;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  const int nb2 = nb * nb;
+  const bool gpu = compat::is_gpu_space<ExecSpace>();
+  const Policy policy(exec, static_cast<int>(n), gpu ? 64 : 1);
+  // |x| if finite, else records the slot and gives 0.
+  const auto magnitude = [=] KOKKOS_FUNCTION(const float x, const offset_t p) {
+    const float a = x < 0 ? -x : x;
+    if (!(a <= FLT_MAX)) {
+      Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(p));
+      return 0.0f;
+    }
+    return a;
+  };
+  if (format == OFormat::bf16) {
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::encode_o_bf16", policy, KOKKOS_LAMBDA(const Member& m) {
+          const ordinal_t r = m.league_rank();
+          const offset_t k0 = ia(r);
+          const int len = static_cast<int>(ia(r + 1) - k0) * nb2;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
+            const offset_t p = k0 + t / nb2;
+            const float x = src(p, t % nb2);
+            magnitude(x, p);
+            const std::uint16_t b = detail::encode_bf16(x);
+            // A finite entry that rounds past FP32's largest is as unusable as an Inf.
+            if ((b & 0x7f80u) == 0x7f80u) Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(p));
+            bits(static_cast<size_t>(k0) * nb2 + t) = b;
+          });
+        });
+  } else if (format == OFormat::fp16) {
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::encode_o_fp16", policy, KOKKOS_LAMBDA(const Member& m) {
+          const ordinal_t r = m.league_rank();
+          const offset_t k0 = ia(r);
+          const int len = static_cast<int>(ia(r + 1) - k0) * nb2;
+          float mx = 0.0f;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, len),
+              [&](const int t, float& acc) {
+                const float a = magnitude(src(k0 + t / nb2, t % nb2), k0 + t / nb2);
+                acc = a > acc ? a : acc;
+              },
+              Kokkos::Max<float>(mx));
+          const int e = detail::fp16_scale_exp(mx);
+          Kokkos::single(Kokkos::PerTeam(m), [&]() { scale_exp(r) = static_cast<std::int8_t>(e); });
+          const float inv = detail::exp2_int(-e);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
+            bits(static_cast<size_t>(k0) * nb2 + t) = detail::encode_half(src(k0 + t / nb2, t % nb2) * inv);
+          });
+        });
+  } else {
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::encode_o_int8", policy, KOKKOS_LAMBDA(const Member& m) {
+          const ordinal_t r = m.league_rank();
+          const offset_t k0 = ia(r);
+          const int rows = static_cast<int>(ia(r + 1) - k0) * nb;  // (slot, i) pairs
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, rows), [&](const int t) {
+            const offset_t p = k0 + t / nb;
+            const int i = t % nb;
+            float mx = 0.0f;
+            for (int j = 0; j < nb; ++j) {
+              const float a = magnitude(src(p, j * nb + i), p);
+              mx = a > mx ? a : mx;
+            }
+            const int e = detail::int8_scale_exp(mx);
+            scale_exp(static_cast<size_t>(p) * nb + i) = static_cast<std::int8_t>(e);
+            for (int j = 0; j < nb; ++j)
+              q(static_cast<size_t>(p) * nb2 + j * nb + i) = detail::encode_int8(src(p, j * nb + i), e);
+          });
+        });
+  }
+}
+
+}  // namespace ppsparse::mcpi::impl
