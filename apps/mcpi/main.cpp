@@ -50,6 +50,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Row {
   std::string variant, kernel, note;
+  std::vector<double> history;  // ||r|| / ||R|| after each sweep
   double ms_per_sweep, gbs, pct_copy, gflops, reduction, verify_error;
   bool fell_back_to_block_row;
 };
@@ -99,6 +100,9 @@ int run(const mcpi_app::Options& opt) {
       tr.total() * 1e-6, tr.o_values * 1e-6, tr.o_indices * 1e-6, tr.o_row_ptr * 1e-6, tr.d * 1e-6, tr.r * 1e-6,
       tr.dq_read * 1e-6, tr.dq_write * 1e-6);
 
+  std::printf("memory    the solver holds %.1f MB on the device (%.0f bytes per block row)\n",
+              solver.device_bytes() * 1e-6, s.n ? static_cast<double>(solver.device_bytes()) / s.n : 0.0);
+
   progress("measuring the device-to-device copy bandwidth");
   const CopyBandwidth copy = measure_copy_bandwidth<DefaultExecSpace>();
   std::printf("copy      %.1f GB/s (device-to-device, %.0f MiB buffers, read + write, median of %d)\n", copy.gbs,
@@ -146,6 +150,7 @@ int run(const mcpi_app::Options& opt) {
     r.pct_copy = 100.0 * r.gbs / copy.gbs;
     r.gflops = tr.flops / t * 1e-9;
     r.reduction = res.residual_norms.back() / res.initial_residual_norm;
+    for (double x : res.residual_norms) r.history.push_back(x / res.initial_residual_norm);
     r.verify_error = verify ? mcpi::max_block_row_error(res.dq, ref, s.nb) : -1.0;
     r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 &&
                                solver.geometry(v.kernel).map == mcpi::LaneMap::block_row &&
@@ -185,13 +190,17 @@ int run(const mcpi_app::Options& opt) {
     js << "{\n  \"problem\": \"" << p.description << "\",\n  \"device\": \"" << DefaultExecSpace::name()
        << "\",\n  \"n\": " << s.n << ", \"nb\": " << s.nb << ", \"nnzb\": " << s.O.nnzb()
        << ", \"colours\": " << col.ncolors << ",\n  \"bytes_per_sweep\": " << tr.total()
-       << ", \"copy_gbs\": " << copy.gbs << ", \"sweeps\": " << opt.sweeps << ",\n  \"results\": [\n";
+       << ", \"copy_gbs\": " << copy.gbs << ", \"sweeps\": " << opt.sweeps << ",\n  \"o_format\": \""
+       << mcpi::name(opt.o_storage.format) << "\", \"o_keep_fp32\": " << (opt.o_storage.keep_fp32 ? "true" : "false")
+       << ", \"device_bytes\": " << solver.device_bytes() << ",\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       js << "    {\"variant\": \"" << r.variant << "\", \"kernel\": \"" << r.kernel << "\", \"note\": \"" << r.note
          << "\", \"ms_per_sweep\": " << r.ms_per_sweep << ", \"gbs\": " << r.gbs << ", \"pct_copy\": " << r.pct_copy
          << ", \"gflops\": " << r.gflops << ", \"residual_reduction\": " << r.reduction
-         << ", \"verify_error\": " << r.verify_error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+         << ", \"verify_error\": " << r.verify_error << ", \"residual_history\": [";
+      for (size_t k = 0; k < r.history.size(); ++k) js << (k ? ", " : "") << r.history[k];
+      js << "]}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     js << "  ]\n}\n";
     if (!js) throw InputError(opt.json, "write failed");

@@ -57,6 +57,10 @@ OStorage Solver<E, OS, DS, XS>::o_storage() const {
   return impl_->o_storage();
 }
 template <class E, class OS, class DS, class XS>
+size_t Solver<E, OS, DS, XS>::device_bytes() const {
+  return impl_->device_bytes();
+}
+template <class E, class OS, class DS, class XS>
 int Solver<E, OS, DS, XS>::nb() const {
   return impl_->nb();
 }

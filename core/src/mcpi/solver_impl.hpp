@@ -45,6 +45,13 @@ class SolverImpl {
 
   int nb() const { return s_.nb; }
   OStorage o_storage() const { return o_storage_; }
+  size_t device_bytes() const {
+    auto bytes = [](const auto& v) { return v.span() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
+    return bytes(s_.ia) + bytes(s_.ja) + bytes(s_.O) + bytes(s_.O16) + bytes(s_.O8) + bytes(s_.o_scale) + bytes(s_.D) +
+           bytes(s_.dq) + bytes(s_.r_tmp) + bytes(s_.residual_sq) + bytes(r_) + bytes(new_to_old_) +
+           bytes(old_to_new_) + bytes(o_slot_) + bytes(slot_to_user_) + bytes(work_) + bytes(stage_) +
+           bytes(first_bad_block_) + bytes(vec_in_) + bytes(vec_out_);
+  }
   ordinal_t n() const { return n_; }
   offset_t nnzb() const { return nnzb_; }
   ordinal_t n_ghost() const { return n_ghost_; }

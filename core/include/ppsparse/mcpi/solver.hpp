@@ -125,6 +125,9 @@ class Solver {
   ordinal_t n_ghost() const;
   /// The distributed solver's communication, or null on one rank.
   Halo<ExecSpace, XScalar>* halo() const;
+  /// Bytes of device memory the solver holds now (its arrays, staging buffers included): with
+  /// O's format, what decides the largest system one device holds.
+  size_t device_bytes() const;
   /// The minimum bytes one sweep moves (mcpi/traffic.hpp), O in its stored format.
   SweepTraffic traffic() const { return sweep_traffic(n(), nb(), nnzb(), o_storage().format); }
   /// Vector-group width the kernels are laid out for (logical 32 on CPUs).
