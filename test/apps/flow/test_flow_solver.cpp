@@ -226,6 +226,18 @@ TEST(FlowSolver, ConvergesInTheChannel2D) {
   expect_converges(m, s, NonlinearControl::Linear::mcpi, 60, "MCPI");
 }
 
+// The Jacobian's off-diagonal blocks stored in each reduced format (assembled in place into the
+// FP32 staging, converted by factor()): FGMRES with the FP32 operator reaches the drop within
+// 10 steps, as FP32 O does in 7 (the study on larger flows: docs/perf/o_format_h100.md).
+TEST(FlowSolver, ConvergesInTheChannel2DWithReducedO) {
+  const Mesh m = ppsparse::mesh::read(ppsparse::test::data_file("flow/channel_2d.su2").string());
+  for (const auto f : {ppsparse::mcpi::OFormat::bf16, ppsparse::mcpi::OFormat::fp16, ppsparse::mcpi::OFormat::int8}) {
+    FlowSetup s = setup_for(m, {"inlet=inlet", "outlet=outlet", "lower=wall", "upper=symmetry"}, 0.3);
+    s.o_storage = {f, true};
+    expect_converges(m, s, NonlinearControl::Linear::fgmres, 10, std::string("FGMRES + MCPI, O in ") + name(f));
+  }
+}
+
 TEST(FlowSolver, ConvergesOnTheAerofoil2D) {
 #if defined(PPSPARSE_TEST_SANITIZED)
   GTEST_SKIP() << "sanitized build: minutes here; the Release suite runs it (the channel covers the code paths)";
