@@ -133,6 +133,16 @@ void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
 // O in a reduced format (mcpi/o_format.hpp), nb <= 15: rows_per_warp's two kernels with their
 // default slots, launched as the FP32 ones; the async_copy feature and forced row slots are not
 // compiled for these formats (the bytes they save are O's, which the format already shrinks).
+// Blocks in flight per lane of rows_per_warp_kernel with O in format F: KernelTuning::unroll, or
+// the rule: 4, as a narrower O leaves the same latency of each ja -> dQ chain to hide behind
+// fewer bytes (docs/perf/o_format_h100.md).
+template <int NB, OFormat F, int S, int U>
+void launch_reduced_rows(const Launch& l, const ColorArgs& a, const unsigned grid) {
+  launch_color(l, rows_per_warp_kernel<NB, false, S, false, false, F, U>,
+               rows_per_warp_kernel<NB, false, S, true, false, F, U>,
+               rows_per_warp_kernel<NB, false, S, true, true, F, U>, grid, a);
+}
+
 template <int NB, OFormat F>
 void launch_reduced(const Launch& l, const ColorArgs& a) {
   const long long rows = a.row_end - a.row_begin;
@@ -147,9 +157,13 @@ void launch_reduced(const Launch& l, const ColorArgs& a) {
                  row_slots_colwise_kernel<NB, false, true, true, F>, g1, a);
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-    launch_color(l, rows_per_warp_kernel<NB, false, S, false, false, F>,
-                 rows_per_warp_kernel<NB, false, S, true, false, F>, rows_per_warp_kernel<NB, false, S, true, true, F>,
-                 grid, a);
+    const int unroll = l.tuning.unroll != 0 ? l.tuning.unroll : 4;
+    if (unroll == 2)
+      launch_reduced_rows<NB, F, S, 2>(l, a, grid);
+    else if (unroll == 8)
+      launch_reduced_rows<NB, F, S, 8>(l, a, grid);
+    else
+      launch_reduced_rows<NB, F, S, 4>(l, a, grid);
   }
   check(cudaGetLastError(), "kernel launch");
 }

@@ -34,6 +34,10 @@ TEST(McpiTuning, BadValuesAreRefusedWithTheirReason) {
   PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument,
                                 "mcpi tuning: wide_split = 2 must be 0 (the rule), 1 or 4");
   t = {};
+  t.unroll = 3;
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument,
+                                "mcpi tuning: unroll = 3 must be 0 (the rule), 2, 4 or 8");
+  t = {};
   t.small_color = static_cast<Small>(7);
   PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument, "mcpi tuning: small_color = 7 is not a SmallColor");
   for (Small m : {Small::automatic, Small::off, Small::always}) EXPECT_EQ(parse_small_color(to_string(m)), m);

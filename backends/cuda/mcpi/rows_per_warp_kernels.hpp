@@ -25,11 +25,12 @@ namespace ppsparse::mcpi::backend::cuda {
 // start overlaps the previous colour's drain.
 // RES: a checked sweep: each row's squared residual before its update goes to a.residual_sq
 // (residual_entry_sq: its D q reads the D the substitution reads, and the row's own dQ).
-// F: O's storage format (load_column decodes it).
-template <int NB, bool ASYNC, int S = 1, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32>
+// F: O's storage format (load_column decodes it). U: blocks of a row a lane has in flight per
+// step (their ja -> dQ chains overlap).
+template <int NB, bool ASYNC, int S = 1, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32, int U = 2>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
-  constexpr int UNROLL = 2;
+  constexpr int UNROLL = U;
   constexpr int G = S * NB;  // lanes per block row
   constexpr int R = 32 / G;
   constexpr int NB2 = NB * NB;

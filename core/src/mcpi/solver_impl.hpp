@@ -49,8 +49,7 @@ class SolverImpl {
     auto bytes = [](const auto& v) { return v.span() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
     return bytes(s_.ia) + bytes(s_.ja) + bytes(s_.O) + bytes(s_.O16) + bytes(s_.O8) + bytes(s_.o_scale) + bytes(s_.D) +
            bytes(s_.dq) + bytes(s_.r_tmp) + bytes(s_.residual_sq) + bytes(r_) + bytes(new_to_old_) +
-           bytes(old_to_new_) + bytes(o_slot_) + bytes(slot_to_user_) + bytes(work_) + bytes(stage_) +
-           bytes(first_bad_block_) + bytes(vec_in_) + bytes(vec_out_);
+           bytes(old_to_new_) + bytes(o_slot_) + bytes(slot_to_user_) + bytes(work_) + bytes(first_bad_block_);
   }
   ordinal_t n() const { return n_; }
   offset_t nnzb() const { return nnzb_; }

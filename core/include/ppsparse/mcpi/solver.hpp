@@ -125,8 +125,10 @@ class Solver {
   ordinal_t n_ghost() const;
   /// The distributed solver's communication, or null on one rank.
   Halo<ExecSpace, XScalar>* halo() const;
-  /// Bytes of device memory the solver holds now (its arrays, staging buffers included): with
-  /// O's format, what decides the largest system one device holds.
+  /// Bytes of device memory the solver's arrays hold (O in its format, an FP32 staging of an
+  /// assembly in place once storage() allocated it, D, the vectors, the maps): with O's format,
+  /// what decides the largest system one device holds. Not counted: the buffers through which
+  /// host arrays handed to update(), apply() and multiply() are staged (their sizes).
   size_t device_bytes() const;
   /// The minimum bytes one sweep moves (mcpi/traffic.hpp), O in its stored format.
   SweepTraffic traffic() const { return sweep_traffic(n(), nb(), nnzb(), o_storage().format); }

@@ -24,10 +24,13 @@ struct KernelTuning {
   /// Each colour launched as a programmatic dependent of the previous one, where the device
   /// has it (compute capability 9.0 and later).
   bool dependent_launch = true;
+  /// Blocks of a row each lane of rows_per_warp keeps in flight with O in a reduced format
+  /// (mcpi/o_format.hpp): 0 (the rule), 2, 4 or 8.
+  int unroll = 0;
 
   friend bool operator==(const KernelTuning& a, const KernelTuning& b) {
     return a.small_color == b.small_color && a.row_slots == b.row_slots && a.wide_split == b.wide_split &&
-           a.wide_prefetch == b.wide_prefetch && a.dependent_launch == b.dependent_launch;
+           a.wide_prefetch == b.wide_prefetch && a.dependent_launch == b.dependent_launch && a.unroll == b.unroll;
   }
   friend bool operator!=(const KernelTuning& a, const KernelTuning& b) { return !(a == b); }
 };
