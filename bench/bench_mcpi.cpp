@@ -56,7 +56,7 @@
 //   --mcpi_small_colour=automatic|off|always (PPSPARSE_MCPI_CUDA_SMALL, also 0 and all)
 //   --mcpi_row_slots=0|1|2|4 (PPSPARSE_MCPI_CUDA_SLOTS)   --mcpi_wide_split=0|1|4 (PPSPARSE_MCPI_CUDA_WIDE_SPLIT)
 //   --mcpi_wide_prefetch=0|1 (PPSPARSE_MCPI_CUDA_PREFETCH) --mcpi_dependent_launch=0|1 (PPSPARSE_MCPI_CUDA_PDL)
-//   --mcpi_unroll=0|2|4|8 (PPSPARSE_MCPI_CUDA_UNROLL; reduced O formats)
+//   --mcpi_unroll=0|2|4 (PPSPARSE_MCPI_CUDA_UNROLL; reduced O formats)
 //
 //   ./bench/bench_mcpi --benchmark_out=mcpi.json --benchmark_out_format=json
 //   python3 bench/tools/mcpi_report.py mcpi.json --out mcpi_report
@@ -222,7 +222,7 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
   if (set("--mcpi_dependent_launch") && !value("--mcpi_dependent_launch").empty())
     c.tuning.dependent_launch = flag_integer("--mcpi_dependent_launch", value("--mcpi_dependent_launch"), 0, 1) == 1;
   if (set("--mcpi_unroll") && !value("--mcpi_unroll").empty())
-    c.tuning.unroll = static_cast<int>(flag_integer("--mcpi_unroll", value("--mcpi_unroll"), 0, 8));
+    c.tuning.unroll = static_cast<int>(flag_integer("--mcpi_unroll", value("--mcpi_unroll"), 0, 4));
   mcpi::check_tuning(c.tuning);
   if (set("--problems")) {
     c.groups = flag_list("--problems", value("--problems"));

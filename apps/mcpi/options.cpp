@@ -95,7 +95,7 @@ options:
                          off or always
   --row-slots N          CUDA: slots per block row of rows_per_warp: 0 (the rule), 1, 2 or 4
   --unroll N             CUDA, reduced --o-format: blocks in flight per lane of rows_per_warp:
-                         0 (the rule), 2, 4 or 8
+                         0 (the rule), 2 or 4
   --wide-split N         CUDA, nb >= 16: warps per block row: 0 (the rule), 1 or 4
   --wide-prefetch 0|1    CUDA, nb >= 16: L2 prefetch of the next blocks (default 1)
   --dependent-launch 0|1 CUDA: each colour a programmatic dependent launch (default 1)
@@ -226,7 +226,7 @@ Options parse_options(int argc, const char* const* argv) {
                a == "--dependent-launch") {
       tuning_args.emplace_back(a, value());
     } else if (a == "--unroll") {
-      o.tuning.unroll = static_cast<int>(parse_int(a, value(), 0, 8));
+      o.tuning.unroll = static_cast<int>(parse_int(a, value(), 0, 4));
     } else if (a == "--transport") {
       o.transport = value();
       if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device" && o.transport != "nccl")

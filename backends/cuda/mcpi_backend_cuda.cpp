@@ -130,9 +130,8 @@ void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
   check(cudaGetLastError(), "kernel launch");
 }
 
-// O in a reduced format (mcpi/o_format.hpp), nb <= 15: rows_per_warp's two kernels with their
-// default slots, launched as the FP32 ones; the async_copy feature and forced row slots are not
-// compiled for these formats (the bytes they save are O's, which the format already shrinks).
+// O in a reduced format (mcpi/o_format.hpp), nb <= 15: rows_per_warp's two kernels, launched as
+// the FP32 ones; the async_copy feature and 4 row slots are not compiled for these formats.
 // Blocks in flight per lane of rows_per_warp_kernel with O in format F: KernelTuning::unroll, or
 // the rule: 4, as a narrower O leaves the same latency of each ja -> dQ chain to hide behind
 // fewer bytes (docs/perf/o_format_h100.md).
@@ -143,10 +142,9 @@ void launch_reduced_rows(const Launch& l, const ColorArgs& a, const unsigned gri
                rows_per_warp_kernel<NB, false, S, true, true, F, U>, grid, a);
 }
 
-template <int NB, OFormat F>
-void launch_reduced(const Launch& l, const ColorArgs& a) {
+template <int NB, OFormat F, int S>
+void launch_reduced_slots(const Launch& l, const ColorArgs& a) {
   const long long rows = a.row_end - a.row_begin;
-  constexpr int S = kRowSlots<NB>;
   constexpr int R = 32 / (S * NB);
   using Small = KernelTuning::SmallColor;
   const Small small = l.tuning.small_color;
@@ -160,12 +158,20 @@ void launch_reduced(const Launch& l, const ColorArgs& a) {
     const int unroll = l.tuning.unroll != 0 ? l.tuning.unroll : 4;
     if (unroll == 2)
       launch_reduced_rows<NB, F, S, 2>(l, a, grid);
-    else if (unroll == 8)
-      launch_reduced_rows<NB, F, S, 8>(l, a, grid);
     else
       launch_reduced_rows<NB, F, S, 4>(l, a, grid);
   }
   check(cudaGetLastError(), "kernel launch");
+}
+
+// Slots per block row: KernelTuning::row_slots = 1, or the FP32 kernels' rule (kRowSlots).
+template <int NB, OFormat F>
+void launch_reduced(const Launch& l, const ColorArgs& a) {
+  if (l.tuning.row_slots == 1 && kRowSlots<NB> != 1) {
+    if constexpr (kRowSlots<NB> != 1) launch_reduced_slots<NB, F, 1>(l, a);
+  } else {
+    launch_reduced_slots<NB, F, kRowSlots<NB>>(l, a);
+  }
 }
 
 template <int NB>

@@ -36,7 +36,7 @@ TEST(McpiTuning, BadValuesAreRefusedWithTheirReason) {
   t = {};
   t.unroll = 3;
   PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument,
-                                "mcpi tuning: unroll = 3 must be 0 (the rule), 2, 4 or 8");
+                                "mcpi tuning: unroll = 3 must be 0 (the rule), 2 or 4");
   t = {};
   t.small_color = static_cast<Small>(7);
   PPSPARSE_EXPECT_THROW_MESSAGE(check_tuning(t), InvalidArgument, "mcpi tuning: small_color = 7 is not a SmallColor");

@@ -13,8 +13,8 @@ void check_tuning(const KernelTuning& t) {
   if (t.wide_split != 0 && t.wide_split != 1 && t.wide_split != 4)
     throw InvalidArgument("mcpi tuning: wide_split = " + std::to_string(t.wide_split) +
                           " must be 0 (the rule), 1 or 4");
-  if (t.unroll != 0 && t.unroll != 2 && t.unroll != 4 && t.unroll != 8)
-    throw InvalidArgument("mcpi tuning: unroll = " + std::to_string(t.unroll) + " must be 0 (the rule), 2, 4 or 8");
+  if (t.unroll != 0 && t.unroll != 2 && t.unroll != 4)
+    throw InvalidArgument("mcpi tuning: unroll = " + std::to_string(t.unroll) + " must be 0 (the rule), 2 or 4");
   const int mode = static_cast<int>(t.small_color);
   if (mode < 0 || mode > 2)
     throw InvalidArgument("mcpi tuning: small_color = " + std::to_string(mode) + " is not a SmallColor");

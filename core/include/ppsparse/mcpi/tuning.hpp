@@ -25,7 +25,7 @@ struct KernelTuning {
   /// has it (compute capability 9.0 and later).
   bool dependent_launch = true;
   /// Blocks of a row each lane of rows_per_warp keeps in flight with O in a reduced format
-  /// (mcpi/o_format.hpp): 0 (the rule), 2, 4 or 8.
+  /// (mcpi/o_format.hpp): 0 (the rule), 2 or 4 (8 measured slower: docs/perf/o_format_h100.md).
   int unroll = 0;
 
   friend bool operator==(const KernelTuning& a, const KernelTuning& b) {
