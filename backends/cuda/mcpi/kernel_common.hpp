@@ -43,6 +43,48 @@ __device__ __forceinline__ const void* o_entry(const ColorArgs& a, const long lo
   if constexpr (F == OFormat::int8) return a.O8 + at;
 }
 
+// The NB consecutive 16-bit values at p (2-byte aligned) into h, read as the aligned 32-bit
+// words that cover them: NB / 2 + 1 loads instead of NB (a column's load instructions, not its
+// bytes, bound the reduced formats' sweep; docs/perf/o_format_h100.md). Reads up to 2 bytes
+// past the values: the arrays are padded (SolverImpl::allocate_o).
+template <int NB>
+__device__ __forceinline__ void load_halves(const std::uint16_t* p, std::uint32_t (&h)[NB]) {
+  const unsigned long long addr = reinterpret_cast<unsigned long long>(p);
+  const std::uint32_t* w = reinterpret_cast<const std::uint32_t*>(addr & ~3ull);
+  const bool odd = (addr & 2) != 0;
+  constexpr int W = NB / 2 + 1;
+  std::uint32_t x[W];
+#pragma unroll
+  for (int q = 0; q < W; ++q) x[q] = __ldg(w + q);
+#pragma unroll
+  for (int m = 0; m < NB; ++m) {
+    const std::uint32_t even_at = m % 2 == 0 ? (x[m / 2] & 0xffffu) : (x[m / 2] >> 16);
+    const std::uint32_t odd_at = (m + 1) % 2 == 0 ? (x[(m + 1) / 2] & 0xffffu) : (x[(m + 1) / 2] >> 16);
+    h[m] = odd ? odd_at : even_at;
+  }
+}
+
+// The NB consecutive bytes at p (any alignment) into b, sign-extended, from the aligned 32-bit
+// words that cover them; reads up to 3 bytes past them (the arrays are padded).
+template <int NB>
+__device__ __forceinline__ void load_bytes(const std::int8_t* p, int (&b)[NB]) {
+  const unsigned long long addr = reinterpret_cast<unsigned long long>(p);
+  const std::uint32_t* w = reinterpret_cast<const std::uint32_t*>(addr & ~3ull);
+  const unsigned shift = 8u * static_cast<unsigned>(addr & 3);
+  constexpr int W = (NB + 2) / 4 + 1;  // words holding bytes 0 .. NB + 2 of the aligned run
+  constexpr int Y = (NB + 3) / 4;      // words of the shifted run
+  std::uint32_t x[W + 1];
+#pragma unroll
+  for (int q = 0; q < W; ++q) x[q] = __ldg(w + q);
+  x[W] = 0;
+#pragma unroll
+  for (int q = 0; q < Y; ++q) {
+    const std::uint32_t y = __funnelshift_r(x[q], x[q + 1], shift);
+#pragma unroll
+    for (int m = 4 * q; m < NB && m < 4 * q + 4; ++m) b[m] = static_cast<signed char>((y >> (8 * (m - 4 * q))) & 0xffu);
+  }
+}
+
 // Column i of the block in slot k (its NB entries, rows m = 0 .. NB-1, contiguous in every
 // format) decoded to FP32 into v. fp16 leaves out the block row's scale, which the caller
 // applies once to the row's sum (block_row_scale).
@@ -52,15 +94,19 @@ __device__ __forceinline__ void load_column(const ColorArgs& a, const long long 
   if constexpr (F == OFormat::fp32) {
 #pragma unroll
     for (int m = 0; m < NB; ++m) v[m] = __ldg(a.O + at + m);
-  } else if constexpr (F == OFormat::bf16) {
+  } else if constexpr (F == OFormat::bf16 || F == OFormat::fp16) {
+    std::uint32_t h[NB];
+    load_halves<NB>(a.O16 + at, h);
 #pragma unroll
-    for (int m = 0; m < NB; ++m) v[m] = detail::decode_bf16(__ldg(a.O16 + at + m));
-  } else if constexpr (F == OFormat::fp16) {
-#pragma unroll
-    for (int m = 0; m < NB; ++m) v[m] = detail::decode_half(__ldg(a.O16 + at + m));
+    for (int m = 0; m < NB; ++m)
+      v[m] = F == OFormat::bf16 ? detail::decode_bf16(static_cast<std::uint16_t>(h[m]))
+                                : detail::decode_half(static_cast<std::uint16_t>(h[m]));
   } else {
+    int q[NB], e[NB];
+    load_bytes<NB>(a.O8 + at, q);
+    load_bytes<NB>(a.o_scale + k * NB, e);
 #pragma unroll
-    for (int m = 0; m < NB; ++m) v[m] = detail::decode_int8(__ldg(a.O8 + at + m), __ldg(a.o_scale + k * NB + m));
+    for (int m = 0; m < NB; ++m) v[m] = static_cast<float>(q[m]) * detail::exp2_int(e[m]);
   }
 }
 

@@ -46,15 +46,6 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
     const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
     async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
   }
-  if constexpr (F != OFormat::fp32) {
-    // A reduced O leaves D and R a larger share of the bytes, read after the SpMV: their lines
-    // go to L2 now, while the SpMV's loads are in flight.
-    if (first < a.row_end) {
-      const long long rows = min(static_cast<long long>(R), a.row_end - first);
-      prefetch_l2(reinterpret_cast<const char*>(a.D + first * NB2), rows * NB2 * 8, lane);
-      prefetch_l2(reinterpret_cast<const char*>(a.R + first * NB), rows * NB * 8, lane);
-    }
-  }
   const float* __restrict__ dq = a.dq;
   float acc[NB];
 #pragma unroll

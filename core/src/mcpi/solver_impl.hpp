@@ -315,17 +315,19 @@ class SolverImpl {
       throw InvalidArgument(std::string("mcpi setup: O in ") + name(o_storage_.format) +
                             " needs the default precisions (FP32 O and dQ, FP64 D)");
     if (operator_full()) s_.O = Kokkos::View<OScalar*, memory_space>("mcpi.O", entries);
+    // Padded by 16 bytes: the CUDA kernels read a column as the aligned words covering it.
     switch (o_storage_.format) {
       case OFormat::bf16:
-        s_.O16 = Kokkos::View<std::uint16_t*, memory_space>("mcpi.O_bf16", entries);
+        s_.O16 = Kokkos::View<std::uint16_t*, memory_space>("mcpi.O_bf16", entries + 8);
         break;
       case OFormat::fp16:
-        s_.O16 = Kokkos::View<std::uint16_t*, memory_space>("mcpi.O_fp16", entries);
-        s_.o_scale = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(plan.n));
+        s_.O16 = Kokkos::View<std::uint16_t*, memory_space>("mcpi.O_fp16", entries + 8);
+        s_.o_scale = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(plan.n) + 16);
         break;
       case OFormat::int8:
-        s_.O8 = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_int8", entries);
-        s_.o_scale = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(nnzb_) * plan.nb);
+        s_.O8 = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_int8", entries + 16);
+        s_.o_scale =
+            Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(nnzb_) * plan.nb + 16);
         break;
       case OFormat::fp32:
         break;
