@@ -164,10 +164,13 @@ void launch_reduced_slots(const Launch& l, const ColorArgs& a) {
   check(cudaGetLastError(), "kernel launch");
 }
 
-// Slots per block row: KernelTuning::row_slots = 1, or the FP32 kernels' rule (kRowSlots).
+// Slots per block row: KernelTuning::row_slots = 1, or the rule: one slot for int8 (0.93x the
+// time of kRowSlots' two at nb 5 on the H100), the FP32 kernels' kRowSlots for the 16-bit
+// formats (docs/perf/o_format_h100.md).
 template <int NB, OFormat F>
 void launch_reduced(const Launch& l, const ColorArgs& a) {
-  if (l.tuning.row_slots == 1 && kRowSlots<NB> != 1) {
+  const bool one_slot = l.tuning.row_slots == 1 || (l.tuning.row_slots == 0 && F == OFormat::int8);
+  if (one_slot && kRowSlots<NB> != 1) {
     if constexpr (kRowSlots<NB> != 1) launch_reduced_slots<NB, F, 1>(l, a);
   } else {
     launch_reduced_slots<NB, F, kRowSlots<NB>>(l, a);

@@ -15,7 +15,7 @@ struct KernelTuning {
   enum class SmallColor { automatic, off, always };
   SmallColor small_color = SmallColor::automatic;
   /// Slots per block row of the rows_per_warp kernel: 0 (the rule by nb), or 1, 2 or 4, used
-  /// where slots * nb <= 32.
+  /// where slots * nb <= 32. With O in a reduced format: 0 (the rule by format) or 1.
   int row_slots = 0;
   /// Warps per block row of the kernel for nb >= 16: 0 (the rule by colour size), 1 or 4.
   int wide_split = 0;
