@@ -9,7 +9,7 @@ LOGDIR holds, per flow case C (naca, bend) and format F (fp32, bf16, fp16, int8)
   C_F_fgmres/flow_history.json       FGMRES + MCPI, the Krylov operator in F (reduced formats)
 and, for the generated systems, gen_F.json (mcpi --sweeps 30 --o-keep-fp32 --json: the true
 residual after each sweep, unrounded A). Prints Markdown tables; writes OUT_flows.png and
-OUT_generated.png (matplotlib), and OUT_flows.json with the tables' numbers.
+OUT_generated.png (matplotlib), and the tables' numbers to --json (default OUT_flows.json).
 """
 import argparse
 import json
@@ -52,6 +52,7 @@ def main():
     ap.add_argument("logdir")
     ap.add_argument("--out", default="o_format")
     ap.add_argument("--drop", type=float, default=1e-10)
+    ap.add_argument("--json", help="where the flows' summary goes (default OUT_flows.json)")
     a = ap.parse_args()
     table = {}
     for case in CASES:
@@ -84,20 +85,20 @@ def main():
                     cname, fmt, steps, vs, r["lin_it"], r["sweeps"], r["ms_step"],
                     "%.2f" % r["time"] if ok else "-", tvs))
                 rows.append({"case": case, "format": fmt, "config": cfg, **{k: v for k, v in r.items() if k != "history"}})
-    with open(a.out + "_flows.json", "w") as f:
+    with open(a.json or a.out + "_flows.json", "w") as f:
         json.dump(rows, f, indent=1)
 
     gen = {fmt: load(os.path.join(a.logdir, "gen_%s.json" % fmt)) for fmt in FORMATS}
     gen = {k: v for k, v in gen.items() if v}
     if gen:
         print("\n### Generated FUN3D-like system (true residual, unrounded A)\n")
-        print("| O | ms / sweep | solver MB | bytes / block row | after 5 sweeps | after 15 | after 30 |")
-        print("|---|---|---|---|---|---|---|")
+        print("| O | FP32 copy kept | ms / sweep | after 5 sweeps | after 15 | after 30 |")
+        print("|---|---|---|---|---|---|")
         for fmt, d in gen.items():
             r = d["results"][0]
             h = r["residual_history"]
-            print("| %s | %.3f | %.0f | %.0f | %.2e | %.2e | %.2e |" % (
-                fmt, r["ms_per_sweep"], d["device_bytes"] * 1e-6, d["device_bytes"] / d["n"],
+            print("| %s | %s | %.3f | %.2e | %.2e | %.2e |" % (
+                fmt, "yes" if d.get("o_keep_fp32") and fmt != "fp32" else "no", r["ms_per_sweep"],
                 h[4], h[min(14, len(h) - 1)], h[min(29, len(h) - 1)]))
 
     try:
