@@ -187,6 +187,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   dopt.transport = parse_transport(opt.transport);
   dopt.progress = progress;
   dopt.o_storage = opt.o_storage;
+  dopt.recolor_passes = opt.recolor_passes;
   auto solver = mcpi::make_distributed_solver<Exec>(comm, mcpi::pattern_of(share), dopt);
   Exec exec;
   progress("copying values and factoring D on every rank");
@@ -302,6 +303,12 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     std::printf("\nproblem   %s\n", problem.description.c_str());
     std::printf("ranks     %d (%s, transport: %s), colours %d, kernel %s\n", size, Exec::name(),
                 halo->transport().c_str(), ncolors, res.kernel.c_str());
+    std::printf("colours   %d%s; rows per colour:", ncolors,
+                opt.recolor_passes > 0
+                    ? (" after " + std::to_string(opt.recolor_passes) + " iterated-greedy passes").c_str()
+                    : "");
+    for (ordinal_t c = 0; c < ncolors; ++c) std::printf(" %lld", colour_rows[c]);
+    std::printf("\n");
     std::printf("\n%6s %12s %10s %8s %14s %8s %10s\n", "rank", "owned rows", "ghosts", "ghost %", "bytes/sweep",
                 "wait %", "ms/sweep");
     for (int q = 0; q < size; ++q) {

@@ -125,10 +125,11 @@ struct Outcome {
 };
 
 Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<int>& part, int sweeps,
-                        dist::Transport transport = dist::Transport::automatic) {
+                        dist::Transport transport = dist::Transport::automatic, int recolor_passes = 0) {
   const auto share = dist::local_share(system, part, world_rank());
   mcpi::DistributedOptions options;
   options.transport = transport;
+  options.recolor_passes = recolor_passes;
   auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options);
   Exec exec;
   solver.update(exec, view(share.O), view(share.D));
@@ -252,6 +253,38 @@ TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
   for (ordinal_t v = 0; v < g.n; ++v)
     for (offset_t k = g.row_ptr[v]; k < g.row_ptr[v + 1]; ++k)
       ASSERT_NE(alone.setup.coloring.color[v], alone.setup.coloring.color[g.adj[k]]);
+}
+
+TEST(DistributedMcpi, RecolouringOverTheRanksIsTheSequentialOne) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 5, 5), 2, test::test_seed());
+  const Graph g = graph_of(system);
+  const auto whole = dist::local_share(system, std::vector<int>(static_cast<size_t>(g.n), 0), 0);
+  dist::LocalStructure s;
+  s.nb = 2;
+  s.n = whole.n;
+  s.row_ptr = whole.row_ptr.data();
+  s.col_idx = whole.col_idx.data();
+  s.global_ids = whole.global_ids.data();
+  const auto greedy = dist::make_distributed_plan(MPI_COMM_SELF, s);
+  const Coloring want = recolor_iterated_greedy(g, coloring_from_colors(g, greedy.setup.coloring.color), 2);
+  EXPECT_LE(want.ncolors, greedy.setup.coloring.ncolors);
+  EXPECT_NE(want.color, greedy.setup.coloring.color);  // the passes recoloured
+  EXPECT_EQ(dist::make_distributed_plan(MPI_COMM_SELF, s, {}, 2).setup.coloring.color, want.color);
+  for (const Split split : {Split::blocks, Split::scattered}) {
+    const Outcome d = run_distributed(system, partition(g, split, world_size()), 3, dist::Transport::automatic, 2);
+    EXPECT_EQ(d.colors, want.color);
+    EXPECT_LT(max_relative_difference(d.dq, one_rank_dq(system, d.colors, 3)), 2e-6);
+  }
+  // A bad count, or counts that differ between the ranks: an error on every rank.
+  EXPECT_THROW(dist::make_distributed_plan(MPI_COMM_WORLD, s, {}, -1), InvalidArgument);
+  if (world_size() > 1) {
+    const auto share = dist::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
+    mcpi::DistributedOptions options;
+    options.recolor_passes = world_rank();
+    const std::string m = test::message_of<InvalidArgument>(
+        [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
+    EXPECT_NE(m.find("recolor_passes differs between the ranks (0 to "), std::string::npos) << m;
+  }
 }
 
 TEST(DistributedMcpi, StoppingCriteriaAgreeOnEveryRank) {

@@ -76,6 +76,59 @@ void exchange_colours(MPI_Comm comm, const ColourHalo& h, const std::vector<ordi
     for (size_t t = 0; t < in[k].size(); ++t) remote[h.recv[k][t]] = in[k][t];
 }
 
+/// The global colour classes' sizes (collective).
+std::vector<long long> class_sizes(MPI_Comm comm, const std::vector<ordinal_t>& color) {
+  ordinal_t ncolors = 0;
+  for (const ordinal_t c : color) ncolors = std::max(ncolors, c + 1);
+  MPI_Allreduce(MPI_IN_PLACE, &ncolors, 1, MPI_INT, MPI_MAX, comm);
+  std::vector<long long> sizes(static_cast<size_t>(ncolors), 0);
+  for (const ordinal_t c : color) ++sizes[c];
+  MPI_Allreduce(MPI_IN_PLACE, sizes.data(), ncolors, MPI_LONG_LONG, MPI_SUM, comm);
+  return sizes;
+}
+
+/// reorder::recolor_iterated_greedy over the ranks (Culberson 1992): each pass colours the rows
+/// first-fit again, class by class from the last colour to the first. A class's rows are never
+/// coupled, so a rank colours its rows of a class at once against the new colours of the
+/// classes before (remote rows' after an exchange), and the result is the sequential one, on
+/// any partition. Keeps the pass with the fewest colours (ties: the larger smallest class), as
+/// the sequential function does.
+void recolor_iterated_greedy(MPI_Comm comm, const ColourHalo& ch, const std::vector<std::vector<ordinal_t>>& adjacency,
+                             ordinal_t n, int passes, std::vector<ordinal_t>& color,
+                             std::vector<ordinal_t>& remote_color) {
+  std::vector<long long> best_sizes = class_sizes(comm, color);
+  std::vector<ordinal_t> current = color, current_remote = remote_color;
+  std::vector<ordinal_t> fresh, fresh_remote;
+  std::vector<char> taken;
+  for (int pass = 0; pass < passes; ++pass) {
+    const auto ncolors = static_cast<ordinal_t>(class_sizes(comm, current).size());
+    fresh.assign(static_cast<size_t>(n), -1);
+    fresh_remote.assign(current_remote.size(), -1);
+    for (ordinal_t cls = ncolors - 1; cls >= 0; --cls) {
+      for (ordinal_t i = 0; i < n; ++i) {
+        if (current[i] != cls) continue;
+        taken.assign(adjacency[i].size() + 1, 0);
+        for (const ordinal_t v : adjacency[i]) {
+          const ordinal_t f = v < n ? fresh[v] : fresh_remote[v - n];
+          if (f >= 0 && static_cast<size_t>(f) < taken.size()) taken[f] = 1;
+        }
+        fresh[i] = static_cast<ordinal_t>(std::find(taken.begin(), taken.end(), 0) - taken.begin());
+      }
+      exchange_colours(comm, ch, fresh, fresh_remote);
+    }
+    current.swap(fresh);
+    current_remote.swap(fresh_remote);
+    const std::vector<long long> sizes = class_sizes(comm, current);
+    const auto smallest = [](const std::vector<long long>& z) { return *std::min_element(z.begin(), z.end()); };
+    if (sizes.size() < best_sizes.size() ||
+        (sizes.size() == best_sizes.size() && smallest(sizes) > smallest(best_sizes))) {
+      best_sizes = sizes;
+      color = current;
+      remote_color = current_remote;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, global_t* n_global_out) {
@@ -199,13 +252,24 @@ std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, gl
   return ghost_owner;
 }
 
-DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors) {
+DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors,
+                                      int recolor_passes) {
   DistributedPlan plan;
   MPI_Comm_rank(comm, &plan.rank);
   MPI_Comm_size(comm, &plan.size);
   const int size = plan.size, rank = plan.rank;
   const int base = s.index_base;
   const ordinal_t n = s.n, ng = s.n_ghost;
+  collectively(comm, [&] {
+    if (recolor_passes < 0)
+      throw InvalidArgument(who + "recolor_passes is " + std::to_string(recolor_passes) + ", < 0");
+  });
+  int passes_lo = recolor_passes, passes_hi = recolor_passes;
+  MPI_Allreduce(MPI_IN_PLACE, &passes_lo, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &passes_hi, 1, MPI_INT, MPI_MAX, comm);
+  if (passes_lo != passes_hi)
+    throw InvalidArgument(who + "recolor_passes differs between the ranks (" + std::to_string(passes_lo) + " to " +
+                          std::to_string(passes_hi) + ")");
   const std::vector<GhostOwner> ghost_owner = locate_ghosts(comm, s, &plan.n_global);
   const auto name = [&](global_t id) { return "global id " + std::to_string(id + base); };
 
@@ -359,6 +423,7 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
       order.swap(waiting);
       exchange_colours(comm, ch, color, remote_color);
     }
+    recolor_iterated_greedy(comm, ch, adjacency, n, recolor_passes, color, remote_color);
   }
   ordinal_t ncolors = 0;
   for (const ordinal_t c : color) ncolors = std::max(ncolors, c + 1);

@@ -72,10 +72,12 @@ std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, gl
 
 /// Builds rank's plan (collective over comm). `colors`, if not empty, gives each owned row's
 /// colour (any nonnegative ids, the same id meaning the same colour on every rank); otherwise
-/// the partition-independent greedy colouring. InvalidArgument on every rank naming the first
-/// failing rank and the defect: sizes, an index out of range, a global id owned twice or by no
-/// rank, a ghost id no rank owns, coupled rows sharing a colour.
-DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s,
-                                      const std::vector<ordinal_t>& colors = {});
+/// the partition-independent greedy colouring, then `recolor_passes` passes of iterated greedy
+/// recolouring over the ranks (reorder::recolor_iterated_greedy's result on the whole graph,
+/// on any partition). InvalidArgument on every rank naming the first failing rank and the
+/// defect: sizes, an index out of range, a global id owned twice or by no rank, a ghost id no
+/// rank owns, coupled rows sharing a colour, a negative recolor_passes.
+DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors = {},
+                                      int recolor_passes = 0);
 
 }  // namespace ppsparse::dist

@@ -73,6 +73,9 @@ struct DistributedOptions {
   /// One colour per owned row, the same id meaning the same colour on every rank; empty: the
   /// partition-independent greedy colouring (dist/plan.hpp).
   std::vector<ordinal_t> colors;
+  /// Without colors: passes of iterated greedy recolouring over the ranks after the greedy
+  /// colouring (fewer, fuller colours; reorder::recolor_iterated_greedy). The same on every rank.
+  int recolor_passes = 0;
   Transport transport = Transport::automatic;
   /// How the sweeps store O (mcpi/o_format.hpp); the same on every rank.
   OStorage o_storage;
@@ -374,7 +377,7 @@ Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm co
   s.ghost_ids = ghosts.data();
   s.index_base = p.index_base;
   if (options.progress) options.progress("distributed setup: partition, ghosts and colouring");
-  dist::DistributedPlan plan = dist::make_distributed_plan(comm, s, options.colors);
+  dist::DistributedPlan plan = dist::make_distributed_plan(comm, s, options.colors, options.recolor_passes);
   plan.setup.o_storage = options.o_storage;
   ExecSpace exec;
   std::shared_ptr<Halo<ExecSpace, XScalar>> halo;
