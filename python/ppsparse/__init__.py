@@ -1,0 +1,120 @@
+"""ppsparse from Python: the MCPI solver, SpMV and the mesh and matrix readers.
+
+    import numpy as np, scipy.sparse as sp, ppsparse
+    A = sp.bsr_matrix(...)                      # O: the off-diagonal blocks, nb x nb
+    solver = ppsparse.McpiSolver.from_bsr(A)    # setup from the structure (colouring, order)
+    solver.update(A.data, D)                    # D: the diagonal blocks, shape (n, nb, nb)
+    dq, status = solver.apply(R, rtol=1e-6, max_sweeps=200)
+    dq, status = solver.fgmres(R, rtol=1e-8)
+
+Kokkos is initialised on import with its defaults (ppsparse.initialize(threads=..., device_id=...)
+first to choose), and finalised at exit after every solver's arrays are released. Arrays are
+NumPy arrays (any real dtype, converted once to float64 / int32 / int64 where they differ).
+Bad input raises ValueError or TypeError with the library's one-line message; a singular or
+non-finite block raises ppsparse.NumericalError naming the block in your numbering.
+"""
+import atexit
+
+import numpy as np
+
+from ._ppsparse import (  # noqa: F401
+    McpiSolver as _McpiSolver,
+    NumericalError,
+    SpmvOperator as _SpmvOperator,
+    Status,
+    execution_space,
+    finalize,
+    initialize as _initialize,
+    is_initialized,
+    o_formats,
+    read_matrix_market_arrays,
+    read_mesh_arrays,
+)
+
+__all__ = ["McpiSolver", "SpmvOperator", "NumericalError", "Status", "initialize", "finalize", "is_initialized",
+           "execution_space", "read_matrix_market", "read_mesh", "o_formats"]
+
+_explicit = {"done": False}
+
+
+def initialize(threads=None, device_id=None):
+    """Initialises Kokkos with these settings; call it before anything else (importing ppsparse
+    initialises it with the defaults on first use). Returns False if Kokkos was already up."""
+    return _initialize(-1 if threads is None else int(threads), -1 if device_id is None else int(device_id))
+
+
+def _ensure():
+    if not is_initialized():
+        _initialize(-1, -1)
+
+
+atexit.register(finalize)
+
+
+class McpiSolver(_McpiSolver):
+    """FUN3D's multicolour point-implicit solver for A = D + O (ppsparse::mcpi::Solver).
+
+    McpiSolver(indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False):
+    setup from the block CSR structure of O (off-diagonal blocks only), in your numbering.
+    o_format stores O for the sweeps in "fp32", "bf16", "fp16" or "int8" (keep_fp32: also an FP32
+    copy for multiply, FGMRES's operator and the true residuals).
+    update(O, D, order="row_major"): O's blocks in the order of indices, D's by block row.
+    apply(R, dq=None, rtol=0, atol=0, max_sweeps=15, check_interval=5, initial_guess=False,
+          final_residual=True, variant="auto") -> (dq, Status)
+    fgmres(R, dq=None, rtol=1e-6, atol=0, restart=30, max_iterations=300, sweeps=5,
+           initial_guess=False) -> (dq, Status)
+    multiply(x) -> A x
+    """
+
+    def __init__(self, indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False):
+        _ensure()
+        super().__init__(indptr, indices, int(nb), colors, int(index_base), str(o_format), bool(keep_fp32))
+
+    @classmethod
+    def from_bsr(cls, a, **options):
+        """Setup from the structure of a scipy.sparse.bsr_matrix holding O (square blocks, no
+        diagonal blocks)."""
+        r, c = a.blocksize
+        if r != c:
+            raise ValueError("from_bsr: blocks of %d x %d are not square" % (r, c))
+        if a.shape[0] != a.shape[1]:
+            raise ValueError("from_bsr: the matrix is %d x %d, not square" % a.shape)
+        return cls(a.indptr, a.indices, r, **options)
+
+
+class SpmvOperator(_SpmvOperator):
+    """y = A x for a scipy.sparse matrix (CSR; others are converted), with an SpMV algorithm of
+    the library ("auto" by default; "csr_v1", "csr_v2", "csr_coop", "sell")."""
+
+    def __init__(self, a, algorithm="auto"):
+        _ensure()
+        import scipy.sparse as sp
+        if not sp.issparse(a):
+            raise TypeError("SpmvOperator: a scipy.sparse matrix is expected, got %s" % type(a).__name__)
+        a = sp.csr_matrix(a)
+        a.sort_indices()
+        super().__init__(a.indptr, a.indices, a.data, a.shape[0], a.shape[1], str(algorithm))
+        self.shape = a.shape
+
+    def __matmul__(self, x):
+        return self.apply(x)
+
+
+def read_matrix_market(path):
+    """A Matrix Market file (.mtx or .mtx.gz) as a scipy.sparse.csr_matrix (float64)."""
+    import scipy.sparse as sp
+    indptr, indices, data, shape = read_matrix_market_arrays(str(path))
+    return sp.csr_matrix((data, indices, indptr), shape=shape)
+
+
+def read_mesh(path, refine=0, zone=0):
+    """A mesh (SU2, UGRID, Gmsh, CGNS) as a dict of NumPy arrays: points (npoints, dim), the
+    elements (element_types, element_ptr, element_nodes, 0-based), the boundary faces and their
+    markers (face_*, marker_names), element_type_names, and the vertex graph as a
+    scipy.sparse.csr_matrix ("graph"). refine: uniform refinements; zone: one zone (0: all)."""
+    import scipy.sparse as sp
+    d = read_mesh_arrays(str(path), int(refine), int(zone))
+    n = d["points"].shape[0]
+    d["graph"] = sp.csr_matrix((np.ones(len(d["graph_indices"])), d.pop("graph_indices"), d.pop("graph_indptr")),
+                               shape=(n, n))
+    return d

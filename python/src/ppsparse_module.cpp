@@ -1,0 +1,401 @@
+// The ppsparse Python module's compiled part (_ppsparse): pybind11 over the public C++ API. The
+// package (python/ppsparse/__init__.py) adds the SciPy conveniences and the exit hook.
+//
+// Arrays: NumPy arrays of real numbers, converted (once, where their dtype or layout differs) to
+// contiguous float64 (int32/int64 for indices) and handed to the library as host views: on CPU
+// builds the kernels read them in place; on GPU builds the library stages them through the
+// device as it does for any host array. Errors: the library's one-line messages, as ValueError
+// (bad input), TypeError (not an array of real numbers), ppsparse.NumericalError (a singular or
+// non-finite block, named in the caller's numbering) and RuntimeError (anything else).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/formats/csr.hpp>
+#include <ppsparse/io/matrix_market.hpp>
+#include <ppsparse/mcpi/fgmres.hpp>
+#include <ppsparse/mcpi/o_format.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+#include <ppsparse/mesh/read.hpp>
+#include <ppsparse/mesh/refine.hpp>
+#include <ppsparse/mesh/vertex_graph.hpp>
+#include <ppsparse/spmv/spmv.hpp>
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+using namespace ppsparse;
+
+namespace {
+
+using Exec = DefaultExecSpace;
+template <class T>
+using HostIn = Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>;
+template <class T>
+using HostOut = Kokkos::View<T*, HostSpace, Kokkos::MemoryUnmanaged>;
+
+// Objects holding Kokkos views, released before Kokkos is finalised (ppsparse.finalize, or at exit).
+struct Releasable {
+  virtual void release() = 0;
+  virtual ~Releasable() = default;
+};
+std::set<Releasable*>& live() {
+  static std::set<Releasable*> objects;
+  return objects;
+}
+bool g_initialised_here = false;
+
+void require_kokkos() {
+  if (!Kokkos::is_initialized()) throw InvalidArgument("ppsparse is finalized (ppsparse.finalize() was called)");
+}
+
+// `obj` as a contiguous array of T: TypeError unless it holds real numbers (bool, integers,
+// floats), ValueError naming `what` unless it has `size` entries (size < 0: any).
+template <class T>
+py::array_t<T, py::array::c_style | py::array::forcecast> as_array(const py::handle& obj, const std::string& what,
+                                                                   long long size = -1) {
+  if (obj.is_none()) throw py::type_error(what + ": None given, an array was expected");
+  const py::array a = py::array::ensure(obj);
+  if (!a) throw py::type_error(what + ": not an array of numbers");
+  const char kind = a.dtype().kind();
+  if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')
+    throw py::type_error(what + ": dtype " + std::string(py::str(a.dtype())) + " is not a real number type");
+  auto c = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
+  if (!c) throw py::type_error(what + ": cannot be converted to " + std::string(py::str(py::dtype::of<T>())));
+  if (size >= 0 && c.size() != size)
+    throw py::value_error(what + " has " + std::to_string(c.size()) + " entries, expected " + std::to_string(size));
+  return c;
+}
+
+template <class T>
+HostIn<T> in_view(const py::array_t<T, py::array::c_style | py::array::forcecast>& a) {
+  return HostIn<T>(a.data(), static_cast<size_t>(a.size()));
+}
+
+mcpi::Variant variant_of(const std::string& s) { return mcpi::parse_variant(s); }
+
+// ---- the MCPI solver ----
+
+class McpiSolver : public Releasable {
+ public:
+  McpiSolver(const py::handle& indptr, const py::handle& indices, int nb, const py::handle& colors, int index_base,
+             const std::string& o_format, bool keep_fp32) {
+    require_kokkos();
+    const auto rp = as_array<offset_t>(indptr, "indptr");
+    if (rp.size() < 1) throw py::value_error("indptr is empty: it needs n + 1 entries");
+    const auto ci = as_array<ordinal_t>(indices, "indices");
+    const auto n = static_cast<ordinal_t>(rp.size() - 1);
+    mcpi::BlockPattern<HostSpace> pattern{nb, n, in_view(rp), in_view(ci), index_base};
+    mcpi::SetupOptions options;
+    options.o_storage.format = mcpi::parse_o_format(o_format);
+    options.o_storage.keep_fp32 = keep_fp32;
+    if (!colors.is_none()) {
+      const auto c = as_array<ordinal_t>(colors, "colors", n);
+      options.colors.assign(c.data(), c.data() + c.size());
+    }
+    solver_ = std::make_unique<mcpi::Solver<Exec>>(pattern, options);
+    live().insert(this);
+  }
+  ~McpiSolver() override { live().erase(this); }
+  void release() override {
+    gmres_.reset();
+    solver_.reset();
+  }
+
+  mcpi::Solver<Exec>& s() const {
+    if (!solver_) throw InvalidArgument("McpiSolver: released by ppsparse.finalize()");
+    return *solver_;
+  }
+  size_t vector_size() const { return static_cast<size_t>(s().n()) * s().nb(); }
+
+  void update(const py::handle& O, const py::handle& D, const std::string& order) {
+    mcpi::BlockOrder bo;
+    if (order == "row_major" || order == "C")
+      bo = mcpi::BlockOrder::row_major;
+    else if (order == "column_major" || order == "F")
+      bo = mcpi::BlockOrder::column_major;
+    else
+      throw py::value_error("order must be 'row_major' ('C') or 'column_major' ('F'), got '" + order + "'");
+    const long long nb2 = static_cast<long long>(s().nb()) * s().nb();
+    const auto o = as_array<double>(O, "O", static_cast<long long>(s().nnzb()) * nb2);
+    const auto d = as_array<double>(D, "D", static_cast<long long>(s().n()) * nb2);
+    s().update(Exec(), in_view(o), in_view(d), bo);
+  }
+
+  py::tuple apply(const py::handle& R, const py::handle& dq, double rtol, double atol, int max_sweeps,
+                  int check_interval, bool initial_guess, bool final_residual, const std::string& variant) {
+    mcpi::Control c;
+    c.rtol = rtol;
+    c.atol = atol;
+    c.max_sweeps = max_sweeps;
+    c.check_interval = check_interval;
+    c.initial_guess = initial_guess ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+    c.final_residual = final_residual;
+    c.variant = variant_of(variant);
+    const auto r = as_array<double>(R, "R", static_cast<long long>(vector_size()));
+    py::array_t<double> x = output(dq, "dq", initial_guess);
+    const mcpi::Status st = s().apply(Exec(), in_view(r), HostOut<double>(x.mutable_data(), x.size()), c);
+    return py::make_tuple(x, st);
+  }
+
+  py::tuple fgmres(const py::handle& R, const py::handle& dq, double rtol, double atol, int restart, int max_iterations,
+                   int sweeps, bool initial_guess) {
+    mcpi::FgmresControl fc;
+    fc.rtol = rtol;
+    fc.atol = atol;
+    fc.restart = restart;
+    fc.max_iterations = max_iterations;
+    fc.sweeps = sweeps;
+    fc.initial_guess = initial_guess ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+    if (!gmres_ || !(gmres_control_ == fc)) {
+      gmres_.reset();
+      gmres_ = std::make_unique<mcpi::Fgmres<Exec>>(s(), fc);
+      gmres_control_ = fc;
+    }
+    const auto r = as_array<double>(R, "R", static_cast<long long>(vector_size()));
+    py::array_t<double> x = output(dq, "dq", initial_guess);
+    const mcpi::Status st = gmres_->solve(Exec(), in_view(r), HostOut<double>(x.mutable_data(), x.size()));
+    return py::make_tuple(x, st);
+  }
+
+  py::array_t<double> multiply(const py::handle& x) {
+    const auto xv = as_array<double>(x, "x", static_cast<long long>(vector_size()));
+    py::array_t<double> y(static_cast<py::ssize_t>(vector_size()));
+    s().multiply(Exec(), in_view(xv), HostOut<double>(y.mutable_data(), y.size()));
+    return y;
+  }
+
+  py::array_t<ordinal_t> colors() const {
+    const auto& c = s().coloring().color;
+    return py::array_t<ordinal_t>(static_cast<py::ssize_t>(c.size()), c.data());
+  }
+
+ private:
+  // dq given: a writable, contiguous float64 array of the right size, written in place (and
+  // read as the initial guess when asked); none: a new array.
+  py::array_t<double> output(const py::handle& dq, const char* what, bool initial_guess) const {
+    const auto n = static_cast<py::ssize_t>(vector_size());
+    if (dq.is_none()) {
+      if (initial_guess) throw py::value_error("initial_guess=True needs dq (the guess)");
+      return py::array_t<double>(n);
+    }
+    auto a = py::array_t<double>::ensure(dq);
+    if (!a || !py::isinstance<py::array_t<double>>(dq) || !(a.flags() & py::array::c_style) || !a.writeable())
+      throw py::type_error(std::string(what) + ": a writable, contiguous float64 array is expected");
+    if (a.size() != n)
+      throw py::value_error(std::string(what) + " has " + std::to_string(a.size()) + " entries, expected " +
+                            std::to_string(n));
+    return a;
+  }
+
+  std::unique_ptr<mcpi::Solver<Exec>> solver_;
+  std::unique_ptr<mcpi::Fgmres<Exec>> gmres_;
+  mcpi::FgmresControl gmres_control_;
+};
+
+// ---- SpMV ----
+
+class SpmvOperator : public Releasable {
+ public:
+  SpmvOperator(const py::handle& indptr, const py::handle& indices, const py::handle& data, ordinal_t nrows,
+               ordinal_t ncols, const std::string& algorithm) {
+    require_kokkos();
+    const auto rp = as_array<offset_t>(indptr, "indptr", static_cast<long long>(nrows) + 1);
+    const auto ci = as_array<ordinal_t>(indices, "indices");
+    const auto v = as_array<double>(data, "data", ci.size());
+    CsrMatrix<double, DefaultMemSpace> a;
+    a.nrows = nrows;
+    a.ncols = ncols;
+    a.row_ptr = Kokkos::View<offset_t*, DefaultMemSpace>("py.row_ptr", rp.size());
+    a.col_idx = Kokkos::View<ordinal_t*, DefaultMemSpace>("py.col_idx", ci.size());
+    a.values = Kokkos::View<double*, DefaultMemSpace>("py.values", v.size());
+    Kokkos::deep_copy(a.row_ptr, in_view(rp));
+    Kokkos::deep_copy(a.col_idx, in_view(ci));
+    Kokkos::deep_copy(a.values, in_view(v));
+    spmv::SpmvOptions options;
+    options.check_structure = true;
+    op_ = std::make_unique<spmv::SpmvOperator<Exec, double>>(spmv::parse_spmv_algorithm(algorithm), a, options);
+    x_ = Kokkos::View<double*, DefaultMemSpace>("py.x", static_cast<size_t>(ncols));
+    y_ = Kokkos::View<double*, DefaultMemSpace>("py.y", static_cast<size_t>(nrows));
+    live().insert(this);
+  }
+  ~SpmvOperator() override { live().erase(this); }
+  void release() override {
+    op_.reset();
+    x_ = {};
+    y_ = {};
+  }
+  spmv::SpmvOperator<Exec, double>& op() const {
+    if (!op_) throw InvalidArgument("SpmvOperator: released by ppsparse.finalize()");
+    return *op_;
+  }
+  py::array_t<double> apply(const py::handle& x) {
+    const auto xv = as_array<double>(x, "x", op().ncols());
+    Kokkos::deep_copy(x_, in_view(xv));
+    op().apply(1.0, x_, 0.0, y_);
+    py::array_t<double> y(static_cast<py::ssize_t>(op().nrows()));
+    Kokkos::deep_copy(HostOut<double>(y.mutable_data(), y.size()), y_);
+    return y;
+  }
+
+ private:
+  std::unique_ptr<spmv::SpmvOperator<Exec, double>> op_;
+  Kokkos::View<double*, DefaultMemSpace> x_, y_;
+};
+
+// ---- readers ----
+
+py::tuple read_matrix_market_arrays(const std::string& path) {
+  const CsrMatrix<double, HostSpace> a = io::read_matrix_market<double>(path);
+  py::array_t<offset_t> rp(static_cast<py::ssize_t>(a.row_ptr.extent(0)), a.row_ptr.data());
+  py::array_t<ordinal_t> ci(static_cast<py::ssize_t>(a.col_idx.extent(0)), a.col_idx.data());
+  py::array_t<double> v(static_cast<py::ssize_t>(a.values.extent(0)), a.values.data());
+  return py::make_tuple(rp, ci, v, py::make_tuple(a.nrows, a.ncols));
+}
+
+template <class T>
+py::array_t<T> to_array(const std::vector<T>& v) {
+  return py::array_t<T>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
+py::dict read_mesh_arrays(const std::string& path, int refine, int zone) {
+  mesh::Mesh m = mesh::read(path, zone);
+  if (refine < 0) throw py::value_error("refine must be >= 0, got " + std::to_string(refine));
+  if (refine > 0) m = mesh::refine_uniform(m, refine);
+  py::dict d;
+  d["dim"] = m.dim;
+  py::array_t<double> points(to_array(m.coords));
+  d["points"] = points.reshape({static_cast<py::ssize_t>(m.npoints()), static_cast<py::ssize_t>(m.dim)});
+  std::map<int, std::string> type_names;  // the types present, volume and face
+  std::vector<int> types;
+  for (const auto t : m.types) {
+    types.push_back(static_cast<int>(t));
+    type_names[static_cast<int>(t)] = mesh::element_name(t);
+  }
+  d["element_types"] = to_array(types);
+  d["element_ptr"] = to_array(m.elem_ptr);
+  d["element_nodes"] = to_array(m.elem_nodes);
+  d["marker_names"] = m.marker_names;
+  std::vector<int> face_types;
+  for (const auto t : m.face_types) {
+    face_types.push_back(static_cast<int>(t));
+    type_names[static_cast<int>(t)] = mesh::element_name(t);
+  }
+  d["element_type_names"] = type_names;
+  d["face_types"] = to_array(face_types);
+  d["face_ptr"] = to_array(m.face_ptr);
+  d["face_nodes"] = to_array(m.face_nodes);
+  d["face_marker"] = to_array(m.face_marker);
+  const Graph g = mesh::vertex_graph(m);
+  d["graph_indptr"] = to_array(g.row_ptr);
+  d["graph_indices"] = to_array(g.adj);
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_ppsparse, m) {
+  m.doc() = "ppsparse's compiled part: the MCPI solver, SpMV and the readers (use the ppsparse package)";
+  static py::exception<NumericalError> numerical(m, "NumericalError", PyExc_ArithmeticError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const NumericalError& e) {
+      PyErr_SetString(numerical.ptr(), e.what());
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  m.def(
+      "initialize",
+      [](int threads, int device_id) {
+        if (Kokkos::is_initialized()) return false;
+        std::vector<std::string> args{"ppsparse"};
+        if (threads > 0) args.push_back("--kokkos-num-threads=" + std::to_string(threads));
+        if (device_id >= 0) args.push_back("--kokkos-device-id=" + std::to_string(device_id));
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        int argc = static_cast<int>(argv.size());
+        Kokkos::initialize(argc, argv.data());
+        g_initialised_here = true;
+        return true;
+      },
+      "threads"_a = -1, "device_id"_a = -1,
+      "Initialises Kokkos (threads: host threads; device_id: the GPU) unless it already is; False if it was.");
+  m.def(
+      "finalize",
+      [] {
+        for (Releasable* r : std::set<Releasable*>(live())) r->release();
+        if (g_initialised_here && Kokkos::is_initialized()) Kokkos::finalize();
+        g_initialised_here = false;
+      },
+      "Releases every solver's and operator's arrays and finalises Kokkos if ppsparse initialised it.");
+  m.def("is_initialized", [] { return Kokkos::is_initialized(); });
+  m.def("execution_space", [] { return std::string(Exec::name()); });
+
+  py::class_<mcpi::Status>(m, "Status", "What a solve did (ppsparse::mcpi::Status).")
+      .def_property_readonly("reason", [](const mcpi::Status& s) { return std::string(mcpi::name(s.reason)); })
+      .def_readonly("sweeps", &mcpi::Status::sweeps)
+      .def_readonly("iterations", &mcpi::Status::iterations)
+      .def_readonly("initial_residual", &mcpi::Status::initial_residual)
+      .def_readonly("final_residual", &mcpi::Status::final_residual)
+      .def_readonly("kernel", &mcpi::Status::kernel)
+      .def_property_readonly("converged", &mcpi::Status::converged)
+      .def_property_readonly("history",
+                             [](const mcpi::Status& s) {
+                               std::vector<std::pair<int, double>> h;
+                               for (const auto& c : s.history) h.emplace_back(c.sweep, c.residual);
+                               return h;
+                             })
+      .def("__repr__", [](const mcpi::Status& s) {
+        return "Status(reason='" + std::string(mcpi::name(s.reason)) + "', sweeps=" + std::to_string(s.sweeps) +
+               ", iterations=" + std::to_string(s.iterations) +
+               ", initial_residual=" + std::to_string(s.initial_residual) +
+               ", final_residual=" + std::to_string(s.final_residual) + ")";
+      });
+
+  py::class_<McpiSolver>(m, "McpiSolver")
+      .def(py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool>(),
+           "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
+           "keep_fp32"_a = false)
+      .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major")
+      .def("apply", &McpiSolver::apply, "R"_a, "dq"_a = py::none(), "rtol"_a = 0.0, "atol"_a = 0.0, "max_sweeps"_a = 15,
+           "check_interval"_a = 5, "initial_guess"_a = false, "final_residual"_a = true, "variant"_a = "auto")
+      .def("fgmres", &McpiSolver::fgmres, "R"_a, "dq"_a = py::none(), "rtol"_a = 1e-6, "atol"_a = 0.0, "restart"_a = 30,
+           "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false)
+      .def("multiply", &McpiSolver::multiply, "x"_a)
+      .def_property_readonly("nb", [](const McpiSolver& s) { return s.s().nb(); })
+      .def_property_readonly("n", [](const McpiSolver& s) { return s.s().n(); })
+      .def_property_readonly("nnzb", [](const McpiSolver& s) { return s.s().nnzb(); })
+      .def_property_readonly("ncolors", [](const McpiSolver& s) { return s.s().coloring().ncolors; })
+      .def_property_readonly("colors", &McpiSolver::colors)
+      .def_property_readonly("o_format",
+                             [](const McpiSolver& s) { return std::string(mcpi::name(s.s().o_storage().format)); })
+      .def_property_readonly("device_bytes", [](const McpiSolver& s) { return s.s().device_bytes(); });
+
+  py::class_<SpmvOperator>(m, "SpmvOperator")
+      .def(
+          py::init<const py::handle&, const py::handle&, const py::handle&, ordinal_t, ordinal_t, const std::string&>(),
+          "indptr"_a, "indices"_a, "data"_a, "nrows"_a, "ncols"_a, "algorithm"_a = "auto")
+      .def("apply", &SpmvOperator::apply, "x"_a)
+      .def_property_readonly("algorithm",
+                             [](const SpmvOperator& o) { return std::string(spmv::to_string(o.op().algorithm())); })
+      .def("describe", [](const SpmvOperator& o) { return o.op().describe(); });
+
+  m.def("read_matrix_market_arrays", &read_matrix_market_arrays, "path"_a);
+  m.def("read_mesh_arrays", &read_mesh_arrays, "path"_a, "refine"_a = 0, "zone"_a = 0);
+  m.def("o_formats", [] {
+    std::vector<std::string> v;
+    for (const auto f : mcpi::all_o_formats()) v.emplace_back(mcpi::name(f));
+    return v;
+  });
+}

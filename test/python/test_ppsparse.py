@@ -1,0 +1,147 @@
+"""The Python package over the library: the MCPI solver against SciPy, its storage formats, FGMRES,
+SpMV against SciPy, the readers, and bad input as Python exceptions."""
+import os
+import pathlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import ppsparse
+
+DATA = pathlib.Path(os.environ.get("PPSPARSE_TEST_DATA_DIR", pathlib.Path(__file__).parents[1] / "data"))
+
+
+def grid_system(g=6, nb=3, seed=7):
+    """A 7-point block stencil on a g^3 grid: O as a bsr_matrix (random blocks), D diagonally
+    dominant, R random; and the whole A = D + O for SciPy."""
+    rng = np.random.default_rng(seed)
+    n = g ** 3
+    rows, cols = [], []
+    for z in range(g):
+        for y in range(g):
+            for x in range(g):
+                i = (z * g + y) * g + x
+                for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+                    if 0 <= x + dx < g and 0 <= y + dy < g and 0 <= z + dz < g:
+                        rows.append(i)
+                        cols.append(((z + dz) * g + y + dy) * g + x + dx)
+    pattern = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    pattern.sort_indices()
+    # FP32 values (the solver stores O in FP32): A below is then exactly the stored system.
+    blocks = rng.uniform(-1, 1, size=(pattern.nnz, nb, nb)).astype(np.float32).astype(np.float64)
+    O = sp.bsr_matrix((blocks, pattern.indices, pattern.indptr), shape=(n * nb, n * nb))
+    D = np.stack([np.eye(nb) * (8.0 * nb) + rng.uniform(-0.5, 0.5, (nb, nb)) for _ in range(n)])
+    A = (O + sp.block_diag(list(D), format="csr")).tocsr()
+    R = rng.uniform(-1, 1, n * nb)
+    return O, D, A, R
+
+
+def test_apply_and_fgmres_solve_what_scipy_solves():
+    O, D, A, R = grid_system()
+    solver = ppsparse.McpiSolver.from_bsr(O)
+    assert (solver.nb, solver.n, solver.nnzb) == (3, 216, O.indices.size)
+    assert solver.ncolors >= 2 and len(solver.colors) == solver.n
+    solver.update(O.data, D)
+    exact = spla.spsolve(A.tocsc(), R)
+    dq, st = solver.apply(R, rtol=1e-6, max_sweeps=500)
+    assert st.converged and st.reason == "converged", st
+    assert st.final_residual <= 1e-6 * st.initial_residual
+    assert np.linalg.norm(dq - exact) <= 1e-5 * np.linalg.norm(exact)
+    assert abs(st.final_residual - np.linalg.norm(R - A @ dq)) <= 1e-9 * np.linalg.norm(R)
+    assert len(st.history) > 0
+    dq2, st2 = solver.fgmres(R, rtol=1e-10)
+    assert st2.converged and st2.iterations > 0
+    assert np.linalg.norm(dq2 - exact) <= 1e-8 * np.linalg.norm(exact)
+    x = np.random.default_rng(1).uniform(-1, 1, R.size)
+    assert np.allclose(solver.multiply(x), A @ x, rtol=1e-12, atol=1e-12)
+
+
+def test_in_place_output_and_initial_guess():
+    O, D, A, R = grid_system(g=4, nb=2)
+    solver = ppsparse.McpiSolver.from_bsr(O)
+    solver.update(O.data, D)
+    dq = np.full(R.size, np.nan)
+    out, st = solver.apply(R, dq=dq, max_sweeps=10, check_interval=0)
+    assert out is dq and np.all(np.isfinite(dq)) and st.sweeps == 10
+    _, st2 = solver.apply(R, dq=dq, initial_guess=True, max_sweeps=5, check_interval=0)
+    # The second solve started from the first's result: its initial residual is the first's final.
+    assert st2.initial_residual == pytest.approx(st.final_residual, rel=1e-6)
+    assert st2.initial_residual < 1e-3 * st.initial_residual and np.all(np.isfinite(dq))
+
+
+@pytest.mark.parametrize("fmt", ["bf16", "fp16", "int8"])
+def test_reduced_o_formats(fmt):
+    O, D, A, R = grid_system(nb=5)
+    solver = ppsparse.McpiSolver.from_bsr(O, o_format=fmt, keep_fp32=True)
+    assert solver.o_format == fmt
+    solver.update(O.data, D)
+    dq, st = solver.fgmres(R, rtol=1e-9)  # the FP32 operator: FGMRES reaches the true system's tolerance
+    assert st.converged
+    assert np.linalg.norm(R - A @ dq) <= 1e-8 * np.linalg.norm(R)
+    lean = ppsparse.McpiSolver.from_bsr(O, o_format=fmt)
+    assert lean.device_bytes < solver.device_bytes
+
+
+def test_fortran_order_and_one_based_indices():
+    O, D, A, R = grid_system(g=4, nb=2)
+    solver = ppsparse.McpiSolver(O.indptr + 1, O.indices + 1, 2, index_base=1)
+    solver.update(np.transpose(O.data, (0, 2, 1)).copy(), np.transpose(D, (0, 2, 1)).copy(), order="column_major")
+    x = np.arange(R.size, dtype=float)
+    assert np.allclose(solver.multiply(x), A @ x)
+
+
+def test_bad_input_raises_python_exceptions():
+    O, D, A, R = grid_system(g=3, nb=2)
+    solver = ppsparse.McpiSolver.from_bsr(O)
+    with pytest.raises(ValueError, match="O has 10 entries, expected"):
+        solver.update(np.zeros(10), D)
+    with pytest.raises(TypeError, match="not a real number type"):
+        solver.update(O.data.astype(complex), D)
+    with pytest.raises(ValueError, match="order must be"):
+        solver.update(O.data, D, order="diagonal")
+    with pytest.raises(ValueError, match="no factored values"):
+        solver.apply(R)
+    singular = D.copy()
+    singular[4] = 0.0
+    with pytest.raises(ppsparse.NumericalError, match="diagonal block 4: zero or tiny pivot"):
+        solver.update(O.data, singular)
+    with pytest.raises(ValueError, match="unknown O format 'fp8'"):
+        ppsparse.McpiSolver.from_bsr(O, o_format="fp8")
+    with pytest.raises(ValueError, match="col_idx"):
+        ppsparse.McpiSolver(O.indptr, O.indices + 1000, 2)
+    with pytest.raises(TypeError):
+        ppsparse.McpiSolver(O.indptr, None, 2)
+    solver.update(O.data, D)
+    with pytest.raises(ValueError, match="R has 3 entries"):
+        solver.apply(np.zeros(3))
+    with pytest.raises(TypeError, match="writable, contiguous float64"):
+        solver.apply(R, dq=np.zeros(R.size, dtype=np.float32))
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "csr_v1", "csr_v2", "csr_coop", "sell"])
+def test_spmv_matches_scipy(algorithm):
+    rng = np.random.default_rng(3)
+    a = sp.random(300, 250, density=0.03, random_state=4, format="csr") + sp.eye(300, 250)
+    op = ppsparse.SpmvOperator(a, algorithm=algorithm)
+    x = rng.uniform(-1, 1, 250)
+    assert np.allclose(op @ x, a @ x, rtol=1e-12, atol=1e-13)
+    assert op.algorithm != "auto"
+    with pytest.raises(ValueError, match="x has 3 entries"):
+        op.apply(np.zeros(3))
+
+
+def test_readers():
+    mtx = sorted((DATA / "mtx" / "good").glob("*.mtx"))
+    assert mtx, "committed Matrix Market files"
+    a = ppsparse.read_matrix_market(mtx[0])
+    assert sp.isspmatrix_csr(a) and a.shape[0] > 0
+    mesh = ppsparse.read_mesh(DATA / "flow" / "channel_2d.su2")
+    assert mesh["dim"] == 2 and mesh["points"].shape[1] == 2
+    assert set(mesh["marker_names"]) >= {"inlet", "outlet", "lower", "upper"}
+    assert mesh["graph"].shape == (mesh["points"].shape[0],) * 2
+    refined = ppsparse.read_mesh(DATA / "flow" / "channel_2d.su2", refine=1)
+    assert refined["points"].shape[0] > mesh["points"].shape[0]
+    with pytest.raises(ValueError, match="no_such_file"):
+        ppsparse.read_mesh(DATA / "no_such_file.su2")
