@@ -1,4 +1,5 @@
-"""ppsparse from Python: the MCPI solver, SpMV and the mesh and matrix readers.
+"""ppsparse from Python: the MCPI solver, SpMV, the matrix power kernel and the mesh and matrix
+readers.
 
     import numpy as np, scipy.sparse as sp, ppsparse
     A = sp.bsr_matrix(...)                      # O: the off-diagonal blocks, nb x nb
@@ -18,6 +19,7 @@ import atexit
 import numpy as np
 
 from ._ppsparse import (  # noqa: F401
+    MatrixPower as _MatrixPower,
     McpiSolver as _McpiSolver,
     NumericalError,
     SpmvOperator as _SpmvOperator,
@@ -31,7 +33,7 @@ from ._ppsparse import (  # noqa: F401
     read_mesh_arrays,
 )
 
-__all__ = ["McpiSolver", "SpmvOperator", "NumericalError", "Status", "initialize", "finalize", "is_initialized",
+__all__ = ["McpiSolver", "SpmvOperator", "MatrixPower", "NumericalError", "Status", "initialize", "finalize", "is_initialized",
            "execution_space", "read_matrix_market", "read_mesh", "o_formats"]
 
 _explicit = {"done": False}
@@ -98,6 +100,23 @@ class SpmvOperator(_SpmvOperator):
 
     def __matmul__(self, x):
         return self.apply(x)
+
+
+class MatrixPower(_MatrixPower):
+    """The matrix power kernel: A^k x for k = 0..powers at once (ppsparse::mpk), for a square
+    scipy.sparse matrix. apply(x) returns an array of shape (powers + 1, n). variant:
+    "automatic" (default), "back_to_back", "blocked", "graph", "persistent", "pipelined"."""
+
+    def __init__(self, a, powers, variant="automatic"):
+        _ensure()
+        import scipy.sparse as sp
+        if not sp.issparse(a):
+            raise TypeError("MatrixPower: a scipy.sparse matrix is expected, got %s" % type(a).__name__)
+        if a.shape[0] != a.shape[1]:
+            raise ValueError("MatrixPower: the matrix is %d x %d, not square" % a.shape)
+        a = sp.csr_matrix(a)
+        a.sort_indices()
+        super().__init__(a.indptr, a.indices, a.data, a.shape[0], int(powers), str(variant))
 
 
 def read_matrix_market(path):

@@ -26,6 +26,7 @@
 #include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/refine.hpp>
 #include <ppsparse/mesh/vertex_graph.hpp>
+#include <ppsparse/mpk/matrix_power.hpp>
 #include <ppsparse/spmv/spmv.hpp>
 
 namespace py = pybind11;
@@ -249,6 +250,61 @@ class SpmvOperator : public Releasable {
   Kokkos::View<double*, DefaultMemSpace> x_, y_;
 };
 
+// ---- the matrix power kernel ----
+
+class MatrixPower : public Releasable {
+ public:
+  MatrixPower(const py::handle& indptr, const py::handle& indices, const py::handle& data, ordinal_t n, int powers,
+              const std::string& variant) {
+    require_kokkos();
+    if (powers < 1) throw py::value_error("powers must be >= 1, got " + std::to_string(powers));
+    const auto rp = as_array<offset_t>(indptr, "indptr", static_cast<long long>(n) + 1);
+    const auto ci = as_array<ordinal_t>(indices, "indices");
+    const auto v = as_array<double>(data, "data", ci.size());
+    CsrMatrix<double, HostSpace> a(n, n, static_cast<offset_t>(ci.size()));
+    Kokkos::deep_copy(a.row_ptr, in_view(rp));
+    Kokkos::deep_copy(a.col_idx, in_view(ci));
+    Kokkos::deep_copy(a.values, in_view(v));
+    mpk::MpkOptions options;
+    options.powers = powers;
+    variant_ = mpk::parse_variant(variant);
+    mpk_ = std::make_unique<mpk::MatrixPowerKernel<Exec, double>>(a, options);
+    x_ = Kokkos::View<double*, DefaultMemSpace>("py.mpk.x", static_cast<size_t>(n));
+    y_ = Kokkos::View<double**, Kokkos::LayoutLeft, DefaultMemSpace>("py.mpk.y", static_cast<size_t>(n),
+                                                                     static_cast<size_t>(powers) + 1);
+    live().insert(this);
+  }
+  ~MatrixPower() override { live().erase(this); }
+  void release() override {
+    mpk_.reset();
+    x_ = {};
+    y_ = {};
+  }
+  mpk::MatrixPowerKernel<Exec, double>& k() const {
+    if (!mpk_) throw InvalidArgument("MatrixPower: released by ppsparse.finalize()");
+    return *mpk_;
+  }
+  // Y (p + 1, n): row k = A^k x.
+  py::array_t<double> apply(const py::handle& x) {
+    const auto xv = as_array<double>(x, "x", k().nrows());
+    Kokkos::deep_copy(x_, in_view(xv));
+    k().apply(variant_, x_, y_);
+    const auto n = static_cast<py::ssize_t>(k().nrows()), p = static_cast<py::ssize_t>(k().powers());
+    py::array_t<double> out({p + 1, n});
+    // LayoutLeft n x (p+1) is (p+1) contiguous columns of n: row k of `out`.
+    Kokkos::deep_copy(HostOut<double>(out.mutable_data(), out.size()),
+                      Kokkos::View<double*, DefaultMemSpace>(y_.data(), y_.span()));
+    return out;
+  }
+  std::string describe() const { return k().describe(); }
+
+ private:
+  std::unique_ptr<mpk::MatrixPowerKernel<Exec, double>> mpk_;
+  mpk::MpkVariant variant_ = mpk::MpkVariant::automatic;
+  Kokkos::View<double*, DefaultMemSpace> x_;
+  Kokkos::View<double**, Kokkos::LayoutLeft, DefaultMemSpace> y_;
+};
+
 // ---- readers ----
 
 py::tuple read_matrix_market_arrays(const std::string& path) {
@@ -390,6 +446,12 @@ PYBIND11_MODULE(_ppsparse, m) {
       .def_property_readonly("algorithm",
                              [](const SpmvOperator& o) { return std::string(spmv::to_string(o.op().algorithm())); })
       .def("describe", [](const SpmvOperator& o) { return o.op().describe(); });
+
+  py::class_<MatrixPower>(m, "MatrixPower")
+      .def(py::init<const py::handle&, const py::handle&, const py::handle&, ordinal_t, int, const std::string&>(),
+           "indptr"_a, "indices"_a, "data"_a, "n"_a, "powers"_a, "variant"_a = "automatic")
+      .def("apply", &MatrixPower::apply, "x"_a)
+      .def("describe", &MatrixPower::describe);
 
   m.def("read_matrix_market_arrays", &read_matrix_market_arrays, "path"_a);
   m.def("read_mesh_arrays", &read_mesh_arrays, "path"_a, "refine"_a = 0, "zone"_a = 0);

@@ -132,6 +132,20 @@ def test_spmv_matches_scipy(algorithm):
         op.apply(np.zeros(3))
 
 
+@pytest.mark.parametrize("variant", ["automatic", "back_to_back", "blocked", "pipelined"])
+def test_matrix_power_matches_scipy(variant):
+    a = sp.random(400, 400, density=0.01, random_state=5, format="csr") + sp.eye(400)
+    x = np.random.default_rng(6).uniform(-1, 1, 400)
+    y = ppsparse.MatrixPower(a, 4, variant=variant).apply(x)
+    assert y.shape == (5, 400)
+    want = x.copy()
+    for k in range(5):
+        assert np.allclose(y[k], want, rtol=1e-10, atol=1e-12), k
+        want = a @ want
+    with pytest.raises(ValueError, match="unknown MPK variant 'fast'"):
+        ppsparse.MatrixPower(a, 2, variant="fast")
+
+
 def test_readers():
     mtx = sorted((DATA / "mtx" / "good").glob("*.mtx"))
     assert mtx, "committed Matrix Market files"
