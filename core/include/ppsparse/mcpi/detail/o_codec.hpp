@@ -106,6 +106,7 @@ KOKKOS_INLINE_FUNCTION std::int8_t encode_int8(const float x, const int e) {
   float r = (y + magic) - magic;
   if (r > 127.0f) r = 127.0f;
   if (r < -127.0f) r = -127.0f;
+  if (!(r == r)) r = 0.0f;  // a NaN entry (the conversion reports its block): no value to round
   return static_cast<std::int8_t>(r);
 }
 KOKKOS_INLINE_FUNCTION float decode_int8(const std::int8_t q, const int e) {
