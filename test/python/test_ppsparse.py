@@ -159,3 +159,47 @@ def test_readers():
     assert refined["points"].shape[0] > mesh["points"].shape[0]
     with pytest.raises(ValueError, match="no_such_file"):
         ppsparse.read_mesh(DATA / "no_such_file.su2")
+
+
+def test_results_equal_the_c_and_cpp_api():
+    """The same system through the library's C interface (ctypes on libppsparse): the same dq, bit
+    for bit, and the same residuals."""
+    import ctypes
+    lib_path = os.environ.get("PPSPARSE_LIBRARY")
+    if not lib_path:
+        pytest.skip("PPSPARSE_LIBRARY (set by ctest) names libppsparse")
+    lib = ctypes.CDLL(lib_path)
+
+    class Control(ctypes.Structure):
+        _fields_ = [("max_sweeps", ctypes.c_int), ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
+                    ("check_interval", ctypes.c_int), ("initial_guess_given", ctypes.c_int),
+                    ("final_residual", ctypes.c_int), ("divergence_factor", ctypes.c_double)]
+
+    class CStatus(ctypes.Structure):
+        _fields_ = [("reason", ctypes.c_int), ("sweeps", ctypes.c_int), ("iterations", ctypes.c_int),
+                    ("initial_residual", ctypes.c_double), ("final_residual", ctypes.c_double)]
+
+    O, D, A, R = grid_system(g=5, nb=4, seed=11)
+    i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)  # noqa: E731
+    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
+    ptr = lambda a, t: a.ctypes.data_as(ctypes.POINTER(t))  # noqa: E731
+    indptr, indices, o, d, r = i32(O.indptr), i32(O.indices), f64(O.data), f64(D), f64(R)
+    handle = ctypes.c_void_p()
+    assert lib.ppsparse_initialize() == 0
+    assert lib.ppsparse_mcpi_create(ctypes.byref(handle), 4, ctypes.c_int32(O.shape[0] // 4),
+                                    ptr(indptr, ctypes.c_int32), ptr(indices, ctypes.c_int32), 0, None, 0) == 0
+    assert lib.ppsparse_mcpi_update(handle, ptr(o, ctypes.c_double), ptr(d, ctypes.c_double), 1, 0) == 0
+    control = Control()
+    lib.ppsparse_mcpi_control_default(ctypes.byref(control))
+    control.max_sweeps, control.check_interval = 7, 0
+    dq_c = np.full(R.size, np.nan)
+    status = CStatus()
+    assert lib.ppsparse_mcpi_apply(handle, ptr(r, ctypes.c_double), ptr(dq_c, ctypes.c_double), 0,
+                                   ctypes.byref(control), ctypes.byref(status)) == 0
+    assert lib.ppsparse_mcpi_destroy(handle) == 0
+    solver = ppsparse.McpiSolver.from_bsr(O)
+    solver.update(O.data, D)
+    dq, st = solver.apply(R, max_sweeps=7, check_interval=0)
+    assert np.array_equal(dq, dq_c)
+    assert st.sweeps == status.sweeps == 7
+    assert st.final_residual == status.final_residual and st.initial_residual == status.initial_residual
