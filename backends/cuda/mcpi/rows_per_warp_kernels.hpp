@@ -35,6 +35,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
   constexpr int R = 32 / G;
   constexpr int NB2 = NB * NB;
   __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
+  __shared__ float sPart[kWarps][F == OFormat::fp32 ? 1 : 32 * NB];
   allow_next_grid<PDL>();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int r = lane / G, s = (lane / NB) % S, i = lane % NB;
@@ -83,14 +84,27 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
       for (int m = 0; m < NB; ++m) acc[m] += o[m] * x;
     }
   }
-  // Lane (r, 0, i) needs row i's sum over the G lanes of its block row.
+  // Lane (r, 0, i) needs row i's sum over the G lanes of its block row. FP32: every lane forms
+  // every row's sum by NB * G shuffles. A reduced O, whose sweep is bound by instructions rather
+  // than bytes (docs/perf/o_format_h100.md): the partial sums go through shared memory, NB
+  // stores a lane and G loads for the lanes that need a sum.
   float mine = 0.f;
+  if constexpr (F == OFormat::fp32) {
 #pragma unroll
-  for (int m = 0; m < NB; ++m) {
-    float sum = 0.f;
+    for (int m = 0; m < NB; ++m) {
+      float sum = 0.f;
 #pragma unroll
-    for (int q = 0; q < G; ++q) sum += __shfl_sync(kFull, acc[m], r * G + q);
-    if (m == i) mine = sum;
+      for (int q = 0; q < G; ++q) sum += __shfl_sync(kFull, acc[m], r * G + q);
+      if (m == i) mine = sum;
+    }
+  } else {
+#pragma unroll
+    for (int m = 0; m < NB; ++m) sPart[warp][lane * NB + m] = acc[m];
+    __syncwarp();
+    if (active) {
+#pragma unroll
+      for (int q = 0; q < G; ++q) mine += sPart[warp][(r * G + q) * NB + i];
+    }
   }
   if constexpr (F == OFormat::fp16) {
     if (active) mine *= block_row_scale<F>(a, row);
