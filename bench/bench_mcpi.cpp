@@ -456,9 +456,13 @@ class ProblemCache {
 
 std::unique_ptr<ProblemCache> g_cache;
 
-void set_problem_counters(benchmark::State& state, const Problem& p, double check_err, double seconds_per_sweep) {
-  set_bandwidth_counters(state, p.traffic.total(), p.traffic.total(), p.traffic.flops, seconds_per_sweep);
-  state.counters["model_bytes"] = p.traffic.total();
+// The problem's counters; `traffic` is the sweep's bytes model (the problem's FP32-O one unless
+// given: a reduced format's).
+void set_problem_counters(benchmark::State& state, const Problem& p, double check_err, double seconds_per_sweep,
+                          const mcpi::SweepTraffic* traffic = nullptr) {
+  const mcpi::SweepTraffic& t = traffic ? *traffic : p.traffic;
+  set_bandwidth_counters(state, t.total(), t.total(), t.flops, seconds_per_sweep);
+  state.counters["model_bytes"] = t.total();
   state.counters["n"] = p.n;
   state.counters["nb"] = p.nb;
   state.counters["nnzb"] = static_cast<double>(p.nnzb);
@@ -475,25 +479,37 @@ double mean(const std::vector<double>& v) {
 
 // ---- the cases ----
 
+// Variant v on `solver` (p's, or one of its reduced-O solvers): validated once against
+// `reference` (the case's dQ after check_sweeps sweeps, cached under `key`), then timed. False
+// (the case skipped with the difference) when the check fails.
+bool time_variant(benchmark::State& state, Problem& p, mcpi::Solver<Exec>& solver, const std::vector<double>& reference,
+                  const std::string& key, const char* reference_name, const McpiConfig& config, mcpi::Variant v,
+                  bool backend) {
+  if (!p.checked.count(key)) {
+    const auto check = time_sweeps(solver, {config.check_sweeps, v, false, false, backend, config.tuning});
+    p.checked[key] = relative_difference(check.dq, reference);
+  }
+  const double err = p.checked[key];
+  if (!(err < kMaxRelativeDifference)) {
+    state.SkipWithError(
+        (std::string("dQ differs from ") + reference_name + " by " + std::to_string(err) + " (limit 1e-4)").c_str());
+    return false;
+  }
+  const mcpi::TimedSweeps res = time_sweeps(solver, {config.sweeps, v, false, false, backend, config.tuning});
+  size_t i = 0;
+  for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
+  const mcpi::SweepTraffic traffic = solver.traffic();
+  set_problem_counters(state, p, err, mean(res.sweep_seconds), &traffic);
+  state.SetLabel(res.kernel + (res.note.empty() ? "" : " (" + res.note + ")"));
+  return true;
+}
+
 void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, mcpi::Variant v,
                    bool backend) {
   try {
     Problem& p = g_cache->get(spec);
-    const std::string key = std::string(mcpi::name(v)) + (backend ? "/backend" : "/portable");
-    if (!p.checked.count(key)) {
-      const auto check = time_sweeps(*p.solver, {config.check_sweeps, v, false, false, backend, config.tuning});
-      p.checked[key] = relative_difference(check.dq, p.reference);
-    }
-    const double err = p.checked[key];
-    if (!(err < kMaxRelativeDifference)) {
-      state.SkipWithError(("dQ differs from the reference by " + std::to_string(err) + " (limit 1e-4)").c_str());
-      return;
-    }
-    const mcpi::TimedSweeps res = time_sweeps(*p.solver, {config.sweeps, v, false, false, backend, config.tuning});
-    size_t i = 0;
-    for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
-    set_problem_counters(state, p, err, mean(res.sweep_seconds));
-    state.SetLabel(res.kernel + (res.note.empty() ? "" : " (" + res.note + ")"));
+    time_variant(state, p, *p.solver, p.reference, std::string(mcpi::name(v)) + (backend ? "/backend" : "/portable"),
+                 "the reference", config, v, backend);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -504,30 +520,10 @@ void bench_reduced(benchmark::State& state, const ProblemSpec& spec, const McpiC
                    bool backend) {
   try {
     Problem& p = g_cache->get(spec);
-    mcpi::Solver<Exec>& solver = *p.reduced.at(format);
-    const mcpi::Variant v = mcpi::Variant::automatic();
     const std::string key = std::string("o_") + mcpi::name(format) + (backend ? "/backend" : "/portable");
-    if (!p.checked.count(key)) {
-      const auto check = time_sweeps(solver, {config.check_sweeps, v, false, false, backend, config.tuning});
-      p.checked[key] = relative_difference(check.dq, p.reduced_reference.at(format));
-    }
-    const double err = p.checked[key];
-    if (!(err < kMaxRelativeDifference)) {
-      state.SkipWithError(
-          ("dQ differs from the same format's portable rows_per_warp by " + std::to_string(err) + " (limit 1e-4)")
-              .c_str());
-      return;
-    }
-    const mcpi::TimedSweeps res = time_sweeps(solver, {config.sweeps, v, false, false, backend, config.tuning});
-    size_t i = 0;
-    for (auto _ : state) state.SetIterationTime(res.sweep_seconds[i++ % res.sweep_seconds.size()]);
-    const double t = mean(res.sweep_seconds);
-    set_problem_counters(state, p, err, t);
-    const mcpi::SweepTraffic tr = solver.traffic();
-    set_bandwidth_counters(state, tr.total(), tr.total(), tr.flops, t);
-    state.counters["model_bytes"] = tr.total();
-    state.counters["vs_fp32"] = p.reduced_vs_fp32.at(format);
-    state.SetLabel(res.kernel + (res.note.empty() ? "" : " (" + res.note + ")"));
+    if (time_variant(state, p, *p.reduced.at(format), p.reduced_reference.at(format), key,
+                     "the same format's portable rows_per_warp", config, mcpi::Variant::automatic(), backend))
+      state.counters["vs_fp32"] = p.reduced_vs_fp32.at(format);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
