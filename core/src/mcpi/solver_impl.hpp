@@ -85,12 +85,7 @@ class SolverImpl {
   void factor(const ExecSpace& exec) {
     collectively([&] {
       has_values_ = false;
-      if (reduced() && s_.O.extent(0) > 0) {
-        // O written in place into the FP32 staging (or the kept copy): convert it.
-        Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
-        encode_o(exec, impl::SlotValues<decltype(s_.O)>{s_.O, s_.nb * s_.nb});
-        check_encoded(exec);
-      }
+      if (reduced() && s_.O.extent(0) > 0) encode_fp32_copy(exec);  // O written in place: convert it
       check_factored(factor_diagonal_blocks(exec, s_.D, s_.nb, n_));
       has_values_ = true;
     });
@@ -341,11 +336,25 @@ class SolverImpl {
     impl::encode_o(exec, o_storage_.format, source, s_.ia, n_, s_.nb, s_.O16, s_.O8, s_.o_scale, first_bad_block_);
   }
 
-  /// After encode_o: NumericalError naming the user's block of the first bad slot (synchronises).
-  void check_encoded(const ExecSpace& exec) const {
+  /// Converts the FP32 O (the kept copy or the staging of an assembly in place) into the
+  /// reduced format; NumericalError naming the user's block of a NaN or Inf (synchronises).
+  void encode_fp32_copy(const ExecSpace& exec) {
+    Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
+    encode_o(exec, impl::SlotValues<decltype(s_.O)>{s_.O, s_.nb * s_.nb});
+    check_encoded(exec);
+  }
+
+  /// first_bad_block_ on the host (LLONG_MAX: none); synchronises.
+  long long first_bad(const ExecSpace& exec) const {
     long long bad = LLONG_MAX;
     Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad_block_);
     exec.fence();
+    return bad;
+  }
+
+  /// After encode_o: NumericalError naming the user's block of the first bad slot (synchronises).
+  void check_encoded(const ExecSpace& exec) const {
+    const long long bad = first_bad(exec);
     if (bad == LLONG_MAX) return;
     offset_t k = 0;
     Kokkos::deep_copy(Kokkos::View<offset_t, HostSpace>(&k), Kokkos::subview(slot_to_user_, static_cast<size_t>(bad)));
@@ -542,15 +551,9 @@ class SolverImpl {
     if (encode_user) {
       check_encoded(exec);
     } else {
-      long long bad = LLONG_MAX;
-      Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad_block_);
-      exec.fence();
+      const long long bad = first_bad(exec);
       if (bad != LLONG_MAX) throw_not_finite_block(bad);
-      if (reduced()) {  // from the FP32 copy just written
-        Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
-        encode_o(exec, impl::SlotValues<decltype(s_.O)>{s_.O, s_.nb * s_.nb});
-        check_encoded(exec);
-      }
+      if (reduced()) encode_fp32_copy(exec);  // from the FP32 copy just written
     }
     check_factored(failure);
     has_values_ = true;

@@ -137,14 +137,14 @@ void launch_dispatch(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& o
 template <class E, class OS, class DS, class XS>
 void Sweeper<E, OS, DS, XS>::launch(const E& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b,
                                     ordinal_t e, bool residual) const {
-  visit_o(o_format == OFormat::fp32, [&](const auto& oa) {
+  visit_o(false, [&](const auto& oa) {
     using OA = std::decay_t<decltype(oa)>;
+    // The register staging of D is a benchmark setting compiled for the stored-as-is formats only.
+    constexpr bool plain = std::is_same_v<OA, impl::PlainO<memory_space, OS>>;
     if (stage == impl::Stage::residual_only)  // FP64 sums: the true residual
       launch_dispatch<E, OS, DS, XS, OA, false, true>(*this, exec, oa, g, stage, prefetch, b, e, true);
-    else if (stage_diagonal && std::is_same_v<OA, impl::PlainO<memory_space, OS>>)
-      // The register staging of D is a benchmark setting of the stored-as-is formats only.
-      launch_dispatch<E, OS, DS, XS, OA, std::is_same_v<OA, impl::PlainO<memory_space, OS>>, false>(
-          *this, exec, oa, g, stage, prefetch, b, e, residual);
+    else if (plain && stage_diagonal)
+      launch_dispatch<E, OS, DS, XS, OA, plain, false>(*this, exec, oa, g, stage, prefetch, b, e, residual);
     else
       launch_dispatch<E, OS, DS, XS, OA, false, false>(*this, exec, oa, g, stage, prefetch, b, e, residual);
   });
@@ -153,7 +153,7 @@ void Sweeper<E, OS, DS, XS>::launch(const E& exec, const Geometry& g, impl::Stag
 template <class E, class OS, class DS, class XS>
 void Sweeper<E, OS, DS, XS>::residual_only(const E& exec, ordinal_t b, ordinal_t e, bool full) const {
   const Geometry g = geometry(Kernel::rows_per_warp);
-  visit_o(full || o_format == OFormat::fp32, [&](const auto& oa) {
+  visit_o(full, [&](const auto& oa) {
     launch_dispatch<E, OS, DS, XS, std::decay_t<decltype(oa)>, false, true>(
         *this, exec, oa, g, impl::Stage::residual_only, false, b, e, true);
   });

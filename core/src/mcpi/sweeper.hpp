@@ -64,8 +64,8 @@ struct Sweeper {
   Kokkos::View<double*, memory_space> residual_sq;
   bool stage_diagonal = false;  ///< stage D through registers (a benchmark setting)
 
-  /// Calls f(accessor) with O's accessor (o_access.hpp): the stored format's, or with `full`
-  /// the plain view `O` (the FP32 copy).
+  /// Calls f(accessor) with O's accessor (o_access.hpp): the stored format's (the plain view
+  /// `O` for fp32), or with `full` the plain view `O` (a reduced format's FP32 copy).
   template <class F>
   void visit_o(bool full, F&& f) const {
     using M = memory_space;
