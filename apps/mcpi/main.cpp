@@ -113,15 +113,8 @@ int run(const mcpi_app::Options& opt) {
   std::vector<double> ref;
   if (verify) {
     progress("computing the FP64 host reference (" + std::to_string(opt.sweeps) + " sweeps)");
-    if (opt.o_storage.format == mcpi::OFormat::fp32) {
-      ref = mcpi::reference_sweeps(s, col, opt.sweeps);
-    } else {  // the sweeps read O as stored: the reference sweeps the rounded system
-      BlockSystem<HostSpace> rounded = s;
-      rounded.O.values = Kokkos::View<float*, HostSpace>("O_rounded", s.O.values.extent(0));
-      const std::vector<double> v = mcpi::reference_round_o(opt.o_storage.format, s.O);
-      for (size_t q = 0; q < v.size(); ++q) rounded.O.values(q) = static_cast<float>(v[q]);
-      ref = mcpi::reference_sweeps(rounded, col, opt.sweeps);
-    }
+    // The sweeps read O as stored: the reference sweeps that system (O rounded unless fp32).
+    ref = mcpi::reference_sweeps(mcpi::reference_rounded_system(opt.o_storage.format, s), col, opt.sweeps);
     if (opt.test_perturb_reference > 0 && !ref.empty())
       mcpi_app::perturb_reference_entry(ref, ref.size() / 2, opt.test_perturb_reference);
   }

@@ -173,13 +173,7 @@ struct Problem {
     R.assign(system.R.data(), system.R.data() + system.R.extent(0));
   }
   /// The system with O rounded as `f` stores it.
-  BlockSystem<HostSpace> rounded(OFormat f) const {
-    BlockSystem<HostSpace> s = system;
-    s.O.values = Kokkos::View<float*, HostSpace>("O", system.O.values.extent(0));
-    const std::vector<double> v = reference_round_o(f, system.O);
-    for (size_t q = 0; q < v.size(); ++q) s.O.values(q) = static_cast<float>(v[q]);
-    return s;
-  }
+  BlockSystem<HostSpace> rounded(OFormat f) const { return reference_rounded_system(f, system); }
   Solver<> solver(OStorage storage) const {
     SetupOptions so;
     so.colors = coloring.color;

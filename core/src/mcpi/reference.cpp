@@ -178,6 +178,15 @@ std::vector<double> reference_round_o(OFormat format, const BsrMatrix<Scalar, Ho
   return out;
 }
 template std::vector<double> reference_round_o(OFormat, const BsrMatrix<float, HostSpace>&);
+
+BlockSystem<HostSpace> reference_rounded_system(OFormat format, const BlockSystem<HostSpace>& s) {
+  if (format == OFormat::fp32) return s;  // O is FP32 already
+  BlockSystem<HostSpace> rounded = s;
+  rounded.O.values = Kokkos::View<float*, HostSpace>("O_rounded", s.O.values.extent(0));
+  const std::vector<double> v = reference_round_o(format, s.O);
+  for (size_t q = 0; q < v.size(); ++q) rounded.O.values(q) = static_cast<float>(v[q]);  // exact: decoded FP32
+  return rounded;
+}
 template std::vector<double> reference_round_o(OFormat, const BsrMatrix<double, HostSpace>&);
 
 }  // namespace ppsparse::mcpi

@@ -40,6 +40,9 @@ inline constexpr double kBlockRowTolerance = 1e-4;
 /// Scalar float or double.
 template <class Scalar>
 std::vector<double> reference_round_o(OFormat format, const BsrMatrix<Scalar, HostSpace>& o);
+/// s with O's values replaced by reference_round_o's: the system the sweeps solve with O stored
+/// in `format` (s itself for fp32; else a copy of O, D and R shared with s).
+BlockSystem<HostSpace> reference_rounded_system(OFormat format, const BlockSystem<HostSpace>& s);
 
 /// ||R - (D + O) dQ||_2 in FP64 for an unfactored system (any numbering consistent with dq).
 double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq);
