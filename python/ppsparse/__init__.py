@@ -84,17 +84,23 @@ class McpiSolver(_McpiSolver):
         return cls(a.indptr, a.indices, r, **options)
 
 
+def _csr(a, who):
+    """a (any scipy.sparse matrix) as a CSR matrix with sorted indices; TypeError otherwise."""
+    import scipy.sparse as sp
+    if not sp.issparse(a):
+        raise TypeError("%s: a scipy.sparse matrix is expected, got %s" % (who, type(a).__name__))
+    a = sp.csr_matrix(a)
+    a.sort_indices()
+    return a
+
+
 class SpmvOperator(_SpmvOperator):
     """y = A x for a scipy.sparse matrix (CSR; others are converted), with an SpMV algorithm of
     the library ("auto" by default; "csr_v1", "csr_v2", "csr_coop", "sell")."""
 
     def __init__(self, a, algorithm="auto"):
         _ensure()
-        import scipy.sparse as sp
-        if not sp.issparse(a):
-            raise TypeError("SpmvOperator: a scipy.sparse matrix is expected, got %s" % type(a).__name__)
-        a = sp.csr_matrix(a)
-        a.sort_indices()
+        a = _csr(a, "SpmvOperator")
         super().__init__(a.indptr, a.indices, a.data, a.shape[0], a.shape[1], str(algorithm))
         self.shape = a.shape
 
@@ -109,13 +115,9 @@ class MatrixPower(_MatrixPower):
 
     def __init__(self, a, powers, variant="automatic"):
         _ensure()
-        import scipy.sparse as sp
-        if not sp.issparse(a):
-            raise TypeError("MatrixPower: a scipy.sparse matrix is expected, got %s" % type(a).__name__)
+        a = _csr(a, "MatrixPower")
         if a.shape[0] != a.shape[1]:
             raise ValueError("MatrixPower: the matrix is %d x %d, not square" % a.shape)
-        a = sp.csr_matrix(a)
-        a.sort_indices()
         super().__init__(a.indptr, a.indices, a.data, a.shape[0], int(powers), str(variant))
 
 

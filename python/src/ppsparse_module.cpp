@@ -200,6 +200,19 @@ class McpiSolver : public Releasable {
   mcpi::FgmresControl gmres_control_;
 };
 
+// A CSR matrix from SciPy's arrays (checked as the library's constructors check it).
+CsrMatrix<double, HostSpace> host_csr(const py::handle& indptr, const py::handle& indices, const py::handle& data,
+                                      ordinal_t nrows, ordinal_t ncols) {
+  const auto rp = as_array<offset_t>(indptr, "indptr", static_cast<long long>(nrows) + 1);
+  const auto ci = as_array<ordinal_t>(indices, "indices");
+  const auto v = as_array<double>(data, "data", ci.size());
+  CsrMatrix<double, HostSpace> a(nrows, ncols, static_cast<offset_t>(ci.size()));
+  Kokkos::deep_copy(a.row_ptr, in_view(rp));
+  Kokkos::deep_copy(a.col_idx, in_view(ci));
+  Kokkos::deep_copy(a.values, in_view(v));
+  return a;
+}
+
 // ---- SpMV ----
 
 class SpmvOperator : public Releasable {
@@ -207,18 +220,8 @@ class SpmvOperator : public Releasable {
   SpmvOperator(const py::handle& indptr, const py::handle& indices, const py::handle& data, ordinal_t nrows,
                ordinal_t ncols, const std::string& algorithm) {
     require_kokkos();
-    const auto rp = as_array<offset_t>(indptr, "indptr", static_cast<long long>(nrows) + 1);
-    const auto ci = as_array<ordinal_t>(indices, "indices");
-    const auto v = as_array<double>(data, "data", ci.size());
-    CsrMatrix<double, DefaultMemSpace> a;
-    a.nrows = nrows;
-    a.ncols = ncols;
-    a.row_ptr = Kokkos::View<offset_t*, DefaultMemSpace>("py.row_ptr", rp.size());
-    a.col_idx = Kokkos::View<ordinal_t*, DefaultMemSpace>("py.col_idx", ci.size());
-    a.values = Kokkos::View<double*, DefaultMemSpace>("py.values", v.size());
-    Kokkos::deep_copy(a.row_ptr, in_view(rp));
-    Kokkos::deep_copy(a.col_idx, in_view(ci));
-    Kokkos::deep_copy(a.values, in_view(v));
+    const CsrMatrix<double, DefaultMemSpace> a =
+        copy_to<DefaultMemSpace>(host_csr(indptr, indices, data, nrows, ncols));
     spmv::SpmvOptions options;
     options.check_structure = true;
     op_ = std::make_unique<spmv::SpmvOperator<Exec, double>>(spmv::parse_spmv_algorithm(algorithm), a, options);
@@ -258,13 +261,7 @@ class MatrixPower : public Releasable {
               const std::string& variant) {
     require_kokkos();
     if (powers < 1) throw py::value_error("powers must be >= 1, got " + std::to_string(powers));
-    const auto rp = as_array<offset_t>(indptr, "indptr", static_cast<long long>(n) + 1);
-    const auto ci = as_array<ordinal_t>(indices, "indices");
-    const auto v = as_array<double>(data, "data", ci.size());
-    CsrMatrix<double, HostSpace> a(n, n, static_cast<offset_t>(ci.size()));
-    Kokkos::deep_copy(a.row_ptr, in_view(rp));
-    Kokkos::deep_copy(a.col_idx, in_view(ci));
-    Kokkos::deep_copy(a.values, in_view(v));
+    const CsrMatrix<double, HostSpace> a = host_csr(indptr, indices, data, n, n);
     mpk::MpkOptions options;
     options.powers = powers;
     variant_ = mpk::parse_variant(variant);
