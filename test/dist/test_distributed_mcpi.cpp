@@ -233,17 +233,17 @@ TEST(DistributedMcpi, RankWithoutNeighbours) {
   if (world_rank() == world_size() - 1) EXPECT_TRUE(share.ghost_ids.empty());
 }
 
+// The whole system as one rank's share.
+dist::LocalSystem whole_share(const BlockSystem<HostSpace>& system) {
+  return dist::local_share(system, std::vector<int>(static_cast<size_t>(system.n), 0), 0);
+}
+
 TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 5, 5), 1, test::test_seed());
   const Graph g = graph_of(system);
   // The whole structure on this rank alone.
-  const auto whole = dist::local_share(system, std::vector<int>(static_cast<size_t>(g.n), 0), 0);
-  dist::LocalStructure s;
-  s.nb = 1;
-  s.n = whole.n;
-  s.row_ptr = whole.row_ptr.data();
-  s.col_idx = whole.col_idx.data();
-  s.global_ids = whole.global_ids.data();
+  const auto whole = whole_share(system);
+  const dist::LocalStructure s = dist::structure_of(whole);
   const auto alone = dist::make_distributed_plan(MPI_COMM_SELF, s);
   for (const Split split : {Split::blocks, Split::scattered}) {
     const Outcome d = run_distributed(system, partition(g, split, world_size()), 1);
@@ -258,13 +258,8 @@ TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
 TEST(DistributedMcpi, RecolouringOverTheRanksIsTheSequentialOne) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 5, 5), 2, test::test_seed());
   const Graph g = graph_of(system);
-  const auto whole = dist::local_share(system, std::vector<int>(static_cast<size_t>(g.n), 0), 0);
-  dist::LocalStructure s;
-  s.nb = 2;
-  s.n = whole.n;
-  s.row_ptr = whole.row_ptr.data();
-  s.col_idx = whole.col_idx.data();
-  s.global_ids = whole.global_ids.data();
+  const auto whole = whole_share(system);
+  const dist::LocalStructure s = dist::structure_of(whole);
   const auto greedy = dist::make_distributed_plan(MPI_COMM_SELF, s);
   const Coloring want = recolor_iterated_greedy(g, coloring_from_colors(g, greedy.setup.coloring.color), 2);
   EXPECT_LE(want.ncolors, greedy.setup.coloring.ncolors);
