@@ -96,17 +96,23 @@ std::vector<long long> class_sizes(MPI_Comm comm, const std::vector<ordinal_t>& 
 void recolor_iterated_greedy(MPI_Comm comm, const ColourHalo& ch, const std::vector<std::vector<ordinal_t>>& adjacency,
                              ordinal_t n, int passes, std::vector<ordinal_t>& color,
                              std::vector<ordinal_t>& remote_color) {
-  std::vector<long long> best_sizes = class_sizes(comm, color);
+  std::vector<long long> best_sizes = class_sizes(comm, color), current_sizes = best_sizes;
   std::vector<ordinal_t> current = color, current_remote = remote_color;
-  std::vector<ordinal_t> fresh, fresh_remote;
+  std::vector<ordinal_t> fresh, fresh_remote, by_class(static_cast<size_t>(n)), class_start;
   std::vector<char> taken;
   for (int pass = 0; pass < passes; ++pass) {
-    const auto ncolors = static_cast<ordinal_t>(class_sizes(comm, current).size());
+    // This rank's rows grouped by class (counting sort), so that each class is one scan.
+    const auto ncolors = static_cast<ordinal_t>(current_sizes.size());
+    class_start.assign(static_cast<size_t>(ncolors) + 1, 0);
+    for (ordinal_t i = 0; i < n; ++i) ++class_start[current[i] + 1];
+    for (ordinal_t c = 0; c < ncolors; ++c) class_start[c + 1] += class_start[c];
+    std::vector<ordinal_t> next(class_start.begin(), class_start.end() - 1);
+    for (ordinal_t i = 0; i < n; ++i) by_class[next[current[i]]++] = i;
     fresh.assign(static_cast<size_t>(n), -1);
     fresh_remote.assign(current_remote.size(), -1);
     for (ordinal_t cls = ncolors - 1; cls >= 0; --cls) {
-      for (ordinal_t i = 0; i < n; ++i) {
-        if (current[i] != cls) continue;
+      for (ordinal_t p = class_start[cls]; p < class_start[cls + 1]; ++p) {
+        const ordinal_t i = by_class[p];
         taken.assign(adjacency[i].size() + 1, 0);
         for (const ordinal_t v : adjacency[i]) {
           const ordinal_t f = v < n ? fresh[v] : fresh_remote[v - n];
@@ -118,11 +124,11 @@ void recolor_iterated_greedy(MPI_Comm comm, const ColourHalo& ch, const std::vec
     }
     current.swap(fresh);
     current_remote.swap(fresh_remote);
-    const std::vector<long long> sizes = class_sizes(comm, current);
+    current_sizes = class_sizes(comm, current);
     const auto smallest = [](const std::vector<long long>& z) { return *std::min_element(z.begin(), z.end()); };
-    if (sizes.size() < best_sizes.size() ||
-        (sizes.size() == best_sizes.size() && smallest(sizes) > smallest(best_sizes))) {
-      best_sizes = sizes;
+    if (current_sizes.size() < best_sizes.size() ||
+        (current_sizes.size() == best_sizes.size() && smallest(current_sizes) > smallest(best_sizes))) {
+      best_sizes = current_sizes;
       color = current;
       remote_color = current_remote;
     }
