@@ -2,6 +2,8 @@
 // The CUDA runtime under the names the code shared with HIP uses (backends/common/cuda_hip).
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include <Kokkos_Core.hpp>
 
 namespace ppsparse::gpu {
@@ -24,5 +26,28 @@ inline constexpr const char* event_create_name = "cudaEventCreate";
 inline constexpr const char* event_record_name = "cudaEventRecord";
 inline constexpr const char* event_synchronize_name = "cudaEventSynchronize";
 inline constexpr const char* event_elapsed_name = "cudaEventElapsedTime";
+
+// What the runtime knows of an address (backend/foreign_memory.hpp).
+struct PointerPlace {
+  bool device_memory = false, managed = false;
+  int device = -1;
+};
+inline error_t pointer_place(const void* address, PointerPlace& place) {
+  cudaPointerAttributes a{};
+  const error_t e = cudaPointerGetAttributes(&a, address);
+  if (e != success) return e;
+  place.device_memory = a.type == cudaMemoryTypeDevice;
+  place.managed = a.type == cudaMemoryTypeManaged;
+  place.device = a.device;
+  return e;
+}
+inline error_t get_last_error() { return cudaGetLastError(); }
+inline int device_id(const Space& space) { return space.cuda_device(); }
+// A stream as __cuda_array_interface__ gives it: 1 and 2 name the default streams.
+inline stream_t stream_from_interface(std::uintptr_t s) {
+  return s == 1 ? cudaStreamLegacy : s == 2 ? cudaStreamPerThread : reinterpret_cast<stream_t>(s);
+}
+inline error_t event_create_untimed(event_t* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); }
+inline error_t stream_wait_event(stream_t s, event_t e) { return cudaStreamWaitEvent(s, e, 0); }
 
 }  // namespace ppsparse::gpu

@@ -2,6 +2,8 @@
 // The HIP runtime under the names the code shared with CUDA uses (backends/common/cuda_hip).
 #include <hip/hip_runtime.h>
 
+#include <cstdint>
+
 #include <Kokkos_Core.hpp>
 
 namespace ppsparse::gpu {
@@ -24,5 +26,33 @@ inline constexpr const char* event_create_name = "hipEventCreate";
 inline constexpr const char* event_record_name = "hipEventRecord";
 inline constexpr const char* event_synchronize_name = "hipEventSynchronize";
 inline constexpr const char* event_elapsed_name = "hipEventElapsedTime";
+
+// What the runtime knows of an address (backend/foreign_memory.hpp). ROCm 6 renamed the
+// attribute's memoryType to type.
+struct PointerPlace {
+  bool device_memory = false, managed = false;
+  int device = -1;
+};
+inline error_t pointer_place(const void* address, PointerPlace& place) {
+  hipPointerAttribute_t a{};
+  const error_t e = hipPointerGetAttributes(&a, address);
+  if (e != success) return e;
+#if HIP_VERSION_MAJOR >= 6
+  place.device_memory = a.type == hipMemoryTypeDevice;
+#else
+  place.device_memory = a.memoryType == hipMemoryTypeDevice;
+#endif
+  place.managed = a.isManaged != 0;
+  place.device = a.device;
+  return e;
+}
+inline error_t get_last_error() { return hipGetLastError(); }
+inline int device_id(const Space& space) { return space.hip_device(); }
+// A stream as __cuda_array_interface__ gives it (CuPy on ROCm): 1 and 2 name the default streams.
+inline stream_t stream_from_interface(std::uintptr_t s) {
+  return s == 1 ? nullptr : s == 2 ? hipStreamPerThread : reinterpret_cast<stream_t>(s);
+}
+inline error_t event_create_untimed(event_t* e) { return hipEventCreateWithFlags(e, hipEventDisableTiming); }
+inline error_t stream_wait_event(stream_t s, event_t e) { return hipStreamWaitEvent(s, e, 0); }
 
 }  // namespace ppsparse::gpu

@@ -10,9 +10,12 @@ readers.
 
 Kokkos is initialised on import with its defaults (ppsparse.initialize(threads=..., device_id=...)
 first to choose), and finalised at exit after every solver's arrays are released. Arrays are
-NumPy arrays (any real dtype, converted once to float64 / int32 / int64 where they differ).
-Bad input raises ValueError or TypeError with the library's one-line message; a singular or
-non-finite block raises ppsparse.NumericalError naming the block in your numbering.
+NumPy arrays (any real dtype, converted once to float64 / int32 / int64 where they differ). On a
+GPU build (ppsparse.gpu_build()), GPU arrays too: CuPy arrays, or any object with
+__cuda_array_interface__, contiguous float64, read and written in place on the GPU after the
+work queued on their stream; results of GPU inputs are CuPy arrays. Bad input raises ValueError
+or TypeError with the library's one-line message; a singular or non-finite block raises
+ppsparse.NumericalError naming the block in your numbering.
 """
 import atexit
 
@@ -26,6 +29,7 @@ from ._ppsparse import (  # noqa: F401
     Status,
     execution_space,
     finalize,
+    gpu_build,
     initialize as _initialize,
     is_initialized,
     o_formats,
@@ -34,7 +38,7 @@ from ._ppsparse import (  # noqa: F401
 )
 
 __all__ = ["McpiSolver", "SpmvOperator", "MatrixPower", "NumericalError", "Status", "initialize", "finalize", "is_initialized",
-           "execution_space", "read_matrix_market", "read_mesh", "o_formats"]
+           "execution_space", "gpu_build", "read_matrix_market", "read_mesh", "o_formats"]
 
 _explicit = {"done": False}
 
@@ -66,6 +70,7 @@ class McpiSolver(_McpiSolver):
     fgmres(R, dq=None, rtol=1e-6, atol=0, restart=30, max_iterations=300, sweeps=5,
            initial_guess=False) -> (dq, Status)
     multiply(x) -> A x
+    R, dq and x may be GPU arrays (both of a call on the GPU, or both on the host).
     """
 
     def __init__(self, indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False):
@@ -76,6 +81,7 @@ class McpiSolver(_McpiSolver):
     def from_bsr(cls, a, **options):
         """Setup from the structure of a scipy.sparse.bsr_matrix holding O (square blocks, no
         diagonal blocks)."""
+        a = _on_host(a)
         r, c = a.blocksize
         if r != c:
             raise ValueError("from_bsr: blocks of %d x %d are not square" % (r, c))
@@ -84,9 +90,19 @@ class McpiSolver(_McpiSolver):
         return cls(a.indptr, a.indices, r, **options)
 
 
+def _on_host(a):
+    """A cupyx.scipy.sparse matrix as its scipy.sparse copy (the structure is read on the host);
+    anything else as it is."""
+    if type(a).__module__.startswith("cupyx.scipy.sparse") and hasattr(a, "get"):
+        return a.get()
+    return a
+
+
 def _csr(a, who):
-    """a (any scipy.sparse matrix) as a CSR matrix with sorted indices; TypeError otherwise."""
+    """a (any scipy.sparse or cupyx.scipy.sparse matrix) as a CSR matrix with sorted indices;
+    TypeError otherwise."""
     import scipy.sparse as sp
+    a = _on_host(a)
     if not sp.issparse(a):
         raise TypeError("%s: a scipy.sparse matrix is expected, got %s" % (who, type(a).__name__))
     a = sp.csr_matrix(a)

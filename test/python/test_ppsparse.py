@@ -203,3 +203,28 @@ def test_results_equal_the_c_and_cpp_api():
     assert np.array_equal(dq, dq_c)
     assert st.sweeps == status.sweeps == 7
     assert st.final_residual == status.final_residual and st.initial_residual == status.initial_residual
+
+
+class InterfaceOnly:
+    """An object that only describes an array through __cuda_array_interface__ (as Numba's and
+    PyTorch's GPU arrays do), pointing wherever it is told."""
+
+    def __init__(self, n, address=0, typestr="<f8", **extra):
+        self.__cuda_array_interface__ = dict(shape=(n,), typestr=typestr, data=(address, False), version=3, **extra)
+
+
+def test_gpu_arrays_on_a_cpu_build_and_mixed_places_are_refused():
+    O, D, _, R = grid_system(g=3, nb=2)
+    solver = ppsparse.McpiSolver.from_bsr(O)
+    solver.update(O.data, D)
+    with pytest.raises(ValueError, match="dq is a GPU array and R is not: pass both on the GPU or both on the host"):
+        solver.apply(R, InterfaceOnly(R.size))
+    with pytest.raises(ValueError, match="O is a GPU array and D is not"):
+        solver.update(InterfaceOnly(O.data.size), D)
+    if ppsparse.gpu_build():
+        pytest.skip("a GPU build takes GPU arrays (test_ppsparse_gpu.py)")
+    with pytest.raises(TypeError, match=r"R: a GPU array \(__cuda_array_interface__\) given to a CPU build of "
+                                        r"ppsparse \(.*\): pass a NumPy array"):
+        solver.apply(InterfaceOnly(R.size))
+    with pytest.raises(TypeError, match="x: a GPU array .* CPU build"):
+        ppsparse.SpmvOperator(sp.eye(4, format="csr")) @ InterfaceOnly(4)

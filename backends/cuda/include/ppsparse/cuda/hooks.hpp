@@ -43,6 +43,16 @@ void order_after(const Kokkos::Cuda& waiter, const Kokkos::Cuda& producer);
 }  // namespace ppsparse::backend
 #endif
 
+#if defined(PPSPARSE_HOOKS_FOREIGN_MEMORY) && !defined(PPSPARSE_CUDA_HOOKS_FOREIGN_MEMORY)
+#define PPSPARSE_CUDA_HOOKS_FOREIGN_MEMORY
+namespace ppsparse::backend {
+/// The runtime's pointer attributes, device and streams (foreign_memory_cuda.cpp).
+MemoryLocation locate_memory(const Kokkos::Cuda& exec, const void* address);
+int device_of(const Kokkos::Cuda& exec);
+void order_after_stream(const Kokkos::Cuda& exec, std::uintptr_t stream);
+}  // namespace ppsparse::backend
+#endif
+
 #if defined(PPSPARSE_HOOKS_MULTIPROCESSORS) && !defined(PPSPARSE_CUDA_HOOKS_MULTIPROCESSORS)
 #define PPSPARSE_CUDA_HOOKS_MULTIPROCESSORS
 namespace ppsparse::backend {

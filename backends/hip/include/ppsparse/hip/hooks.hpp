@@ -39,6 +39,16 @@ class DeviceTimer<Kokkos::HIP> : public EventTimer<Kokkos::HIP> {
 }  // namespace ppsparse::backend
 #endif
 
+#if defined(PPSPARSE_HOOKS_FOREIGN_MEMORY) && !defined(PPSPARSE_HIP_HOOKS_FOREIGN_MEMORY)
+#define PPSPARSE_HIP_HOOKS_FOREIGN_MEMORY
+namespace ppsparse::backend {
+/// The runtime's pointer attributes, device and streams (foreign_memory_hip.cpp).
+MemoryLocation locate_memory(const Kokkos::HIP& exec, const void* address);
+int device_of(const Kokkos::HIP& exec);
+void order_after_stream(const Kokkos::HIP& exec, std::uintptr_t stream);
+}  // namespace ppsparse::backend
+#endif
+
 #if defined(PPSPARSE_HOOKS_DEVICE_MESSENGER) && !defined(PPSPARSE_HIP_HOOKS_DEVICE_MESSENGER)
 #define PPSPARSE_HIP_HOOKS_DEVICE_MESSENGER
 namespace ppsparse::dist {
