@@ -14,6 +14,15 @@ namespace {
 
 using Exec = Kokkos::DefaultExecutionSpace;
 
+// A device lambda cannot live in a test's body (CUDA): the sum of v on exec, here.
+double sum_on(const Exec& exec, const Kokkos::View<double*>& v) {
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "ppsparse::test_foreign_memory_sum", Kokkos::RangePolicy<Exec>(exec, 0, v.extent(0)),
+      KOKKOS_LAMBDA(const int i, double& s) { s += v(i); }, sum);
+  return sum;
+}
+
 TEST(ForeignMemory, DeviceArraysAreOnTheExecutionSpacesGpuAndHostArraysOnTheHost) {
   const Exec exec;
   const bool gpu = compat::is_gpu_space<Exec>();
@@ -42,11 +51,7 @@ TEST(ForeignMemory, TheDefaultStreamsOfTheArrayInterfaceCanBeWaitedFor) {
   // 1 and 2: the legacy and the per-thread default streams of __cuda_array_interface__.
   EXPECT_NO_THROW(order_after_stream(exec, 1));
   EXPECT_NO_THROW(order_after_stream(exec, 2));
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "ppsparse::test_foreign_memory_sum", Kokkos::RangePolicy<Exec>(exec, 0, v.extent(0)),
-      KOKKOS_LAMBDA(const int i, double& s) { s += v(i); }, sum);
-  EXPECT_EQ(sum, 2000.0);
+  EXPECT_EQ(sum_on(exec, v), 2000.0);
 }
 
 }  // namespace
