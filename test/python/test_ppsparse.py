@@ -33,7 +33,7 @@ def grid_system(g=6, nb=3, seed=7):
     blocks = rng.uniform(-1, 1, size=(pattern.nnz, nb, nb)).astype(np.float32).astype(np.float64)
     O = sp.bsr_matrix((blocks, pattern.indices, pattern.indptr), shape=(n * nb, n * nb))
     D = np.stack([np.eye(nb) * (8.0 * nb) + rng.uniform(-0.5, 0.5, (nb, nb)) for _ in range(n)])
-    A = (O + sp.block_diag(list(D), format="csr")).tocsr()
+    A = (O + sp.bsr_matrix((D, np.arange(n), np.arange(n + 1)), shape=O.shape)).tocsr()
     R = rng.uniform(-1, 1, n * nb)
     return O, D, A, R
 
