@@ -188,6 +188,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   dopt.progress = progress;
   dopt.o_storage = opt.o_storage;
   dopt.recolor_passes = opt.recolor_passes;
+  dopt.halo_coloring = dist::parse_halo_coloring(opt.halo_coloring);
   auto solver = mcpi::make_distributed_solver<Exec>(comm, mcpi::pattern_of(share), dopt);
   Exec exec;
   progress("copying values and factoring D on every rank");
@@ -245,6 +246,23 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   MPI_Allreduce(MPI_IN_PLACE, colour_wait.data(), ncolors, MPI_DOUBLE, MPI_MAX, comm);
   MPI_Allreduce(MPI_IN_PLACE, colour_bytes.data(), ncolors, MPI_DOUBLE, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, colour_rows.data(), ncolors, MPI_LONG_LONG, MPI_SUM, comm);
+  // Colours that exchange: those with messages on some rank.
+  std::vector<int> exchanging(static_cast<size_t>(ncolors));
+  for (ordinal_t c = 0; c < ncolors; ++c) exchanging[c] = halo->active(c) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, exchanging.data(), ncolors, MPI_INT, MPI_MAX, comm);
+  const int exchanging_colours = static_cast<int>(std::count(exchanging.begin(), exchanging.end(), 1));
+
+  // Sweeps to the tolerance (--rtol, else 1e-6) from dQ = 0, checked after every sweep.
+  mcpi::Status to_tolerance;
+  {
+    Kokkos::View<double*, HostSpace> dq("dq", share.R.size());
+    mcpi::Control c;
+    c.rtol = opt.rtol > 0 ? opt.rtol : 1e-6;
+    c.max_sweeps = 500;
+    c.check_interval = 1;
+    c.variant = variant;
+    to_tolerance = solver.apply(exec, view(share.R), dq, c);
+  }
 
   // --verify: the one-rank solver in the same colouring, on rank 0.
   const bool verify = opt.verify == 1;
@@ -309,6 +327,10 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
                     : "");
     for (ordinal_t c = 0; c < ncolors; ++c) std::printf(" %lld", colour_rows[c]);
     std::printf("\n");
+    std::printf("exchanges %d of %d colours exchange (%s colouring)\n", exchanging_colours, ncolors,
+                opt.halo_coloring.c_str());
+    std::printf("converge  %d sweeps to ||r|| / ||R|| < %.1e (%s)\n", to_tolerance.sweeps,
+                opt.rtol > 0 ? opt.rtol : 1e-6, mcpi::name(to_tolerance.reason));
     std::printf("\n%6s %12s %10s %8s %14s %8s %10s\n", "rank", "owned rows", "ghosts", "ghost %", "bytes/sweep",
                 "wait %", "ms/sweep");
     for (int q = 0; q < size; ++q) {

@@ -115,6 +115,9 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
   --partitioner NAME     metis (default: METIS k-way on rank 0) or zoltan (rank 0 sends
                          contiguous blocks of rows, then Zoltan's parallel graph partitioning
                          moves them, as for a system read in parallel)
+  --halo-coloring NAME   partition_independent (default: the same colours on every
+                         partition) or boundary_first (the rows coupled to other ranks take
+                         the first colours: fewer colours exchange)
   --per-colour           each colour's rows, bytes exchanged and wait
   --distributed          the distributed mode on one rank too (the one-GPU baseline of a
                          scaling run)
@@ -227,6 +230,11 @@ Options parse_options(int argc, const char* const* argv) {
       tuning_args.emplace_back(a, value());
     } else if (a == "--unroll") {
       o.tuning.unroll = static_cast<int>(parse_int(a, value(), 0, 4));
+    } else if (a == "--halo-coloring") {
+      o.halo_coloring = value();
+      if (o.halo_coloring != "partition_independent" && o.halo_coloring != "boundary_first")
+        throw InvalidArgument("mcpi: --halo-coloring expects partition_independent or boundary_first, got '" +
+                              o.halo_coloring + "'");
     } else if (a == "--transport") {
       o.transport = value();
       if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device" && o.transport != "nccl")

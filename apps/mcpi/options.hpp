@@ -38,7 +38,8 @@ struct Options {
   // Under mpirun (more than one rank): how messages travel (automatic, staged, mpi_device)
   // and whether to print each colour's rows, bytes and wait.
   std::string transport = "automatic";
-  std::string partitioner = "metis";  // --partitioner: metis (on rank 0) or zoltan (distributed)
+  std::string halo_coloring = "partition_independent";  // --halo-coloring NAME (dist::HaloColoring)
+  std::string partitioner = "metis";                    // --partitioner: metis (on rank 0) or zoltan (distributed)
   bool per_colour = false;
   bool distributed = false;  // --distributed: the distributed mode on one rank too
   bool probe_link = false;   // --probe-link: time exchanges between rank pairs (scaling model)

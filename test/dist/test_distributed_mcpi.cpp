@@ -122,14 +122,17 @@ struct Outcome {
   long long bytes = 0;            // sent by this rank
   bool has_ghosts = false;
   std::string transport;
+  std::vector<int> exchanging;  // per colour: 1 where some rank exchanges
 };
 
 Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<int>& part, int sweeps,
-                        dist::Transport transport = dist::Transport::automatic, int recolor_passes = 0) {
+                        dist::Transport transport = dist::Transport::automatic, int recolor_passes = 0,
+                        dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent) {
   const auto share = dist::local_share(system, part, world_rank());
   mcpi::DistributedOptions options;
   options.transport = transport;
   options.recolor_passes = recolor_passes;
+  options.halo_coloring = halo_coloring;
   auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options);
   Exec exec;
   solver.update(exec, view(share.O), view(share.D));
@@ -146,6 +149,9 @@ Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<
   out.bytes = solver.halo()->stats().bytes;
   out.has_ghosts = !share.ghost_ids.empty();
   out.transport = solver.halo()->transport();
+  for (ordinal_t c = 0; c < solver.coloring().ncolors; ++c) out.exchanging.push_back(solver.halo()->active(c) ? 1 : 0);
+  MPI_Allreduce(MPI_IN_PLACE, out.exchanging.data(), static_cast<int>(out.exchanging.size()), MPI_INT, MPI_MAX,
+                MPI_COMM_WORLD);
   return out;
 }
 
@@ -280,6 +286,54 @@ TEST(DistributedMcpi, RecolouringOverTheRanksIsTheSequentialOne) {
         [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
     EXPECT_NE(m.find("recolor_passes differs between the ranks (0 to "), std::string::npos) << m;
   }
+}
+
+// Boundary-first: the rows coupled to other ranks take the first colours, so that only those
+// colours exchange (fewer than in the partition-independent colouring); the result is the
+// one-rank solver's in the same colouring.
+TEST(DistributedMcpi, BoundaryFirstColouringExchangesInFewerColours) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(14, 13, 12), 2, test::test_seed());
+  const Graph g = graph_of(system);
+  for (const Split split : {Split::metis, Split::blocks}) {
+    const auto part = partition(g, split, world_size());
+    const Outcome fixed = run_distributed(system, part, 1);
+    for (const int sweeps : {1, 5, 15}) {
+      const Outcome d =
+          run_distributed(system, part, sweeps, dist::Transport::automatic, 0, dist::HaloColoring::boundary_first);
+      EXPECT_LT(max_relative_difference(d.dq, one_rank_dq(system, d.colors, sweeps)), 2e-6) << sweeps << " sweeps";
+      // A valid colouring of the whole graph.
+      for (ordinal_t v = 0; v < g.n; ++v)
+        for (offset_t k = g.row_ptr[v]; k < g.row_ptr[v + 1]; ++k) ASSERT_NE(d.colors[v], d.colors[g.adj[k]]);
+      // The exchanging colours are the first ones, and fewer than with the fixed order.
+      const auto first_quiet = std::find(d.exchanging.begin(), d.exchanging.end(), 0);
+      EXPECT_TRUE(std::all_of(first_quiet, d.exchanging.end(), [](int e) { return e == 0; }));
+      const long long with_boundary_first = std::count(d.exchanging.begin(), d.exchanging.end(), 1);
+      const long long with_fixed_order = std::count(fixed.exchanging.begin(), fixed.exchanging.end(), 1);
+      if (world_size() == 1)
+        EXPECT_EQ(with_boundary_first, 0);
+      else
+        EXPECT_LT(with_boundary_first, with_fixed_order);
+    }
+  }
+  // With recolouring, or differing between the ranks: an error on every rank.
+  const auto share = dist::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
+  mcpi::DistributedOptions options;
+  options.halo_coloring = dist::HaloColoring::boundary_first;
+  options.recolor_passes = 1;
+  const std::string m = test::message_of<InvalidArgument>(
+      [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
+  EXPECT_NE(m.find("recolor_passes = 1 with the boundary_first colouring"), std::string::npos) << m;
+  if (world_size() > 1) {
+    options.recolor_passes = 0;
+    options.halo_coloring =
+        world_rank() == 0 ? dist::HaloColoring::boundary_first : dist::HaloColoring::partition_independent;
+    const std::string d = test::message_of<InvalidArgument>(
+        [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
+    EXPECT_NE(d.find("the halo colouring differs between the ranks (boundary_first on 1 of "), std::string::npos) << d;
+  }
+  EXPECT_EQ(dist::parse_halo_coloring("boundary_first"), dist::HaloColoring::boundary_first);
+  PPSPARSE_EXPECT_THROW_MESSAGE(dist::parse_halo_coloring("boundary"), InvalidArgument,
+                                "unknown halo colouring 'boundary' (partition_independent, boundary_first)");
 }
 
 TEST(DistributedMcpi, StoppingCriteriaAgreeOnEveryRank) {

@@ -258,8 +258,18 @@ std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, gl
   return ghost_owner;
 }
 
+const char* name(HaloColoring c) {
+  return c == HaloColoring::boundary_first ? "boundary_first" : "partition_independent";
+}
+
+HaloColoring parse_halo_coloring(const std::string& s) {
+  for (const auto c : {HaloColoring::partition_independent, HaloColoring::boundary_first})
+    if (s == name(c)) return c;
+  throw InvalidArgument("unknown halo colouring '" + s + "' (partition_independent, boundary_first)");
+}
+
 DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors,
-                                      int recolor_passes) {
+                                      int recolor_passes, HaloColoring halo_coloring) {
   DistributedPlan plan;
   MPI_Comm_rank(comm, &plan.rank);
   MPI_Comm_size(comm, &plan.size);
@@ -276,6 +286,16 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   if (passes_lo != passes_hi)
     throw InvalidArgument(who + "recolor_passes differs between the ranks (" + std::to_string(passes_lo) + " to " +
                           std::to_string(passes_hi) + ")");
+  const bool boundary_first = halo_coloring == HaloColoring::boundary_first;
+  int boundary_first_ranks = boundary_first ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &boundary_first_ranks, 1, MPI_INT, MPI_SUM, comm);
+  if (boundary_first_ranks != 0 && boundary_first_ranks != size)
+    throw InvalidArgument(who + "the halo colouring differs between the ranks (boundary_first on " +
+                          std::to_string(boundary_first_ranks) + " of " + std::to_string(size) + ")");
+  if (boundary_first && recolor_passes > 0 && colors.empty())
+    throw InvalidArgument(who + "recolor_passes = " + std::to_string(recolor_passes) +
+                          " with the boundary_first colouring: the recolouring would spread the boundary rows over "
+                          "every colour again (use one or the other)");
   const std::vector<GhostOwner> ghost_owner = locate_ghosts(comm, s, &plan.n_global);
   const auto name = [&](global_t id) { return "global id " + std::to_string(id + base); };
 
@@ -388,12 +408,18 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
     for (auto& c : color) c = compact(c);
     for (auto& c : remote_color) c = compact(c);
   } else {
+    // Boundary rows: coupled to another rank's (every remote row is one, on its own rank).
+    std::vector<char> on_boundary(static_cast<size_t>(n), 0);
+    for (ordinal_t i = 0; i < n; ++i)
+      on_boundary[i] = std::any_of(adjacency[i].begin(), adjacency[i].end(), [&](ordinal_t v) { return v >= n; });
+    const auto boundary = [&](ordinal_t v) { return v >= n || on_boundary[v] != 0; };
     // Every row's degree in the symmetrised graph, remote rows' from their ranks.
     std::vector<ordinal_t> degree(static_cast<size_t>(n)), remote_degree(ch.remote_id.size(), 0);
     for (ordinal_t i = 0; i < n; ++i) degree[i] = static_cast<ordinal_t>(adjacency[i].size());
     exchange_colours(comm, ch, degree, remote_degree);
     const auto degree_of = [&](ordinal_t v) { return v < n ? degree[v] : remote_degree[v - n]; };
     const auto earlier = [&](ordinal_t a, ordinal_t b) {
+      if (boundary_first && boundary(a) != boundary(b)) return boundary(a);
       return before(degree_of(a), id_of(a), degree_of(b), id_of(b));
     };
     std::vector<ordinal_t> order(static_cast<size_t>(n));

@@ -11,6 +11,7 @@
 ///    first in each colour, and per colour and neighbour the rows to send and ghosts to receive.
 /// Every error is agreed by all ranks (dist/collective.hpp): no rank is left in a collective.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <mpi.h>
@@ -70,14 +71,34 @@ struct GhostOwner {
 /// comm). n_global, if given, receives the number of rows over all ranks.
 std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, global_t* n_global = nullptr);
 
+/// How make_distributed_plan colours the rows when the caller gives no colours.
+enum class HaloColoring {
+  /// Greedy in one fixed priority order (larger degree first): the same colours on any
+  /// partition, and every colour holding rows coupled to other ranks costs an exchange.
+  partition_independent,
+  /// The same greedy, with the rows coupled to other ranks (the partition's boundary) before
+  /// all others: they take the first few colours, the interior fills every colour, and only
+  /// the colours that hold boundary rows exchange. The colours depend on the partition.
+  boundary_first,
+};
+
+/// The name of a HaloColoring ("partition_independent", "boundary_first"), and back
+/// (InvalidArgument listing the names).
+const char* name(HaloColoring c);
+HaloColoring parse_halo_coloring(const std::string& s);
+
 /// Builds rank's plan (collective over comm). `colors`, if not empty, gives each owned row's
 /// colour (any nonnegative ids, the same id meaning the same colour on every rank); otherwise
-/// the partition-independent greedy colouring, then `recolor_passes` passes of iterated greedy
-/// recolouring over the ranks (reorder::recolor_iterated_greedy's result on the whole graph,
-/// on any partition). InvalidArgument on every rank naming the first failing rank and the
-/// defect: sizes, an index out of range, a global id owned twice or by no rank, a ghost id no
-/// rank owns, coupled rows sharing a colour, a negative recolor_passes.
+/// the greedy colouring in `halo_coloring`'s order, then, for the partition-independent order,
+/// `recolor_passes` passes of iterated greedy recolouring over the ranks
+/// (reorder::recolor_iterated_greedy's result on the whole graph, on any partition).
+/// InvalidArgument on every rank naming the first failing rank and the defect: sizes, an index
+/// out of range, a global id owned twice or by no rank, a ghost id no rank owns, coupled rows
+/// sharing a colour, a negative recolor_passes, options that differ between the ranks,
+/// recolouring asked with the boundary-first order (it would spread the boundary rows over
+/// every colour again).
 DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors = {},
-                                      int recolor_passes = 0);
+                                      int recolor_passes = 0,
+                                      HaloColoring halo_coloring = HaloColoring::partition_independent);
 
 }  // namespace ppsparse::dist

@@ -76,6 +76,10 @@ struct DistributedOptions {
   /// Without colors: passes of iterated greedy recolouring over the ranks after the greedy
   /// colouring (fewer, fuller colours; reorder::recolor_iterated_greedy). The same on every rank.
   int recolor_passes = 0;
+  /// Without colors: the greedy colouring's order (dist/plan.hpp). boundary_first puts the rows
+  /// coupled to other ranks into the first colours, so that fewer colours exchange; the
+  /// default keeps the colours the same on every partition. The same on every rank.
+  dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent;
   Transport transport = Transport::automatic;
   /// How the sweeps store O (mcpi/o_format.hpp); the same on every rank.
   OStorage o_storage;
@@ -377,7 +381,8 @@ Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm co
   s.ghost_ids = ghosts.data();
   s.index_base = p.index_base;
   if (options.progress) options.progress("distributed setup: partition, ghosts and colouring");
-  dist::DistributedPlan plan = dist::make_distributed_plan(comm, s, options.colors, options.recolor_passes);
+  dist::DistributedPlan plan =
+      dist::make_distributed_plan(comm, s, options.colors, options.recolor_passes, options.halo_coloring);
   plan.setup.o_storage = options.o_storage;
   ExecSpace exec;
   std::shared_ptr<Halo<ExecSpace, XScalar>> halo;
