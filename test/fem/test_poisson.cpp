@@ -331,7 +331,7 @@ TEST(FemPoisson, BadCallsAreNamed) {
   EXPECT_EQ(parse_poisson_operator("lma_colored"), PoissonOperatorKind::lma_colored);
   PPSPARSE_EXPECT_THROW_MESSAGE(
       parse_poisson_operator("lma"), InvalidArgument,
-      "unknown finite element operator 'lma' (csr, ell, lma_atomic, lma_colored, matrix_free)");
+      "unknown finite element operator 'lma' (csr, ell, lma_atomic, lma_colored, matrix_free, matrix_free_blocked)");
 }
 
 }  // namespace
