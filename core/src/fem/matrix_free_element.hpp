@@ -2,8 +2,8 @@
 // One element's product y_e = K_e x_e with K_e recomputed from the element's four vertices,
 // shared by op_matrix_free.cpp and op_matrix_free_blocked.cpp. P1: K_ij = vol * grad(lambda_i)
 // . grad(lambda_j), from the gradients of the barycentric coordinates (the rows of J^-1). P2:
-// K_ij = |det J| * sum_ab C_ab R_ijab with C = J^-1 J^-T and the reference integrals R
-// (PoissonSystem::reference).
+// y = |det J| * sum_q w_q B_q^T C B_q x with C = J^-1 J^-T and B_q the reference gradients at the
+// 4-point rule's points (PoissonSystem::reference): 120 table entries per element, not K's 900.
 #include "poisson_kernel.hpp"
 
 namespace ppsparse::fem::detail {
@@ -36,20 +36,25 @@ KOKKOS_INLINE_FUNCTION void element_product(const Scalar (&p)[4][3], const Scala
     const Scalar vol = jacobian / Scalar(6);
     for (int i = 0; i < 4; ++i) ye[i] = vol * (g[i][0] * s[0] + g[i][1] * s[1] + g[i][2] * s[2]);
   } else {
+    // The 4-point rule (exact: the integrand has degree 2): at each point q, the reference
+    // gradient of u, mapped by C, against each basis function's (weights 1/24).
     Scalar C[3][3];
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)
         C[a][b] = g[a + 1][0] * g[b + 1][0] + g[a + 1][1] * g[b + 1][1] + g[a + 1][2] * g[b + 1][2];
-    for (int i = 0; i < M; ++i) {
-      Scalar sum = 0;
-      for (int j = 0; j < M; ++j) {
-        const size_t at = static_cast<size_t>(i * M + j) * 9;
-        Scalar k = 0;
-        for (int ab = 0; ab < 9; ++ab) k += C[ab / 3][ab % 3] * reference(at + ab);
-        sum += k * xe[j];
-      }
-      ye[i] = jacobian * sum;
+    for (int i = 0; i < M; ++i) ye[i] = 0;
+    for (int q = 0; q < 4; ++q) {
+      Scalar gu[3] = {0, 0, 0};
+      for (int j = 0; j < M; ++j)
+        for (int a = 0; a < 3; ++a) gu[a] += xe[j] * reference((q * M + j) * 3 + a);
+      Scalar t[3];
+      for (int a = 0; a < 3; ++a) t[a] = C[a][0] * gu[0] + C[a][1] * gu[1] + C[a][2] * gu[2];
+      for (int i = 0; i < M; ++i)
+        ye[i] += reference((q * M + i) * 3 + 0) * t[0] + reference((q * M + i) * 3 + 1) * t[1] +
+                 reference((q * M + i) * 3 + 2) * t[2];
     }
+    const Scalar scale = jacobian / Scalar(24);
+    for (int i = 0; i < M; ++i) ye[i] *= scale;
   }
 }
 

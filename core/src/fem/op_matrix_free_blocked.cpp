@@ -1,10 +1,10 @@
 // The matrix-free element operator by blocks of elements: a team per block of consecutive
 // elements gathers the block's distinct nodes (x, vertex coordinates) into scratch memory once,
-// each thread recomputes one element's matrix and applies it (matrix_free_element.hpp), the
-// products are summed per node in scratch, and each of the block's nodes is added into y once.
-// Against one thread per element with an atomic per element node (op_matrix_free.cpp), the
-// global atomics fall from m per element to the block's distinct nodes, and the node lists shrink
-// to 2-byte indices into the block's list.
+// each thread recomputes one element's matrix and applies it (matrix_free_element.hpp) into
+// scratch, then each of the block's nodes sums its elements' contributions (a block-local
+// incidence list, no atomics in scratch) and is added into y once. Against one thread per element
+// with an atomic per element node (op_matrix_free.cpp), the global atomics fall from m per
+// element to the block's distinct nodes, and the node lists shrink to 2-byte positions.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -24,6 +24,8 @@ struct BlockedProduct {
   Kokkos::View<const offset_t*, Mem> block_ptr;  // block b's nodes: block_nodes[block_ptr[b] .. block_ptr[b + 1])
   Kokkos::View<const ordinal_t*, Mem> block_nodes;
   Kokkos::View<const std::uint16_t*, Mem> elem_local;  // e*M + i: the position of the node in its block's list
+  Kokkos::View<const std::uint16_t*, Mem> incidence;   // per block, by node: the t*M + i where it appears
+  Kokkos::View<const std::uint16_t*, Mem> node_end;    // per block node: the end of its incidence list
   Kokkos::View<const Scalar*, Mem, Kokkos::MemoryTraits<Kokkos::RandomAccess>> coords;
   Kokkos::View<const char*, Mem, Kokkos::MemoryTraits<Kokkos::RandomAccess>> dirichlet;
   Kokkos::View<const Scalar*, Mem, Kokkos::MemoryTraits<Kokkos::RandomAccess>> reference;
@@ -37,12 +39,11 @@ struct BlockedProduct {
     const offset_t first = block_ptr(b);
     const int count = static_cast<int>(block_ptr(b + 1) - first);
     const ScratchValues sx(team.team_scratch(0), static_cast<size_t>(max_block_nodes));
-    const ScratchValues sy(team.team_scratch(0), static_cast<size_t>(max_block_nodes));
     const ScratchValues sp(team.team_scratch(0), 3 * static_cast<size_t>(max_block_nodes));
+    const ScratchValues sy(team.team_scratch(0), static_cast<size_t>(block_elements) * M);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
       const ordinal_t g = block_nodes(first + k);
       sx(k) = dirichlet(g) ? Scalar(0) : x(g);
-      sy(k) = Scalar(0);
       if (g < nvertices)
         for (int r = 0; r < 3; ++r) sp(3 * k + r) = coords(3 * static_cast<size_t>(g) + r);
     });
@@ -61,12 +62,17 @@ struct BlockedProduct {
       for (int v = 0; v < 4; ++v)
         for (int r = 0; r < 3; ++r) p[v][r] = sp(3 * local[v] + r);
       element_product<Scalar, M>(p, xe, reference, ye);
-      for (int i = 0; i < M; ++i) Kokkos::atomic_add(&sy(local[i]), ye[i]);
+      for (int i = 0; i < M; ++i) sy(t * M + i) = ye[i];
     });
     team.team_barrier();
+    // Node k's contributions: incidence[e0*M + node_end(first + k - 1) .. e0*M + node_end(first + k)).
+    const size_t base = static_cast<size_t>(e0) * M;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
       const ordinal_t g = block_nodes(first + k);
-      if (!dirichlet(g)) Kokkos::atomic_add(&y(g), sy(k));
+      const int begin = k == 0 ? 0 : node_end(first + k - 1), end = node_end(first + k);
+      Scalar sum = 0;
+      for (int q = begin; q < end; ++q) sum += sy(incidence(base + q));
+      if (!dirichlet(g)) Kokkos::atomic_add(&y(g), sum);
     });
   }
 };
@@ -88,7 +94,7 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
     const ordinal_t nblocks = (nelements_ + block_elements_ - 1) / block_elements_;
     std::vector<offset_t> ptr(static_cast<size_t>(nblocks) + 1, 0);
     std::vector<ordinal_t> nodes;
-    std::vector<std::uint16_t> local(s.host_elem_nodes.size());
+    std::vector<std::uint16_t> local(s.host_elem_nodes.size()), incidence(s.host_elem_nodes.size()), ends;
     std::vector<ordinal_t> distinct;
     for (ordinal_t b = 0; b < nblocks; ++b) {
       const size_t e0 = static_cast<size_t>(b) * block_elements_;
@@ -99,6 +105,15 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
       for (size_t k = e0 * m_; k < e1 * m_; ++k)
         local[k] = static_cast<std::uint16_t>(std::lower_bound(distinct.begin(), distinct.end(), s.host_elem_nodes[k]) -
                                               distinct.begin());
+      // By node (counting sort of the block's element-node pairs): where each node appears.
+      std::vector<int> fill(distinct.size() + 1, 0);
+      for (size_t k = e0 * m_; k < e1 * m_; ++k) ++fill[local[k] + 1];
+      for (size_t k = 0; k < distinct.size(); ++k) {
+        fill[k + 1] += fill[k];
+        ends.push_back(static_cast<std::uint16_t>(fill[k + 1]));
+      }
+      for (size_t k = e0 * m_; k < e1 * m_; ++k)
+        incidence[e0 * m_ + fill[local[k]]++] = static_cast<std::uint16_t>(k - e0 * m_);
       nodes.insert(nodes.end(), distinct.begin(), distinct.end());
       ptr[b + 1] = static_cast<offset_t>(nodes.size());
       max_block_nodes_ = std::max(max_block_nodes_, static_cast<int>(distinct.size()));
@@ -107,6 +122,8 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
     block_ptr_ = copy_of<offset_t>(ptr, "fem.matrix_free_blocked.block_ptr");
     block_nodes_ = copy_of<ordinal_t>(nodes, "fem.matrix_free_blocked.block_nodes");
     elem_local_ = copy_of<std::uint16_t>(local, "fem.matrix_free_blocked.elem_local");
+    incidence_ = copy_of<std::uint16_t>(incidence, "fem.matrix_free_blocked.incidence");
+    node_end_ = copy_of<std::uint16_t>(ends, "fem.matrix_free_blocked.node_end");
   }
   void apply(const ExecSpace& space, const Kokkos::View<const Scalar*, Mem>& x,
              const Kokkos::View<Scalar*, Mem>& y) override {
@@ -118,12 +135,13 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
       launch<10>(space, x, y);
   }
   FemTraffic traffic() const override {
-    const double bytes = static_cast<double>(nelements_) * m_ * sizeof(std::uint16_t) +
-                         static_cast<double>(block_nodes_.extent(0)) * sizeof(ordinal_t) +
+    const double bytes = 2.0 * static_cast<double>(nelements_) * m_ * sizeof(std::uint16_t) +
+                         static_cast<double>(block_nodes_.extent(0)) * (sizeof(ordinal_t) + sizeof(std::uint16_t)) +
                          3.0 * static_cast<double>(nvertices_) * sizeof(Scalar);
-    return elementwise_traffic(bytes, nnodes_, sizeof(Scalar),
-                               "matrix-free by blocks: m 2-byte node positions per element, each block's node list, 3 "
-                               "coordinates per vertex");
+    return elementwise_traffic(
+        bytes, nnodes_, sizeof(Scalar),
+        "matrix-free by blocks: m 2-byte node positions and m 2-byte incidences per element, each "
+        "block's node list and incidence ends, 3 coordinates per vertex");
   }
   std::string parameters() const override {
     return std::to_string(block_elements_) + " elements per block, " +
@@ -142,12 +160,14 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
   void launch(const ExecSpace& space, const Kokkos::View<const Scalar*, Mem>& x, const Kokkos::View<Scalar*, Mem>& y) {
     using Functor = BlockedProduct<ExecSpace, Scalar, M>;
     const int team = compat::is_gpu_space<ExecSpace>() ? block_elements_ : 1;
-    const size_t scratch = Functor::ScratchValues::shmem_size(static_cast<size_t>(max_block_nodes_)) * 5;
+    const size_t scratch = Functor::ScratchValues::shmem_size(static_cast<size_t>(max_block_nodes_)) +
+                           Functor::ScratchValues::shmem_size(3 * static_cast<size_t>(max_block_nodes_)) +
+                           Functor::ScratchValues::shmem_size(static_cast<size_t>(block_elements_) * M);
     Kokkos::parallel_for("ppsparse::fem_matrix_free_blocked",
                          Kokkos::TeamPolicy<ExecSpace>(space, nblocks_, team)
                              .set_scratch_size(0, Kokkos::PerTeam(static_cast<int>(scratch))),
-                         Functor{block_ptr_, block_nodes_, elem_local_, coords_, dirichlet_, reference_, x, y,
-                                 nelements_, nvertices_, block_elements_, max_block_nodes_});
+                         Functor{block_ptr_, block_nodes_, elem_local_, incidence_, node_end_, coords_, dirichlet_,
+                                 reference_, x, y, nelements_, nvertices_, block_elements_, max_block_nodes_});
   }
 
   int m_;
@@ -158,7 +178,7 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
   Kokkos::View<const Scalar*, Mem> reference_;
   Kokkos::View<offset_t*, Mem> block_ptr_;
   Kokkos::View<ordinal_t*, Mem> block_nodes_;
-  Kokkos::View<std::uint16_t*, Mem> elem_local_;
+  Kokkos::View<std::uint16_t*, Mem> elem_local_, incidence_, node_end_;
 };
 
 }  // namespace

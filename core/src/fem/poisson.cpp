@@ -60,6 +60,7 @@ struct Reference {
   int m = 4;
   std::vector<double> stiffness;  // ((i*m + j)*3 + a)*3 + b
   std::vector<double> mass_row;   // integral of phi_i
+  std::vector<double> gradients;  // (q*m + i)*3 + a: d phi_i / d xi_a at the rule's point q
 };
 
 Reference reference(int order) {
@@ -71,6 +72,8 @@ Reference reference(int order) {
   integrate([&](const std::array<double, 4>& l, double w) {
     double phi[10], grad[10][3];
     basis(order, l, phi, grad);
+    for (int i = 0; i < m; ++i)
+      for (int a = 0; a < 3; ++a) r.gradients.push_back(grad[i][a]);
     for (int i = 0; i < m; ++i) {
       r.mass_row[i] += w * phi[i];
       for (int j = 0; j < m; ++j)
@@ -211,7 +214,7 @@ PoissonSystem<Scalar, MemSpace> make_poisson_system(const TetSpace& space) {
   s.dirichlet = to_device<char, MemSpace>(space.dirichlet, "fem.dirichlet");
   s.diagonal = to_device_as<Scalar, MemSpace>(diagonal, "fem.diagonal");
   s.rhs = to_device_as<Scalar, MemSpace>(rhs, "fem.rhs");
-  s.reference = to_device_as<Scalar, MemSpace>(ref.stiffness, "fem.reference");
+  s.reference = to_device_as<Scalar, MemSpace>(ref.gradients, "fem.reference");
   return s;
 }
 

@@ -43,8 +43,8 @@ struct PoissonSystem {
   Kokkos::View<char*, MemSpace> dirichlet;        ///< per node
   Kokkos::View<Scalar*, MemSpace> diagonal;       ///< A's diagonal (Jacobi)
   Kokkos::View<Scalar*, MemSpace> rhs;            ///< b_i = integral of the basis function i; 0 at Dirichlet nodes
-  Kokkos::View<Scalar*, MemSpace> reference;      ///< m*m*9: integral over the reference element of
-                                                  ///< d phi_i / d xi_a * d phi_j / d xi_b, at ((i*m + j)*3 + a)*3 + b
+  Kokkos::View<Scalar*, MemSpace> reference;      ///< 4*m*3: the reference gradients d phi_i / d xi_a at the
+                                                  ///< 4-point rule's points (weights 1/24), at (q*m + i)*3 + a
   std::vector<ordinal_t> host_elem_nodes;         ///< elem_nodes on the host (element colourings)
 };
 
