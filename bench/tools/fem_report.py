@@ -47,8 +47,9 @@ def main():
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             be = r.get("break_even")
-            print("| %s | %.1f | %.2f | %.2f | %.0f | %.0f | %.0f | %.1f | %s | %s | %s |" % (
-                r["op"], r["us"], r.get("csr_ratio", 0), r.get("auto_ratio", 0), r.get("gbs", 0), r.get("pct_copy", 0), r.get("matrix_mb", 0),
+            ratio = lambda k: "%.2f" % r[k] if k in r else "-"  # noqa: E731
+            print("| %s | %.1f | %s | %s | %.0f | %.0f | %.0f | %.1f | %s | %s | %s |" % (
+                r["op"], r["us"], ratio("csr_ratio"), ratio("auto_ratio"), r.get("gbs", 0), r.get("pct_copy", 0), r.get("matrix_mb", 0),
                 r.get("setup_products", 0), "-" if be is None else ("never" if be < 0 else "%.0f" % be),
                 "%d" % r["cg_iterations"] if "cg_iterations" in r else "-", "%.3f" % r["cg_s"] if "cg_s" in r else "-"))
         print()
