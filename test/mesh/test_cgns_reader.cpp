@@ -104,6 +104,21 @@ std::string two_zone_file(const std::string& name, bool both_sides, double shift
   return path;
 }
 
+// Opens a CGNS file through the low-level cgio API, deletes the child `child` of the node at
+// `parent` (an absolute path), runs edit(cgio, root, parent node) and closes the file.
+void edit_nodes(const std::string& path, const char* parent, const char* child,
+                const std::function<void(int, double, double)>& edit) {
+  int cgio = 0;
+  double root = 0, node = 0, doomed = 0;
+  ASSERT_EQ(cgio_open_file(path.c_str(), CGIO_MODE_MODIFY, CGIO_FILE_NONE, &cgio), CG_OK);
+  ASSERT_EQ(cgio_get_root_id(cgio, &root), CG_OK);
+  ASSERT_EQ(cgio_get_node_id(cgio, root, parent, &node), CG_OK) << parent;
+  ASSERT_EQ(cgio_get_node_id(cgio, node, child, &doomed), CG_OK) << child;
+  ASSERT_EQ(cgio_delete_node(cgio, node, doomed), CG_OK);
+  edit(cgio, root, node);
+  ASSERT_EQ(cgio_close_file(cgio), CG_OK);
+}
+
 // Rewrites the 32-bit integer array of node `path` as 64-bit integers, as a CGNS library built
 // with 64-bit sizes writes it.
 void widen_to_i8(int cgio, double root, const char* path) {
@@ -137,21 +152,16 @@ TEST(CgnsReader, MixedSectionsOfFilesWrittenBeforeCgns34AreRead) {
       SCOPED_TRACE(name);
       const std::string path = scratch(name + ".cgns");
       write_cgns(path, {m}, {hdf5, true});
-      int cgio = 0;
-      double root = 0, cells = 0, offsets = 0, version = 0;
-      ASSERT_EQ(cgio_open_file(path.c_str(), CGIO_MODE_MODIFY, CGIO_FILE_NONE, &cgio), CG_OK);
-      ASSERT_EQ(cgio_get_root_id(cgio, &root), CG_OK);
-      ASSERT_EQ(cgio_get_node_id(cgio, root, "/Base/zone1/Cells", &cells), CG_OK);
-      ASSERT_EQ(cgio_get_node_id(cgio, cells, "ElementStartOffset", &offsets), CG_OK);
-      ASSERT_EQ(cgio_delete_node(cgio, cells, offsets), CG_OK);
-      if (wide) {
-        widen_to_i8(cgio, root, "/Base/zone1/Cells/ElementConnectivity");
-        widen_to_i8(cgio, root, "/Base/zone1/Cells/ElementRange");
-      }
-      ASSERT_EQ(cgio_get_node_id(cgio, root, "/CGNSLibraryVersion", &version), CG_OK);
-      float v33 = 3.3f;
-      ASSERT_EQ(cgio_write_all_data(cgio, version, &v33), CG_OK);
-      ASSERT_EQ(cgio_close_file(cgio), CG_OK);
+      edit_nodes(path, "/Base/zone1/Cells", "ElementStartOffset", [&](int cgio, double root, double) {
+        if (wide) {
+          widen_to_i8(cgio, root, "/Base/zone1/Cells/ElementConnectivity");
+          widen_to_i8(cgio, root, "/Base/zone1/Cells/ElementRange");
+        }
+        double version = 0;
+        ASSERT_EQ(cgio_get_node_id(cgio, root, "/CGNSLibraryVersion", &version), CG_OK);
+        float v33 = 3.3f;
+        ASSERT_EQ(cgio_write_all_data(cgio, version, &v33), CG_OK);
+      });
       const Mesh r = read(path);
       EXPECT_EQ(r.types, m.types);
       EXPECT_EQ(r.elem_nodes, m.elem_nodes);
@@ -222,18 +232,11 @@ TEST(CgnsReader, RefusedAndMalformedInputNamesZoneAndSection) {
       out_of_range + ": zone 1 ('zone1'), section 2 ('faces'): element 2: vertex 7 out of range [1, 4]");
   // A storage-layer failure (here a link to a file that is not there) is said in words first.
   const std::string dangling = file("dangling.cgns", [](int) {});
-  {
-    int cgio = 0;
-    double root = 0, cells = 0, conn = 0, link = 0;
-    ASSERT_EQ(cgio_open_file(dangling.c_str(), CGIO_MODE_MODIFY, CGIO_FILE_NONE, &cgio), CG_OK);
-    ASSERT_EQ(cgio_get_root_id(cgio, &root), CG_OK);
-    ASSERT_EQ(cgio_get_node_id(cgio, root, "/Base/zone1/TETRA_4", &cells), CG_OK);
-    ASSERT_EQ(cgio_get_node_id(cgio, cells, "ElementConnectivity", &conn), CG_OK);
-    ASSERT_EQ(cgio_delete_node(cgio, cells, conn), CG_OK);
+  edit_nodes(dangling, "/Base/zone1/TETRA_4", "ElementConnectivity", [](int cgio, double, double cells) {
+    double link = 0;
     ASSERT_EQ(cgio_create_link(cgio, cells, "ElementConnectivity", "absent_file.cgns", "/Base/zone1/TETRA_4/x", &link),
               CG_OK);
-    ASSERT_EQ(cgio_close_file(cgio), CG_OK);
-  }
+  });
   PPSPARSE_EXPECT_THROW_MESSAGE(read_cgns(dangling), InputError,
                                 dangling +
                                     ": cannot open file: the CGNS library could not read it (damaged or "
