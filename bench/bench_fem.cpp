@@ -28,6 +28,9 @@
 //   --fem_box_p1=N   PPSPARSE_BENCH_FEM_BOX_P1   default 110 on GPUs (1.4 M nodes, the CSR 5x a 50 MB L2), 12
 //   --fem_box_p2=N   PPSPARSE_BENCH_FEM_BOX_P2   default 55 on GPUs (1.4 M nodes), 6
 //   --fem_orders=L   PPSPARSE_BENCH_FEM_ORDERS   default 1,2
+//   --fem_spmv_matrices=0|1  PPSPARSE_BENCH_FEM_SPMV_MATRICES  also ELLPACK's conversion cost on bench_spmv's
+//                    large matrices (--matrix_mb): ell_spmv/<matrix>/fp64/{csr_v2,ell}; a matrix whose
+//                    padding would exceed 8x its entries, or a rectangular one, is reported and skipped. Default 0
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -48,6 +51,7 @@
 #include "common/bench_config.hpp"
 #include "common/copy_bandwidth.hpp"
 #include "common/counters.hpp"
+#include "common/matrix_suite.hpp"
 
 namespace ppsparse::bench {
 namespace {
@@ -60,6 +64,7 @@ struct FemBenchConfig {
   int box_p1 = 12, box_p2 = 6;
   std::vector<int> orders;
   std::string shared_dir;
+  bool spmv_matrices = false;
 };
 FemBenchConfig g_fem;
 
@@ -67,7 +72,8 @@ FemBenchConfig parse_fem_config(int& argc, char** argv, bool gpu) {
   std::vector<BenchFlag> f{{"--fem_meshes", "PPSPARSE_BENCH_FEM_MESHES", gpu ? "box,brick_tets.su2:2" : "box"},
                            {"--fem_box_p1", "PPSPARSE_BENCH_FEM_BOX_P1", gpu ? "110" : "12"},
                            {"--fem_box_p2", "PPSPARSE_BENCH_FEM_BOX_P2", gpu ? "55" : "6"},
-                           {"--fem_orders", "PPSPARSE_BENCH_FEM_ORDERS", "1,2"}};
+                           {"--fem_orders", "PPSPARSE_BENCH_FEM_ORDERS", "1,2"},
+                           {"--fem_spmv_matrices", "PPSPARSE_BENCH_FEM_SPMV_MATRICES", "0"}};
   take_bench_flags(f, argc, argv);
   FemBenchConfig c;
   c.meshes = flag_list(f[0].flag, f[0].value);
@@ -75,6 +81,7 @@ FemBenchConfig parse_fem_config(int& argc, char** argv, bool gpu) {
   c.box_p2 = static_cast<int>(flag_integer(f[2].flag, f[2].value, 1, 2000));
   for (const auto& o : flag_list(f[3].flag, f[3].value))
     c.orders.push_back(static_cast<int>(flag_integer(f[3].flag, o, 1, 2)));
+  c.spmv_matrices = flag_integer(f[4].flag, f[4].value, 0, 1) == 1;
   return c;
 }
 
@@ -198,7 +205,72 @@ void run_case(benchmark::State& state, const std::string& mesh_spec, int order, 
   }
 }
 
+// ELLPACK against the CSR kernel on one of bench_spmv's large matrices: the conversion's cost
+// in products and the break-even (the ELL operator of the FE family on the matrix alone).
+void run_ell_spmv(benchmark::State& state, const MatrixSpec& spec, const std::string& which) {
+  try {
+    static std::map<std::string, std::shared_ptr<CsrMatrix<double, Mem>>> kept;
+    static std::map<std::string, double> csr_seconds;
+    if (!kept.count(spec.name)) {
+      kept.clear();
+      const CsrMatrix<double, HostSpace> h = spec.make();
+      if (h.nrows != h.ncols)
+        throw InvalidArgument("rectangular (" + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) +
+                              "): the FE family's ELLPACK is square");
+      offset_t widest = 0;
+      for (ordinal_t i = 0; i < h.nrows; ++i) widest = std::max(widest, h.row_ptr(i + 1) - h.row_ptr(i));
+      const double padding =
+          static_cast<double>(widest) * h.nrows / static_cast<double>(std::max<offset_t>(1, h.nnz()));
+      if (padding > 8)
+        throw InvalidArgument("ELLPACK would store " + std::to_string(padding) + " times the entries (width " +
+                              std::to_string(widest) + "): not converted");
+      kept[spec.name] = std::make_shared<CsrMatrix<double, Mem>>(copy_to<Mem>(h));
+    }
+    const CsrMatrix<double, Mem>& a = *kept[spec.name];
+    Kokkos::View<double*, Mem> x("x", static_cast<size_t>(a.ncols)), y("y", static_cast<size_t>(a.nrows));
+    Kokkos::deep_copy(x, 1.0);
+    double seconds = 0, setup = 0, bytes = 0;
+    if (which == "csr_v2") {
+      spmv::SpmvOperator<Exec, double> op(spmv::SpmvAlgorithm::csr_v2, a);
+      seconds = time_products(state, [&] { op.apply(1.0, x, 0.0, y); });
+      setup = op.setup_seconds();
+      bytes = op.traffic(false).kernel_bytes;
+      csr_seconds[spec.name] = seconds;
+    } else {
+      fem::PoissonSystem<double, Mem> system;  // the operator reads the assembled matrix only
+      system.nnodes = a.nrows;
+      system.A = a;
+      const fem::PoissonOperator<Exec, double> op(fem::PoissonOperatorKind::ell, system);
+      seconds = time_products(state, [&] { op.apply(x, y); });
+      setup = op.setup_seconds();
+      bytes = op.traffic().total();
+      state.SetLabel(op.describe());
+      const double csr = csr_seconds.count(spec.name) ? csr_seconds[spec.name] : 0;
+      if (csr > 0) {
+        state.counters["csr_ratio"] = csr / seconds;
+        state.counters["break_even"] = seconds < csr ? setup / (csr - seconds) : -1;
+      }
+    }
+    set_bandwidth_counters(state, bytes, bytes, 0, seconds);
+    state.counters["setup_s"] = setup;
+    state.counters["setup_products"] = setup / seconds;
+    state.counters["nnz"] = static_cast<double>(a.nnz());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 void register_fem_benchmarks(const BenchConfig& config) {
+  if (g_fem.spmv_matrices)
+    for (const MatrixSpec& spec : large_matrix_suite(config.matrix_mb, config.seed))
+      for (const std::string which : {"csr_v2", "ell"}) {
+        const std::string name = "ell_spmv/" + spec.name + "/fp64/" + which;
+        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { run_ell_spmv(s, spec, which); })
+            ->UseManualTime()
+            ->Repetitions(config.reps)
+            ->ReportAggregatesOnly(true)
+            ->MinTime(config.min_time);
+      }
   std::vector<std::string> operators{"spmv_csr_v2"};  // the CSR kernel first: the others' baseline
   for (const auto k : fem::all_poisson_operators()) operators.emplace_back(fem::name(k));
   operators.emplace_back("spmv_sell");
