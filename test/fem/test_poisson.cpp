@@ -82,12 +82,11 @@ mesh::Mesh jittered_box(ordinal_t n, double h = 1.0) {
 std::vector<std::array<double, 3>> node_coords(const TetSpace& s) {
   std::vector<std::array<double, 3>> p(static_cast<size_t>(s.nnodes));
   for (ordinal_t v = 0; v < s.nvertices; ++v) p[v] = {s.coords[3 * v], s.coords[3 * v + 1], s.coords[3 * v + 2]};
-  static constexpr int kEdges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
   if (s.order == 2)
     for (ordinal_t e = 0; e < s.nelements(); ++e)
       for (int k = 0; k < 6; ++k) {
         const ordinal_t* v = &s.elem_nodes[static_cast<size_t>(e) * 10];
-        for (int r = 0; r < 3; ++r) p[v[4 + k]][r] = 0.5 * (p[v[kEdges[k][0]]][r] + p[v[kEdges[k][1]]][r]);
+        for (int r = 0; r < 3; ++r) p[v[4 + k]][r] = 0.5 * (p[v[kTetEdges[k][0]]][r] + p[v[kTetEdges[k][1]]][r]);
       }
   return p;
 }

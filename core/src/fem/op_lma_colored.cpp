@@ -53,12 +53,8 @@ class LmaColoredKernel final : public PoissonKernel<ExecSpace, Scalar> {
     std::vector<ordinal_t> ordered_nodes(nodes.size());
     for (size_t t = 0; t < order.size(); ++t)
       std::copy_n(&nodes[static_cast<size_t>(order[t]) * m], m, &ordered_nodes[t * m]);
-    elem_nodes_ = Kokkos::View<ordinal_t*, Mem>("fem.lma_colored.elem_nodes", ordered_nodes.size());
-    Kokkos::deep_copy(elem_nodes_, Kokkos::View<const ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged>(
-                                       ordered_nodes.data(), ordered_nodes.size()));
-    Kokkos::View<ordinal_t*, Mem> order_d("fem.lma_colored.order", order.size());
-    Kokkos::deep_copy(order_d,
-                      Kokkos::View<const ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged>(order.data(), order.size()));
+    elem_nodes_ = to_device<ordinal_t, Mem>(ordered_nodes, "fem.lma_colored.elem_nodes");
+    const auto order_d = to_device<ordinal_t, Mem>(order, "fem.lma_colored.order");
     local_ = Kokkos::View<Scalar*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fem.lma_colored.local"),
                                         s.local.extent(0));
     Kokkos::parallel_for("ppsparse::fem_lma_colored_reorder",

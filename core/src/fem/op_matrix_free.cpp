@@ -1,8 +1,8 @@
 // The matrix-free element operator: each element's matrix recomputed from its four vertices
-// inside the product (matrix_free_element.hpp), so that only the node lists, the vertex
+// inside the product (tet_element.hpp), so that only the node lists, the vertex
 // coordinates and the vectors move; one thread per element, the products scattered into y with
 // atomics (op_matrix_free_blocked.cpp gathers them per block of elements first).
-#include "matrix_free_element.hpp"
+#include "tet_element.hpp"
 
 namespace ppsparse::fem::detail {
 namespace {

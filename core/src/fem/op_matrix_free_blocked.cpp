@@ -1,17 +1,18 @@
 // The matrix-free element operator by blocks of elements: a team per block of consecutive
 // elements gathers the block's distinct nodes (x, vertex coordinates) into scratch memory once,
-// each thread recomputes one element's matrix and applies it (matrix_free_element.hpp) into
+// each thread recomputes one element's matrix and applies it (tet_element.hpp) into
 // scratch, then each of the block's nodes sums its elements' contributions (a block-local
 // incidence list, no atomics in scratch) and is added into y once. Against one thread per element
 // with an atomic per element node (op_matrix_free.cpp), the global atomics fall from m per
 // element to the block's distinct nodes, and the node lists shrink to 2-byte positions.
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <vector>
 
 #include <ppsparse/kokkos_compat.hpp>
 
-#include "matrix_free_element.hpp"
+#include "tet_element.hpp"
 
 namespace ppsparse::fem::detail {
 namespace {
@@ -91,12 +92,12 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
         reference_(s.reference) {
     // A team's elements: one per thread on GPUs (fewer for P2, whose threads hold more).
     block_elements_ = m_ == 4 ? 128 : 64;
-    const ordinal_t nblocks = (nelements_ + block_elements_ - 1) / block_elements_;
-    std::vector<offset_t> ptr(static_cast<size_t>(nblocks) + 1, 0);
+    nblocks_ = (nelements_ + block_elements_ - 1) / block_elements_;
+    std::vector<offset_t> ptr(static_cast<size_t>(nblocks_) + 1, 0);
     std::vector<ordinal_t> nodes;
     std::vector<std::uint16_t> local(s.host_elem_nodes.size()), incidence(s.host_elem_nodes.size()), ends;
     std::vector<ordinal_t> distinct;
-    for (ordinal_t b = 0; b < nblocks; ++b) {
+    for (ordinal_t b = 0; b < nblocks_; ++b) {
       const size_t e0 = static_cast<size_t>(b) * block_elements_;
       const size_t e1 = std::min(e0 + block_elements_, static_cast<size_t>(nelements_));
       distinct.assign(s.host_elem_nodes.begin() + e0 * m_, s.host_elem_nodes.begin() + e1 * m_);
@@ -118,12 +119,11 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
       ptr[b + 1] = static_cast<offset_t>(nodes.size());
       max_block_nodes_ = std::max(max_block_nodes_, static_cast<int>(distinct.size()));
     }
-    nblocks_ = nblocks;
-    block_ptr_ = copy_of<offset_t>(ptr, "fem.matrix_free_blocked.block_ptr");
-    block_nodes_ = copy_of<ordinal_t>(nodes, "fem.matrix_free_blocked.block_nodes");
-    elem_local_ = copy_of<std::uint16_t>(local, "fem.matrix_free_blocked.elem_local");
-    incidence_ = copy_of<std::uint16_t>(incidence, "fem.matrix_free_blocked.incidence");
-    node_end_ = copy_of<std::uint16_t>(ends, "fem.matrix_free_blocked.node_end");
+    block_ptr_ = to_device<offset_t, Mem>(ptr, "fem.matrix_free_blocked.block_ptr");
+    block_nodes_ = to_device<ordinal_t, Mem>(nodes, "fem.matrix_free_blocked.block_nodes");
+    elem_local_ = to_device<std::uint16_t, Mem>(local, "fem.matrix_free_blocked.elem_local");
+    incidence_ = to_device<std::uint16_t, Mem>(incidence, "fem.matrix_free_blocked.incidence");
+    node_end_ = to_device<std::uint16_t, Mem>(ends, "fem.matrix_free_blocked.node_end");
   }
   void apply(const ExecSpace& space, const Kokkos::View<const Scalar*, Mem>& x,
              const Kokkos::View<Scalar*, Mem>& y) override {
@@ -144,18 +144,13 @@ class MatrixFreeBlockedKernel final : public PoissonKernel<ExecSpace, Scalar> {
         "block's node list and incidence ends, 3 coordinates per vertex");
   }
   std::string parameters() const override {
-    return std::to_string(block_elements_) + " elements per block, " +
-           std::to_string(static_cast<double>(block_nodes_.extent(0)) / std::max<ordinal_t>(1, nblocks_)).substr(0, 5) +
-           " nodes per block on average";
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.1f",
+                  static_cast<double>(block_nodes_.extent(0)) / std::max<ordinal_t>(1, nblocks_));
+    return std::to_string(block_elements_) + " elements per block, " + mean + " nodes per block on average";
   }
 
  private:
-  template <class T>
-  static Kokkos::View<T*, Mem> copy_of(const std::vector<T>& v, const char* label) {
-    Kokkos::View<T*, Mem> d(std::string(label), v.size());
-    Kokkos::deep_copy(d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-    return d;
-  }
   template <int M>
   void launch(const ExecSpace& space, const Kokkos::View<const Scalar*, Mem>& x, const Kokkos::View<Scalar*, Mem>& y) {
     using Functor = BlockedProduct<ExecSpace, Scalar, M>;

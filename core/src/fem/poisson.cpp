@@ -15,13 +15,11 @@
 
 #include <ppsparse/error.hpp>
 
-#include "poisson_kernel.hpp"
+#include "tet_element.hpp"
 
 namespace ppsparse::fem {
 
 namespace {
-
-constexpr std::array<std::array<int, 2>, 6> kEdges = {{{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}}};
 
 // The basis functions of order `order` at barycentric point l (l[0] = 1 - xi1 - xi2 - xi3):
 // values phi[i] and reference gradients grad[i][a] = d phi_i / d xi_a.
@@ -39,7 +37,7 @@ void basis(int order, const std::array<double, 4>& l, double* phi, double (*grad
     for (int a = 0; a < 3; ++a) grad[i][a] = (4 * l[i] - 1) * dl[i][a];
   }
   for (int k = 0; k < 6; ++k) {
-    const int p = kEdges[k][0], q = kEdges[k][1];
+    const int p = kTetEdges[k][0], q = kTetEdges[k][1];
     phi[4 + k] = 4 * l[p] * l[q];
     for (int a = 0; a < 3; ++a) grad[4 + k][a] = 4 * (l[q] * dl[p][a] + l[p] * dl[q][a]);
   }
@@ -84,42 +82,9 @@ Reference reference(int order) {
   return r;
 }
 
-// C = J^-1 J^-T and |det J| of the map xi -> x0 + J xi (J's columns: x1 - x0, x2 - x0, x3 - x0).
-double metric(const double* x0, const double* x1, const double* x2, const double* x3, double C[3][3]) {
-  double J[3][3];
-  for (int r = 0; r < 3; ++r) {
-    J[r][0] = x1[r] - x0[r];
-    J[r][1] = x2[r] - x0[r];
-    J[r][2] = x3[r] - x0[r];
-  }
-  const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-                     J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-                     J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-  double inv[3][3];  // J^-1
-  inv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
-  inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
-  inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
-  inv[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
-  inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
-  inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
-  inv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
-  inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
-  inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) C[a][b] = inv[a][0] * inv[b][0] + inv[a][1] * inv[b][1] + inv[a][2] * inv[b][2];
-  return std::abs(det);
-}
-
-template <class T, class MemSpace>
-Kokkos::View<T*, MemSpace> to_device(const std::vector<T>& v, const char* label) {
-  Kokkos::View<T*, MemSpace> d(std::string(label), v.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-  return d;
-}
-
 template <class Scalar, class MemSpace>
 Kokkos::View<Scalar*, MemSpace> to_device_as(const std::vector<double>& v, const char* label) {
-  return to_device<Scalar, MemSpace>(std::vector<Scalar>(v.begin(), v.end()), label);
+  return detail::to_device<Scalar, MemSpace>(std::vector<Scalar>(v.begin(), v.end()), label);
 }
 
 constexpr const char* kNames[] = {
@@ -142,10 +107,11 @@ PoissonSystem<Scalar, MemSpace> make_poisson_system(const TetSpace& space) {
   std::vector<std::vector<ordinal_t>> columns(static_cast<size_t>(n));
   for (ordinal_t e = 0; e < ne; ++e) {
     const ordinal_t* v = &space.elem_nodes[static_cast<size_t>(e) * m];
-    double C[3][3];
-    const double det =
-        metric(&space.coords[3 * static_cast<size_t>(v[0])], &space.coords[3 * static_cast<size_t>(v[1])],
-               &space.coords[3 * static_cast<size_t>(v[2])], &space.coords[3 * static_cast<size_t>(v[3])], C);
+    double p[4][3], g[4][3], C[3][3];
+    for (int k = 0; k < 4; ++k)
+      for (int r = 0; r < 3; ++r) p[k][r] = space.coords[3 * static_cast<size_t>(v[k]) + r];
+    const double det = detail::barycentric_gradients(p, g);
+    detail::inverse_metric(g, C);
     for (int i = 0; i < m; ++i) {
       if (!space.dirichlet[v[i]]) rhs[v[i]] += det * ref.mass_row[i];
       for (int j = 0; j < m; ++j) {
@@ -207,11 +173,11 @@ PoissonSystem<Scalar, MemSpace> make_poisson_system(const TetSpace& space) {
   s.nelements = ne;
   s.nvertices = space.nvertices;
   s.host_elem_nodes = space.elem_nodes;
-  s.elem_nodes = to_device<ordinal_t, MemSpace>(space.elem_nodes, "fem.elem_nodes");
+  s.elem_nodes = detail::to_device<ordinal_t, MemSpace>(space.elem_nodes, "fem.elem_nodes");
   s.coords = to_device_as<Scalar, MemSpace>(space.coords, "fem.coords");
   s.local = to_device_as<Scalar, MemSpace>(local, "fem.local");
   s.A = copy_to<MemSpace>(A_host);
-  s.dirichlet = to_device<char, MemSpace>(space.dirichlet, "fem.dirichlet");
+  s.dirichlet = detail::to_device<char, MemSpace>(space.dirichlet, "fem.dirichlet");
   s.diagonal = to_device_as<Scalar, MemSpace>(diagonal, "fem.diagonal");
   s.rhs = to_device_as<Scalar, MemSpace>(rhs, "fem.rhs");
   s.reference = to_device_as<Scalar, MemSpace>(ref.gradients, "fem.reference");

@@ -5,6 +5,7 @@
 // PPSPARSE_INSTANTIATE_POISSON_KERNEL), and one line in operators.def.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <ppsparse/fem/poisson.hpp>
 
@@ -38,6 +39,14 @@ namespace detail {
 #define PPSPARSE_INSTANTIATE_POISSON_KERNEL(id)      \
   PPSPARSE_INSTANTIATE_POISSON_KERNEL_FOR(id, float) \
   PPSPARSE_INSTANTIATE_POISSON_KERNEL_FOR(id, double)
+
+// A host array's copy on Mem (the setups' arrays).
+template <class T, class Mem>
+Kokkos::View<T*, Mem> to_device(const std::vector<T>& v, const char* label) {
+  Kokkos::View<T*, Mem> d(std::string(label), v.size());
+  Kokkos::deep_copy(d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+  return d;
+}
 
 // y(i) = x(i) at Dirichlet nodes, 0 elsewhere: the start of the element-wise products, which
 // then add the interior rows (the local matrices' Dirichlet rows and columns are zero).

@@ -13,9 +13,6 @@ namespace ppsparse::fem {
 
 namespace {
 
-// The quadratic tetrahedron's edges, in VTK's order (nodes 4..9).
-constexpr std::array<std::array<int, 2>, 6> kEdges = {{{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}}};
-
 std::string element_name(ordinal_t e) { return "element " + std::to_string(static_cast<long long>(e) + 1); }
 
 }  // namespace
@@ -65,7 +62,7 @@ TetSpace make_tet_space(const mesh::Mesh& m, int order, const std::vector<std::s
     const ordinal_t* v = &m.elem_nodes[m.elem_ptr[e]];
     s.elem_nodes.insert(s.elem_nodes.end(), v, v + 4);
     if (order == 2)
-      for (const auto& [a, b] : kEdges) s.elem_nodes.push_back(edge(v[a], v[b]));
+      for (const auto& [a, b] : kTetEdges) s.elem_nodes.push_back(edge(v[a], v[b]));
   }
   s.nnodes = next;
   if (m.nfaces() == 0)

@@ -7,6 +7,7 @@
 ///   mesh::Mesh m = mesh::read("brick_tets.su2");
 ///   fem::TetSpace p2 = fem::make_tet_space(m, 2);             // every boundary marker Dirichlet
 ///   fem::TetSpace p1 = fem::make_tet_space(m, 1, {"wall"});   // only the faces of marker "wall"
+#include <array>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,14 @@
 
 namespace ppsparse::fem {
 
+/// The P2 element's edges (nodes 4..9 of its node list), as pairs of its vertices: 01, 12, 02,
+/// 03, 13, 23 (the VTK quadratic tetrahedron's order).
+inline constexpr std::array<std::array<int, 2>, 6> kTetEdges = {{{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}}};
+
 /// A P1 or P2 space on straight-sided tetrahedra. Node numbering: the mesh's vertices first
 /// (same ids), then, for P2, one node per edge in order of first appearance. An element's nodes
-/// are its 4 vertices (the mesh's order, positively oriented) then, for P2, its edges 01, 12,
-/// 02, 03, 13, 23 (the VTK quadratic tetrahedron's order).
+/// are its 4 vertices (the mesh's order, positively oriented) then, for P2, its edges in the
+/// order of kTetEdges.
 struct TetSpace {
   int order = 1;                      ///< 1 (P1) or 2 (P2)
   ordinal_t nvertices = 0;            ///< the mesh's vertices, nodes 0 .. nvertices-1
