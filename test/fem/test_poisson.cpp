@@ -328,9 +328,9 @@ TEST(FemPoisson, BadCallsAreNamed) {
                                          Kokkos::View<const double*, Mem>(system.rhs), y, 2.0, 10),
                                 InvalidArgument, "rtol = 2.0");
   EXPECT_EQ(parse_poisson_operator("lma_colored"), PoissonOperatorKind::lma_colored);
-  PPSPARSE_EXPECT_THROW_MESSAGE(
-      parse_poisson_operator("lma"), InvalidArgument,
-      "unknown finite element operator 'lma' (csr, ell, lma_atomic, lma_colored, matrix_free, matrix_free_blocked)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(parse_poisson_operator("lma"), InvalidArgument,
+                                "unknown finite element operator 'lma' (valid: csr, ell, lma_atomic, lma_colored, "
+                                "matrix_free, matrix_free_blocked)");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <ppsparse/dist/collective.hpp>
 #include <ppsparse/dist/plan.hpp>
 #include <ppsparse/error.hpp>
+#include <ppsparse/util/names.hpp>
 
 namespace ppsparse::dist {
 
@@ -74,6 +75,14 @@ void exchange_colours(MPI_Comm comm, const ColourHalo& h, const std::vector<ordi
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   for (size_t k = 0; k < h.ranks.size(); ++k)
     for (size_t t = 0; t < in[k].size(); ++t) remote[h.recv[k][t]] = in[k][t];
+}
+
+/// The smallest and the largest of `value` over the ranks (collective): equal where every rank
+/// gave the same.
+std::pair<int, int> range_over_ranks(MPI_Comm comm, int value) {
+  int range[2] = {-value, value};
+  MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, comm);
+  return {-range[0], range[1]};
 }
 
 /// The global colour classes' sizes (collective).
@@ -171,11 +180,10 @@ std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, gl
                               std::to_string(static_cast<long long>(n) + ng - 1 + base));
     }
   });
-  int nb_range[2] = {-s.nb, s.nb};
-  MPI_Allreduce(MPI_IN_PLACE, nb_range, 2, MPI_INT, MPI_MAX, comm);
-  if (-nb_range[0] != nb_range[1])
-    throw InvalidArgument(who + "the ranks' block sizes differ (nb from " + std::to_string(-nb_range[0]) + " to " +
-                          std::to_string(nb_range[1]) + ")");
+  const auto [nb_lo, nb_hi] = range_over_ranks(comm, s.nb);
+  if (nb_lo != nb_hi)
+    throw InvalidArgument(who + "the ranks' block sizes differ (nb from " + std::to_string(nb_lo) + " to " +
+                          std::to_string(nb_hi) + ")");
   long long n_global = n;
   MPI_Allreduce(MPI_IN_PLACE, &n_global, 1, MPI_LONG_LONG, MPI_SUM, comm);
   if (n_global_out) *n_global_out = n_global;
@@ -258,14 +266,14 @@ std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, gl
   return ghost_owner;
 }
 
-const char* name(HaloColoring c) {
-  return c == HaloColoring::boundary_first ? "boundary_first" : "partition_independent";
-}
+namespace {
+constexpr const char* kHaloColoringNames[] = {"partition_independent", "boundary_first"};  // HaloColoring's order
+}  // namespace
+
+const char* name(HaloColoring c) { return util::name_of(c, kHaloColoringNames); }
 
 HaloColoring parse_halo_coloring(const std::string& s) {
-  for (const auto c : {HaloColoring::partition_independent, HaloColoring::boundary_first})
-    if (s == name(c)) return c;
-  throw InvalidArgument("unknown halo colouring '" + s + "' (partition_independent, boundary_first)");
+  return util::parse_name<HaloColoring>(s, kHaloColoringNames, "halo colouring");
 }
 
 DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, const std::vector<ordinal_t>& colors,
@@ -280,18 +288,16 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
     if (recolor_passes < 0)
       throw InvalidArgument(who + "recolor_passes is " + std::to_string(recolor_passes) + ", < 0");
   });
-  int passes_lo = recolor_passes, passes_hi = recolor_passes;
-  MPI_Allreduce(MPI_IN_PLACE, &passes_lo, 1, MPI_INT, MPI_MIN, comm);
-  MPI_Allreduce(MPI_IN_PLACE, &passes_hi, 1, MPI_INT, MPI_MAX, comm);
+  const auto [passes_lo, passes_hi] = range_over_ranks(comm, recolor_passes);
   if (passes_lo != passes_hi)
     throw InvalidArgument(who + "recolor_passes differs between the ranks (" + std::to_string(passes_lo) + " to " +
                           std::to_string(passes_hi) + ")");
+  const auto [coloring_lo, coloring_hi] = range_over_ranks(comm, static_cast<int>(halo_coloring));
+  if (coloring_lo != coloring_hi)
+    throw InvalidArgument(who + "the halo colouring differs between the ranks (" +
+                          name(static_cast<HaloColoring>(coloring_lo)) + " on some, " +
+                          name(static_cast<HaloColoring>(coloring_hi)) + " on others)");
   const bool boundary_first = halo_coloring == HaloColoring::boundary_first;
-  int boundary_first_ranks = boundary_first ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &boundary_first_ranks, 1, MPI_INT, MPI_SUM, comm);
-  if (boundary_first_ranks != 0 && boundary_first_ranks != size)
-    throw InvalidArgument(who + "the halo colouring differs between the ranks (boundary_first on " +
-                          std::to_string(boundary_first_ranks) + " of " + std::to_string(size) + ")");
   if (boundary_first && recolor_passes > 0 && colors.empty())
     throw InvalidArgument(who + "recolor_passes = " + std::to_string(recolor_passes) +
                           " with the boundary_first colouring: the recolouring would spread the boundary rows over "

@@ -14,6 +14,7 @@
 #include <string>
 
 #include <ppsparse/error.hpp>
+#include <ppsparse/util/names.hpp>
 
 #include "tet_element.hpp"
 
@@ -184,24 +185,15 @@ PoissonSystem<Scalar, MemSpace> make_poisson_system(const TetSpace& space) {
   return s;
 }
 
-const char* name(PoissonOperatorKind k) { return kNames[static_cast<int>(k)]; }
+const char* name(PoissonOperatorKind k) { return util::name_of(k, kNames); }
 
 const std::vector<PoissonOperatorKind>& all_poisson_operators() {
-  static const std::vector<PoissonOperatorKind> all = [] {
-    std::vector<PoissonOperatorKind> v;
-    for (size_t k = 0; k < std::size(kNames); ++k) v.push_back(static_cast<PoissonOperatorKind>(k));
-    return v;
-  }();
+  static const std::vector<PoissonOperatorKind> all = util::enumerators<PoissonOperatorKind>(std::size(kNames));
   return all;
 }
 
 PoissonOperatorKind parse_poisson_operator(const std::string& s) {
-  std::string known;
-  for (const auto k : all_poisson_operators()) {
-    if (s == name(k)) return k;
-    known += (known.empty() ? "" : ", ") + std::string(name(k));
-  }
-  throw InvalidArgument("unknown finite element operator '" + s + "' (" + known + ")");
+  return util::parse_name<PoissonOperatorKind>(s, kNames, "finite element operator");
 }
 
 template <class ExecSpace, class Scalar>
