@@ -219,6 +219,16 @@ py::array_t<T, py::array::c_style | py::array::forcecast> host_array(const py::h
 // The library wrote a GPU array on its own stream: finish before the caller's stream reads it.
 void finish_gpu_writes() { Exec().fence(); }
 
+// y = op(x) for a GPU array x of nx entries: run(x_view, y_view) into a new GPU array y of ny.
+template <class Run>
+py::object gpu_product(const py::handle& x, long long nx, long long ny, const Run& run) {
+  const GpuArray xv = gpu_array_of<double>(x, "x", nx, false);
+  py::object y = new_gpu_array({static_cast<py::ssize_t>(ny)}, "y");
+  run(device_in<double>(xv), device_out<double>(gpu_array_of<double>(y, "y", ny, true)));
+  finish_gpu_writes();
+  return y;
+}
+
 mcpi::Variant variant_of(const std::string& s) { return mcpi::parse_variant(s); }
 
 // True when a and b are GPU arrays, false when neither is; ValueError naming both otherwise.
@@ -316,13 +326,8 @@ class McpiSolver : public Releasable {
 
   py::object multiply(const py::handle& x) {
     const auto n = static_cast<long long>(vector_size());
-    if (is_gpu_array(x)) {
-      const GpuArray xv = gpu_array_of<double>(x, "x", n, false);
-      py::object y = new_gpu_array({static_cast<py::ssize_t>(n)}, "y");
-      s().multiply(Exec(), device_in<double>(xv), device_out<double>(gpu_array_of<double>(y, "y", n, true)));
-      finish_gpu_writes();
-      return y;
-    }
+    if (is_gpu_array(x))
+      return gpu_product(x, n, n, [&](const auto& xv, const auto& yv) { s().multiply(Exec(), xv, yv); });
     const auto xv = as_array<double>(x, "x", n);
     py::array_t<double> y(static_cast<py::ssize_t>(n));
     s().multiply(Exec(), in_view(xv), HostOut<double>(y.mutable_data(), y.size()));
@@ -437,13 +442,9 @@ class SpmvOperator : public Releasable {
   }
   // y = A x: a new array where x is (a GPU array is read and written in place on the GPU).
   py::object apply(const py::handle& x) {
-    if (is_gpu_array(x)) {
-      const GpuArray xv = gpu_array_of<double>(x, "x", op().ncols(), false);
-      py::object y = new_gpu_array({static_cast<py::ssize_t>(op().nrows())}, "y");
-      op().apply(1.0, device_in<double>(xv), 0.0, device_out<double>(gpu_array_of<double>(y, "y", op().nrows(), true)));
-      finish_gpu_writes();
-      return y;
-    }
+    if (is_gpu_array(x))
+      return gpu_product(x, op().ncols(), op().nrows(),
+                         [&](const auto& xv, const auto& yv) { op().apply(1.0, xv, 0.0, yv); });
     const auto xv = as_array<double>(x, "x", op().ncols());
     Kokkos::deep_copy(x_, in_view(xv));
     op().apply(1.0, x_, 0.0, y_);
