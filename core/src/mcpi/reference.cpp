@@ -178,6 +178,7 @@ std::vector<double> reference_round_o(OFormat format, const BsrMatrix<Scalar, Ho
   return out;
 }
 template std::vector<double> reference_round_o(OFormat, const BsrMatrix<float, HostSpace>&);
+template std::vector<double> reference_round_o(OFormat, const BsrMatrix<double, HostSpace>&);
 
 BlockSystem<HostSpace> reference_rounded_system(OFormat format, const BlockSystem<HostSpace>& s) {
   if (format == OFormat::fp32) return s;  // O is FP32 already
@@ -187,6 +188,5 @@ BlockSystem<HostSpace> reference_rounded_system(OFormat format, const BlockSyste
   for (size_t q = 0; q < v.size(); ++q) rounded.O.values(q) = static_cast<float>(v[q]);  // exact: decoded FP32
   return rounded;
 }
-template std::vector<double> reference_round_o(OFormat, const BsrMatrix<double, HostSpace>&);
 
 }  // namespace ppsparse::mcpi
