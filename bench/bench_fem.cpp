@@ -142,6 +142,17 @@ double time_products(benchmark::State& state, const F& f) {
   return median(per_call);
 }
 
+// The setup's counters, and against the CSR kernel's time per product (csr_seconds; 0: not run)
+// the speed ratio and, except for the CSR kernel itself, the products after which the setup pays
+// off (-1: never).
+void set_setup_counters(benchmark::State& state, double seconds, double setup, double csr_seconds, bool is_csr) {
+  state.counters["setup_s"] = setup;
+  state.counters["setup_products"] = seconds > 0 ? setup / seconds : 0;
+  if (csr_seconds <= 0) return;
+  state.counters["csr_ratio"] = csr_seconds / seconds;
+  if (!is_csr) state.counters["break_even"] = seconds < csr_seconds ? setup / (csr_seconds - seconds) : -1;
+}
+
 template <class Scalar>
 void run_case(benchmark::State& state, const std::string& mesh_spec, int order, const std::string& which) {
   try {
@@ -190,12 +201,7 @@ void run_case(benchmark::State& state, const std::string& mesh_spec, int order, 
     if (automatic > 0) state.counters["auto_ratio"] = automatic / seconds;
     set_bandwidth_counters(state, traffic.total(), traffic.total(), 0, seconds);
     state.counters["matrix_mb"] = traffic.matrix_bytes / 1048576.0;
-    state.counters["setup_s"] = setup;
-    state.counters["setup_products"] = seconds > 0 ? setup / seconds : 0;
-    if (csr > 0) {
-      state.counters["csr_ratio"] = csr / seconds;
-      if (which != "spmv_csr_v2") state.counters["break_even"] = seconds < csr ? setup / (csr - seconds) : -1;
-    }
+    set_setup_counters(state, seconds, setup, csr, which == "spmv_csr_v2");
     state.counters["nodes"] = static_cast<double>(system.nnodes);
     state.counters["elements"] = static_cast<double>(system.nelements);
     state.counters["nnz"] = static_cast<double>(system.A.nnz());
@@ -245,15 +251,10 @@ void run_ell_spmv(benchmark::State& state, const MatrixSpec& spec, const std::st
       setup = op.setup_seconds();
       bytes = op.traffic().total();
       state.SetLabel(op.describe());
-      const double csr = csr_seconds.count(spec.name) ? csr_seconds[spec.name] : 0;
-      if (csr > 0) {
-        state.counters["csr_ratio"] = csr / seconds;
-        state.counters["break_even"] = seconds < csr ? setup / (csr - seconds) : -1;
-      }
     }
+    const double csr = which == "ell" && csr_seconds.count(spec.name) ? csr_seconds[spec.name] : 0;
     set_bandwidth_counters(state, bytes, bytes, 0, seconds);
-    state.counters["setup_s"] = setup;
-    state.counters["setup_products"] = setup / seconds;
+    set_setup_counters(state, seconds, setup, csr, which == "csr_v2");
     state.counters["nnz"] = static_cast<double>(a.nnz());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
