@@ -239,6 +239,18 @@ TEST(DistributedMcpi, RankWithoutNeighbours) {
   if (world_rank() == world_size() - 1) EXPECT_TRUE(share.ghost_ids.empty());
 }
 
+// The InvalidArgument message of the distributed setup of `share` with `options` (every rank).
+std::string setup_error(const dist::LocalSystem& share, const mcpi::DistributedOptions& options) {
+  return test::message_of<InvalidArgument>(
+      [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
+}
+
+// No two coupled rows of g share a colour.
+void expect_valid_colouring(const Graph& g, const std::vector<ordinal_t>& color) {
+  for (ordinal_t v = 0; v < g.n; ++v)
+    for (offset_t k = g.row_ptr[v]; k < g.row_ptr[v + 1]; ++k) ASSERT_NE(color[v], color[g.adj[k]]) << v;
+}
+
 // The whole system as one rank's share.
 dist::LocalSystem whole_share(const BlockSystem<HostSpace>& system) {
   return dist::local_share(system, std::vector<int>(static_cast<size_t>(system.n), 0), 0);
@@ -255,10 +267,7 @@ TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
     const Outcome d = run_distributed(system, partition(g, split, world_size()), 1);
     EXPECT_EQ(d.colors, alone.setup.coloring.color);
   }
-  // A valid distance-1 colouring of the whole graph.
-  for (ordinal_t v = 0; v < g.n; ++v)
-    for (offset_t k = g.row_ptr[v]; k < g.row_ptr[v + 1]; ++k)
-      ASSERT_NE(alone.setup.coloring.color[v], alone.setup.coloring.color[g.adj[k]]);
+  expect_valid_colouring(g, alone.setup.coloring.color);
 }
 
 TEST(DistributedMcpi, RecolouringOverTheRanksIsTheSequentialOne) {
@@ -282,8 +291,7 @@ TEST(DistributedMcpi, RecolouringOverTheRanksIsTheSequentialOne) {
     const auto share = dist::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
     mcpi::DistributedOptions options;
     options.recolor_passes = world_rank();
-    const std::string m = test::message_of<InvalidArgument>(
-        [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
+    const std::string m = setup_error(share, options);
     EXPECT_NE(m.find("recolor_passes differs between the ranks (0 to "), std::string::npos) << m;
   }
 }
@@ -301,9 +309,7 @@ TEST(DistributedMcpi, BoundaryFirstColouringExchangesInFewerColours) {
       const Outcome d =
           run_distributed(system, part, sweeps, dist::Transport::automatic, 0, dist::HaloColoring::boundary_first);
       EXPECT_LT(max_relative_difference(d.dq, one_rank_dq(system, d.colors, sweeps)), 2e-6) << sweeps << " sweeps";
-      // A valid colouring of the whole graph.
-      for (ordinal_t v = 0; v < g.n; ++v)
-        for (offset_t k = g.row_ptr[v]; k < g.row_ptr[v + 1]; ++k) ASSERT_NE(d.colors[v], d.colors[g.adj[k]]);
+      expect_valid_colouring(g, d.colors);
       // The exchanging colours are the first ones, and fewer than with the fixed order.
       const auto first_quiet = std::find(d.exchanging.begin(), d.exchanging.end(), 0);
       EXPECT_TRUE(std::all_of(first_quiet, d.exchanging.end(), [](int e) { return e == 0; }));
@@ -320,15 +326,13 @@ TEST(DistributedMcpi, BoundaryFirstColouringExchangesInFewerColours) {
   mcpi::DistributedOptions options;
   options.halo_coloring = dist::HaloColoring::boundary_first;
   options.recolor_passes = 1;
-  const std::string m = test::message_of<InvalidArgument>(
-      [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
+  const std::string m = setup_error(share, options);
   EXPECT_NE(m.find("recolor_passes = 1 with the boundary_first colouring"), std::string::npos) << m;
   if (world_size() > 1) {
     options.recolor_passes = 0;
     options.halo_coloring =
         world_rank() == 0 ? dist::HaloColoring::boundary_first : dist::HaloColoring::partition_independent;
-    const std::string d = test::message_of<InvalidArgument>(
-        [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
+    const std::string d = setup_error(share, options);
     EXPECT_NE(d.find("the halo colouring differs between the ranks (partition_independent on some, boundary_first on "
                      "others)"),
               std::string::npos)
