@@ -121,6 +121,15 @@ inline std::uint64_t test_seed() {
   return h;
 }
 
+// n values uniform in [-1, 1), drawn from test_seed(): a fresh random input.
+inline std::vector<double> random_vector(size_t n) {
+  std::mt19937_64 rng(test_seed());
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> x(n);
+  for (double& v : x) v = u(rng);
+  return x;
+}
+
 // Random host CSR: each row gets a length drawn from [min_len, max_len] (capped at
 // ncols), distinct sorted columns, values uniform in [-1, 1] (never all zero).
 template <class Scalar>

@@ -60,14 +60,6 @@ double max_abs(const std::vector<double>& a) {
   return m;
 }
 
-std::vector<double> random_vector(size_t n) {
-  std::mt19937_64 rng(test::test_seed());
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> x(n);
-  for (auto& v : x) v = u(rng);
-  return x;
-}
-
 // A box of tetrahedra with its vertices moved (the elements stay positive), so that no two
 // elements have the same matrix.
 mesh::Mesh jittered_box(ordinal_t n, double h = 1.0) {
@@ -203,7 +195,7 @@ TEST(FemPoisson, EveryOperatorIsTheHostProduct) {
   for (const int order : {1, 2}) {
     const TetSpace s = make_tet_space(m, order);
     const auto system = make_poisson_system<double>(s);
-    const auto x = random_vector(static_cast<size_t>(s.nnodes));
+    const auto x = test::random_vector(static_cast<size_t>(s.nnodes));
     // The reference: P1 from the host's own gradients; P2 from the assembled matrix, which the
     // polynomial test below checks.
     std::vector<double> want;

@@ -206,18 +206,10 @@ double max_relative(const std::vector<double>& a, const std::vector<double>& b, 
   return max_block_row_error(a, b, nb);
 }
 
-std::vector<double> random_vector(size_t n) {
-  std::mt19937 rng(test::test_seed());
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> x(n);
-  for (double& v : x) v = u(rng);
-  return x;
-}
-
 TEST(McpiOFormatSolver, StoredValuesAreTheReferenceRounding) {
   for (int nb : {1, 2, 5, 7, 17}) {
     Problem p(nb);
-    const std::vector<double> x = random_vector(p.R.size());
+    const std::vector<double> x = test::random_vector(p.R.size());
     for (const OFormat f : all_o_formats()) {
       SCOPED_TRACE("nb=" + std::to_string(nb) + " " + name(f));
       Solver<> s = p.solver({f, false});
@@ -268,7 +260,7 @@ TEST(McpiOFormatSolver, EveryKernelSweepsTheRoundedSystem) {
 TEST(McpiOFormatSolver, TheFp32CopyServesTheOperatorAndTheResiduals) {
   const int nb = 5;
   Problem p(nb);
-  const std::vector<double> x = random_vector(p.R.size());
+  const std::vector<double> x = test::random_vector(p.R.size());
   Exec exec;
   Solver<> plain = p.solver({});
   plain.update(exec, device_view(p.O), device_view(p.D));
@@ -299,7 +291,7 @@ TEST(McpiOFormatSolver, AssemblyInPlaceConvertsAsUpdateDoes) {
   for (int nb : {2, 5}) {
     Problem p(nb);
     const size_t nb2 = static_cast<size_t>(nb) * nb;
-    const std::vector<double> x = random_vector(p.R.size());
+    const std::vector<double> x = test::random_vector(p.R.size());
     for (const OFormat f : {OFormat::bf16, OFormat::fp16, OFormat::int8}) {
       for (const bool keep : {false, true}) {
         SCOPED_TRACE("nb=" + std::to_string(nb) + " " + name(f) + (keep ? " keep_fp32" : ""));
