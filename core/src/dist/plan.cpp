@@ -414,10 +414,12 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
     for (auto& c : color) c = compact(c);
     for (auto& c : remote_color) c = compact(c);
   } else {
-    // Boundary rows: coupled to another rank's (every remote row is one, on its own rank).
+    // Boundary rows: coupled to another rank's (every remote row is one, on its own rank). Only
+    // the boundary-first order reads them.
     std::vector<char> on_boundary(static_cast<size_t>(n), 0);
-    for (ordinal_t i = 0; i < n; ++i)
-      on_boundary[i] = std::any_of(adjacency[i].begin(), adjacency[i].end(), [&](ordinal_t v) { return v >= n; });
+    if (boundary_first)
+      for (ordinal_t i = 0; i < n; ++i)
+        on_boundary[i] = std::any_of(adjacency[i].begin(), adjacency[i].end(), [&](ordinal_t v) { return v >= n; });
     const auto boundary = [&](ordinal_t v) { return v >= n || on_boundary[v] != 0; };
     // Every row's degree in the symmetrised graph, remote rows' from their ranks.
     std::vector<ordinal_t> degree(static_cast<size_t>(n)), remote_degree(ch.remote_id.size(), 0);
