@@ -189,6 +189,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   dopt.o_storage = opt.o_storage;
   dopt.recolor_passes = opt.recolor_passes;
   dopt.halo_coloring = dist::parse_halo_coloring(opt.halo_coloring);
+  dopt.priority_exchange = opt.exchange_priority;
   auto solver = mcpi::make_distributed_solver<Exec>(comm, mcpi::pattern_of(share), dopt);
   Exec exec;
   progress("copying values and factoring D on every rank");
@@ -224,6 +225,27 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   run.sweeps = opt.sweeps;
   const mcpi::TimedSweeps res = time_sweeps(solver, run);
   const mcpi::HaloStats stats = halo->stats();
+
+  // --graph: the same sweeps again, each one replay of a recorded graph of one sweep.
+  mcpi::TimedSweeps graph_res, graph_warm;
+  double graph_slowest = 0.0, graph_record_slowest = 0.0;
+  int graph_same = 1;
+  if (opt.graph) {
+    progress("running " + std::to_string(opt.sweeps) + " sweeps as graph replays");
+    run.graph = true;
+    run.sweeps = 1;
+    graph_warm = time_sweeps(solver, run);  // the recording
+    Kokkos::fence();
+    MPI_Barrier(comm);
+    run.sweeps = opt.sweeps;
+    graph_res = time_sweeps(solver, run);
+    graph_slowest = graph_res.median_sweep_seconds();
+    graph_record_slowest = graph_warm.graph_record_seconds;
+    graph_same = graph_res.dq == res.dq;  // the same kernels in the same order: bit for bit
+    MPI_Allreduce(MPI_IN_PLACE, &graph_slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &graph_record_slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &graph_same, 1, MPI_INT, MPI_MIN, comm);
+  }
   const double residual = solver.residual_norm();
   double rr = 0.0;
   for (const double r : share.R) rr += r * r;
@@ -309,6 +331,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     c.max_sweeps = opt.sweeps;
     c.check_interval = 0;
     c.variant = variant;
+    c.sweep_graphs = false;  // the reference launches colour by colour
     one.apply(exec, problem.system.R, dq, c);
     verify_error =
         mcpi::max_block_row_error(dq_all, std::vector<double>(dq.data(), dq.data() + dq.extent(0)), problem.system.nb);
@@ -329,6 +352,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     std::printf("\n");
     std::printf("exchanges %d of %d colours exchange (%s colouring)\n", exchanging_colours, ncolors,
                 opt.halo_coloring.c_str());
+
     std::printf("converge  %d sweeps to ||r|| / ||R|| < %.1e (%s)\n", to_tolerance.sweeps,
                 opt.rtol > 0 ? opt.rtol : 1e-6, mcpi::name(to_tolerance.reason));
     std::printf("\n%6s %12s %10s %8s %14s %8s %10s\n", "rank", "owned rows", "ghosts", "ghost %", "bytes/sweep",
@@ -356,6 +380,15 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
         whole.total() * 1e-6, whole.total() / (slowest * 1e-3) * 1e-9,
         100.0 * whole.total() / (slowest * 1e-3) * 1e-9 / copy.gbs, copy.gbs);
     std::printf("residual  ||R - A dQ|| / ||R|| = %.3e after %d sweeps\n", residual / std::sqrt(rr), opt.sweeps);
+    if (graph_res.graph)
+      std::printf(
+          "graph     %.3f ms per sweep as replays of a recorded graph of one sweep, exchanges included (slowest "
+          "rank's median of %d; %.3f launched colour by colour: %.2fx); recorded in %.3f ms (%.1f sweeps, slowest "
+          "rank); dQ %s the launched sweeps'\n",
+          1e3 * graph_slowest, opt.sweeps, slowest, slowest / (1e3 * graph_slowest), 1e3 * graph_record_slowest,
+          graph_record_slowest / graph_slowest, graph_same ? "equals, bit for bit," : "DIFFERS from");
+    else if (opt.graph)
+      std::printf("graph     %s\n", graph_res.note.c_str());
     if (opt.per_colour) {
       std::printf("\n%7s %12s %14s %12s\n", "colour", "rows", "bytes/sweep", "wait ms");
       for (ordinal_t c = 0; c < ncolors; ++c)
@@ -370,7 +403,9 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   }
   if (opt.probe_link && size > 1) probe_link(comm, halo->transport().rfind("NCCL", 0) == 0);
   if (failed && rank == 0) std::fprintf(stderr, "mcpi: FAILED: the distributed dQ differs from the one-rank dQ\n");
-  return failed ? 1 : 0;
+  if (!graph_same && rank == 0)
+    std::fprintf(stderr, "mcpi: FAILED: the graph's dQ differs from the launched sweeps'\n");
+  return failed || !graph_same ? 1 : 0;
 }
 
 }  // namespace mcpi_app

@@ -129,28 +129,37 @@ int run(const mcpi_app::Options& opt) {
   std::vector<Row> rows;
   bool ok = true;
   for (mcpi::Variant v : variants) {
-    progress(std::string("running ") + mcpi::name(v));
-    time_sweeps(solver, {1, v, false, opt.stage_diagonal, !opt.portable,
-                         opt.tuning});  // warm-up: first launch, scratch allocation
-    const auto res = time_sweeps(solver, {opt.sweeps, v, true, opt.stage_diagonal, !opt.portable, opt.tuning});
-    Row r;
-    r.variant = mcpi::name(v);
-    r.kernel = res.kernel;
-    r.note = res.note;
-    const double t = res.median_sweep_seconds();
-    r.ms_per_sweep = t * 1e3;
-    r.gbs = tr.total() / t * 1e-9;
-    r.pct_copy = 100.0 * r.gbs / copy.gbs;
-    r.gflops = tr.flops / t * 1e-9;
-    r.reduction = res.residual_norms.back() / res.initial_residual_norm;
-    for (double x : res.residual_norms) r.history.push_back(x / res.initial_residual_norm);
-    r.verify_error = verify ? mcpi::max_block_row_error(res.dq, ref, s.nb) : -1.0;
-    r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 &&
-                               solver.geometry(v.kernel).map == mcpi::LaneMap::block_row &&
-                               v.kernel == mcpi::Kernel::rows_per_warp;
-    if (verify && !(r.verify_error < mcpi::kBlockRowTolerance)) ok = false;
-    if (!std::isfinite(r.reduction)) ok = false;
-    rows.push_back(r);
+    for (const bool graph : {false, true}) {
+      if (graph && !opt.graph) continue;
+      progress(std::string("running ") + mcpi::name(v) + (graph ? " as a graph" : ""));
+      // warm-up: first launch, scratch allocation, the graph's recording
+      const auto warm = time_sweeps(solver, {1, v, false, opt.stage_diagonal, !opt.portable, opt.tuning, graph});
+      const auto res = time_sweeps(solver, {opt.sweeps, v, true, opt.stage_diagonal, !opt.portable, opt.tuning, graph});
+      Row r;
+      r.variant = mcpi::name(v);
+      r.kernel = res.kernel + (res.graph ? " (graph)" : "");
+      r.note = res.note;
+      const double t = res.median_sweep_seconds();
+      if (res.graph) {
+        char line[160];
+        std::snprintf(line, sizeof line, "graph of one sweep recorded in %.3f ms (%.1f sweeps)",
+                      1e3 * warm.graph_record_seconds, warm.graph_record_seconds / t);
+        r.note += (r.note.empty() ? "" : "; ") + std::string(line);
+      }
+      r.ms_per_sweep = t * 1e3;
+      r.gbs = tr.total() / t * 1e-9;
+      r.pct_copy = 100.0 * r.gbs / copy.gbs;
+      r.gflops = tr.flops / t * 1e-9;
+      r.reduction = res.residual_norms.back() / res.initial_residual_norm;
+      for (double x : res.residual_norms) r.history.push_back(x / res.initial_residual_norm);
+      r.verify_error = verify ? mcpi::max_block_row_error(res.dq, ref, s.nb) : -1.0;
+      r.fell_back_to_block_row = r.kernel.rfind("portable", 0) == 0 &&
+                                 solver.geometry(v.kernel).map == mcpi::LaneMap::block_row &&
+                                 v.kernel == mcpi::Kernel::rows_per_warp;
+      if (verify && !(r.verify_error < mcpi::kBlockRowTolerance)) ok = false;
+      if (!std::isfinite(r.reduction)) ok = false;
+      rows.push_back(r);
+    }
   }
 
   std::printf("\n%-24s %-30s %10s %9s %8s %9s %12s %12s\n", "variant", "kernel", "ms/sweep", "GB/s", "% copy",

@@ -99,6 +99,10 @@ options:
   --wide-split N         CUDA, nb >= 16: warps per block row: 0 (the rule), 1 or 4
   --wide-prefetch 0|1    CUDA, nb >= 16: L2 prefetch of the next blocks (default 1)
   --dependent-launch 0|1 CUDA: each colour a programmatic dependent launch (default 1)
+  --graph                each timed sweep one replay of a recorded device graph of the sweep
+                         (CUDA, HIP; Solver::sweep_graph): one launch per sweep, exchanges
+                         included under mpirun with NCCL; prints the recording's cost in
+                         sweeps, or why no graph could be recorded
   --verify / --no-verify compare dQ with the FP64 host reference (default: on when the
                          problem has at most 2e7 block entries)
   --json FILE            also write the results as JSON
@@ -119,6 +123,9 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
                          partition) or boundary_first (the rows coupled to other ranks take
                          the first colours: fewer colours exchange)
   --per-colour           each colour's rows, bytes exchanged and wait
+  --exchange-priority 0|1
+                         NCCL: the exchanges on a stream of the highest priority, ahead of
+                         the interior rows (1), or on the solver's stream (0, the default)
   --distributed          the distributed mode on one rank too (the one-GPU baseline of a
                          scaling run)
   --probe-link           after the sweeps, time one exchange of 8 B .. 16 MB between ranks 0
@@ -246,6 +253,12 @@ Options parse_options(int argc, const char* const* argv) {
         throw InvalidArgument("mcpi: --partitioner expects metis or zoltan, got '" + o.partitioner + "'");
     } else if (a == "--per-colour") {
       o.per_colour = true;
+    } else if (a == "--graph") {
+      o.graph = true;
+    } else if (a == "--exchange-priority") {
+      const std::string v = value();
+      if (v != "0" && v != "1") throw InvalidArgument("mcpi: --exchange-priority expects 0 or 1, got '" + v + "'");
+      o.exchange_priority = v == "1";
     } else if (a == "--probe-link") {
       o.probe_link = true;
     } else if (a == "--distributed") {

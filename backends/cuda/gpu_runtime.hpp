@@ -50,4 +50,19 @@ inline stream_t stream_from_interface(std::uintptr_t s) {
 inline error_t event_create_untimed(event_t* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); }
 inline error_t stream_wait_event(stream_t s, event_t e) { return cudaStreamWaitEvent(s, e, 0); }
 
+// Graphs recorded from a stream (backend/device_graph.hpp). Relaxed: the recording thread may
+// call the runtime for other work meanwhile (NCCL does).
+using graph_t = cudaGraph_t;
+using graph_exec_t = cudaGraphExec_t;
+inline error_t begin_capture(stream_t s) { return cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed); }
+inline error_t end_capture(stream_t s, graph_t* g) { return cudaStreamEndCapture(s, g); }
+inline error_t graph_instantiate(graph_exec_t* e, graph_t g) { return cudaGraphInstantiate(e, g, 0); }
+inline error_t graph_launch(graph_exec_t e, stream_t s) { return cudaGraphLaunch(e, s); }
+inline error_t graph_destroy(graph_t g) { return cudaGraphDestroy(g); }
+inline error_t graph_exec_destroy(graph_exec_t e) { return cudaGraphExecDestroy(e); }
+inline constexpr const char* begin_capture_name = "cudaStreamBeginCapture";
+inline constexpr const char* end_capture_name = "cudaStreamEndCapture";
+inline constexpr const char* graph_instantiate_name = "cudaGraphInstantiate";
+inline constexpr const char* graph_launch_name = "cudaGraphLaunch";
+
 }  // namespace ppsparse::gpu

@@ -55,4 +55,19 @@ inline stream_t stream_from_interface(std::uintptr_t s) {
 inline error_t event_create_untimed(event_t* e) { return hipEventCreateWithFlags(e, hipEventDisableTiming); }
 inline error_t stream_wait_event(stream_t s, event_t e) { return hipStreamWaitEvent(s, e, 0); }
 
+// Graphs recorded from a stream (backend/device_graph.hpp). Relaxed: the recording thread may
+// call the runtime for other work meanwhile (RCCL does).
+using graph_t = hipGraph_t;
+using graph_exec_t = hipGraphExec_t;
+inline error_t begin_capture(stream_t s) { return hipStreamBeginCapture(s, hipStreamCaptureModeRelaxed); }
+inline error_t end_capture(stream_t s, graph_t* g) { return hipStreamEndCapture(s, g); }
+inline error_t graph_instantiate(graph_exec_t* e, graph_t g) { return hipGraphInstantiate(e, g, nullptr, nullptr, 0); }
+inline error_t graph_launch(graph_exec_t e, stream_t s) { return hipGraphLaunch(e, s); }
+inline error_t graph_destroy(graph_t g) { return hipGraphDestroy(g); }
+inline error_t graph_exec_destroy(graph_exec_t e) { return hipGraphExecDestroy(e); }
+inline constexpr const char* begin_capture_name = "hipStreamBeginCapture";
+inline constexpr const char* end_capture_name = "hipStreamEndCapture";
+inline constexpr const char* graph_instantiate_name = "hipGraphInstantiate";
+inline constexpr const char* graph_launch_name = "hipGraphLaunch";
+
 }  // namespace ppsparse::gpu

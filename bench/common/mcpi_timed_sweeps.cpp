@@ -28,10 +28,23 @@ TimedSweeps time_sweeps(Solver<>& solver, const TimedSweepOptions& opt) {
       res.note = window.note;
     }
   }
+  if (opt.graph && opt.sweeps > 0) {  // recorded (and run once) before the timed sweeps
+    if (opt.stage_diagonal || !opt.backend_kernels)
+      throw InvalidArgument("mcpi: graph sweeps run the backend's kernels, without stage_diagonal");
+    const double before = solver.graph_stats().record_seconds;
+    res.graph = solver.sweep_graph(exec, 1, v, opt.tuning);
+    exec.fence();
+    res.graph_record_seconds = solver.graph_stats().record_seconds - before;
+    if (!res.graph) res.note += (res.note.empty() ? "" : "; ") + ("no graph: " + solver.graph_stats().why_not);
+    solver.reset();
+  }
   for (int it = 0; it < opt.sweeps; ++it) {
     exec.fence();
     Kokkos::Timer timer;
-    solver.sweep(exec, v, opt.stage_diagonal, opt.backend_kernels, opt.tuning);
+    if (res.graph)
+      solver.sweep_graph(exec, 1, v, opt.tuning);
+    else
+      solver.sweep(exec, v, opt.stage_diagonal, opt.backend_kernels, opt.tuning);
     exec.fence();
     const double t = timer.seconds();
     res.seconds += t;

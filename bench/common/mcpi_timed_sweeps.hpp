@@ -26,6 +26,9 @@ struct TimedSweepOptions {
   bool backend_kernels = true;
   /// Settings of the backend's specialised kernels (mcpi/tuning.hpp).
   KernelTuning tuning = {};
+  /// Each sweep one replay of a recorded device graph of one sweep (Solver::sweep_graph),
+  /// recorded in an untimed sweep first; where none can be recorded, the note says why.
+  bool graph = false;
 };
 
 /// What time_sweeps returns: dQ in the user's numbering, residual norms when asked, the times
@@ -40,6 +43,8 @@ struct TimedSweeps {
   Variant variant = Kernel::rows_per_warp;  ///< the variant that ran (auto resolved)
   std::string kernel;                       ///< what ran: "cuda rows_per_warp_l2_async", "portable rows_per_warp", ...
   std::string note;                         ///< fallbacks and hardware settings (L2 window), one line
+  bool graph = false;                       ///< the sweeps ran as graph replays
+  double graph_record_seconds = 0.0;        ///< the recording's host time (graph)
   /// Mean and median time of one sweep (0 without sweeps).
   double seconds_per_sweep() const { return sweeps ? seconds / sweeps : 0.0; }
   double median_sweep_seconds() const {

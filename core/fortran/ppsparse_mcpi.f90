@@ -48,6 +48,7 @@ module ppsparse_mcpi
     integer(c_int) :: initial_guess_given
     integer(c_int) :: final_residual
     real(c_double) :: divergence_factor
+    integer(c_int) :: sweep_graphs
   end type
 
   !> FGMRES(restart) with MCPI preconditioning (ppsparse_fgmres_control_default sets the defaults).

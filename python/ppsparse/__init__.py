@@ -66,7 +66,8 @@ class McpiSolver(_McpiSolver):
     copy for multiply, FGMRES's operator and the true residuals).
     update(O, D, order="row_major"): O's blocks in the order of indices, D's by block row.
     apply(R, dq=None, rtol=0, atol=0, max_sweeps=15, check_interval=5, initial_guess=False,
-          final_residual=True, variant="auto") -> (dq, Status)
+          final_residual=True, variant="auto", sweep_graphs=True) -> (dq, Status)
+          (sweep_graphs: the sweeps between checks as one recorded device graph on GPUs)
     fgmres(R, dq=None, rtol=1e-6, atol=0, restart=30, max_iterations=300, sweeps=5,
            initial_guess=False) -> (dq, Status)
     multiply(x) -> A x

@@ -295,7 +295,8 @@ class McpiSolver : public Releasable {
   }
 
   py::tuple apply(const py::handle& R, const py::handle& dq, double rtol, double atol, int max_sweeps,
-                  int check_interval, bool initial_guess, bool final_residual, const std::string& variant) {
+                  int check_interval, bool initial_guess, bool final_residual, const std::string& variant,
+                  bool sweep_graphs) {
     mcpi::Control c;
     c.rtol = rtol;
     c.atol = atol;
@@ -304,6 +305,7 @@ class McpiSolver : public Releasable {
     c.initial_guess = initial_guess ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
     c.final_residual = final_residual;
     c.variant = variant_of(variant);
+    c.sweep_graphs = sweep_graphs;
     return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return s().apply(Exec(), r, x, c); });
   }
 
@@ -640,7 +642,8 @@ PYBIND11_MODULE(_ppsparse, m) {
            "keep_fp32"_a = false)
       .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major")
       .def("apply", &McpiSolver::apply, "R"_a, "dq"_a = py::none(), "rtol"_a = 0.0, "atol"_a = 0.0, "max_sweeps"_a = 15,
-           "check_interval"_a = 5, "initial_guess"_a = false, "final_residual"_a = true, "variant"_a = "auto")
+           "check_interval"_a = 5, "initial_guess"_a = false, "final_residual"_a = true, "variant"_a = "auto",
+           "sweep_graphs"_a = true)
       .def("fgmres", &McpiSolver::fgmres, "R"_a, "dq"_a = py::none(), "rtol"_a = 1e-6, "atol"_a = 0.0, "restart"_a = 30,
            "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false)
       .def("multiply", &McpiSolver::multiply, "x"_a)

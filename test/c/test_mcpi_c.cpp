@@ -61,6 +61,7 @@ TEST(McpiC, SolvesAsTheCppSolver) {
   ppsparse_mcpi_control_default(&c);
   EXPECT_EQ(c.max_sweeps, 15);
   EXPECT_EQ(c.check_interval, 5);
+  EXPECT_EQ(c.sweep_graphs, 1);
   c.max_sweeps = 6;
   c.check_interval = 0;
   std::vector<double> dq(a.R.size(), std::nan(""));
@@ -263,6 +264,10 @@ TEST(McpiC, ErrorsAreCodesAndMessages) {
   c.check_interval = -1;
   EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), 0, &c, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last().find("check_interval must be >= 0"), std::string::npos) << last();
+  ppsparse_mcpi_control_default(&c);
+  c.sweep_graphs = 2;
+  EXPECT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), 0, &c, nullptr), PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("control.sweep_graphs must be 0 or 1"), std::string::npos) << last();
   ppsparse_fgmres_control fc;
   ppsparse_fgmres_control_default(&fc);
   fc.restart = 0;

@@ -23,6 +23,10 @@ program consumer_fortran
   ierr = ppsparse_mcpi_create(s, 2, 4, row_ptr, col_idx, 1, c_null_ptr, PPSPARSE_MEMORY_HOST)
   if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_update(s, O, D, PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST)
   call ppsparse_mcpi_control_default(c)
+  if (c%sweep_graphs /= 1 .or. c%check_interval /= 5) then  ! the type's layout is the C struct's
+    print *, 'consumer_fortran: FAILED: control defaults', c%sweep_graphs, c%check_interval
+    stop 1
+  end if
   c%max_sweeps = 200
   c%rtol = 1d-6
   c%check_interval = 1

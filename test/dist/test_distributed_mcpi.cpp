@@ -120,6 +120,8 @@ struct Outcome {
   std::vector<double> dq;         // global, gathered
   std::vector<ordinal_t> colors;  // global, gathered
   long long bytes = 0;            // sent by this rank
+  long long messages = 0;         // sent by this rank
+  mcpi::GraphStats graphs;        // this rank's
   bool has_ghosts = false;
   std::string transport;
   std::vector<int> exchanging;  // per colour: 1 where some rank exchanges
@@ -127,7 +129,8 @@ struct Outcome {
 
 Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<int>& part, int sweeps,
                         dist::Transport transport = dist::Transport::automatic, int recolor_passes = 0,
-                        dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent) {
+                        dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent,
+                        bool sweep_graphs = true) {
   const auto share = dist::local_share(system, part, world_rank());
   mcpi::DistributedOptions options;
   options.transport = transport;
@@ -140,6 +143,7 @@ Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<
   mcpi::Control control;
   control.max_sweeps = sweeps;
   control.check_interval = 0;
+  control.sweep_graphs = sweep_graphs;
   const mcpi::Status st = solver.apply(
       exec, view(share.R), Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(dq.data(), dq.size()), control);
   EXPECT_EQ(st.sweeps, sweeps);
@@ -147,6 +151,8 @@ Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<
   out.dq = gather(share.global_ids, dq, system.nb, system.n);
   out.colors = gather_colors(share.global_ids, solver.coloring().color, system.n);
   out.bytes = solver.halo()->stats().bytes;
+  out.messages = solver.halo()->stats().messages;
+  out.graphs = solver.graph_stats();
   out.has_ghosts = !share.ghost_ids.empty();
   out.transport = solver.halo()->transport();
   for (ordinal_t c = 0; c < solver.coloring().ncolors; ++c) out.exchanging.push_back(solver.halo()->active(c) ? 1 : 0);
@@ -240,6 +246,42 @@ TEST(DistributedMcpi, RankWithoutNeighbours) {
 }
 
 // The InvalidArgument message of the distributed setup of `share` with `options` (every rank).
+// The sweeps as one recorded device graph, exchanges included (NCCL on GPUs): the same dQ, bit
+// for bit, and the same messages as colour-by-colour launches. Where no graph can be recorded
+// (host backends; exchanges through MPI), every rank says why and launches the colours.
+TEST(DistributedMcpi, SweepGraphsExchangeAsColourLaunchesDo) {
+  const auto system = gen::make_block_system(gen::mixed_mesh_graph(6, 5, 4, 7), 5, test::test_seed());
+  const auto part = partition(graph_of(system), Split::metis, world_size());
+  for (const dist::Transport t : {dist::Transport::automatic, dist::Transport::staged}) {
+    SCOPED_TRACE(dist::name(t));
+    for (const int sweeps : {1, 5}) {
+      const Outcome launched =
+          run_distributed(system, part, sweeps, t, 0, dist::HaloColoring::partition_independent, false);
+      const Outcome graph = run_distributed(system, part, sweeps, t, 0, dist::HaloColoring::partition_independent);
+      EXPECT_EQ(graph.dq, launched.dq) << "rank " << world_rank();
+      EXPECT_EQ(graph.bytes, launched.bytes);
+      EXPECT_EQ(graph.messages, launched.messages);
+      EXPECT_EQ(launched.graphs.recordings, 0);
+      if (graph.graphs.recordings > 0) {
+        EXPECT_EQ(graph.graphs.replays, 1);  // one run of `sweeps` sweeps, no check between
+        EXPECT_TRUE(graph.graphs.why_not.empty()) << graph.graphs.why_not;
+        EXPECT_NE(t, dist::Transport::staged);
+      } else {
+        EXPECT_EQ(graph.graphs.replays, 0);
+        EXPECT_FALSE(graph.graphs.why_not.empty());
+        if (t == dist::Transport::staged &&
+            !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible)
+          EXPECT_NE(graph.graphs.why_not.find("through the host"), std::string::npos) << graph.graphs.why_not;
+      }
+      // Every rank decides alike.
+      int recorded = graph.graphs.recordings > 0, all = 0, any = 0;
+      MPI_Allreduce(&recorded, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      MPI_Allreduce(&recorded, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      EXPECT_EQ(all, any);
+    }
+  }
+}
+
 std::string setup_error(const dist::LocalSystem& share, const mcpi::DistributedOptions& options) {
   return test::message_of<InvalidArgument>(
       [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/backend/device_graph.hpp>
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
@@ -280,6 +281,60 @@ TEST(McpiSolverApi, ChecksDoNotChangeTheIterateAndStopAtTheTolerance) {
   EXPECT_EQ(sa.reason, StopReason::converged);
   EXPECT_LT(sa.sweeps, st.sweeps);
   EXPECT_NE(sa.kernel.find("rows_per_warp"), std::string::npos) << sa.kernel;  // auto
+}
+
+// The sweeps between checks as one recorded device graph (Control::sweep_graphs): the iterate
+// of colour-by-colour launches, bit for bit; a graph per run length, recorded once and replayed
+// after. Where none can be recorded (host backends, the portable kernels), the reason is given
+// and the colours are launched.
+TEST(McpiSolverApi, SweepGraphsGiveTheIterateOfColourLaunches) {
+  for (int nb : {1, 5}) {
+    SCOPED_TRACE("nb=" + std::to_string(nb));
+    Problem p(nb);
+    const UserArrays u = user_arrays(p.system);
+    Exec exec;
+    Solver<> s(host_pattern(u));
+    s.update(exec, host_view(u.O), host_view(u.D));
+    const auto R = device_view(u.R);
+    Kokkos::View<double*, Mem> a("a", u.R.size()), b("b", u.R.size());
+    Control launched = sweeps_only(9);
+    launched.check_interval = 4;  // runs of 3, 3 and 1 sweeps between the checks
+    launched.sweep_graphs = false;
+    Control graphs = launched;
+    graphs.sweep_graphs = true;
+    s.apply(exec, R, a, launched);
+    EXPECT_EQ(s.graph_stats().recordings, 0);
+    for (int k = 0; k < 2; ++k) {
+      Kokkos::deep_copy(b, std::numeric_limits<double>::quiet_NaN());
+      const Status st = s.apply(exec, R, b, graphs);
+      EXPECT_EQ(st.sweeps, 9);
+      EXPECT_EQ(to_vector(b), to_vector(a));
+    }
+    const GraphStats g = s.graph_stats();
+    std::string why;
+    if (ppsparse::backend::can_record_graph(exec, why) && s.uses_backend_kernel(Variant::automatic())) {
+      EXPECT_EQ(g.recordings, 2);  // runs of 3 and of 1 sweep
+      EXPECT_EQ(g.replays, 6);
+      EXPECT_GT(g.record_seconds, 0.0);
+      EXPECT_TRUE(g.why_not.empty()) << g.why_not;
+    } else {
+      EXPECT_EQ(g.recordings, 0);
+      EXPECT_EQ(g.replays, 0);
+      EXPECT_FALSE(g.why_not.empty());
+    }
+    // sweep_graph(k): k sweeps.
+    s.reset();
+    const bool ran = s.sweep_graph(exec, 4, Variant::automatic());
+    EXPECT_EQ(ran, s.graph_stats().why_not.empty());
+    const auto as_graph = s.dq_user();
+    s.reset();
+    for (int k = 0; k < 4; ++k) s.sweep(exec, Variant::automatic());
+    EXPECT_EQ(as_graph, s.dq_user());
+    EXPECT_FALSE(s.sweep_graph(exec, 0, Variant::automatic()));
+    EXPECT_THROW(s.sweep_graph(exec, -1, Variant::automatic()), InvalidArgument);
+    Solver<> empty(host_pattern(u));
+    EXPECT_THROW(empty.sweep_graph(exec, 1, Variant::automatic()), InvalidArgument);
+  }
 }
 
 // Systems large enough for the device kernels' every path (colours of thousands of rows, the

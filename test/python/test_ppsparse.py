@@ -56,6 +56,10 @@ def test_apply_and_fgmres_solve_what_scipy_solves():
     assert np.linalg.norm(dq2 - exact) <= 1e-8 * np.linalg.norm(exact)
     x = np.random.default_rng(1).uniform(-1, 1, R.size)
     assert np.allclose(solver.multiply(x), A @ x, rtol=1e-12, atol=1e-12)
+    # The sweeps as a recorded device graph (GPU builds) or launched colour by colour: one iterate.
+    launched, _ = solver.apply(R, max_sweeps=9, check_interval=4, sweep_graphs=False)
+    graphs, _ = solver.apply(R, max_sweeps=9, check_interval=4, sweep_graphs=True)
+    assert np.array_equal(launched, graphs)
 
 
 def test_in_place_output_and_initial_guess():

@@ -43,8 +43,8 @@ class NcclMessenger final : public DeviceMessenger<Kokkos::Cuda> {
   void exchange(const Kokkos::Cuda& exec, const void* send, const std::vector<Message>& sends, void* recv,
                 const std::vector<Message>& recvs, int slot) override {
     const cudaStream_t stream = exec.cuda_stream();
-    Slot& t = this->slot(slot);
-    cudaEventRecord(t.begin, stream);
+    Slot* t = slot >= 0 ? &this->slot(slot) : nullptr;
+    if (t) cudaEventRecord(t->begin, stream);
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (const Message& m : recvs)
       check_nccl(ncclRecv(static_cast<char*>(recv) + m.offset, m.bytes, ncclUint8, m.peer, comm_, stream), "ncclRecv");
@@ -52,8 +52,10 @@ class NcclMessenger final : public DeviceMessenger<Kokkos::Cuda> {
       check_nccl(ncclSend(static_cast<const char*>(send) + m.offset, m.bytes, ncclUint8, m.peer, comm_, stream),
                  "ncclSend");
     check_nccl(ncclGroupEnd(), "ncclGroupEnd");
-    cudaEventRecord(t.end, stream);
-    t.pending = true;
+    if (t) {
+      cudaEventRecord(t->end, stream);
+      t->pending = true;
+    }
   }
   double elapsed(int slot) override {
     if (slot < 0 || static_cast<size_t>(slot) >= slots_.size() || !slots_[slot].pending) return 0.0;

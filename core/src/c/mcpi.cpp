@@ -128,6 +128,8 @@ mcpi::Control to_control(const ppsparse_mcpi_control* c) {
   m.initial_guess = initial_guess(c->initial_guess_given);
   m.final_residual = c->final_residual != 0;
   m.divergence_factor = c->divergence_factor;
+  if (c->sweep_graphs != 0 && c->sweep_graphs != 1) throw InvalidArgument("control.sweep_graphs must be 0 or 1");
+  m.sweep_graphs = c->sweep_graphs != 0;
   return m;
 }
 
@@ -271,6 +273,7 @@ void ppsparse_mcpi_control_default(ppsparse_mcpi_control* c) {
   c->initial_guess_given = d.initial_guess == mcpi::InitialGuess::given;
   c->final_residual = d.final_residual;
   c->divergence_factor = d.divergence_factor;
+  c->sweep_graphs = d.sweep_graphs;
 }
 
 void ppsparse_mcpi_options_default(ppsparse_mcpi_options* o) {

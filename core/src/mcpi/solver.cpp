@@ -156,6 +156,16 @@ void Solver<E, OS, DS, XS>::sweep(const E& exec, const Variant& variant, bool st
   impl_->sweep(exec, variant, stage_diagonal, backend_kernels, tuning);
 }
 template <class E, class OS, class DS, class XS>
+bool Solver<E, OS, DS, XS>::sweep_graph(const E& exec, int count, const Variant& variant, const KernelTuning& tuning) {
+  return impl_->sweep_graph(exec, count, variant, tuning);
+}
+
+template <class E, class OS, class DS, class XS>
+GraphStats Solver<E, OS, DS, XS>::graph_stats() const {
+  return impl_->graph_stats();
+}
+
+template <class E, class OS, class DS, class XS>
 double Solver<E, OS, DS, XS>::residual_norm() {
   return impl_->residual_norm();
 }

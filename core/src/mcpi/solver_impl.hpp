@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/backend/device_graph.hpp>
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/backend.hpp>
 #include <ppsparse/mcpi/control.hpp>
@@ -132,11 +133,13 @@ class SolverImpl {
     bool have_final = false;
     int s = 0;
     while (s < control.max_sweeps) {
-      const bool check = control.check_interval > 0 && (s + 1) % control.check_interval == 0;
+      const int ci = control.check_interval;
+      const bool check = ci > 0 && (s + 1) % ci == 0;
       have_final = false;  // a sweep changes dQ
-      if (!check) {
-        sweep(exec, rs);
-        ++s;
+      if (!check) {        // the sweeps up to the next check, or to the end
+        const int run = ci > 0 ? std::min(control.max_sweeps, (s / ci + 1) * ci - 1) - s : control.max_sweeps - s;
+        run_sweeps(exec, rs, run, control.sweep_graphs);
+        s += run;
         continue;
       }
       const double est = checked_sweep(exec, rs);
@@ -245,6 +248,14 @@ class SolverImpl {
     for (size_t i = 0; i < x.size(); ++i) x[i] = h(i);
     return to_old(x, coloring_.perm, s_.nb);
   }
+  bool sweep_graph(const ExecSpace& exec, int count, const Variant& variant, const KernelTuning& tuning) {
+    require_values("sweep_graph");
+    if (count < 0) throw InvalidArgument("mcpi sweep_graph: count must be >= 0, got " + std::to_string(count));
+    check_tuning(tuning);
+    return run_sweeps(exec, resolved(exec, variant, true, tuning), count, true);
+  }
+  GraphStats graph_stats() const { return graph_stats_; }
+
   backend::L2Window keep_iterate_in_l2(const ExecSpace& exec) {
     return backend::l2_window_begin(exec, s_.dq.data(), s_.dq.span() * sizeof(XScalar));
   }
@@ -374,6 +385,102 @@ class SolverImpl {
   /// One sweep over all colours (asynchronous on exec).
   void sweep(const ExecSpace& exec, const ResolvedSweep& rs) {
     for_each_color(exec, rs.may_overlap, [&](const ExecSpace& on, ordinal_t b, ordinal_t e) { s_.run(on, rs, b, e); });
+  }
+
+  /// A recorded graph of `count` sweeps of a variant on the arrays it was recorded on.
+  struct RecordedSweeps {
+    ppsparse::backend::DeviceGraph graph;
+    int count = 0;
+    Variant variant;
+    KernelTuning tuning;
+    std::vector<const void*> arrays;
+    HaloStats exchanges;  ///< what one replay exchanges
+  };
+
+  /// `count` sweeps (asynchronous on exec): with `graph`, one replay of their recorded graph,
+  /// recorded first where none matches (the same count, kernel and arrays); else, or where no
+  /// graph can be recorded, the colours one by one. Returns whether a graph ran.
+  bool run_sweeps(const ExecSpace& exec, const ResolvedSweep& rs, int count, bool graph) {
+    if (count <= 0) return false;
+    const RecordedSweeps* r = graph ? recorded_sweeps(exec, rs, count) : nullptr;
+    if (!r) {
+      for (int k = 0; k < count; ++k) sweep(exec, rs);
+      return false;
+    }
+    ppsparse::backend::replay_graph(exec, r->graph);
+    if (halo_) halo_->count_replay(r->exchanges);
+    ++graph_stats_.replays;
+    return true;
+  }
+
+  /// The recorded graph of `count` sweeps of rs on the current arrays, recorded now if there is
+  /// none; null where none can be (graph_stats_.why_not says why). Every rank of a distributed
+  /// solver reaches the same answer: the conditions are the same on each, and a failed
+  /// recording is agreed.
+  const RecordedSweeps* recorded_sweeps(const ExecSpace& exec, const ResolvedSweep& rs, int count) {
+    std::string why_not;
+    if (!graph_failure_.empty()) {
+      why_not = graph_failure_;
+    } else if (!ppsparse::backend::can_record_graph(exec, why_not)) {
+    } else if (!rs.specialised) {
+      why_not = "the portable kernels are launched colour by colour";
+    } else if (rs.variant.l2_window) {
+      why_not = "the L2 window is a setting of the stream, not recorded";
+    } else if (s_.stage_diagonal) {
+      why_not = "stage_diagonal is a benchmark setting of the portable kernels";
+    } else if (halo_ && !halo_->recordable()) {
+      why_not = "the exchanges pass through the host (" + halo_->transport() + ")";
+    }
+    graph_stats_.why_not = why_not;
+    if (!why_not.empty()) return nullptr;
+    const std::vector<const void*> arrays = sweep_arrays();
+    for (const RecordedSweeps& r : recorded_)
+      if (r.count == count && r.variant == rs.variant && r.tuning == rs.tuning && r.arrays == arrays) return &r;
+
+    Kokkos::Timer timer;
+    RecordedSweeps r;
+    r.count = count;
+    r.variant = rs.variant;
+    r.tuning = rs.tuning;
+    r.arrays = arrays;
+    std::string message;
+    if (halo_) halo_->begin_recording(exec, s_.dq);
+    ErrorKind kind = capture_error(
+        [&] {
+          ppsparse::backend::begin_graph(exec);
+          try {
+            for (int k = 0; k < count; ++k) sweep(exec, rs);
+          } catch (...) {
+            try {
+              ppsparse::backend::end_graph(exec);  // ends the recording; its error is the sweep's
+            } catch (...) {
+            }
+            throw;
+          }
+          r.graph = ppsparse::backend::end_graph(exec);
+        },
+        message);
+    if (halo_) {
+      r.exchanges = halo_->end_recording();
+      kind = halo_->agree(kind, message);
+    }
+    if (kind != ErrorKind::none) {  // from now on colour by colour, with the reason
+      graph_failure_ = "recording the sweeps failed: " + message;
+      graph_stats_.why_not = graph_failure_;
+      return nullptr;
+    }
+    ++graph_stats_.recordings;
+    graph_stats_.record_seconds += timer.seconds();
+    if (recorded_.size() >= kMaxRecordedSweeps) recorded_.erase(recorded_.begin());
+    recorded_.push_back(std::move(r));
+    return &recorded_.back();
+  }
+
+  /// The addresses a recorded sweep reads and writes: a graph recorded on other arrays (a new
+  /// FP32 staging, another right-hand side) is recorded again.
+  std::vector<const void*> sweep_arrays() const {
+    return {s_.ia.data(),      s_.ja.data(), s_.O.data(),   s_.O16.data(), s_.O8.data(),
+            s_.o_scale.data(), s_.D.data(),  s_.rhs.data(), s_.dq.data(),  s_.r_tmp.data()};
   }
 
   /// One sweep that also forms the residual: each colour's ||R_c - A_c dQ||^2 just before its
@@ -605,7 +712,11 @@ class SolverImpl {
   static constexpr int kResidualSlots = 1024;
 
   Sweeper<ExecSpace, OScalar, DScalar, XScalar> s_;
-  std::shared_ptr<HaloType> halo_;  ///< distributed: the exchanges; null on one rank
+  std::shared_ptr<HaloType> halo_;                 ///< distributed: the exchanges; null on one rank
+  static constexpr size_t kMaxRecordedSweeps = 4;  // runs of sweeps of a few lengths
+  std::vector<RecordedSweeps> recorded_;
+  GraphStats graph_stats_;
+  std::string graph_failure_;  ///< set when a recording failed: no graphs after it
   ordinal_t n_ = 0;
   ordinal_t n_ghost_ = 0;
   int base_ = 0;                         ///< the user's index base: errors name blocks and rows from it

@@ -78,6 +78,9 @@ typedef struct {
   int initial_guess_given;  /**< 1: start from dq's contents; 0: from zero (default) */
   int final_residual;       /**< 1: compute the true final residual (default) */
   double divergence_factor; /**< diverged past this times the initial residual (default 1e6) */
+  int sweep_graphs;         /**< 1 (default): the sweeps between checks as one recorded device graph
+                                 where one can be recorded (see ppsparse::mcpi::Control::sweep_graphs);
+                                 0: each colour launched */
 } ppsparse_mcpi_control;
 
 /** FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps (see ppsparse::mcpi::FgmresControl). */

@@ -29,7 +29,8 @@ class DeviceMessenger {
   virtual ~DeviceMessenger() = default;
   /// Enqueues on exec's stream, as one group, every receive into recv and every send from send
   /// (device buffers); later work on exec's stream sees the received bytes. The group's device
-  /// time is kept under `slot` until elapsed(slot) reads it.
+  /// time is kept under `slot` until elapsed(slot) reads it; slot < 0: not timed (the exchange
+  /// is being recorded into a device graph, where nothing may be read back).
   virtual void exchange(const ExecSpace& exec, const void* send, const std::vector<Message>& sends, void* recv,
                         const std::vector<Message>& recvs, int slot) = 0;
   /// The device time of the last exchange under `slot` not read yet (waiting for the peers

@@ -46,6 +46,23 @@ struct Control {
   double divergence_factor = 1e6;
   /// The kernel; auto picks by nb and device (Solver::resolve).
   Variant variant = Variant::automatic();
+  /// Run the sweeps between two residual checks as one recorded device graph (CUDA, HIP): one
+  /// launch instead of one or two per colour, exchanges included where they stay on the device
+  /// (one rank, or NCCL). Recorded once per solver, variant and number of sweeps, then replayed
+  /// (the first apply pays the recording: Solver::graph_stats). Where no graph can be recorded
+  /// (host backends, the portable kernels, the L2-window variants, exchanges through MPI) the
+  /// colours are launched one by one, with the same result. false: always launched one by one.
+  bool sweep_graphs = true;
+};
+
+/// The device graphs of a solver's sweeps (Control::sweep_graphs, Solver::sweep_graph).
+struct GraphStats {
+  int recordings = 0;           ///< graphs recorded and instantiated
+  double record_seconds = 0.0;  ///< host time of the recordings (instantiation included)
+  long long replays = 0;        ///< graph launches
+  /// Why the last sweeps asked for as a graph were launched colour by colour; empty if they
+  /// ran as a graph.
+  std::string why_not;
 };
 
 /// What mcpi::Fgmres runs: FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps

@@ -15,6 +15,7 @@
 /// decisions over all ranks), precondition and solve work as on one rank; every call is
 /// collective, and an error on any rank is thrown on every rank (naming that rank).
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,11 @@ struct DistributedOptions {
   /// default keeps the colours the same on every partition. The same on every rank.
   dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent;
   Transport transport = Transport::automatic;
+  /// With a device messenger (NCCL): run the exchanges on an instance of the device's highest
+  /// priority (backend::priority_instance), so that each colour's exchange starts as soon as
+  /// its boundary rows are done, ahead of the interior rows' thread blocks. Off by default: on
+  /// four H100s it shortened the measured waits but not the sweep (docs/perf/mcpi_distributed_h100x4.md).
+  bool priority_exchange = false;
   /// How the sweeps store O (mcpi/o_format.hpp); the same on every rank.
   OStorage o_storage;
   std::function<void(const std::string&)> progress;
@@ -110,7 +116,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
 
   MpiHalo(MPI_Comm comm, const dist::HaloLists& lists, ordinal_t ncolors, std::vector<ordinal_t> boundary_end,
-          ordinal_t n_owned, int nb, Transport transport, const ExecSpace& exec)
+          ordinal_t n_owned, int nb, Transport transport, const ExecSpace& exec, bool priority_exchange = false)
       : lists_(lists), ncolors_(ncolors), boundary_end_(std::move(boundary_end)), n_(n_owned), nb_(nb) {
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
@@ -142,6 +148,11 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       direct_ = false;
     }
     interior_ = compat::second_instance(exec);
+    exchange_ = exec;
+    if (messenger_ && priority_exchange) {
+      exchange_ = ppsparse::backend::priority_instance(exec);
+      transport_ += ", on a stream of the highest priority";
+    }
     const size_t nn = lists_.neighbours.size();
     // Messages go from dq itself where each one's rows are consecutive (else through a packed
     // buffer), and land in dq's ghost slots, consecutive by construction (dist/plan.hpp).
@@ -216,12 +227,14 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     }
     const XScalar* source = direct_send_[c] ? dq.data() : send_buf_.data();
     if (messenger_) {
-      // On exec's stream; the interior instance waits for exec's work so far, not the host.
+      // On the exchange instance, after exec's work so far (the boundary rows); the interior
+      // instance waits for that work too, not the host.
       ppsparse::backend::order_after(interior_, exec);
-      harvest(c);
+      ppsparse::backend::order_after(exchange_, exec);
+      if (!recording_) harvest(c);
       for (auto* list : {&sends_, &recvs_})
         for (auto& m : *list) m = {m.peer, m.offset * sizeof(XScalar), m.bytes * sizeof(XScalar)};
-      messenger_->exchange(exec, source, sends_, dq.data(), recvs_, static_cast<int>(c));
+      messenger_->exchange(exchange_, source, sends_, dq.data(), recvs_, recording_ ? -1 : static_cast<int>(c));
       return;
     }
     if (!direct_) {  // staged: the messages' rows to pinned host memory, packed in message order
@@ -269,6 +282,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       }
     }
     ++stats_.exchanges;
+    if (messenger_) ppsparse::backend::order_after(exec, exchange_);
     ppsparse::backend::order_after(exec, interior_);
   }
 
@@ -302,6 +316,44 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     stats_.color_bytes.assign(static_cast<size_t>(ncolors_), 0);
   }
 
+  bool recordable() const override { return static_cast<bool>(messenger_); }
+  void begin_recording(const ExecSpace& exec, const dq_view& dq) override {
+    if (!messenger_) throw std::logic_error("mcpi distributed: recording an exchange that passes through the host");
+    stats();  // the timings of earlier exchanges, read before nothing may be read
+    if (!primed_) {
+      // NCCL connects two ranks at their first message. Recordings that made those connections
+      // hung on four GPUs (test_dist, 2026-11-27); with every colour exchanged once before the
+      // first recording, they did not. The ghosts already hold their owners' values here: no
+      // value changes, and the exchange is not counted.
+      const HaloStats before = stats_;
+      exchange_all(exec, dq);
+      stats();
+      stats_ = before;
+      primed_ = true;
+    }
+    before_recording_ = stats_;
+    recording_ = true;
+  }
+  HaloStats end_recording() override {
+    recording_ = false;
+    HaloStats replay;
+    replay.messages = stats_.messages - before_recording_.messages;
+    replay.bytes = stats_.bytes - before_recording_.bytes;
+    replay.exchanges = stats_.exchanges - before_recording_.exchanges;
+    replay.color_bytes.resize(stats_.color_bytes.size());
+    for (size_t c = 0; c < replay.color_bytes.size(); ++c)
+      replay.color_bytes[c] = stats_.color_bytes[c] - before_recording_.color_bytes[c];
+    stats_ = before_recording_;  // recorded, not run
+    return replay;
+  }
+  void count_replay(const HaloStats& replayed) override {
+    stats_.messages += replayed.messages;
+    stats_.bytes += replayed.bytes;
+    stats_.exchanges += replayed.exchanges;
+    for (size_t c = 0; c < replayed.color_bytes.size() && c < stats_.color_bytes.size(); ++c)
+      stats_.color_bytes[c] += replayed.color_bytes[c];
+  }
+
  private:
   template <class T>
   static Kokkos::View<T*, memory_space> to_device(const std::vector<T>& v, const char* label) {
@@ -331,6 +383,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   std::string transport_;
   bool direct_ = true;
   ExecSpace interior_;
+  ExecSpace exchange_;             ///< where the device messenger's exchanges run (priority_exchange)
   std::vector<char> direct_send_;  ///< per colour: every message from consecutive rows of dq
   Kokkos::View<ordinal_t*, memory_space> send_rows_;
   Kokkos::View<XScalar*, memory_space> send_buf_;
@@ -339,6 +392,9 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   std::unique_ptr<dist::DeviceMessenger<ExecSpace>> messenger_;
   std::vector<dist::Message> sends_, recvs_;
   mutable HaloStats stats_;  // device exchange times are added when read
+  bool recording_ = false;   ///< between begin_recording and end_recording
+  bool primed_ = false;      ///< every colour exchanged once (the transport's connections made)
+  HaloStats before_recording_;
 };
 
 /// Sets up the distributed solver for this rank's share of O (collective over comm): checks the
@@ -389,7 +445,7 @@ Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm co
   dist::collectively(comm, [&] {
     halo = std::make_shared<MpiHalo<ExecSpace, XScalar>>(comm, plan.halo, plan.setup.coloring.ncolors,
                                                          plan.setup.boundary_end, plan.setup.n, p.nb, options.transport,
-                                                         exec);
+                                                         exec, options.priority_exchange);
   });
   return Solver<ExecSpace, OScalar, DScalar, XScalar>(std::move(plan.setup), std::move(halo), options.progress);
 }

@@ -16,10 +16,12 @@ namespace ppsparse::mcpi {
 
 /// What the exchanges of a distributed solver moved and waited for, since reset_stats().
 struct HaloStats {
-  long long messages = 0;              ///< sent, all colours
-  long long bytes = 0;                 ///< sent, all colours
-  long long exchanges = 0;             ///< colour exchanges (start + finish pairs)
-  double wait_seconds = 0.0;           ///< host time blocked in finish() on messages
+  long long messages = 0;   ///< sent, all colours
+  long long bytes = 0;      ///< sent, all colours
+  long long exchanges = 0;  ///< colour exchanges (start + finish pairs)
+  /// Time waited for the messages: the host blocked in finish() (MPI), or the device's time
+  /// from posting to receiving (NCCL); replays of a recorded graph are not timed.
+  double wait_seconds = 0.0;
   std::vector<double> color_wait;      ///< wait_seconds per colour
   std::vector<long long> color_bytes;  ///< bytes sent per colour
 };
@@ -94,6 +96,20 @@ class Halo {
   virtual int size() const = 0;
   virtual const HaloStats& stats() const = 0;
   virtual void reset_stats() = 0;
+
+  // ---- recording the exchanges into a device graph (backend/device_graph.hpp) ----
+  /// Whether the exchanges can be recorded: they are enqueued on the device's streams with no
+  /// host step (NCCL), not waited for on the host (MPI).
+  virtual bool recordable() const { return false; }
+  /// Called before the recording begins, at the end of a sweep (dq's ghosts hold their owners'
+  /// values): start() and finish() then enqueue without timing the exchanges or reading earlier
+  /// timings (nothing may wait on the host), and what they count is kept apart from stats().
+  virtual void begin_recording(const ExecSpace& /*exec*/, const dq_view& /*dq*/) {}
+  /// Ends the recording: what one replay of the recorded exchanges moves (messages, bytes,
+  /// exchanges, bytes per colour; no waits, which a replay does not time).
+  virtual HaloStats end_recording() { return {}; }
+  /// Adds one replay's counts (end_recording's) to stats().
+  virtual void count_replay(const HaloStats& /*replayed*/) {}
 };
 
 }  // namespace ppsparse::mcpi

@@ -218,6 +218,15 @@ class Solver {
   /// update/factor.
   void sweep(const ExecSpace& exec, const Variant& variant, bool stage_diagonal = false, bool backend_kernels = true,
              const KernelTuning& tuning = {});
+  /// `count` sweeps on the stored R, asynchronous on exec, as one recorded device graph where
+  /// one can be recorded (Control::sweep_graphs says where): recorded at the first call for this
+  /// count, variant and tuning, replayed after. Else the colours are launched one by one, as
+  /// `count` sweep() calls would. Returns whether a graph ran (graph_stats().why_not says why
+  /// not). InvalidArgument for a negative count, bad tuning, or before the first update/factor.
+  /// On a distributed solver, collective.
+  bool sweep_graph(const ExecSpace& exec, int count, const Variant& variant, const KernelTuning& tuning = {});
+  /// The recordings and replays of sweep graphs so far.
+  GraphStats graph_stats() const;
   /// ||R - (D + O) dQ||_2 in FP64 for the current dQ and the stored R (D through its LU
   /// factors), on a default instance.
   double residual_norm();

@@ -38,8 +38,10 @@ class DeviceTimer<Kokkos::Cuda> : public EventTimer<Kokkos::Cuda> {
 #if defined(PPSPARSE_HOOKS_INSTANCE_ORDER) && !defined(PPSPARSE_CUDA_HOOKS_INSTANCE_ORDER)
 #define PPSPARSE_CUDA_HOOKS_INSTANCE_ORDER
 namespace ppsparse::backend {
-/// An event recorded on producer's stream, waited for by waiter's (instance_order_cuda.cpp).
+/// An event recorded on producer's stream, waited for by waiter's; a stream of the highest
+/// priority (instance_order_cuda.cpp).
 void order_after(const Kokkos::Cuda& waiter, const Kokkos::Cuda& producer);
+Kokkos::Cuda priority_instance(const Kokkos::Cuda& exec);
 }  // namespace ppsparse::backend
 #endif
 
@@ -50,6 +52,17 @@ namespace ppsparse::backend {
 MemoryLocation locate_memory(const Kokkos::Cuda& exec, const void* address);
 int device_of(const Kokkos::Cuda& exec);
 void order_after_stream(const Kokkos::Cuda& exec, std::uintptr_t stream);
+}  // namespace ppsparse::backend
+#endif
+
+#if defined(PPSPARSE_HOOKS_DEVICE_GRAPH) && !defined(PPSPARSE_CUDA_HOOKS_DEVICE_GRAPH)
+#define PPSPARSE_CUDA_HOOKS_DEVICE_GRAPH
+namespace ppsparse::backend {
+/// Stream capture into CUDA graphs (device_graph_cuda.cpp).
+bool can_record_graph(const Kokkos::Cuda& exec, std::string& why_not);
+void begin_graph(const Kokkos::Cuda& exec);
+DeviceGraph end_graph(const Kokkos::Cuda& exec);
+void replay_graph(const Kokkos::Cuda& exec, const DeviceGraph& g);
 }  // namespace ppsparse::backend
 #endif
 

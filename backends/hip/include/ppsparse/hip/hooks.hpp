@@ -49,6 +49,17 @@ void order_after_stream(const Kokkos::HIP& exec, std::uintptr_t stream);
 }  // namespace ppsparse::backend
 #endif
 
+#if defined(PPSPARSE_HOOKS_DEVICE_GRAPH) && !defined(PPSPARSE_HIP_HOOKS_DEVICE_GRAPH)
+#define PPSPARSE_HIP_HOOKS_DEVICE_GRAPH
+namespace ppsparse::backend {
+/// Stream capture into HIP graphs (device_graph_hip.cpp).
+bool can_record_graph(const Kokkos::HIP& exec, std::string& why_not);
+void begin_graph(const Kokkos::HIP& exec);
+DeviceGraph end_graph(const Kokkos::HIP& exec);
+void replay_graph(const Kokkos::HIP& exec, const DeviceGraph& g);
+}  // namespace ppsparse::backend
+#endif
+
 #if defined(PPSPARSE_HOOKS_DEVICE_MESSENGER) && !defined(PPSPARSE_HIP_HOOKS_DEVICE_MESSENGER)
 #define PPSPARSE_HIP_HOOKS_DEVICE_MESSENGER
 namespace ppsparse::dist {

@@ -1,0 +1,65 @@
+#pragma once
+/// @file
+/// Work recorded once from an execution-space instance's stream and replayed as one unit (CUDA
+/// and HIP graphs): one launch per replay instead of one per kernel, and no host work between
+/// the kernels. The MCPI solver records its sweeps between residual checks, exchanges included
+/// where they stay on the device (NCCL).
+///
+///   if (backend::can_record_graph(exec, why_not)) {
+///     backend::begin_graph(exec);
+///     ...enqueue on exec (and on instances that wait for exec and that exec waits for)...
+///     backend::DeviceGraph g = backend::end_graph(exec);  // instantiated
+///     backend::replay_graph(exec, g);                      // as often as needed
+///   }
+///
+/// Chosen by overloading on the execution space: the templates are the portable fallback (host
+/// backends record nothing: can_record_graph is false); backends/cuda and backends/hip overload
+/// them by the code they share (backends/common/cuda_hip/device_graph.hpp).
+#include <memory>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include <ppsparse/error.hpp>
+
+namespace ppsparse::backend {
+
+/// A recorded and instantiated graph, ready to replay; empty where nothing was recorded. Copies
+/// share the graph, which is destroyed with the last one.
+struct DeviceGraph {
+  std::shared_ptr<void> executable;
+  explicit operator bool() const { return static_cast<bool>(executable); }
+};
+
+/// Whether exec's backend records graphs; if not, why_not says why.
+template <class ExecSpace>
+bool can_record_graph(const ExecSpace& /*exec*/, std::string& why_not) {
+  why_not = std::string(ExecSpace::name()) + " records no device graphs";
+  return false;
+}
+
+/// Starts recording what is enqueued on exec's stream (and on streams that join it through
+/// events) instead of running it. Error where the backend records nothing.
+template <class ExecSpace>
+void begin_graph(const ExecSpace& /*exec*/) {
+  throw Error(std::string("begin_graph: ") + ExecSpace::name() + " records no device graphs");
+}
+
+/// Ends the recording begun on exec and instantiates it. Error, with the runtime's words, where
+/// something recorded could not be (the stream is usable again either way).
+template <class ExecSpace>
+DeviceGraph end_graph(const ExecSpace& /*exec*/) {
+  throw Error(std::string("end_graph: ") + ExecSpace::name() + " records no device graphs");
+}
+
+/// Enqueues one replay of g on exec's stream (asynchronous).
+template <class ExecSpace>
+void replay_graph(const ExecSpace& /*exec*/, const DeviceGraph& /*g*/) {
+  throw Error(std::string("replay_graph: ") + ExecSpace::name() + " records no device graphs");
+}
+
+}  // namespace ppsparse::backend
+
+// The backends' overloads (backend/backends.hpp).
+#define PPSPARSE_HOOKS_DEVICE_GRAPH
+#include <ppsparse/backend/backends.hpp>
