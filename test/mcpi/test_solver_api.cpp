@@ -80,6 +80,13 @@ BlockPattern<HostSpace> host_pattern(const UserArrays& u) {
   return {u.nb, u.n, host_view(u.row_ptr, "row_ptr"), host_view(u.col_idx, "col_idx"), u.base};
 }
 
+/// A solver set up from u's structure, holding u's values.
+Solver<> updated_solver(const UserArrays& u) {
+  Solver<> s(host_pattern(u));
+  s.update(Exec(), host_view(u.O), host_view(u.D));
+  return s;
+}
+
 Control sweeps_only(int sweeps) {
   Control c;
   c.max_sweeps = sweeps;
@@ -226,8 +233,7 @@ TEST(McpiSolverApi, GivenInitialGuessContinuesTheIteration) {
   Problem p(2);
   const UserArrays u = user_arrays(p.system);
   Exec exec;
-  Solver<> s(host_pattern(u));
-  s.update(exec, host_view(u.O), host_view(u.D));
+  Solver<> s = updated_solver(u);
   const auto R = device_view(u.R);
   Kokkos::View<double*, Mem> five("five", u.R.size()), split("split", u.R.size());
   s.apply(exec, R, five, sweeps_only(5));
@@ -293,8 +299,7 @@ TEST(McpiSolverApi, SweepGraphsGiveTheIterateOfColourLaunches) {
     Problem p(nb);
     const UserArrays u = user_arrays(p.system);
     Exec exec;
-    Solver<> s(host_pattern(u));
-    s.update(exec, host_view(u.O), host_view(u.D));
+    Solver<> s = updated_solver(u);
     const auto R = device_view(u.R);
     Kokkos::View<double*, Mem> a("a", u.R.size()), b("b", u.R.size());
     Control launched = sweeps_only(9);
