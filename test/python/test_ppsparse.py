@@ -177,7 +177,8 @@ def test_results_equal_the_c_and_cpp_api():
     class Control(ctypes.Structure):
         _fields_ = [("max_sweeps", ctypes.c_int), ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
                     ("check_interval", ctypes.c_int), ("initial_guess_given", ctypes.c_int),
-                    ("final_residual", ctypes.c_int), ("divergence_factor", ctypes.c_double)]
+                    ("final_residual", ctypes.c_int), ("divergence_factor", ctypes.c_double),
+                    ("sweep_graphs", ctypes.c_int)]
 
     class CStatus(ctypes.Structure):
         _fields_ = [("reason", ctypes.c_int), ("sweeps", ctypes.c_int), ("iterations", ctypes.c_int),
