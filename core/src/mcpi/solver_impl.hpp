@@ -422,6 +422,7 @@ class SolverImpl {
     if (!graph_failure_.empty()) {
       why_not = graph_failure_;
     } else if (!ppsparse::backend::can_record_graph(exec, why_not)) {
+      // why_not is the backend's
     } else if (!rs.specialised) {
       why_not = "the portable kernels are launched colour by colour";
     } else if (rs.variant.l2_window) {
