@@ -80,6 +80,7 @@ dist::Transport parse_transport(const std::string& t) {
   if (t == "staged") return dist::Transport::staged;
   if (t == "mpi_device") return dist::Transport::mpi_device;
   if (t == "nccl") return dist::Transport::nccl;
+  if (t == "peer") return dist::Transport::peer;
   return dist::Transport::automatic;
 }
 

@@ -115,7 +115,8 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
   (same colouring) on rank 0
   --transport NAME       automatic (GPU-aware MPI where the library is, else NCCL where
                          each rank has its own GPU, else staged), staged (through pinned
-                         host memory), mpi_device or nccl
+                         host memory), mpi_device, nccl or peer (CUDA: each rank writes
+                         into its neighbours' memory, GPUs of one node)
   --partitioner NAME     metis (default: METIS k-way on rank 0) or zoltan (rank 0 sends
                          contiguous blocks of rows, then Zoltan's parallel graph partitioning
                          moves them, as for a system read in parallel)
@@ -244,9 +245,10 @@ Options parse_options(int argc, const char* const* argv) {
                               o.halo_coloring + "'");
     } else if (a == "--transport") {
       o.transport = value();
-      if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device" && o.transport != "nccl")
-        throw InvalidArgument("mcpi: --transport expects automatic, staged, mpi_device or nccl, got '" + o.transport +
-                              "'");
+      if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device" &&
+          o.transport != "nccl" && o.transport != "peer")
+        throw InvalidArgument("mcpi: --transport expects automatic, staged, mpi_device, nccl or peer, got '" +
+                              o.transport + "'");
     } else if (a == "--partitioner") {
       o.partitioner = value();
       if (o.partitioner != "metis" && o.partitioner != "zoltan")

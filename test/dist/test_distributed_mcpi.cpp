@@ -206,6 +206,37 @@ TEST(DistributedMcpi, SameAsOneRankStagedThroughHostBuffers) {
     expect_same_as_one_rank(system, partition(g, s, world_size()), "staged", dist::Transport::staged);
 }
 
+// The device-initiated exchange (each rank writes into its neighbours' ghost slots, CUDA IPC):
+// the one-rank dQ on two partitions, launched and as a graph; where the backend or the GPUs do
+// not allow it, every rank refuses the transport with the reason (host memory: plain MPI).
+TEST(DistributedMcpi, SameAsOneRankWithDeviceInitiatedCopies) {
+  const auto system = gen::make_block_system(gen::mixed_mesh_graph(6, 5, 4, 7), 5, test::test_seed());
+  const Graph g = graph_of(system);
+  const auto share = dist::local_share(system, partition(g, Split::metis, world_size()), world_rank());
+  mcpi::DistributedOptions options;
+  options.transport = dist::Transport::peer;
+  std::string refused;
+  try {
+    auto probe = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options);
+  } catch (const InvalidArgument& e) {
+    refused = e.what();
+  }
+  if (!refused.empty()) {
+    EXPECT_NE(refused.find("transport peer asked for, but"), std::string::npos) << refused;
+    GTEST_SKIP() << refused;
+  }
+  for (const Split s : {Split::metis, Split::scattered})
+    expect_same_as_one_rank(system, partition(g, s, world_size()), "peer", dist::Transport::peer);
+  for (const int sweeps : {1, 5, 15}) {
+    const auto part = partition(g, Split::metis, world_size());
+    const Outcome launched = run_distributed(system, part, sweeps, dist::Transport::peer, 0,
+                                             dist::HaloColoring::partition_independent, false);
+    const Outcome graph = run_distributed(system, part, sweeps, dist::Transport::peer);
+    EXPECT_EQ(graph.dq, launched.dq);
+    EXPECT_EQ(graph.bytes, launched.bytes);
+  }
+}
+
 TEST(DistributedMcpi, SameAsOneRankAtSeveralBlockSizes) {
   for (const int nb : {1, 5, 7}) {
     const auto system = gen::make_block_system(gen::mixed_mesh_graph(5, 5, 4, 11), nb, test::test_seed());

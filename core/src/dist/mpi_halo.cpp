@@ -56,6 +56,11 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
         throw InvalidArgument(
             "mcpi distributed: transport mpi_device asked for, but this MPI library is not GPU-aware");
       transport_ = "GPU-aware MPI";
+    } else if (transport == Transport::peer) {
+      std::string why_not;
+      messenger_ = dist::make_peer_messenger(exec, comm_, why_not);
+      if (!messenger_) throw InvalidArgument("mcpi distributed: transport peer asked for, but " + why_not);
+      transport_ = messenger_->name();
     } else if (transport == Transport::nccl || transport == Transport::automatic) {
       std::string why_not;
       messenger_ = dist::make_device_messenger(exec, comm_, why_not);
@@ -158,7 +163,10 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       if (!recording_) harvest(c);
       for (auto* list : {&sends_, &recvs_})
         for (auto& m : *list) m = {m.peer, m.offset * sizeof(XScalar), m.bytes * sizeof(XScalar)};
-      messenger_->exchange(exchange_, source, sends_, dq.data(), recvs_, recording_ ? -1 : static_cast<int>(c));
+      if (recording_)
+        messenger_->exchange_untimed(exchange_, source, sends_, dq.data(), recvs_, static_cast<int>(c));
+      else
+        messenger_->exchange(exchange_, source, sends_, dq.data(), recvs_, static_cast<int>(c));
       return;
     }
     if (!direct_) {  // staged: the messages' rows to pinned host memory, packed in message order
@@ -219,9 +227,20 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   }
 
   double sum(double local) override {
-    double global = 0.0;
-    MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm_);
-    return global;
+    // With the sum, whether an exchange failed on the device on any rank (the peer messenger's
+    // wait that timed out): every rank then throws, none waits.
+    std::string failure;
+    if (messenger_) {
+      try {
+        messenger_->check();
+      } catch (const std::exception& e) {
+        failure = e.what();
+      }
+    }
+    double mine[2] = {local, failure.empty() ? 0.0 : 1.0}, all[2] = {0.0, 0.0};
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, comm_);
+    if (all[1] > 0) throw Error(failure.empty() ? "mcpi distributed: an exchange failed on another rank" : failure);
+    return all[0];
   }
   ErrorKind agree(ErrorKind kind, std::string& message) override { return dist::agree(comm_, kind, message); }
   std::string transport() const override { return transport_; }

@@ -12,6 +12,8 @@ std::string name(Transport t) {
       return "mpi_device";
     case Transport::nccl:
       return "nccl";
+    case Transport::peer:
+      return "peer";
   }
   return "?";
 }

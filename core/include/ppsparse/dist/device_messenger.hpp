@@ -33,11 +33,21 @@ class DeviceMessenger {
   /// is being recorded into a device graph, where nothing may be read back).
   virtual void exchange(const ExecSpace& exec, const void* send, const std::vector<Message>& sends, void* recv,
                         const std::vector<Message>& recvs, int slot) = 0;
+  /// Whether exchange() needs the colour of an untimed exchange (slot < 0): the peer messenger
+  /// keys its mapped buffers by colour; then exchange_untimed is called instead.
+  virtual void exchange_untimed(const ExecSpace& exec, const void* send, const std::vector<Message>& sends, void* recv,
+                                const std::vector<Message>& recvs, int colour) {
+    (void)colour;
+    exchange(exec, send, sends, recv, recvs, -1);
+  }
   /// The device time of the last exchange under `slot` not read yet (waiting for the peers
   /// included), then 0; synchronises with that exchange.
   virtual double elapsed(int slot) = 0;
   /// "NCCL 2.28.9", ...
   virtual std::string name() const = 0;
+  /// Throws Error where an exchange enqueued earlier failed on the device (the peer messenger's
+  /// wait that timed out); synchronises where it has something to read.
+  virtual void check() {}
 };
 
 /// The backend's messenger for exec's device over comm (collective: every rank calls it and
@@ -45,6 +55,15 @@ class DeviceMessenger {
 template <class ExecSpace>
 std::unique_ptr<DeviceMessenger<ExecSpace>> make_device_messenger(const ExecSpace&, MPI_Comm, std::string& why_not) {
   why_not = std::string("no device messenger on ") + ExecSpace::name();
+  return nullptr;
+}
+
+/// Device-initiated exchanges between the GPUs of one node (each rank writes its messages into
+/// its neighbours' memory, mapped once by CUDA IPC): collective over comm; none, with the reason
+/// in why_not (the same on every rank), where the backend or the ranks' GPUs do not allow it.
+template <class ExecSpace>
+std::unique_ptr<DeviceMessenger<ExecSpace>> make_peer_messenger(const ExecSpace&, MPI_Comm, std::string& why_not) {
+  why_not = std::string("no peer messenger on ") + ExecSpace::name();
   return nullptr;
 }
 

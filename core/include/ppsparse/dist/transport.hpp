@@ -11,9 +11,10 @@ enum class Transport {
   staged,      ///< through pinned host buffers: works everywhere
   mpi_device,  ///< device buffers handed to a GPU-aware MPI
   nccl,        ///< NCCL point-to-point on the solver's stream (one rank per GPU)
+  peer,        ///< device-initiated copies into the neighbours' memory (GPUs of one node, CUDA IPC)
 };
 
-/// "automatic", "staged", "mpi_device", "nccl".
+/// "automatic", "staged", "mpi_device", "nccl", "peer".
 std::string name(Transport t);
 
 }  // namespace ppsparse::dist

@@ -89,6 +89,10 @@ namespace ppsparse::dist {
 /// ranks on one GPU) (dist/device_messenger_cuda.cpp).
 std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_device_messenger(const Kokkos::Cuda& exec, MPI_Comm comm,
                                                                      std::string& why_not);
+/// CUDA IPC and kernels that write into the neighbours' memory, where every rank is on one node
+/// with a GPU of its own that can reach the others' (dist/peer_messenger_cuda.cpp).
+std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_peer_messenger(const Kokkos::Cuda& exec, MPI_Comm comm,
+                                                                   std::string& why_not);
 /// Open MPI's MPIX_Query_cuda_support, where the library has it (dist/mpi_device_aware_cuda.cpp).
 bool mpi_is_device_aware(const Kokkos::Cuda& exec);
 }  // namespace ppsparse::dist
