@@ -1,6 +1,7 @@
 // SpMV benchmark: the ppsparse kernels (csr_v1, csr_v2, csr_coop with the fixed rule and
-// tuned, sell, sell_hyb = SELL + CSR tail of very long rows) against Kokkos Kernels (native and default) and the vendor
-// library (CSR and sliced ELL), in FP64 and FP32, on the shared real matrices and on generated large ones.
+// tuned, sell, sell_hyb = SELL + CSR tail of very long rows, column_panels) against Kokkos
+// Kernels (native and default) and the vendor library (CSR and sliced ELL), in FP64 and FP32,
+// on the shared real matrices and on generated large ones.
 //
 // Names: spmv/<matrix>/<fp64|fp32>/<algorithm>. Each product is y = A x (alpha 1, beta 0),
 // timed with fences around one call (manual time); --reps repetitions, median reported.

@@ -113,7 +113,7 @@ def _csr(a, who):
 
 class SpmvOperator(_SpmvOperator):
     """y = A x for a scipy.sparse matrix (CSR; others are converted), with an SpMV algorithm of
-    the library ("auto" by default; "csr_v1", "csr_v2", "csr_coop", "sell")."""
+    the library ("auto" by default; "csr_v1", "csr_v2", "csr_coop", "sell", "column_panels")."""
 
     def __init__(self, a, algorithm="auto"):
         _ensure()

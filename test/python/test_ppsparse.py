@@ -124,7 +124,7 @@ def test_bad_input_raises_python_exceptions():
         solver.apply(R, dq=np.zeros(R.size, dtype=np.float32))
 
 
-@pytest.mark.parametrize("algorithm", ["auto", "csr_v1", "csr_v2", "csr_coop", "sell"])
+@pytest.mark.parametrize("algorithm", ["auto", "csr_v1", "csr_v2", "csr_coop", "sell", "column_panels"])
 def test_spmv_matches_scipy(algorithm):
     rng = np.random.default_rng(3)
     a = sp.random(300, 250, density=0.03, random_state=4, format="csr") + sp.eye(300, 250)

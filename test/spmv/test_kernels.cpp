@@ -174,7 +174,7 @@ TYPED_TEST(SpmvKernels, HybEveryRowMax) {
             }
           }
           ASSERT_EQ(h.tail.nnz(), excess);
-          ASSERT_EQ(h.tail.nrows, cut_rows);
+          ASSERT_EQ(h.tail.nrows(), cut_rows);
           ASSERT_EQ(h.nnz(), a.nnz());
           for (const auto loads : {spmv::MatrixLoads::streaming, spmv::MatrixLoads::cached})
             expect_matches_reference<S>(

@@ -10,6 +10,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/scalar_matrix.hpp>
+#include <ppsparse/mpk/last_level_cache.hpp>
 #include <ppsparse/spmv/spmv.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 
@@ -42,13 +43,14 @@ void tune_checking_each_call(
 
 TEST(SpmvOperator, AlgorithmNamesRoundTrip) {
   for (SpmvAlgorithm a : spmv::all_spmv_algorithms()) EXPECT_EQ(spmv::parse_spmv_algorithm(spmv::to_string(a)), a);
-  EXPECT_EQ(spmv::all_spmv_algorithms().size(), 5u);
+  EXPECT_EQ(spmv::all_spmv_algorithms().size(), 6u);
   EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_algorithm("csr_v3"); }),
-            "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
+            "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, column_panels, auto)");
   EXPECT_EQ(message_of<Error>([] { spmv::parse_spmv_algorithm(""); }),
-            "unknown SpMV algorithm '' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
-  PPSPARSE_EXPECT_THROW_MESSAGE(spmv::parse_spmv_algorithm("CSR_V1"), InvalidArgument,
-                                "unknown SpMV algorithm 'CSR_V1' (valid: csr_v1, csr_v2, csr_coop, sell, auto)");
+            "unknown SpMV algorithm '' (valid: csr_v1, csr_v2, csr_coop, sell, column_panels, auto)");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      spmv::parse_spmv_algorithm("CSR_V1"), InvalidArgument,
+      "unknown SpMV algorithm 'CSR_V1' (valid: csr_v1, csr_v2, csr_coop, sell, column_panels, auto)");
 }
 
 template <class S>
@@ -114,7 +116,7 @@ TEST(SpmvOperator, TrafficModel) {
   ASSERT_NE(hyb.hyb_matrix(), nullptr);
   EXPECT_EQ(hyb.traffic(false).model_bytes, tc.model_bytes);
   EXPECT_LT(hyb.sell_matrix()->stored(), sell.sell_matrix()->stored());
-  EXPECT_GT(hyb.hyb_matrix()->tail.nrows, 0);
+  EXPECT_GT(hyb.hyb_matrix()->tail.nrows(), 0);
   EXPECT_NE(hyb.describe().find("hyb row_max=16"), std::string::npos);
 }
 
@@ -308,7 +310,9 @@ TEST(SpmvOperator, RejectsWrongVectors) {
   const auto a = copy_to<Mem>(random_csr<double>(5, 4, 1, 3, 1));
   for (SpmvAlgorithm alg : spmv::all_spmv_algorithms()) {
     SpmvOperator<Exec, double> op(alg, a);
-    const std::string who = op.algorithm() == SpmvAlgorithm::sell ? "sell_spmv" : spmv::to_string(op.algorithm());
+    const std::string who = op.algorithm() == SpmvAlgorithm::sell            ? "sell_spmv"
+                            : op.algorithm() == SpmvAlgorithm::column_panels ? "column_panels_spmv"
+                                                                             : spmv::to_string(op.algorithm());
     Kokkos::View<double*, Mem> x("x", 4), y("y", 5), x_short("x", 3), y_long("y", 6), both("both", 9);
     EXPECT_EQ(message_of<Error>([&] { op.apply(1.0, x_short, 0.0, y); }),
               who + ": x has 3 entries, the matrix has 4 columns");
@@ -368,6 +372,18 @@ TEST(SpmvOperator, RejectsBadOptions) {
   o.csr_v2.team_threads = -2;
   EXPECT_EQ(message_of<Error>([&] { SpmvOperator<Exec, double>(SpmvAlgorithm::csr_v2, a, o); }),
             "csr_v2 options: team_threads = -2 must be >= 1");
+  // A team larger than the execution space allows: an error at the first product, not an abort.
+  o = {};
+  o.csr_v2.team_threads = 4096;
+  o.csr_v2.vector_length = 1;
+  {
+    SpmvOperator<Exec, double> big_teams(SpmvAlgorithm::csr_v2, a, o);
+    Kokkos::View<double*, Mem> x("x", 20), y("y", 20);
+    EXPECT_NE(message_of<Error>([&] { big_teams.apply(1.0, x, 0.0, y); })
+                  .find("csr_v2: team_threads = 4096 with vector_length = 1 asks for 4096 threads per team; this "
+                        "execution space allows at most"),
+              std::string::npos);
+  }
   o = {};
   o.csr_v2.vector_length = 3;
   EXPECT_NE(message_of<Error>([&] {
@@ -444,6 +460,26 @@ TEST(SpmvOperator, AutomaticPicksByRowLengthsAndDevice) {
   EXPECT_EQ(pick(few_long, false).algorithm, SpmvAlgorithm::csr_v2);
   EXPECT_EQ(pick(spmv::RowLengthStats{}, true).algorithm, SpmvAlgorithm::sell);
 
+  // Scattered columns and an x larger than half the cache: column panels, on GPUs only.
+  spmv::RowLengthStats scattered = regular;
+  scattered.ncols = 5000000;  // 40 MB of FP64 x
+  scattered.far_entries = 600000;
+  const std::size_t l2 = 50u << 20;
+  EXPECT_EQ(spmv::choose_spmv_algorithm(scattered, true, l2, 8).algorithm, SpmvAlgorithm::column_panels);
+  EXPECT_EQ(spmv::choose_spmv_algorithm(scattered, true, l2, 4).algorithm, SpmvAlgorithm::sell);  // 20 MB
+  EXPECT_EQ(spmv::choose_spmv_algorithm(scattered, true, 0, 8).algorithm, SpmvAlgorithm::sell);   // cache unknown
+  EXPECT_EQ(spmv::choose_spmv_algorithm(scattered, false, l2, 8).algorithm, SpmvAlgorithm::csr_v2);
+  scattered.far_entries = 300000;  // most entries near the diagonal
+  EXPECT_EQ(spmv::choose_spmv_algorithm(scattered, true, l2, 8).algorithm, SpmvAlgorithm::sell);
+  spmv::RowLengthStats scattered_few_long = few_long;
+  scattered_few_long.ncols = 5000000;
+  scattered_few_long.far_entries = 800000;
+  EXPECT_EQ(spmv::choose_spmv_algorithm(scattered_few_long, true, l2, 8).algorithm, SpmvAlgorithm::column_panels);
+  spmv::RowLengthStats scattered_power_law = power_law;
+  scattered_power_law.ncols = 5000000;
+  scattered_power_law.far_entries = 900000;
+  EXPECT_EQ(spmv::choose_spmv_algorithm(scattered_power_law, true, l2, 8).algorithm, SpmvAlgorithm::csr_v2);
+
   const auto a = copy_to<Mem>(random_csr<double>(50, 40, 0, 9, 3));
   const auto stats = spmv::row_length_stats(a);
   EXPECT_EQ(stats.nrows, 50);
@@ -456,9 +492,24 @@ TEST(SpmvOperator, AutomaticPicksByRowLengthsAndDevice) {
   for (ordinal_t i = 0; i < h.nrows; ++i)
     long_rows += h.row_ptr(i + 1) - h.row_ptr(i) > spmv::hyb_auto_row_max(h.nrows, h.nnz());
   EXPECT_EQ(stats.long_rows, long_rows);
+  EXPECT_EQ(stats.ncols, 40);
+  offset_t far = 0;
+  for (ordinal_t i = 0; i < h.nrows; ++i)
+    for (offset_t k = h.row_ptr(i); k < h.row_ptr(i + 1); ++k)
+      far += std::fabs(h.col_idx(k) - 40.0 / 50.0 * i) > spmv::RowLengthStats::kNearColumns;
+  EXPECT_EQ(stats.far_entries, far);
+  // Far entries, counted on the device: a 3 x 200000 matrix whose rows read both ends of x.
+  {
+    std::mt19937_64 rng(test_seed());
+    const auto wide = copy_to<Mem>(csr_from_rows(200000, {{0, 100000, 199999}, {5, 66000}, {133000, 199000}}, rng));
+    const auto w = spmv::row_length_stats(wide);
+    // Diagonals 0, 66666.7 and 133333.3: far are 100000 and 199999 (row 0), 5 (row 1), 199000 (row 2).
+    EXPECT_EQ(w.far_entries, 4);
+  }
   SpmvOperator<Exec, double> op(SpmvAlgorithm::automatic, a);
   EXPECT_TRUE(op.automatic());
-  const auto choice = spmv::choose_spmv_algorithm(stats, compat::is_gpu_space<Exec>());
+  const auto choice = spmv::choose_spmv_algorithm(stats, compat::is_gpu_space<Exec>(),
+                                                  mpk::last_level_cache_bytes(Exec()), sizeof(double));
   EXPECT_EQ(op.algorithm(), choice.algorithm);
   EXPECT_EQ(op.hyb_matrix() != nullptr, choice.hyb);
   EXPECT_EQ(op.describe().rfind("auto: ", 0), 0u) << op.describe();
@@ -597,7 +648,7 @@ TEST(SpmvOperator, SellCompressedColumnsWhereTheyFit) {
         }
         SpmvOperator<Exec, double> op(SpmvAlgorithm::sell, a, o);
         ASSERT_EQ(op.hyb_matrix() != nullptr, hyb);
-        if (hyb) EXPECT_EQ(op.hyb_matrix()->tail.nrows, kLongRows);
+        if (hyb) EXPECT_EQ(op.hyb_matrix()->tail.nrows(), kLongRows);
         const bool expect_compressed = bits != 32 && half <= 32767;
         EXPECT_EQ(op.sell_matrix()->compressed_columns(), expect_compressed);
         EXPECT_EQ(op.traffic(false).kernel_bytes < op.traffic(false).model_bytes, expect_compressed);

@@ -348,13 +348,17 @@ void csr_v2(const ExecSpace& space, nondeduced_t<Scalar> alpha, const CsrMatrix<
   const int v = o.vector_length;
   const int team_size = o.team_threads / v;
   const auto launch = [&](const auto& f) {
-    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(plan.num_blocks), team_size, v);
-    if (plan.scratch_bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(plan.scratch_bytes));
-    const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag());
+    // Asked on a one-thread policy: some backends abort when a policy is built with a team
+    // larger than they allow, before it could be asked.
+    Kokkos::TeamPolicy<ExecSpace> probe(space, 1, 1, v);
+    if (plan.scratch_bytes > 0) probe.set_scratch_size(0, Kokkos::PerTeam(plan.scratch_bytes));
+    const int team_max = probe.team_size_max(f, Kokkos::ParallelForTag());
     if (team_size > team_max)
       throw InvalidArgument("csr_v2: team_threads = " + std::to_string(o.team_threads) +
                             " with vector_length = " + std::to_string(v) + " asks for " + std::to_string(team_size) +
                             " threads per team; this execution space allows at most " + std::to_string(team_max));
+    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(plan.num_blocks), team_size, v);
+    if (plan.scratch_bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(plan.scratch_bytes));
     Kokkos::parallel_for("ppsparse::csr_v2", policy, f);
   };
   const auto functor = [&](auto streaming) {

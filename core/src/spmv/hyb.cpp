@@ -73,14 +73,7 @@ HybMatrix<Scalar, MemSpace> make_hyb(const ExecSpace& space, const CsrMatrix<Sca
   auto sell = csr_to_sell(head, C, sigma);
   sell_apply_index_bits(sell, index_bits, "hyb setup", "index_bits");
   m.sell = copy_to<MemSpace>(sell);
-  m.tail = copy_to<MemSpace>(tail);
-  m.tail_rows = Kokkos::View<ordinal_t*, MemSpace>("hyb.tail_rows", tail_rows.size());
-  auto hr = Kokkos::create_mirror_view(m.tail_rows);
-  for (size_t i = 0; i < tail_rows.size(); ++i) hr(i) = tail_rows[i];
-  Kokkos::deep_copy(m.tail_rows, hr);
-  m.tail_plan = make_csr_v2_plan(space, m.tail);
-  m.tail_y = Kokkos::View<Scalar*, MemSpace>("hyb.tail_y", tail_rows.size());
-  space.fence();
+  m.tail = make_row_tail<ExecSpace, Scalar, MemSpace>(space, tail, tail_rows);
   return m;
 }
 
@@ -90,11 +83,35 @@ void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatri
               const nondeduced_t<Vector<Scalar, MemSpace>>& y, const MatrixLoads loads) {
   check_vectors("hyb_spmv", a.nrows(), a.ncols(), x, y);
   sell_spmv(space, alpha, a.sell, x, beta, y, loads);
-  if (a.tail.nrows == 0 || alpha == Scalar(0)) return;
-  csr_v2(space, Scalar(1), a.tail, a.tail_plan, x, Scalar(0), a.tail_y, loads);
-  Kokkos::parallel_for("ppsparse::hyb_add_tail",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0, a.tail.nrows),
-                       AddTail<Scalar, MemSpace>{a.tail_rows, a.tail_y, y, alpha});
+  add_row_tail(space, alpha, a.tail, x, y, loads);
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+RowTail<Scalar, MemSpace> make_row_tail(const ExecSpace& space, const CsrMatrix<Scalar, HostSpace>& matrix,
+                                        const std::vector<ordinal_t>& rows) {
+  if (rows.size() != static_cast<size_t>(matrix.nrows))
+    throw std::logic_error("make_row_tail: one original row per tail row expected");
+  RowTail<Scalar, MemSpace> t;
+  t.matrix = copy_to<MemSpace>(matrix);
+  t.rows = Kokkos::View<ordinal_t*, MemSpace>("tail.rows", rows.size());
+  auto hr = Kokkos::create_mirror_view(t.rows);
+  for (size_t i = 0; i < rows.size(); ++i) hr(i) = rows[i];
+  Kokkos::deep_copy(t.rows, hr);
+  t.plan = make_csr_v2_plan(space, t.matrix);
+  t.y = Kokkos::View<Scalar*, MemSpace>("tail.y", rows.size());
+  space.fence();
+  return t;
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+void add_row_tail(const ExecSpace& space, nondeduced_t<Scalar> alpha, const RowTail<Scalar, MemSpace>& tail,
+                  const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, const nondeduced_t<Vector<Scalar, MemSpace>>& y,
+                  const MatrixLoads loads) {
+  if (tail.nrows() == 0 || alpha == Scalar(0)) return;
+  csr_v2(space, Scalar(1), tail.matrix, tail.plan, x, Scalar(0), tail.y, loads);
+  Kokkos::parallel_for("ppsparse::add_row_tail",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<ordinal_t>>(space, 0, tail.nrows()),
+                       AddTail<Scalar, MemSpace>{tail.rows, tail.y, y, alpha});
 }
 
 #define PPSPARSE_INSTANTIATE_HYB(S)                                                                                \
@@ -102,6 +119,11 @@ void hyb_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const HybMatri
       const DefaultExecSpace&, const CsrMatrix<S, HostSpace>&, int, ordinal_t, ordinal_t, int);                    \
   template void hyb_spmv<DefaultExecSpace, S, DefaultMemSpace>(                                                    \
       const DefaultExecSpace&, S, const HybMatrix<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&, S, \
+      const Vector<S, DefaultMemSpace>&, MatrixLoads);                                                             \
+  template RowTail<S, DefaultMemSpace> make_row_tail<DefaultExecSpace, S, DefaultMemSpace>(                        \
+      const DefaultExecSpace&, const CsrMatrix<S, HostSpace>&, const std::vector<ordinal_t>&);                     \
+  template void add_row_tail<DefaultExecSpace, S, DefaultMemSpace>(                                                \
+      const DefaultExecSpace&, S, const RowTail<S, DefaultMemSpace>&, const ConstVector<S, DefaultMemSpace>&,      \
       const Vector<S, DefaultMemSpace>&, MatrixLoads);
 
 PPSPARSE_INSTANTIATE_HYB(float)

@@ -169,12 +169,13 @@ void sell_spmv(const ExecSpace& space, nondeduced_t<Scalar> alpha, const SellMat
     const int team_size = a.C * chunks_per_team;
     const long long league = (static_cast<long long>(a.nchunks) + chunks_per_team - 1) / chunks_per_team;
     const auto launch = [&](const auto& f) {
-      Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(league), team_size, t);
-      const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag());
+      // Asked on a one-thread policy: a backend may abort on a policy built too large.
+      const int team_max = Kokkos::TeamPolicy<ExecSpace>(space, 1, 1, t).team_size_max(f, Kokkos::ParallelForTag());
       if (team_size > team_max)
         throw InvalidArgument("sell_spmv: C = " + std::to_string(a.C) + " needs " + std::to_string(team_size) +
                               " threads per team; this execution space allows at most " + std::to_string(team_max));
-      Kokkos::parallel_for("ppsparse::sell_spmv", policy, f);
+      Kokkos::parallel_for("ppsparse::sell_spmv",
+                           Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(league), team_size, t), f);
     };
     const SellArrays<Scalar, MemSpace> arrays(a);
     const auto launch_loads = [&](auto compressed) {
@@ -251,7 +252,7 @@ class SellKernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
                     " fill=" + std::to_string(m.fill_ratio()) + " columns=" + std::to_string(8 * m.column_bytes()) +
                     "bit";
     if (hyb_)
-      d += " hyb row_max=" + std::to_string(hyb_->row_max) + " tail_rows=" + std::to_string(hyb_->tail.nrows) +
+      d += " hyb row_max=" + std::to_string(hyb_->row_max) + " tail_rows=" + std::to_string(hyb_->tail.nrows()) +
            " tail_nnz=" + std::to_string(hyb_->tail.nnz());
     return d;
   }

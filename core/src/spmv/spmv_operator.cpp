@@ -7,6 +7,7 @@
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
+#include <ppsparse/mpk/last_level_cache.hpp>
 #include <ppsparse/spmv/backend.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 #include <ppsparse/util/names.hpp>
@@ -89,8 +90,27 @@ template <class Scalar, class MemSpace>
 RowLengthStats row_length_stats(const CsrMatrix<Scalar, MemSpace>& a) {
   RowLengthStats s;
   s.nrows = a.nrows;
+  s.ncols = a.ncols;
   s.nnz = a.nnz();
   if (a.nrows == 0) return s;
+  {
+    using Exec = typename MemSpace::execution_space;
+    const auto row_ptr = a.row_ptr;
+    const auto col_idx = a.col_idx;
+    const double scale = static_cast<double>(a.ncols) / static_cast<double>(a.nrows);
+    offset_t far = 0;
+    Kokkos::parallel_reduce(
+        "ppsparse::spmv_far_entries", Kokkos::RangePolicy<Exec, Kokkos::IndexType<ordinal_t>>(0, a.nrows),
+        KOKKOS_LAMBDA(const ordinal_t i, offset_t& n) {
+          const double diagonal = scale * static_cast<double>(i);
+          for (offset_t k = row_ptr(i); k < row_ptr(i + 1); ++k) {
+            const double d = static_cast<double>(col_idx(k)) - diagonal;
+            n += d > RowLengthStats::kNearColumns || d < -RowLengthStats::kNearColumns;
+          }
+        },
+        far);
+    s.far_entries = far;
+  }
   const auto rp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_ptr);
   const offset_t cut = hyb_auto_row_max(a.nrows, a.nnz());
   for (ordinal_t i = 0; i < a.nrows; ++i) {
@@ -101,10 +121,17 @@ RowLengthStats row_length_stats(const CsrMatrix<Scalar, MemSpace>& a) {
   return s;
 }
 
-SpmvChoice choose_spmv_algorithm(const RowLengthStats& stats, bool gpu) {
+SpmvChoice choose_spmv_algorithm(const RowLengthStats& stats, bool gpu, const std::size_t cache_bytes,
+                                 const int scalar_bytes) {
   if (!gpu) return {SpmvAlgorithm::csr_v2, false};
-  if (static_cast<double>(stats.max_len) <= 4.0 * stats.mean() + 16.0) return {SpmvAlgorithm::sell, false};
-  if (stats.long_rows * 1000 <= stats.nrows) return {SpmvAlgorithm::sell, true};
+  const bool regular = static_cast<double>(stats.max_len) <= 4.0 * stats.mean() + 16.0;
+  const bool few_long = stats.long_rows * 1000 <= stats.nrows;
+  const double x_bytes = static_cast<double>(stats.ncols) * scalar_bytes;
+  if ((regular || few_long) && cache_bytes > 0 && stats.far_fraction() > 0.5 &&
+      x_bytes > 0.5 * static_cast<double>(cache_bytes))
+    return {SpmvAlgorithm::column_panels, false};
+  if (regular) return {SpmvAlgorithm::sell, false};
+  if (few_long) return {SpmvAlgorithm::sell, true};
   return {SpmvAlgorithm::csr_v2, false};
 }
 
@@ -125,7 +152,8 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
   // The setup reads options_ only: the automatic choice may adjust it (the HYB tail).
   if (algorithm == SpmvAlgorithm::automatic) {
     automatic_ = true;
-    const SpmvChoice choice = choose_spmv_algorithm(row_length_stats(a), compat::is_gpu_space<ExecSpace>());
+    const SpmvChoice choice = choose_spmv_algorithm(row_length_stats(a), compat::is_gpu_space<ExecSpace>(),
+                                                    mpk::last_level_cache_bytes(space_), sizeof(Scalar));
     algorithm_ = choice.algorithm;
     if (choice.hyb && options_.sell.hyb_row_max == 0) options_.sell.hyb_row_max = -1;
   }
@@ -197,6 +225,11 @@ const SellMatrix<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::s
 template <class ExecSpace, class Scalar, class MemSpace>
 const HybMatrix<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::hyb_matrix() const {
   return kernel_->template state<HybMatrix<Scalar, MemSpace>>();
+}
+
+template <class ExecSpace, class Scalar, class MemSpace>
+const ColumnPanelMatrix<Scalar, MemSpace>* SpmvOperator<ExecSpace, Scalar, MemSpace>::column_panel_matrix() const {
+  return kernel_->template state<ColumnPanelMatrix<Scalar, MemSpace>>();
 }
 
 template <class ExecSpace, class Scalar, class MemSpace>

@@ -8,6 +8,8 @@
 ///
 /// y = alpha*A*x + beta*y is computed as: SELL part (writes every row, applying beta), then the
 /// tail product into a workspace t = A_tail x, then y[tail_rows[i]] += alpha * t[i].
+#include <vector>
+
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/formats/sell.hpp>
 #include <ppsparse/spmv/csr_v2.hpp>
@@ -16,15 +18,45 @@
 
 namespace ppsparse::spmv {
 
+/// Entries of some rows kept apart from a matrix's main format (HYB's long-row excess, the
+/// long rows of column_panels), multiplied by csr_v2 and added to y afterwards.
+template <class Scalar, class MemSpace>
+struct RowTail {
+  CsrMatrix<Scalar, MemSpace> matrix;       ///< one row per tail row
+  Kokkos::View<ordinal_t*, MemSpace> rows;  ///< original row of each tail row (distinct)
+  CsrV2Plan<Scalar, MemSpace> plan;         ///< csr_v2 plan of matrix
+  Kokkos::View<Scalar*, MemSpace> y;        ///< workspace: matrix * x
+
+  ordinal_t nrows() const { return matrix.nrows; }
+  offset_t nnz() const { return matrix.nnz(); }
+  /// What add_row_tail moves: the CSR arrays, the row map, the workspace written and read,
+  /// and y read and written at the tail rows.
+  double bytes() const {
+    const double r = static_cast<double>(matrix.nrows);
+    return static_cast<double>(matrix.nnz()) * (sizeof(Scalar) + sizeof(ordinal_t)) + (r + 1) * sizeof(offset_t) +
+           r * (sizeof(ordinal_t) + 2.0 * sizeof(Scalar)) + (matrix.nrows > 0 ? r * sizeof(Scalar) : 0.0);
+  }
+};
+
+/// The tail of `matrix`'s rows (host CSR, one row per entry of rows), copied to MemSpace
+/// with its csr_v2 plan and workspace. Instantiated for (DefaultExecSpace, float|double,
+/// DefaultMemSpace).
+template <class ExecSpace, class Scalar, class MemSpace>
+RowTail<Scalar, MemSpace> make_row_tail(const ExecSpace& space, const CsrMatrix<Scalar, HostSpace>& matrix,
+                                        const std::vector<ordinal_t>& rows);
+
+/// y[rows[i]] += alpha * (matrix x)[i] on space.
+template <class ExecSpace, class Scalar, class MemSpace>
+void add_row_tail(const ExecSpace& space, nondeduced_t<Scalar> alpha, const RowTail<Scalar, MemSpace>& tail,
+                  const nondeduced_t<ConstVector<Scalar, MemSpace>>& x, const nondeduced_t<Vector<Scalar, MemSpace>>& y,
+                  MatrixLoads loads);
+
 /// HYB: SELL for the rows up to row_max entries and a CSR tail for the longer ones.
 template <class Scalar, class MemSpace>
 struct HybMatrix {
-  ordinal_t row_max = 0;                         ///< entries a row keeps in the SELL part
-  SellMatrix<Scalar, MemSpace> sell;             ///< every row, cut to row_max entries
-  CsrMatrix<Scalar, MemSpace> tail;              ///< one row per cut row: its entries past row_max
-  Kokkos::View<ordinal_t*, MemSpace> tail_rows;  ///< original row of each tail row
-  CsrV2Plan<Scalar, MemSpace> tail_plan;         ///< csr_v2 plan of the tail
-  Kokkos::View<Scalar*, MemSpace> tail_y;        ///< workspace: tail * x
+  ordinal_t row_max = 0;              ///< entries a row keeps in the SELL part
+  SellMatrix<Scalar, MemSpace> sell;  ///< every row, cut to row_max entries
+  RowTail<Scalar, MemSpace> tail;     ///< one row per cut row: its entries past row_max
 
   ordinal_t nrows() const { return sell.nrows; }
   ordinal_t ncols() const { return sell.ncols; }
@@ -57,10 +89,7 @@ template <class Scalar, class MemSpace>
 SpmvTraffic hyb_traffic(const HybMatrix<Scalar, MemSpace>& a, bool reads_y) {
   SpmvTraffic t = sell_traffic<Scalar>(a.sell.nrows, a.sell.ncols, a.nnz(), a.sell.stored(), a.sell.nchunks, reads_y,
                                        a.sell.column_bytes());
-  const double tail_rows = static_cast<double>(a.tail.nrows);
-  t.kernel_bytes += static_cast<double>(a.tail.nnz()) * (sizeof(Scalar) + sizeof(ordinal_t)) +
-                    (tail_rows + 1) * sizeof(offset_t) + tail_rows * (sizeof(ordinal_t) + 2.0 * sizeof(Scalar)) +
-                    (a.tail.nrows > 0 ? tail_rows * sizeof(Scalar) : 0.0);
+  t.kernel_bytes += a.tail.bytes();
   return t;
 }
 

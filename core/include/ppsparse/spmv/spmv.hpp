@@ -15,6 +15,7 @@
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/formats/sell.hpp>
 #include <ppsparse/backend/device_timer.hpp>
+#include <ppsparse/spmv/column_panels.hpp>
 #include <ppsparse/spmv/coop_tuner.hpp>
 #include <ppsparse/spmv/csr_coop.hpp>
 #include <ppsparse/spmv/csr_v1.hpp>
@@ -41,25 +42,34 @@ enum class SpmvAlgorithm {
   automatic
 };
 
-/// The algorithm's name: its id in algorithms.def ("csr_v1", "csr_v2", "csr_coop", "sell"), or "auto".
+/// The algorithm's name: its id in algorithms.def ("csr_v1", "csr_v2", "csr_coop", "sell",
+/// "column_panels"), or "auto".
 const char* to_string(SpmvAlgorithm algorithm);
 /// One line on what the algorithm does (algorithms.def), for usage texts.
 const char* summary(SpmvAlgorithm algorithm);
 /// Every algorithm, automatic last.
 const std::vector<SpmvAlgorithm>& all_spmv_algorithms();
 /// Inverse of to_string. InvalidArgument on any other name:
-///   "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, auto)".
+///   "unknown SpMV algorithm 'csr_v3' (valid: csr_v1, csr_v2, csr_coop, sell, column_panels, auto)".
 SpmvAlgorithm parse_spmv_algorithm(const std::string& name);
 
-/// What the automatic choice looks at.
+/// What the automatic choice looks at: the row lengths, and how far the columns lie from the
+/// diagonal (the x entries a row gathers).
 struct RowLengthStats {
   ordinal_t nrows = 0;
   offset_t nnz = 0;
   offset_t max_len = 0;
   long long long_rows = 0;  ///< rows longer than hyb_auto_row_max (HYB would cut them)
+  ordinal_t ncols = 0;
+  /// Entries whose column lies more than kNearColumns from the row's diagonal position
+  /// (row * ncols / nrows): their x entries are scattered, not shared with nearby rows.
+  offset_t far_entries = 0;
+  static constexpr ordinal_t kNearColumns = 32767;
   double mean() const { return nrows > 0 ? static_cast<double>(nnz) / static_cast<double>(nrows) : 0.0; }
+  double far_fraction() const { return nnz > 0 ? static_cast<double>(far_entries) / static_cast<double>(nnz) : 0.0; }
 };
-/// The row-length statistics of a (reads its row pointers on the host).
+/// The statistics of a: its row pointers read on the host, its far entries counted on the
+/// device.
 template <class Scalar, class MemSpace>
 RowLengthStats row_length_stats(const CsrMatrix<Scalar, MemSpace>& a);
 
@@ -71,6 +81,10 @@ struct SpmvChoice {
 
 /// The automatic choice (the measurements: docs/perf/kernel_choices.md, "SpMV automatic choice"):
 ///  * GPUs:
+///    - column_panels when most entries are far (far_fraction() > 1/2) and x (ncols *
+///      scalar_bytes) exceeds half the last-level cache (cache_bytes; 0: unknown, never
+///      column_panels), so that the x gathers would miss, and the rows are regular or only a
+///      few are long (as for sell below; the long rows go to its tail);
 ///    - sell (one lane per row for short rows, 16-bit columns where they fit) when the rows are
 ///      regular, max_len <= 4 * mean + 16;
 ///    - sell with the HYB tail when only a few rows are long (long_rows <= nrows / 1000): the
@@ -78,7 +92,8 @@ struct SpmvChoice {
 ///    - csr_v2 otherwise (power-law rows: its row blocks and split rows balance any
 ///      distribution);
 ///  * CPUs: csr_v2 (blocks of rows of equal work per team).
-SpmvChoice choose_spmv_algorithm(const RowLengthStats& stats, bool gpu);
+SpmvChoice choose_spmv_algorithm(const RowLengthStats& stats, bool gpu, std::size_t cache_bytes = 0,
+                                 int scalar_bytes = 8);
 
 /// Options of SpmvOperator, per algorithm and common.
 struct SpmvOptions {
@@ -87,6 +102,7 @@ struct SpmvOptions {
   bool coop_autotune = true;       ///< csr_coop: tune over the first apply() calls
   CoopTunerOptions tuner;          ///< csr_coop: tuner options
   SellOptions sell;                ///< sell: C, sigma, the HYB tail (hyb_row_max), column bits
+  ColumnPanelOptions panels;       ///< column_panels: panel width, rows per chunk
   bool check_structure = true;     ///< check the matrix once at setup (check_csr_structure)
   /// Keep x in a persisting-L2 window (backend/l2_window.hpp) from the first product to the
   /// operator's end, so that the matrix streaming through the L2 does not evict x. Where the
@@ -103,17 +119,17 @@ struct SpmvOptions {
 /// Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
 /// flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
 /// autotune, tuner_runs_per_call, tuner_paired, tuner_start_runs, tuner_shape}, sell.{C, sigma, hyb_row_max,
-/// index_bits}, check_structure, persist_x, streaming_loads. Values are integers (0/1 for the flags); ranges are
-/// checked where the options are used. InvalidArgument, naming the pair, for an unknown key, a missing '=' or a value
-/// that is not an integer:
+/// index_bits}, panels.{panel_columns, chunk_rows}, check_structure, persist_x, streaming_loads. Values are integers
+/// (0/1 for the flags); ranges are checked where the options are used. InvalidArgument, naming the pair, for an unknown
+/// key, a missing '=' or a value that is not an integer:
 ///   "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ...)".
 /// A given coop.* key starts from coop=1 repeat=1 block_size=W for the others.
 SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base = {});
 
-/// Owns everything an algorithm needs between products: the csr_v2 plan, the SELL copy of
-/// the matrix, the csr_coop parameters and tuner. The matrix's views are shared (not copied):
-/// change its values and the next apply() uses them (except for sell, which converted them
-/// at setup). Not thread-safe: one apply() at a time.
+/// Owns everything an algorithm needs between products: the csr_v2 plan, the SELL or
+/// column-panel copy of the matrix, the csr_coop parameters and tuner. The matrix's views are
+/// shared (not copied): change its values and the next apply() uses them (except for sell and
+/// column_panels, which converted them at setup). Not thread-safe: one apply() at a time.
 /// Instantiated for (DefaultExecSpace, float|double, DefaultMemSpace).
 template <class ExecSpace, class Scalar, class MemSpace = typename ExecSpace::memory_space>
 class SpmvOperator {
@@ -154,6 +170,8 @@ class SpmvOperator {
   /// The SELL part (of the HYB split when sell.hyb_row_max != 0); null for other algorithms.
   const SellMatrix<Scalar, MemSpace>* sell_matrix() const;
   const HybMatrix<Scalar, MemSpace>* hyb_matrix() const;
+  /// The column-panel copy of the matrix; null for other algorithms.
+  const ColumnPanelMatrix<Scalar, MemSpace>* column_panel_matrix() const;
   /// One line: algorithm and its parameters, e.g. "csr_coop coop=4 repeat=8 block=128 (tuned)".
   std::string describe() const;
   /// Replace the tuner's time source (tests inject a synthetic clock), read after a fence
