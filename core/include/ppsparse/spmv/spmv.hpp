@@ -102,7 +102,7 @@ struct SpmvOptions {
   bool coop_autotune = true;       ///< csr_coop: tune over the first apply() calls
   CoopTunerOptions tuner;          ///< csr_coop: tuner options
   SellOptions sell;                ///< sell: C, sigma, the HYB tail (hyb_row_max), column bits
-  ColumnPanelOptions panels;       ///< column_panels: panel width, rows per chunk
+  ColumnPanelOptions panels;       ///< column_panels: panel width, rows per chunk, the tail's rows
   bool check_structure = true;     ///< check the matrix once at setup (check_csr_structure)
   /// Keep x in a persisting-L2 window (backend/l2_window.hpp) from the first product to the
   /// operator's end, so that the matrix streaming through the L2 does not evict x. Where the
@@ -119,9 +119,9 @@ struct SpmvOptions {
 /// Keys: v2.{team_threads, vector_length, tile_nnz, max_rows_per_block, short_row_max,
 /// flat_row_max, split_row_min, split_tile_nnz, x_in_scratch, x_window}, coop.{coop, repeat, block_size,
 /// autotune, tuner_runs_per_call, tuner_paired, tuner_start_runs, tuner_shape}, sell.{C, sigma, hyb_row_max,
-/// index_bits}, panels.{panel_columns, chunk_rows}, check_structure, persist_x, streaming_loads. Values are integers
-/// (0/1 for the flags); ranges are checked where the options are used. InvalidArgument, naming the pair, for an unknown
-/// key, a missing '=' or a value that is not an integer:
+/// index_bits}, panels.{panel_columns, chunk_rows, row_max}, check_structure, persist_x, streaming_loads. Values are
+/// integers (0/1 for the flags); ranges are checked where the options are used. InvalidArgument, naming the pair, for
+/// an unknown key, a missing '=' or a value that is not an integer:
 ///   "spmv options: 'v2.tile=8': unknown key (valid: v2.team_threads, ...)".
 /// A given coop.* key starts from coop=1 repeat=1 block_size=W for the others.
 SpmvOptions parse_spmv_options(const std::string& text, const SpmvOptions& base = {});
