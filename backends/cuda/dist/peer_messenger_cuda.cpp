@@ -156,7 +156,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
   }
 
   double elapsed(int slot) override {
-    report_timeout();
+    report_failure();
     if (slot < 0 || static_cast<size_t>(slot) >= colours_.size() || !colours_[slot].pending) return 0.0;
     Colour& c = colours_[slot];
     c.pending = false;
@@ -167,7 +167,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     return 1e-3 * ms;
   }
   std::string name() const override { return "device-initiated peer copies (CUDA IPC)"; }
-  void check() override { report_timeout(); }
+  void check() override { report_failure(); }
 
  private:
   struct Colour {
@@ -181,6 +181,10 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     cudaEvent_t begin = nullptr, end = nullptr;
   };
 
+  void report_failure() {
+    if (!setup_failure_.empty()) throw Error(setup_failure_);
+    report_timeout();
+  }
   void report_timeout() {
     int flag = 0;
     cudaMemcpy(&flag, timed_out_, sizeof flag, cudaMemcpyDeviceToHost);
@@ -269,6 +273,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     if (colour < 0 || colour >= kMaxColours)
       throw InvalidArgument("peer exchange: colour " + std::to_string(colour) + " of more than " +
                             std::to_string(kMaxColours));
+    if (!setup_failure_.empty()) return;
     if (static_cast<size_t>(colour) >= colours_.size()) colours_.resize(colour + 1);
     Colour& c = colours_[colour];
     if (!c.ready) {
@@ -276,10 +281,18 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
       cudaStreamIsCapturing(exec.cuda_stream(), &capturing);
       if (capturing != cudaStreamCaptureStatusNone)
         throw std::logic_error("peer exchange: a colour's first exchange inside a recording");
-      set_up(c, colour, send, sends, recv, recvs);
+      // A mapping that fails here (no peer access between two of the GPUs) is this rank's
+      // alone: it sends nothing from now on, and report_failure() throws it, while the ranks
+      // that wait for its messages time out. MpiHalo::sum then agrees it on every rank.
+      try {
+        set_up(c, colour, send, sends, recv, recvs);
+      } catch (const std::exception& e) {
+        setup_failure_ = e.what();
+      }
     } else if (c.send != send || c.recv != recv) {
       throw std::logic_error("peer exchange: a colour's buffers moved since its first exchange");
     }
+    if (!setup_failure_.empty()) return;
     const cudaStream_t stream = exec.cuda_stream();
     if (timed) check_cuda(cudaEventRecord(c.begin, stream), "cudaEventRecord");
     if (c.ncopies) write_messages<<<dim3(c.blocks_per_message, c.ncopies), kWriteThreads, 0, stream>>>(c.copies);
@@ -296,6 +309,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
   unsigned long long* flags_ = nullptr;   // [colour][sender]
   unsigned long long* counts_ = nullptr;  // [blocks arrived of sends, waits][colour][peer]
   int* timed_out_ = nullptr;
+  std::string setup_failure_;  // a colour's first exchange failed on this rank (its message)
   cudaIpcMemHandle_t flags_handle_{};
   std::vector<Colour> colours_;
   std::map<std::string, void*> mapped_;  // (handle, peer) -> address here
