@@ -12,7 +12,7 @@
 // receiver has read them: that holds by the sweep's own order (the receiver's rows that read a
 // ghost are boundary rows that the sender itself waits for before it computes that colour again).
 // A wait that sees no flag for 30 s records an error instead of spinning on, which the next
-// elapsed() or the destructor reports.
+// elapsed() or check() reports.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -118,7 +118,7 @@ void allocation_of(const void* p, void*& base, unsigned long long& offset) {
 
 class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
  public:
-  PeerMessenger(MPI_Comm comm, int rank, int size) : rank_(rank), size_(size) {
+  PeerMessenger(MPI_Comm comm, int size) : size_(size) {
     MPI_Comm_dup(comm, &comm_);
     check_cuda(cudaMalloc(&flags_, sizeof(unsigned long long) * kMaxColours * size_), "cudaMalloc");
     check_cuda(cudaMemset(flags_, 0, sizeof(unsigned long long) * kMaxColours * size_), "cudaMemset");
@@ -305,7 +305,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
+  int size_ = 1;
   unsigned long long* flags_ = nullptr;   // [colour][sender]
   unsigned long long* counts_ = nullptr;  // [blocks arrived of sends, waits][colour][peer]
   int* timed_out_ = nullptr;
@@ -367,7 +367,7 @@ std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_peer_messenger(const Kokkos:
     return nullptr;
   }
   std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> m;
-  collectively(comm, [&] { m = std::make_unique<PeerMessenger>(comm, rank, size); });
+  collectively(comm, [&] { m = std::make_unique<PeerMessenger>(comm, size); });
   why_not.clear();
   return m;
 }

@@ -11,6 +11,8 @@
 #include <ppsparse/kokkos_compat.hpp>
 #include <ppsparse/mcpi/distributed.hpp>
 
+#include "../util/to_device.hpp"
+
 namespace ppsparse::mcpi::impl {
 
 namespace {
@@ -99,7 +101,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       max_send = std::max(max_send, lists_.send_offsets[(c + 1) * nn] - lists_.send_offsets[c * nn]);
       max_recv = std::max(max_recv, lists_.recv_offsets[(c + 1) * nn] - lists_.recv_offsets[c * nn]);
     }
-    send_rows_ = to_device(lists_.send_rows, "mcpi.halo.send_rows");
+    send_rows_ = util::to_device<ordinal_t, memory_space>(lists_.send_rows, "mcpi.halo.send_rows");
     send_buf_ = Kokkos::View<XScalar*, memory_space>("mcpi.halo.send", static_cast<size_t>(max_send) * nb_);
     if (!direct_) {
       send_host_ =
@@ -298,12 +300,6 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   }
 
  private:
-  template <class T>
-  static Kokkos::View<T*, memory_space> to_device(const std::vector<T>& v, const char* label) {
-    Kokkos::View<T*, memory_space> d(std::string(label), v.size());
-    Kokkos::deep_copy(d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-    return d;
-  }
   static MPI_Datatype mpi_type() { return std::is_same_v<XScalar, float> ? MPI_FLOAT : MPI_DOUBLE; }
 
   /// Adds colour c's last device exchange time to the statistics (synchronises with it).

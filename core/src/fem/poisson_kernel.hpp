@@ -9,6 +9,8 @@
 
 #include <ppsparse/fem/poisson.hpp>
 
+#include "../util/to_device.hpp"
+
 namespace ppsparse::fem {
 
 template <class ExecSpace, class Scalar>
@@ -41,12 +43,7 @@ namespace detail {
   PPSPARSE_INSTANTIATE_POISSON_KERNEL_FOR(id, double)
 
 // A host array's copy on Mem (the setups' arrays).
-template <class T, class Mem>
-Kokkos::View<T*, Mem> to_device(const std::vector<T>& v, const char* label) {
-  Kokkos::View<T*, Mem> d(std::string(label), v.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-  return d;
-}
+using util::to_device;
 
 // y(i) = x(i) at Dirichlet nodes, 0 elsewhere: the start of the element-wise products, which
 // then add the interior rows (the local matrices' Dirichlet rows and columns are zero).

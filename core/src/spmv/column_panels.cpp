@@ -10,6 +10,7 @@
 #include <ppsparse/mpk/last_level_cache.hpp>
 
 #include "../backend/streaming_load.hpp"
+#include "../util/to_device.hpp"
 #include "kernel_common.hpp"
 #include "spmv_kernel.hpp"
 
@@ -157,26 +158,21 @@ ColumnPanelMatrix<Scalar, MemSpace> make_column_panels(const ExecSpace& space, c
           if (slot_len[slot] > 0) next[static_cast<std::size_t>(slot_row[slot]) * P + p] = slice_ptr[s] + lane;
         }
     }
-    for (ordinal_t i = r0; i < r1; ++i)
-      for (offset_t k = a.row_ptr(i); k < a.row_ptr(i + 1) && !in_tail(i); ++k) {
+    for (ordinal_t i = r0; i < r1; ++i) {
+      if (in_tail(i)) continue;
+      for (offset_t k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) {
         offset_t& at = next[static_cast<std::size_t>(i - r0) * P + panel_of(a.col_idx(k))];
         col(at) = a.col_idx(k);
         val(at) = a.values(k);
         at += H;
       }
+    }
   }
 
-  const auto to_device = [](const auto& host, const char* label) {
-    using T = typename std::decay_t<decltype(host)>::value_type;
-    Kokkos::View<T*, MemSpace> d(std::string(label), host.size());
-    Kokkos::deep_copy(
-        d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), host.size()));
-    return d;
-  };
-  m.segment_ptr = to_device(segment_ptr, "column_panels.segment_ptr");
-  m.slice_ptr = to_device(slice_ptr, "column_panels.slice_ptr");
-  m.slot_row = to_device(slot_row, "column_panels.slot_row");
-  m.slot_len = to_device(slot_len, "column_panels.slot_len");
+  m.segment_ptr = util::to_device<offset_t, MemSpace>(segment_ptr, "column_panels.segment_ptr");
+  m.slice_ptr = util::to_device<offset_t, MemSpace>(slice_ptr, "column_panels.slice_ptr");
+  m.slot_row = util::to_device<std::uint16_t, MemSpace>(slot_row, "column_panels.slot_row");
+  m.slot_len = util::to_device<ordinal_t, MemSpace>(slot_len, "column_panels.slot_len");
   m.col_idx = Kokkos::create_mirror_view_and_copy(MemSpace(), col);
   m.values = Kokkos::create_mirror_view_and_copy(MemSpace(), val);
   return m;

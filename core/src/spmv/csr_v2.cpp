@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../backend/streaming_load.hpp"
+#include "../util/to_device.hpp"
 #include "kernel_common.hpp"
 #include "spmv_kernel.hpp"
 
@@ -186,15 +187,6 @@ struct CsrV2FinishSplitRows {
   }
 };
 
-template <class T, class MemSpace>
-Kokkos::View<T*, MemSpace> to_device(const std::vector<T>& v, const std::string& label) {
-  Kokkos::View<T*, MemSpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
 }  // namespace
 
 template <class ExecSpace, class Scalar, class MemSpace>
@@ -322,9 +314,9 @@ CsrV2Plan<Scalar, MemSpace> make_csr_v2_plan(const ExecSpace& space, const CsrMa
                           " bytes (tile_nnz and x_window entries) exceeds the " + std::to_string(scratch_max) +
                           " bytes this execution space offers; lower tile_nnz or x_window");
 
-  plan.blocks = to_device<CsrV2RowBlock, MemSpace>(blocks, "csr_v2.blocks");
-  plan.split_rows = to_device<ordinal_t, MemSpace>(split_rows, "csr_v2.split_rows");
-  plan.split_tile_ptr = to_device<int, MemSpace>(tile_ptr, "csr_v2.split_tile_ptr");
+  plan.blocks = util::to_device<CsrV2RowBlock, MemSpace>(blocks, "csr_v2.blocks");
+  plan.split_rows = util::to_device<ordinal_t, MemSpace>(split_rows, "csr_v2.split_rows");
+  plan.split_tile_ptr = util::to_device<int, MemSpace>(tile_ptr, "csr_v2.split_tile_ptr");
   plan.tile_sums = Kokkos::View<Scalar*, MemSpace>("csr_v2.tile_sums", static_cast<size_t>(plan.num_tiles));
   space.fence();
   return plan;

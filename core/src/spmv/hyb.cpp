@@ -7,6 +7,7 @@
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/spmv/sell_spmv.hpp>
 
+#include "../util/to_device.hpp"
 #include "kernel_common.hpp"
 
 namespace ppsparse::spmv {
@@ -93,10 +94,7 @@ RowTail<Scalar, MemSpace> make_row_tail(const ExecSpace& space, const CsrMatrix<
     throw std::logic_error("make_row_tail: one original row per tail row expected");
   RowTail<Scalar, MemSpace> t;
   t.matrix = copy_to<MemSpace>(matrix);
-  t.rows = Kokkos::View<ordinal_t*, MemSpace>("tail.rows", rows.size());
-  auto hr = Kokkos::create_mirror_view(t.rows);
-  for (size_t i = 0; i < rows.size(); ++i) hr(i) = rows[i];
-  Kokkos::deep_copy(t.rows, hr);
+  t.rows = util::to_device<ordinal_t, MemSpace>(rows, "tail.rows");
   t.plan = make_csr_v2_plan(space, t.matrix);
   t.y = Kokkos::View<Scalar*, MemSpace>("tail.y", rows.size());
   space.fence();

@@ -1,0 +1,18 @@
+#pragma once
+// A host vector's copy on a memory space: the small arrays a setup builds on the host (plans,
+// layouts, halo lists) and hands to its kernels. Private to the library.
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+namespace ppsparse::util {
+
+template <class T, class MemSpace>
+Kokkos::View<T*, MemSpace> to_device(const std::vector<T>& v, const std::string& label) {
+  Kokkos::View<T*, MemSpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.size());
+  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+  return d;
+}
+
+}  // namespace ppsparse::util
