@@ -353,7 +353,6 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     std::printf("\n");
     std::printf("exchanges %d of %d colours exchange (%s colouring)\n", exchanging_colours, ncolors,
                 opt.halo_coloring.c_str());
-
     std::printf("converge  %d sweeps to ||r|| / ||R|| < %.1e (%s)\n", to_tolerance.sweeps,
                 opt.rtol > 0 ? opt.rtol : 1e-6, mcpi::name(to_tolerance.reason));
     std::printf("\n%6s %12s %10s %8s %14s %8s %10s\n", "rank", "owned rows", "ghosts", "ghost %", "bytes/sweep",
