@@ -525,6 +525,7 @@ void register_spmv_benchmarks(const BenchConfig& config) {
   std::vector<MatrixSpec> specs = shared_matrix_suite(config.shared_dir);
   const size_t first_large = specs.size();
   for (auto& s : large_matrix_suite(config.matrix_mb, config.seed)) specs.push_back(std::move(s));
+  specs = reordered_suite(std::move(specs), config.reorder);
   // The defaults, then the --variants entries, each checked before anything runs.
   std::vector<std::string> names = algorithm_names();
   for (size_t start = 0; start < config.variants.size();) {

@@ -74,7 +74,7 @@ BenchConfig parse_bench_config(int& argc, char** argv) {
       {"--matrix_mb", "PPSPARSE_BENCH_MATRIX_MB", ""}, {"--copy_mb", "PPSPARSE_BENCH_COPY_MB", ""},
       {"--reps", "PPSPARSE_BENCH_REPS", ""},           {"--min_time", "PPSPARSE_BENCH_MIN_TIME", ""},
       {"--shared_dir", "PPSPARSE_SHARED_DIR", ""},     {"--seed", "PPSPARSE_BENCH_SEED", ""},
-      {"--variants", "PPSPARSE_BENCH_VARIANTS", ""}};
+      {"--variants", "PPSPARSE_BENCH_VARIANTS", ""},   {"--reorder", "PPSPARSE_BENCH_REORDER", ""}};
   take_bench_flags(s, argc, argv);
   if (s[0].set) c.matrix_mb = flag_number(s[0].flag, s[0].value, true);
   if (s[1].set) c.copy_mb = flag_number(s[1].flag, s[1].value, true);
@@ -84,13 +84,20 @@ BenchConfig parse_bench_config(int& argc, char** argv) {
   if (s[5].set)
     c.seed = static_cast<std::uint64_t>(flag_integer(s[5].flag, s[5].value, 0, std::numeric_limits<long long>::max()));
   if (s[6].set) c.variants = s[6].value;
+  if (s[7].set) {
+    if (s[7].value != "none" && s[7].value != "rcm" && s[7].value != "hubs")
+      throw InvalidArgument(std::string("benchmark flag ") + s[7].flag + ": '" + s[7].value +
+                            "' is not none, rcm or hubs");
+    c.reorder = s[7].value;
+  }
   return c;
 }
 
 std::string describe(const BenchConfig& c) {
   return std::string("backend ") + compat::default_backend_name() + ", matrix_mb " + std::to_string(c.matrix_mb) +
          ", copy_mb " + std::to_string(c.copy_mb) + ", reps " + std::to_string(c.reps) + ", min_time " +
-         std::to_string(c.min_time) + ", seed " + std::to_string(c.seed) + ", shared_dir '" + c.shared_dir + "'";
+         std::to_string(c.min_time) + ", seed " + std::to_string(c.seed) + ", shared_dir '" + c.shared_dir +
+         "', reorder " + c.reorder;
 }
 
 }  // namespace ppsparse::bench

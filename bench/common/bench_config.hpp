@@ -10,6 +10,9 @@
 //   --shared_dir=P  PPSPARSE_SHARED_DIR       directory holding matrices/*.mtx, or the folder of
 //                   the .mtx files itself ("" disables; none found: a "# no .mtx files" line)
 //   --seed=N        PPSPARSE_BENCH_SEED       seed of the generated matrices; 2024
+//   --reorder=R     PPSPARSE_BENCH_REORDER    bench_spmv: renumber every square matrix before
+//                   its benchmarks, none (default), rcm (reverse Cuthill-McKee) or hubs (most
+//                   used columns first); the matrices' names get "+rcm" or "+hubs"
 //   --variants=L    PPSPARSE_BENCH_VARIANTS   bench_spmv: extra algorithm variants, a list
 //                   "alg:options;alg:options" (options as spmv::parse_spmv_options), each
 //                   benchmarked as "alg{options}" next to the defaults, e.g.
@@ -29,6 +32,7 @@ struct BenchConfig {
   std::string shared_dir;
   std::uint64_t seed = 2024;
   std::string variants;
+  std::string reorder = "none";  // none, rcm or hubs (reordered_suite)
   bool gpu = false;
 };
 

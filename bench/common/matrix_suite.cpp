@@ -9,8 +9,11 @@
 
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/gen/scalar_matrix.hpp>
+#include <ppsparse/error.hpp>
+#include <ppsparse/formats/graph.hpp>
 #include <ppsparse/io/matrix_market.hpp>
 #include <ppsparse/reorder/permutation.hpp>
+#include <ppsparse/reorder/rcm.hpp>
 
 #include "common/synthetic_matrices.hpp"
 
@@ -94,6 +97,38 @@ std::vector<MatrixSpec> large_matrix_suite(double matrix_mb, std::uint64_t seed)
   s.push_back({name("wide4x", wide), "large", "rectangular n x 4n, uniformly random, 8-16 per row",
                [=] { return uniform_random_matrix(wide, 4 * wide, 8, 16, seed + 15); }});
   return s;
+}
+
+namespace {
+
+// Columns by their entries, most first (ties: the smaller column first), as new-to-old.
+Permutation hubs_first(const CsrMatrix<double, HostSpace>& a) {
+  std::vector<offset_t> uses(static_cast<size_t>(a.ncols), 0);
+  for (offset_t k = 0; k < a.nnz(); ++k) ++uses[static_cast<size_t>(a.col_idx(k))];
+  std::vector<ordinal_t> order(static_cast<size_t>(a.ncols));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](ordinal_t l, ordinal_t r) {
+    return uses[static_cast<size_t>(l)] > uses[static_cast<size_t>(r)];
+  });
+  return Permutation::from_new_to_old(std::move(order));
+}
+
+}  // namespace
+
+std::vector<MatrixSpec> reordered_suite(std::vector<MatrixSpec> specs, const std::string& how) {
+  if (how == "none") return specs;
+  if (how != "rcm" && how != "hubs") throw InvalidArgument("reordered_suite: '" + how + "' is not none, rcm or hubs");
+  for (MatrixSpec& s : specs) {
+    s.name += "+" + how;
+    s.description +=
+        how == "rcm" ? ", renumbered by RCM (if square)" : ", renumbered most used columns first (if square)";
+    s.make = [make = s.make, how] {
+      CsrMatrix<double, HostSpace> a = make();
+      if (a.nrows != a.ncols) return a;
+      return permute(a, how == "rcm" ? rcm(graph_of(a)) : hubs_first(a));
+    };
+  }
+  return specs;
 }
 
 }  // namespace ppsparse::bench

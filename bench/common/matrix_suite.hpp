@@ -33,4 +33,11 @@ std::vector<MatrixSpec> shared_matrix_suite(const std::string& shared_dir);
 // matrix with a few very long rows, and a wide rectangular random matrix.
 std::vector<MatrixSpec> large_matrix_suite(double matrix_mb, std::uint64_t seed);
 
+// The specs with every square matrix renumbered symmetrically (P A P^T) when built: "rcm"
+// (reverse Cuthill-McKee of the symmetrised pattern) or "hubs" (columns by their entries, most
+// first, ties in the old order: the x entries most gathered become contiguous). Names get
+// "+rcm" or "+hubs"; a rectangular matrix keeps its numbering (its description says so).
+// "none" returns the specs unchanged.
+std::vector<MatrixSpec> reordered_suite(std::vector<MatrixSpec> specs, const std::string& how);
+
 }  // namespace ppsparse::bench
