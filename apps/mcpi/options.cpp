@@ -121,8 +121,10 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
                          contiguous blocks of rows, then Zoltan's parallel graph partitioning
                          moves them, as for a system read in parallel)
   --halo-coloring NAME   partition_independent (default: the same colours on every
-                         partition) or boundary_first (the rows coupled to other ranks take
-                         the first colours: fewer colours exchange)
+                         partition), boundary_first (the rows coupled to other ranks take
+                         the first colours: fewer colours exchange) or boundary_pairs (as
+                         boundary_first, the colours in pairs exchanged together: about half
+                         the exchanges)
   --per-colour           each colour's rows, bytes exchanged and wait
   --exchange-priority 0|1
                          NCCL: the exchanges on a stream of the highest priority, ahead of
@@ -240,9 +242,11 @@ Options parse_options(int argc, const char* const* argv) {
       o.tuning.unroll = static_cast<int>(parse_int(a, value(), 0, 4));
     } else if (a == "--halo-coloring") {
       o.halo_coloring = value();
-      if (o.halo_coloring != "partition_independent" && o.halo_coloring != "boundary_first")
-        throw InvalidArgument("mcpi: --halo-coloring expects partition_independent or boundary_first, got '" +
-                              o.halo_coloring + "'");
+      if (o.halo_coloring != "partition_independent" && o.halo_coloring != "boundary_first" &&
+          o.halo_coloring != "boundary_pairs")
+        throw InvalidArgument(
+            "mcpi: --halo-coloring expects partition_independent, boundary_first or boundary_pairs, got '" +
+            o.halo_coloring + "'");
     } else if (a == "--transport") {
       o.transport = value();
       if (o.transport != "automatic" && o.transport != "staged" && o.transport != "mpi_device" &&

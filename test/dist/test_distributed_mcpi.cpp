@@ -413,7 +413,46 @@ TEST(DistributedMcpi, BoundaryFirstColouringExchangesInFewerColours) {
   }
   EXPECT_EQ(dist::parse_halo_coloring("boundary_first"), dist::HaloColoring::boundary_first);
   PPSPARSE_EXPECT_THROW_MESSAGE(dist::parse_halo_coloring("boundary"), InvalidArgument,
-                                "unknown halo colouring 'boundary' (valid: partition_independent, boundary_first)");
+                                "unknown halo colouring 'boundary' (valid: partition_independent, boundary_first, "
+                                "boundary_pairs)");
+}
+
+// Boundary pairs: rows coupled across ranks lie in different pairs of colours (0-1, 2-3, ...),
+// only a pair's second colour (or the last colour) exchanges, and the result is still the
+// one-rank solver's in the same colouring, also when the exchanges run on the device.
+TEST(DistributedMcpi, BoundaryPairsExchangeOncePerPairOfColours) {
+  const auto system = gen::make_block_system(gen::tet_mesh_graph(14, 13, 12), 2, test::test_seed());
+  const Graph g = graph_of(system);
+  for (const Split split : {Split::metis, Split::scattered}) {
+    const auto part = partition(g, split, world_size());
+    const Outcome first =
+        run_distributed(system, part, 1, dist::Transport::automatic, 0, dist::HaloColoring::boundary_first);
+    for (const int sweeps : {1, 5, 15}) {
+      const Outcome d =
+          run_distributed(system, part, sweeps, dist::Transport::automatic, 0, dist::HaloColoring::boundary_pairs);
+      EXPECT_LT(max_relative_difference(d.dq, one_rank_dq(system, d.colors, sweeps)), 2e-6) << sweeps << " sweeps";
+      expect_valid_colouring(g, d.colors);
+      for (ordinal_t v = 0; v < g.n; ++v)
+        for (offset_t k = g.row_ptr[v]; k < g.row_ptr[v + 1]; ++k)
+          if (part[v] != part[g.adj[k]])
+            ASSERT_NE(d.colors[v] / 2, d.colors[g.adj[k]] / 2) << "rows " << v << " and " << g.adj[k];
+      const auto ncolors = static_cast<ordinal_t>(d.exchanging.size());
+      for (ordinal_t c = 0; c + 1 < ncolors; c += 2) EXPECT_EQ(d.exchanging[c], 0) << "colour " << c;
+      const long long pairs = std::count(d.exchanging.begin(), d.exchanging.end(), 1);
+      const long long colours = std::count(first.exchanging.begin(), first.exchanging.end(), 1);
+      if (world_size() == 1)
+        EXPECT_EQ(pairs, 0);
+      else
+        EXPECT_LT(pairs, colours) << "boundary_first exchanges in " << colours << " colours";
+    }
+  }
+  EXPECT_EQ(dist::parse_halo_coloring("boundary_pairs"), dist::HaloColoring::boundary_pairs);
+  const auto share = dist::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
+  mcpi::DistributedOptions options;
+  options.halo_coloring = dist::HaloColoring::boundary_pairs;
+  options.recolor_passes = 2;
+  const std::string m = setup_error(share, options);
+  EXPECT_NE(m.find("recolor_passes = 2 with the boundary_pairs colouring"), std::string::npos) << m;
 }
 
 TEST(DistributedMcpi, StoppingCriteriaAgreeOnEveryRank) {

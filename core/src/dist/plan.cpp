@@ -267,7 +267,8 @@ std::vector<GhostOwner> locate_ghosts(MPI_Comm comm, const LocalStructure& s, gl
 }
 
 namespace {
-constexpr const char* kHaloColoringNames[] = {"partition_independent", "boundary_first"};  // HaloColoring's order
+constexpr const char* kHaloColoringNames[] = {"partition_independent", "boundary_first",
+                                              "boundary_pairs"};  // HaloColoring's order
 }  // namespace
 
 const char* name(HaloColoring c) { return util::name_of(c, kHaloColoringNames); }
@@ -297,11 +298,15 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
     throw InvalidArgument(who + "the halo colouring differs between the ranks (" +
                           name(static_cast<HaloColoring>(coloring_lo)) + " on some, " +
                           name(static_cast<HaloColoring>(coloring_hi)) + " on others)");
-  const bool boundary_first = halo_coloring == HaloColoring::boundary_first;
+  // boundary_pairs: the boundary-first order, and rows coupled across ranks in different pairs
+  // of colours (c and c ^ 1), so that each pair exchanges once, after its second colour.
+  const bool pairs = halo_coloring == HaloColoring::boundary_pairs;
+  const bool boundary_first = halo_coloring == HaloColoring::boundary_first || pairs;
   if (boundary_first && recolor_passes > 0 && colors.empty())
-    throw InvalidArgument(who + "recolor_passes = " + std::to_string(recolor_passes) +
-                          " with the boundary_first colouring: the recolouring would spread the boundary rows over "
-                          "every colour again (use one or the other)");
+    throw InvalidArgument(who + "recolor_passes = " + std::to_string(recolor_passes) + " with the " +
+                          dist::name(halo_coloring) +
+                          " colouring: the recolouring would spread the boundary rows over every colour again (use "
+                          "one or the other)");
   const std::vector<GhostOwner> ghost_owner = locate_ghosts(comm, s, &plan.n_global);
   const auto name = [&](global_t id) { return "global id " + std::to_string(id + base); };
 
@@ -443,7 +448,8 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
       std::vector<ordinal_t> waiting;
       for (const ordinal_t i : order) {
         bool ready = true;
-        taken.assign(adjacency[i].size() + 1, 0);
+        // Each neighbour marks one colour (two across ranks with pairs): one stays free.
+        taken.assign((pairs ? 2 : 1) * adjacency[i].size() + 1, 0);
         for (const ordinal_t v : adjacency[i]) {
           if (!earlier(v, i)) continue;
           const ordinal_t c = color_of(v);
@@ -452,6 +458,8 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
             break;
           }
           if (static_cast<size_t>(c) < taken.size()) taken[c] = 1;
+          // A row of another rank takes its whole pair.
+          if (pairs && v >= n && static_cast<size_t>(c ^ 1) < taken.size()) taken[c ^ 1] = 1;
         }
         if (!ready) {
           waiting.push_back(i);
@@ -468,6 +476,8 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   ordinal_t ncolors = 0;
   for (const ordinal_t c : color) ncolors = std::max(ncolors, c + 1);
   MPI_Allreduce(MPI_IN_PLACE, &ncolors, 1, MPI_INT, MPI_MAX, comm);
+  // The colour after which a colour's rows are exchanged: its own, or its pair's second.
+  const auto exchange_colour = [&](ordinal_t c) { return pairs ? std::min<ordinal_t>(c | 1, ncolors - 1) : c; };
 
   // 7. Boundary rows (read by other ranks) first in each colour, grouped by the ranks that read
   // them (so that the rows one rank reads are consecutive where they can be), then the interior.
@@ -496,9 +506,10 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   }
   coloring.perm = Permutation::from_new_to_old(std::move(new_to_old));
 
-  // 8. Ghosts ordered by colour, owner and the owner's colour order: each colour's ghosts, and
-  // those of one owner within it, are then consecutive, and a message lands where the sweep
-  // reads it. Each owner says where the rows asked of it lie in its colour order.
+  // 8. Ghosts ordered by exchange (their colour, or their pair), owner and the owner's colour
+  // order: each exchange's ghosts, and those of one owner within it, are then consecutive, and a
+  // message lands where the sweep reads it. Each owner says where the rows asked of it lie in
+  // its colour order.
   std::vector<ordinal_t> ghost_color(static_cast<size_t>(ng)), owner_position(static_cast<size_t>(ng));
   {
     std::map<std::pair<int, ordinal_t>, ordinal_t> slot_of;
@@ -517,8 +528,8 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   std::vector<ordinal_t> ghost_order(static_cast<size_t>(ng)), ghost_slot(static_cast<size_t>(ng));
   std::iota(ghost_order.begin(), ghost_order.end(), 0);
   std::sort(ghost_order.begin(), ghost_order.end(), [&](ordinal_t a, ordinal_t b) {
-    return std::make_tuple(ghost_color[a], ghost_owner[a].rank, owner_position[a]) <
-           std::make_tuple(ghost_color[b], ghost_owner[b].rank, owner_position[b]);
+    return std::make_tuple(exchange_colour(ghost_color[a]), ghost_owner[a].rank, owner_position[a]) <
+           std::make_tuple(exchange_colour(ghost_color[b]), ghost_owner[b].rank, owner_position[b]);
   });
   for (ordinal_t p = 0; p < ng; ++p) ghost_slot[ghost_order[p]] = p;
   const offset_t nnzb = s.row_ptr[n] - base;
@@ -530,8 +541,8 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   });
   plan.setup.boundary_end = std::move(boundary_end);
 
-  // 9. Per colour and neighbour: the rows to send in colour order, and the ghost slots they
-  // fill, in the same order on both sides.
+  // 9. Per exchange colour and neighbour: the rows to send in colour order, and the ghost slots
+  // they fill, in the same order on both sides (a pair's first colour sends nothing).
   HaloLists& h = plan.halo;
   for (int q = 0; q < size; ++q)
     if (!requested[q].empty() || !requests[q].empty()) h.neighbours.push_back(q);
@@ -542,12 +553,13 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
     std::vector<ordinal_t> rows;
     for (const ordinal_t i : requested[q]) rows.push_back(plan.setup.coloring.perm.old_to_new[i]);
     std::sort(rows.begin(), rows.end());
-    for (const ordinal_t p : rows) send[color[plan.setup.coloring.perm.new_to_old[p]] * nn + k].push_back(p);
+    for (const ordinal_t p : rows)
+      send[exchange_colour(color[plan.setup.coloring.perm.new_to_old[p]]) * nn + k].push_back(p);
   }
   for (const ordinal_t j : ghost_order) {
     const size_t k =
         std::lower_bound(h.neighbours.begin(), h.neighbours.end(), ghost_owner[j].rank) - h.neighbours.begin();
-    recv[ghost_color[j] * nn + k].push_back(ghost_slot[j]);
+    recv[exchange_colour(ghost_color[j]) * nn + k].push_back(ghost_slot[j]);
   }
   h.send_offsets.assign(1, 0);
   h.recv_offsets.assign(1, 0);

@@ -74,8 +74,10 @@ struct DistributedOptions {
   /// colouring (fewer, fuller colours; reorder::recolor_iterated_greedy). The same on every rank.
   int recolor_passes = 0;
   /// Without colors: the greedy colouring's order (dist/plan.hpp). boundary_first puts the rows
-  /// coupled to other ranks into the first colours, so that fewer colours exchange; the
-  /// default keeps the colours the same on every partition. The same on every rank.
+  /// coupled to other ranks into the first colours, so that fewer colours exchange;
+  /// boundary_pairs also keeps rows coupled across ranks in different pairs of colours and
+  /// exchanges each pair once; the default keeps the colours the same on every partition. The
+  /// same on every rank.
   dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent;
   Transport transport = Transport::automatic;
   /// With a device messenger (NCCL): run the exchanges on an instance of the device's highest
