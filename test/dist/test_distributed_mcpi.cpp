@@ -235,6 +235,20 @@ TEST(DistributedMcpi, SameAsOneRankWithDeviceInitiatedCopies) {
     EXPECT_EQ(graph.dq, launched.dq);
     EXPECT_EQ(graph.bytes, launched.bytes);
   }
+  // Boundary pairs: a pair's message holds rows of both its colours, which are not consecutive
+  // in dQ, so the messenger gathers them itself (no packing kernel).
+  for (const Split s : {Split::metis, Split::scattered})
+    for (const int sweeps : {1, 5, 15}) {
+      const auto part = partition(g, s, world_size());
+      const Outcome launched =
+          run_distributed(system, part, sweeps, dist::Transport::peer, 0, dist::HaloColoring::boundary_pairs, false);
+      const Outcome graph =
+          run_distributed(system, part, sweeps, dist::Transport::peer, 0, dist::HaloColoring::boundary_pairs);
+      EXPECT_LT(max_relative_difference(graph.dq, one_rank_dq(system, graph.colors, sweeps)), 2e-6)
+          << "boundary pairs, " << sweeps << " sweeps";
+      EXPECT_EQ(graph.dq, launched.dq);
+      EXPECT_EQ(graph.bytes, launched.bytes);
+    }
 }
 
 TEST(DistributedMcpi, SameAsOneRankAtSeveralBlockSizes) {

@@ -1,10 +1,11 @@
 // Device-initiated exchanges between the GPUs of one node (dist/device_messenger.hpp's
 // make_peer_messenger): at a colour's first exchange each rank maps, by CUDA IPC, the receive
-// buffer and the flags of every rank it sends to. From then on an exchange is two kernels on
-// the exchange's stream and no host step: one writes each message straight into the receiver's
-// ghost slots over NVLink and raises the receiver's flag for (colour, sender) with release
-// semantics; the other waits, with acquire semantics, for the flags of the messages this rank
-// receives. So the exchange can be recorded into a device graph.
+// buffer and the flags of every rank it sends to. From then on an exchange is one kernel on the
+// exchange's stream and no host step: its first blocks gather each message's rows from dQ and
+// write them straight into the receiver's ghost slots over NVLink, then raise the receiver's
+// flag for (colour, sender) with release semantics; its last block waits, with acquire
+// semantics, for the flags of the messages this rank receives. So the exchange can be recorded
+// into a device graph, as one node.
 //
 // Flags count exchanges: a sender's n-th exchange of a colour sets the flag to n, and the
 // receiver's n-th wait for it returns once it reads n. Both counters live on the devices, so a
@@ -12,7 +13,9 @@
 // receiver has read them: that holds by the sweep's own order (the receiver's rows that read a
 // ghost are boundary rows that the sender itself waits for before it computes that colour again).
 // A wait that sees no flag for 30 s records an error instead of spinning on, which the next
-// elapsed() or check() reports.
+// elapsed() or check() reports. The waiting block cannot starve the writing blocks of the same
+// kernel: it holds one block's resources, and the writers of the other ranks depend on nothing
+// of this rank's.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -41,7 +44,9 @@ void check_cuda(cudaError_t r, const char* what) {
 
 /// One message to write: words of 4 bytes (dQ's entries are float or double).
 struct Copy {
-  const unsigned* source;
+  const unsigned* source;  // the message's first word, or dQ where rows is set
+  const ordinal_t* rows;   // null, or the message's rows of dQ, row_words words each
+  unsigned row_words;
   unsigned* target;  // in the receiver's buffer, mapped here
   unsigned long long words;
   unsigned long long* flag;     // the receiver's flag for (colour, this rank), mapped here
@@ -51,7 +56,7 @@ struct Copy {
 // Blocks that write one message: one SM's stores alone reach a fraction of the link's
 // bandwidth, so a message of a big colour is spread over up to this many SMs.
 constexpr int kMaxBlocksPerMessage = 16;
-constexpr int kWriteThreads = 256;
+constexpr int kExchangeThreads = 256;
 
 /// One message to wait for.
 struct Wait {
@@ -59,40 +64,58 @@ struct Wait {
   unsigned long long* count;  // this rank's waits for it
 };
 
-// Block x of message y writes words x*T + t, (x + X)*T + t, ...; the last of the message's X
-// blocks to finish raises the flag. Exchange n of the message is complete when n * X blocks
-// have arrived (the exchanges of one stream run one after the other).
-__global__ void write_messages(const Copy* copies) {
-  const Copy c = copies[blockIdx.y];
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < c.words;
-       i += stride)
-    c.target[i] = c.source[i];
+/// One colour's exchange, as the kernel reads it.
+struct Exchange {
+  const Copy* copies;
+  int ncopies;
+  int blocks_per_message;  // X
+  const Wait* waits;
+  int nwaits;
+  int* timed_out;
+};
+
+// Blocks [0, ncopies * X) write: block x of message y writes words x*T + t, (x + X)*T + t, ...;
+// the last of the message's X blocks to finish raises the flag. Exchange n of the message is
+// complete when n * X blocks have arrived (the exchanges of one stream run one after the other).
+// The blocks after them wait, one thread per message received.
+__global__ void exchange_messages(const Exchange e) {
+  const int writers = e.ncopies * e.blocks_per_message;
+  if (static_cast<int>(blockIdx.x) >= writers) {
+    const int m = (blockIdx.x - writers) * blockDim.x + threadIdx.x;
+    if (m >= e.nwaits) return;
+    const Wait w = e.waits[m];
+    const unsigned long long want = ++*w.count;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(*w.flag);
+    unsigned long long start = 0, now = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (flag.load(cuda::memory_order_acquire) < want) {
+      __nanosleep(64);
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - start > kWaitLimitNs) {
+        atomicExch(e.timed_out, 1);
+        return;
+      }
+    }
+    return;
+  }
+  const Copy c = e.copies[blockIdx.x / e.blocks_per_message];
+  const unsigned long long x = blockIdx.x % e.blocks_per_message;
+  const unsigned long long stride = static_cast<unsigned long long>(e.blocks_per_message) * blockDim.x;
+  if (c.rows) {
+    for (unsigned long long i = x * blockDim.x + threadIdx.x; i < c.words; i += stride) {
+      const unsigned long long r = i / c.row_words;
+      c.target[i] = c.source[static_cast<unsigned long long>(c.rows[r]) * c.row_words + (i - r * c.row_words)];
+    }
+  } else {
+    for (unsigned long long i = x * blockDim.x + threadIdx.x; i < c.words; i += stride) c.target[i] = c.source[i];
+  }
   __threadfence_system();  // every thread's writes before its block's arrival
   __syncthreads();
   if (threadIdx.x == 0) {
     const unsigned long long done = atomicAdd(c.arrived, 1ull) + 1;
-    if (done % gridDim.x == 0) {
+    if (done % e.blocks_per_message == 0) {
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(*c.flag);
-      flag.store(done / gridDim.x, cuda::memory_order_release);
-    }
-  }
-}
-
-__global__ void wait_messages(const Wait* waits, int n, int* timed_out) {
-  const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  if (m >= n) return;
-  const Wait w = waits[m];
-  const unsigned long long want = ++*w.count;
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(*w.flag);
-  unsigned long long start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  while (flag.load(cuda::memory_order_acquire) < want) {
-    __nanosleep(64);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    if (now - start > kWaitLimitNs) {
-      atomicExch(timed_out, 1);
-      return;
+      flag.store(done / e.blocks_per_message, cuda::memory_order_release);
     }
   }
 }
@@ -116,6 +139,12 @@ void allocation_of(const void* p, void*& base, unsigned long long& offset) {
   offset = static_cast<unsigned long long>(reinterpret_cast<CUdeviceptr>(p) - b);
 }
 
+/// The first failure of a messenger's teardown in this process (reported, not thrown).
+std::string& teardown_failure() {
+  static std::string failure;
+  return failure;
+}
+
 class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
  public:
   PeerMessenger(MPI_Comm comm, int size) : size_(size) {
@@ -130,16 +159,23 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     check_cuda(cudaIpcGetMemHandle(&flags_handle_, flags_), "cudaIpcGetMemHandle (flags)");
   }
   ~PeerMessenger() override {
-    for (auto& [key, p] : mapped_) cudaIpcCloseMemHandle(p);
+    // A destructor cannot throw: a failure here is noted for the next exchange's message, and
+    // the runtime's last error is cleared so that no later call is blamed for it.
+    const auto note = [](cudaError_t r, const char* what) {
+      if (r != cudaSuccess && teardown_failure().empty())
+        teardown_failure() = std::string(what) + ": " + cudaGetErrorString(r);
+    };
+    for (auto& [key, p] : mapped_) note(cudaIpcCloseMemHandle(p), "cudaIpcCloseMemHandle");
     for (Colour& c : colours_) {
-      cudaFree(c.copies);
-      cudaFree(c.waits);
-      cudaEventDestroy(c.begin);
-      cudaEventDestroy(c.end);
+      note(cudaFree(c.copies), "cudaFree");
+      note(cudaFree(c.waits), "cudaFree");
+      if (c.begin) note(cudaEventDestroy(c.begin), "cudaEventDestroy");
+      if (c.end) note(cudaEventDestroy(c.end), "cudaEventDestroy");
     }
-    cudaFree(flags_);
-    cudaFree(counts_);
-    cudaFree(timed_out_);
+    note(cudaFree(flags_), "cudaFree");
+    note(cudaFree(counts_), "cudaFree");
+    note(cudaFree(timed_out_), "cudaFree");
+    (void)cudaGetLastError();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Comm_free(&comm_);
@@ -162,11 +198,12 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     c.pending = false;
     check_cuda(cudaEventSynchronize(c.end), "cudaEventSynchronize");
     float ms = 0.0f;
-    cudaEventElapsedTime(&ms, c.begin, c.end);
+    check_cuda(cudaEventElapsedTime(&ms, c.begin, c.end), "cudaEventElapsedTime");
     report_timeout();
     return 1e-3 * ms;
   }
   std::string name() const override { return "device-initiated peer copies (CUDA IPC)"; }
+  bool gathers() const override { return true; }
   void check() override { report_failure(); }
 
  private:
@@ -187,7 +224,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
   }
   void report_timeout() {
     int flag = 0;
-    cudaMemcpy(&flag, timed_out_, sizeof flag, cudaMemcpyDeviceToHost);
+    check_cuda(cudaMemcpy(&flag, timed_out_, sizeof flag, cudaMemcpyDeviceToHost), "cudaMemcpy");
     if (flag)
       throw Error(
           "peer exchange: a message did not arrive within 30 s (a neighbour stopped, or the ranks "
@@ -234,12 +271,17 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     std::vector<Copy> copies(sends.size());
     for (size_t k = 0; k < sends.size(); ++k) {
       const Message& m = sends[k];
-      if (in[k].bytes != m.bytes || m.bytes % 4 != 0 || m.offset % 4 != 0)
+      if (in[k].bytes != m.bytes || m.bytes % 4 != 0 || m.offset % 4 != 0 || m.row_bytes % 4 != 0 ||
+          (m.rows && (m.row_bytes == 0 || m.bytes % m.row_bytes != 0)))
         throw std::logic_error("peer exchange: a message's sizes differ between its sender and its receiver");
       char* target = static_cast<char*>(map(m.peer, in[k].buffer)) + in[k].offset;
       auto* flags = static_cast<unsigned long long*>(map(m.peer, in[k].flags));
-      copies[k] = {reinterpret_cast<const unsigned*>(static_cast<const char*>(send) + m.offset),
-                   reinterpret_cast<unsigned*>(target), m.bytes / 4, flags + in[k].flag,
+      copies[k] = {reinterpret_cast<const unsigned*>(static_cast<const char*>(send) + (m.rows ? 0 : m.offset)),
+                   m.rows,
+                   static_cast<unsigned>(m.row_bytes / 4),
+                   reinterpret_cast<unsigned*>(target),
+                   m.bytes / 4,
+                   flags + in[k].flag,
                    counts_ + static_cast<size_t>(colour) * size_ + m.peer};
     }
     std::vector<Wait> waits(recvs.size());
@@ -249,7 +291,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     unsigned long long longest = 0;
     for (const Message& m : sends) longest = std::max<unsigned long long>(longest, m.bytes / 4);
     c.blocks_per_message = static_cast<unsigned>(std::clamp<unsigned long long>(
-        (longest + 8ull * kWriteThreads - 1) / (8ull * kWriteThreads), 1, kMaxBlocksPerMessage));
+        (longest + 8ull * kExchangeThreads - 1) / (8ull * kExchangeThreads), 1, kMaxBlocksPerMessage));
     c.ncopies = static_cast<int>(copies.size());
     c.nwaits = static_cast<int>(waits.size());
     if (c.ncopies) {
@@ -278,7 +320,7 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     Colour& c = colours_[colour];
     if (!c.ready) {
       cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-      cudaStreamIsCapturing(exec.cuda_stream(), &capturing);
+      check_cuda(cudaStreamIsCapturing(exec.cuda_stream(), &capturing), "cudaStreamIsCapturing");
       if (capturing != cudaStreamCaptureStatusNone)
         throw std::logic_error("peer exchange: a colour's first exchange inside a recording");
       // A mapping that fails here (no peer access between two of the GPUs) is this rank's
@@ -295,9 +337,27 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     if (!setup_failure_.empty()) return;
     const cudaStream_t stream = exec.cuda_stream();
     if (timed) check_cuda(cudaEventRecord(c.begin, stream), "cudaEventRecord");
-    if (c.ncopies) write_messages<<<dim3(c.blocks_per_message, c.ncopies), kWriteThreads, 0, stream>>>(c.copies);
-    if (c.nwaits) wait_messages<<<(c.nwaits + 63) / 64, 64, 0, stream>>>(c.waits, c.nwaits, timed_out_);
-    check_cuda(cudaGetLastError(), "kernel launch");
+    const int blocks =
+        c.ncopies * static_cast<int>(c.blocks_per_message) + (c.nwaits + kExchangeThreads - 1) / kExchangeThreads;
+    if (blocks > 0) {
+      // An error left by an earlier call is not this launch's: say so rather than blame it.
+      const cudaError_t earlier = cudaGetLastError();
+      if (earlier != cudaSuccess)
+        throw Error(
+            std::string("peer exchange: a CUDA call before colour ") + std::to_string(colour) +
+            "'s exchange failed: " + cudaGetErrorString(earlier) +
+            (teardown_failure().empty() ? "" : " (an earlier messenger's teardown: " + teardown_failure() + ")"));
+      const Exchange e{c.copies, c.ncopies, static_cast<int>(c.blocks_per_message), c.waits, c.nwaits, timed_out_};
+      exchange_messages<<<blocks, kExchangeThreads, 0, stream>>>(e);
+      const cudaError_t launched = cudaGetLastError();
+      if (launched != cudaSuccess) {
+        int current = -1;
+        cudaGetDevice(&current);
+        throw Error("peer exchange: colour " + std::to_string(colour) + "'s kernel (" + std::to_string(blocks) +
+                    " blocks) on device " + std::to_string(exec.cuda_device()) + " (current device " +
+                    std::to_string(current) + "): " + cudaGetErrorString(launched));
+      }
+    }
     if (timed) {
       check_cuda(cudaEventRecord(c.end, stream), "cudaEventRecord");
       c.pending = true;

@@ -42,7 +42,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
 
   MpiHalo(MPI_Comm comm, const dist::HaloLists& lists, ordinal_t ncolors, std::vector<ordinal_t> boundary_end,
-          ordinal_t n_owned, int nb, Transport transport, const ExecSpace& exec, bool priority_exchange = false)
+          ordinal_t n_owned, int nb, Transport transport, const ExecSpace& exec, bool priority_exchange = true)
       : lists_(lists), ncolors_(ncolors), boundary_end_(std::move(boundary_end)), n_(n_owned), nb_(nb) {
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
@@ -135,7 +135,9 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     const offset_t s0 = lists_.send_offsets[c * nn], s1 = lists_.send_offsets[(c + 1) * nn];
     const offset_t r0 = lists_.recv_offsets[c * nn];
     const size_t row = static_cast<size_t>(nb_);
-    if (s1 > s0 && !direct_send_[c]) pack(exec, s0, s1, dq);
+    // A messenger that gathers reads scattered rows from dq itself: no packing kernel.
+    const bool gather = messenger_ && !direct_send_[c] && messenger_->gathers();
+    if (s1 > s0 && !direct_send_[c] && !gather) pack(exec, s0, s1, dq);
     sends_.clear();
     recvs_.clear();
     for (size_t k = 0; k < nn; ++k) {
@@ -143,7 +145,9 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       const offset_t rb = lists_.recv_offsets[c * nn + k], re = lists_.recv_offsets[c * nn + k + 1];
       // Offsets in entries: of dq (direct) or of the packed buffer; ghost slots of dq, or of
       // the colour's receive buffer when staged.
-      if (se > sb)
+      if (se > sb && gather)
+        sends_.push_back({lists_.neighbours[k], 0, (se - sb) * row, send_rows_.data() + sb, row * sizeof(XScalar)});
+      else if (se > sb)
         sends_.push_back({lists_.neighbours[k],
                           direct_send_[c] ? static_cast<size_t>(lists_.send_rows[sb]) * row : (sb - s0) * row,
                           (se - sb) * row});
@@ -156,7 +160,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       stats_.bytes += bytes;
       stats_.color_bytes[c] += bytes;
     }
-    const XScalar* source = direct_send_[c] ? dq.data() : send_buf_.data();
+    const XScalar* source = direct_send_[c] || gather ? dq.data() : send_buf_.data();
     if (messenger_) {
       // On the exchange instance, after exec's work so far (the boundary rows); the interior
       // instance waits for that work too, not the host.
@@ -164,7 +168,10 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       ppsparse::backend::order_after(exchange_, exec);
       if (!recording_) harvest(c);
       for (auto* list : {&sends_, &recvs_})
-        for (auto& m : *list) m = {m.peer, m.offset * sizeof(XScalar), m.bytes * sizeof(XScalar)};
+        for (auto& m : *list) {
+          m.offset *= sizeof(XScalar);
+          m.bytes *= sizeof(XScalar);
+        }
       if (recording_)
         messenger_->exchange_untimed(exchange_, source, sends_, dq.data(), recvs_, static_cast<int>(c));
       else

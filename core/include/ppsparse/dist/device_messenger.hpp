@@ -13,6 +13,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <ppsparse/types.hpp>
+
 namespace ppsparse::dist {
 
 /// One message: `bytes` bytes at `offset` of a buffer, to or from rank `peer`.
@@ -20,6 +22,11 @@ struct Message {
   int peer = 0;
   std::size_t offset = 0;
   std::size_t bytes = 0;
+  /// A send only, to a messenger that gathers(): the message is rows rows[0], rows[1], ... of
+  /// the send buffer, each `row_bytes` long (bytes / row_bytes of them; a device array), rather
+  /// than the bytes at offset. The messenger reads them in place, so the caller packs nothing.
+  const ordinal_t* rows = nullptr;
+  std::size_t row_bytes = 0;
 };
 
 /// Posts messages on a stream (see the file comment). Collective over its communicator.
@@ -45,6 +52,9 @@ class DeviceMessenger {
   virtual double elapsed(int slot) = 0;
   /// "NCCL 2.28.9", ...
   virtual std::string name() const = 0;
+  /// Whether exchange() takes sends given by rows (Message::rows): the peer messenger writes
+  /// them straight from dQ; NCCL needs each message consecutive.
+  virtual bool gathers() const { return false; }
   /// Throws Error where an exchange enqueued earlier failed on the device (the peer messenger's
   /// wait that timed out); synchronises where it has something to read.
   virtual void check() {}
