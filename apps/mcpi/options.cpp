@@ -127,8 +127,9 @@ under mpirun (more than one rank; built with PPSPARSE_ENABLE_MPI):
                          the exchanges)
   --per-colour           each colour's rows, bytes exchanged and wait
   --exchange-priority 0|1
-                         NCCL: the exchanges on a stream of the highest priority, ahead of
-                         the interior rows (1), or on the solver's stream (0, the default)
+                         NCCL or peer: the exchanges on a stream of the highest priority,
+                         ahead of the interior rows (1, the default), or on the solver's
+                         stream (0)
   --distributed          the distributed mode on one rank too (the one-GPU baseline of a
                          scaling run)
   --probe-link           after the sweeps, time one exchange of 8 B .. 16 MB between ranks 0

@@ -41,10 +41,10 @@ struct Options {
   std::string halo_coloring = "partition_independent";  // --halo-coloring NAME (dist::HaloColoring)
   std::string partitioner = "metis";                    // --partitioner: metis (on rank 0) or zoltan (distributed)
   bool per_colour = false;
-  bool distributed = false;        // --distributed: the distributed mode on one rank too
-  bool probe_link = false;         // --probe-link: time exchanges between rank pairs (scaling model)
-  bool graph = false;              // --graph: each timed sweep a replay of a recorded device graph
-  bool exchange_priority = false;  // --exchange-priority 0|1 (DistributedOptions::priority_exchange)
+  bool distributed = false;       // --distributed: the distributed mode on one rank too
+  bool probe_link = false;        // --probe-link: time exchanges between rank pairs (scaling model)
+  bool graph = false;             // --graph: each timed sweep a replay of a recorded device graph
+  bool exchange_priority = true;  // --exchange-priority 0|1 (DistributedOptions::priority_exchange)
   // --test-perturb-reference E: for the test suite only. One entry of the reference that
   // --verify (and --mpk's check) compares with is moved by E times its magnitude, so that a
   // test can show that a wrong result makes mcpi fail. 0: off.

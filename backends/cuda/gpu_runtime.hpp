@@ -56,7 +56,11 @@ using graph_t = cudaGraph_t;
 using graph_exec_t = cudaGraphExec_t;
 inline error_t begin_capture(stream_t s) { return cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed); }
 inline error_t end_capture(stream_t s, graph_t* g) { return cudaStreamEndCapture(s, g); }
-inline error_t graph_instantiate(graph_exec_t* e, graph_t g) { return cudaGraphInstantiate(e, g, 0); }
+// Each kernel keeps the priority of the stream it was recorded from (an exchange on
+// backend::priority_instance); without the flag every node runs at the launch stream's priority.
+inline error_t graph_instantiate(graph_exec_t* e, graph_t g) {
+  return cudaGraphInstantiate(e, g, cudaGraphInstantiateFlagUseNodePriority);
+}
 inline error_t graph_launch(graph_exec_t e, stream_t s) { return cudaGraphLaunch(e, s); }
 inline error_t graph_destroy(graph_t g) { return cudaGraphDestroy(g); }
 inline error_t graph_exec_destroy(graph_exec_t e) { return cudaGraphExecDestroy(e); }
