@@ -114,20 +114,24 @@ def plot_measured(path, out, a):
         for i, (name, runs) in enumerate(d[key].items()):
             for p, times in runs.items():
                 effs = [100 * eff(int(p), t) for t in times]
-                x = int(p) + (i - 2) * 0.12
+                x = int(p) + (i - 3) * 0.1
                 ax.plot([x] * len(effs), effs, "o", color=f"C{i}", label=name if p == list(runs)[0] else None)
-        for name, (s1, ds, alpha, beta) in TRANSPORTS.items():
+        lines = [(name, False) for name in TRANSPORTS] + [("peer_graph", True)]
+        for name, pairs in lines:
             if name == "staged" and key.startswith("weak"):
                 continue
+            s1, ds, alpha, beta = TRANSPORTS[name]
             b = argparse.Namespace(**vars(a))
             b.split, b.split_per_neighbour, b.alpha, b.beta = s1, ds, alpha, beta
+            ex = a.boundary_first_colours if pairs else 0
             ps = [1, 2, 4, 8]
             if key.startswith("strong"):
-                ys = [100 * sweep_time(4410944, 1, b) / (p * sweep_time(4410944 / p, p, b)) for p in ps]
+                ys = [100 * sweep_time(4410944, 1, b) / (p * sweep_time(4410944 / p, p, b, ex, pairs)) for p in ps]
             else:
-                ys = [100 * sweep_time(a.rows, 1, b) / sweep_time(a.rows, p, b) for p in ps]
-            style = {"nccl": "--", "nccl_graph": "-", "peer_graph": ":", "staged": "-."}[name]
-            ax.plot(ps, ys, style, lw=1, color="grey", label=f"model, {name}")
+                ys = [100 * sweep_time(a.rows, 1, b) / sweep_time(a.rows, p, b, ex, pairs) for p in ps]
+            style = "-" if pairs else {"nccl": "--", "nccl_graph": "-", "peer_graph": ":", "staged": "-."}[name]
+            ax.plot(ps, ys, style, lw=1.2 if pairs else 1, color="black" if pairs else "grey",
+                    label=f"model, {name}" + (", boundary pairs" if pairs else ""))
         ax.axhline(90 if key.startswith("weak") else 85, color="r", lw=0.8, ls=":", label="target (4 GPUs)")
         ax.set_title(title)
         ax.set_xlabel("GPUs")
@@ -135,7 +139,7 @@ def plot_measured(path, out, a):
         ax.set_xticks([1, 2, 4, 8])
         ax.set_ylim(40, 105)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6.5, loc="lower left", ncol=2)
     fig.suptitle(d["device"].split(",")[0] + ", " + d["date"], fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
