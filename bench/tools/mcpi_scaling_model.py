@@ -28,6 +28,10 @@ TRANSPORTS = {
     # beside NCCL as a graph (0.690 against 0.724 ms, 12 exchanging colours): 2.8 us less per
     # exchanging colour; the neighbour growth and the link are taken as NCCL's.
     "peer_graph": (9.0e-6, 1.6e-6, 29e-6, 150e9),
+    # The same with one kernel per exchange (it gathers its rows) and the exchange at the highest
+    # priority: fitted to its 4-GPU sweeps with boundary pairs at 1.1 M rows per GPU (1.041-1.042
+    # ms, runs 8 and 10), the neighbour growth and the link again NCCL's.
+    "peer_graph_one_kernel": (7.3e-6, 1.6e-6, 29e-6, 150e9),
     "staged": (25.5e-6, 4.9e-6, 16e-6, 4e9),
 }
 
@@ -77,7 +81,7 @@ def exposed_colours(rows_per_gpu, a):
 def scenarios(a):
     """Each transport and colouring at 4, 8 (one node) and 1000 GPUs (weak, 1.09 M rows each)."""
     print("\nweak scaling, %s rows per GPU: ms per sweep (efficiency against one GPU)" % f"{a.rows:,.0f}")
-    print(f"{'transport':<12} {'colouring':<22} {'4 GPUs':>16} {'8 GPUs':>16} {'1000 GPUs':>16}")
+    print(f"{'transport':<22} {'colouring':<22} {'4 GPUs':>16} {'8 GPUs':>16} {'1000 GPUs':>16}")
     t1 = sweep_time(a.rows, 1, a)
     for name, (s1, ds, alpha, beta) in TRANSPORTS.items():
         for colouring, exchanging, pairs in (("partition_independent", 0, False),
@@ -85,7 +89,7 @@ def scenarios(a):
                                              ("boundary_pairs", a.boundary_first_colours, True)):
             cells = []
             for p, link in ((4, None), (8, None), (1000, (a.internode_alpha, a.internode_beta))):
-                if link and name == "peer_graph":  # one node only: between nodes it is NCCL's row
+                if link and name.startswith("peer"):  # one node only: between nodes it is NCCL's row
                     cells.append("-")
                     continue
                 b = argparse.Namespace(**vars(a))
@@ -94,7 +98,7 @@ def scenarios(a):
                     b.alpha, b.beta = link
                 t = sweep_time(a.rows, p, b, exchanging, pairs)
                 cells.append(f"{t * 1e3:6.3f} ({t1 / t * 100:4.1f} %)")
-            print(f"{name:<12} {colouring:<22} {cells[0]:>16} {cells[1]:>16} {cells[2]:>16}")
+            print(f"{name:<22} {colouring:<22} {cells[0]:>16} {cells[1]:>16} {cells[2]:>16}")
 
 
 def plot_measured(path, out, a):
@@ -116,7 +120,7 @@ def plot_measured(path, out, a):
                 effs = [100 * eff(int(p), t) for t in times]
                 x = int(p) + (i - 3) * 0.1
                 ax.plot([x] * len(effs), effs, "o", color=f"C{i}", label=name if p == list(runs)[0] else None)
-        lines = [(name, False) for name in TRANSPORTS] + [("peer_graph", True)]
+        lines = [(name, False) for name in TRANSPORTS] + [("peer_graph_one_kernel", True)]
         for name, pairs in lines:
             if name == "staged" and key.startswith("weak"):
                 continue
@@ -129,8 +133,9 @@ def plot_measured(path, out, a):
                 ys = [100 * sweep_time(4410944, 1, b) / (p * sweep_time(4410944 / p, p, b, ex, pairs)) for p in ps]
             else:
                 ys = [100 * sweep_time(a.rows, 1, b) / sweep_time(a.rows, p, b, ex, pairs) for p in ps]
-            style = "-" if pairs else {"nccl": "--", "nccl_graph": "-", "peer_graph": ":", "staged": "-."}[name]
-            ax.plot(ps, ys, style, lw=1.2 if pairs else 1, color="black" if pairs else "grey",
+            style = "-" if pairs else {"nccl": "--", "nccl_graph": "-", "peer_graph": ":", "peer_graph_one_kernel": (0, (1, 3)),
+                                       "staged": "-."}[name]
+            ax.plot(ps, ys, linestyle=style, lw=1.2 if pairs else 1, color="black" if pairs else "grey",
                     label=f"model, {name}" + (", boundary pairs" if pairs else ""))
         ax.axhline(90 if key.startswith("weak") else 85, color="r", lw=0.8, ls=":", label="target (4 GPUs)")
         ax.set_title(title)
