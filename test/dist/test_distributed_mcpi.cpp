@@ -227,28 +227,20 @@ TEST(DistributedMcpi, SameAsOneRankWithDeviceInitiatedCopies) {
   }
   for (const Split s : {Split::metis, Split::scattered})
     expect_same_as_one_rank(system, partition(g, s, world_size()), "peer", dist::Transport::peer);
-  for (const int sweeps : {1, 5, 15}) {
-    const auto part = partition(g, Split::metis, world_size());
-    const Outcome launched = run_distributed(system, part, sweeps, dist::Transport::peer, 0,
-                                             dist::HaloColoring::partition_independent, false);
-    const Outcome graph = run_distributed(system, part, sweeps, dist::Transport::peer);
-    EXPECT_EQ(graph.dq, launched.dq);
-    EXPECT_EQ(graph.bytes, launched.bytes);
-  }
-  // Boundary pairs: a pair's message holds rows of both its colours, which are not consecutive
-  // in dQ, so the messenger gathers them itself (no packing kernel).
-  for (const Split s : {Split::metis, Split::scattered})
-    for (const int sweeps : {1, 5, 15}) {
-      const auto part = partition(g, s, world_size());
-      const Outcome launched =
-          run_distributed(system, part, sweeps, dist::Transport::peer, 0, dist::HaloColoring::boundary_pairs, false);
-      const Outcome graph =
-          run_distributed(system, part, sweeps, dist::Transport::peer, 0, dist::HaloColoring::boundary_pairs);
-      EXPECT_LT(max_relative_difference(graph.dq, one_rank_dq(system, graph.colors, sweeps)), 2e-6)
-          << "boundary pairs, " << sweeps << " sweeps";
-      EXPECT_EQ(graph.dq, launched.dq);
-      EXPECT_EQ(graph.bytes, launched.bytes);
-    }
+  // Launched and as a graph, bit for bit, in the fixed colouring and with boundary pairs: a
+  // pair's message holds rows of both its colours, which are not consecutive in dQ, so the
+  // messenger gathers them itself (no packing kernel).
+  for (const auto coloring : {dist::HaloColoring::partition_independent, dist::HaloColoring::boundary_pairs})
+    for (const Split s : {Split::metis, Split::scattered})
+      for (const int sweeps : {1, 5, 15}) {
+        const auto part = partition(g, s, world_size());
+        const Outcome launched = run_distributed(system, part, sweeps, dist::Transport::peer, 0, coloring, false);
+        const Outcome graph = run_distributed(system, part, sweeps, dist::Transport::peer, 0, coloring);
+        EXPECT_LT(max_relative_difference(graph.dq, one_rank_dq(system, graph.colors, sweeps)), 2e-6)
+            << dist::name(coloring) << ", " << sweeps << " sweeps";
+        EXPECT_EQ(graph.dq, launched.dq);
+        EXPECT_EQ(graph.bytes, launched.bytes);
+      }
 }
 
 TEST(DistributedMcpi, SameAsOneRankAtSeveralBlockSizes) {

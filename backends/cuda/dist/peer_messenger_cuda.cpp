@@ -139,12 +139,6 @@ void allocation_of(const void* p, void*& base, unsigned long long& offset) {
   offset = static_cast<unsigned long long>(reinterpret_cast<CUdeviceptr>(p) - b);
 }
 
-/// The first failure of a messenger's teardown in this process (reported, not thrown).
-std::string& teardown_failure() {
-  static std::string failure;
-  return failure;
-}
-
 class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
  public:
   PeerMessenger(MPI_Comm comm, int size) : size_(size) {
@@ -159,22 +153,18 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
     check_cuda(cudaIpcGetMemHandle(&flags_handle_, flags_), "cudaIpcGetMemHandle (flags)");
   }
   ~PeerMessenger() override {
-    // A destructor cannot throw: a failure here is noted for the next exchange's message, and
-    // the runtime's last error is cleared so that no later call is blamed for it.
-    const auto note = [](cudaError_t r, const char* what) {
-      if (r != cudaSuccess && teardown_failure().empty())
-        teardown_failure() = std::string(what) + ": " + cudaGetErrorString(r);
-    };
-    for (auto& [key, p] : mapped_) note(cudaIpcCloseMemHandle(p), "cudaIpcCloseMemHandle");
+    // Colours never exchanged have no events. A destructor cannot throw: the runtime's last
+    // error is cleared, so that no later call is blamed for a failure here.
+    for (auto& [key, p] : mapped_) cudaIpcCloseMemHandle(p);
     for (Colour& c : colours_) {
-      note(cudaFree(c.copies), "cudaFree");
-      note(cudaFree(c.waits), "cudaFree");
-      if (c.begin) note(cudaEventDestroy(c.begin), "cudaEventDestroy");
-      if (c.end) note(cudaEventDestroy(c.end), "cudaEventDestroy");
+      cudaFree(c.copies);
+      cudaFree(c.waits);
+      if (c.begin) cudaEventDestroy(c.begin);
+      if (c.end) cudaEventDestroy(c.end);
     }
-    note(cudaFree(flags_), "cudaFree");
-    note(cudaFree(counts_), "cudaFree");
-    note(cudaFree(timed_out_), "cudaFree");
+    cudaFree(flags_);
+    cudaFree(counts_);
+    cudaFree(timed_out_);
     (void)cudaGetLastError();
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -343,10 +333,8 @@ class PeerMessenger final : public DeviceMessenger<Kokkos::Cuda> {
       // An error left by an earlier call is not this launch's: say so rather than blame it.
       const cudaError_t earlier = cudaGetLastError();
       if (earlier != cudaSuccess)
-        throw Error(
-            std::string("peer exchange: a CUDA call before colour ") + std::to_string(colour) +
-            "'s exchange failed: " + cudaGetErrorString(earlier) +
-            (teardown_failure().empty() ? "" : " (an earlier messenger's teardown: " + teardown_failure() + ")"));
+        throw Error(std::string("peer exchange: a CUDA call before colour ") + std::to_string(colour) +
+                    "'s exchange failed: " + cudaGetErrorString(earlier));
       const Exchange e{c.copies, c.ncopies, static_cast<int>(c.blocks_per_message), c.waits, c.nwaits, timed_out_};
       exchange_messages<<<blocks, kExchangeThreads, 0, stream>>>(e);
       const cudaError_t launched = cudaGetLastError();
