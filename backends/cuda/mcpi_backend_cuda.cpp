@@ -177,18 +177,32 @@ void launch_reduced(const Launch& l, const ColorArgs& a) {
   }
 }
 
+// The coded formats (mcpi/o_formats.def) whose decoding the CUDA kernels have (load_column in
+// mcpi/kernel_common.hpp); O in any other format runs the portable kernels.
+template <OFormat F>
+constexpr bool kDecodes = F == OFormat::bf16 || F == OFormat::fp16 || F == OFormat::int8;
+
+bool decodes(const OFormat f) {
+  switch (f) {
+#define PPSPARSE_MCPI_O_FORMAT(id, codec, summary) \
+  case OFormat::id:                                \
+    return kDecodes<OFormat::id>;
+#include <ppsparse/mcpi/o_formats.def>
+#undef PPSPARSE_MCPI_O_FORMAT
+  }
+  return false;
+}
+
 template <int NB>
 void launch_reduced_for_nb(const Launch& l, const ColorArgs& a) {
   if constexpr (NB <= kMaxNarrowNb) {
     switch (a.o_format) {
-      case OFormat::bf16:
-        return launch_reduced<NB, OFormat::bf16>(l, a);
-      case OFormat::fp16:
-        return launch_reduced<NB, OFormat::fp16>(l, a);
-      case OFormat::int8:
-        return launch_reduced<NB, OFormat::int8>(l, a);
-      case OFormat::fp32:
-        break;
+#define PPSPARSE_MCPI_O_FORMAT(id, codec, summary)                                     \
+  case OFormat::id:                                                                    \
+    if constexpr (kDecodes<OFormat::id>) return launch_reduced<NB, OFormat::id>(l, a); \
+    break;
+#include <ppsparse/mcpi/o_formats.def>
+#undef PPSPARSE_MCPI_O_FORMAT
     }
   }
   throw InvalidArgument("mcpi cuda backend: no kernel for O in " + std::string(name(a.o_format)) + " at nb " +
@@ -258,7 +272,7 @@ bool has_kernel(const Kokkos::Cuda&, Kernel k, int nb, OFormat f) {
   // FP32 O, every nb of the solver (1..64): the 11_x / 16_x kernels for nb <= 15,
   // wide_block_kernel above; rows_per_warp_prefetch and split run the portable kernels. A
   // reduced O: rows_per_warp for nb <= 15 (the other cases run the portable kernels).
-  if (f != OFormat::fp32) return k == Kernel::rows_per_warp && nb >= 1 && nb <= kMaxNarrowNb;
+  if (f != OFormat::fp32) return decodes(f) && k == Kernel::rows_per_warp && nb >= 1 && nb <= kMaxNarrowNb;
   return (k == Kernel::rows_per_warp || k == Kernel::warp_per_row) && nb >= 1 && nb <= kMaxNb;
 }
 

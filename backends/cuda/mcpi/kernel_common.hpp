@@ -35,18 +35,25 @@ struct Launch {
   KernelTuning tuning;
 };
 
+// O's coded entries in format F, as its codec stores them (mcpi/detail/o_codecs/).
+template <OFormat F>
+__device__ __forceinline__ const typename detail::codec_t<F>::stored* o_stored(const ColorArgs& a) {
+  return static_cast<const typename detail::codec_t<F>::stored*>(a.o_coded);
+}
+
 // The address of entry `at` (slot * NB^2 + j * NB + i) of O in format F, for L2 prefetches.
 template <OFormat F>
 __device__ __forceinline__ const void* o_entry(const ColorArgs& a, const long long at) {
-  if constexpr (F == OFormat::fp32) return a.O + at;
-  if constexpr (F == OFormat::bf16 || F == OFormat::fp16) return a.O16 + at;
-  if constexpr (F == OFormat::int8) return a.O8 + at;
+  if constexpr (F == OFormat::fp32)
+    return a.O + at;
+  else
+    return o_stored<F>(a) + at;
 }
 
 // The NB consecutive 16-bit values at p (2-byte aligned) into h, read as the aligned 32-bit
 // words that cover them: NB / 2 + 1 loads instead of NB (a column's load instructions, not its
 // bytes, bound the reduced formats' sweep; docs/perf/o_format_h100.md). Reads up to 2 bytes
-// past the values: the arrays are padded (SolverImpl::allocate_o).
+// past the values: the arrays are padded (LevelArrays::allocate_o).
 template <int NB>
 __device__ __forceinline__ void load_halves(const std::uint16_t* p, std::uint32_t (&h)[NB]) {
   const unsigned long long addr = reinterpret_cast<unsigned long long>(p);
@@ -96,14 +103,14 @@ __device__ __forceinline__ void load_column(const ColorArgs& a, const long long 
     for (int m = 0; m < NB; ++m) v[m] = __ldg(a.O + at + m);
   } else if constexpr (F == OFormat::bf16 || F == OFormat::fp16) {
     std::uint32_t h[NB];
-    load_halves<NB>(a.O16 + at, h);
+    load_halves<NB>(o_stored<F>(a) + at, h);
 #pragma unroll
     for (int m = 0; m < NB; ++m)
       v[m] = F == OFormat::bf16 ? detail::decode_bf16(static_cast<std::uint16_t>(h[m]))
                                 : detail::decode_half(static_cast<std::uint16_t>(h[m]));
   } else {
     int q[NB], e[NB];
-    load_bytes<NB>(a.O8 + at, q);
+    load_bytes<NB>(o_stored<F>(a) + at, q);
     load_bytes<NB>(a.o_scale + k * NB, e);
 #pragma unroll
     for (int m = 0; m < NB; ++m) v[m] = static_cast<float>(q[m]) * detail::exp2_int(e[m]);

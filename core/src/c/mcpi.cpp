@@ -2,6 +2,7 @@
 // into a return code and a per-thread message.
 #include <ppsparse/c/mcpi.h>
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -27,6 +28,13 @@ using ppsparse::DefaultMemSpace;
 using ppsparse::HostSpace;
 using ppsparse::InvalidArgument;
 namespace mcpi = ppsparse::mcpi;
+
+// The C constants name the lines of mcpi/o_formats.def by position.
+static_assert(PPSPARSE_O_FP32 == static_cast<int>(mcpi::OFormat::fp32) &&
+                  PPSPARSE_O_BF16 == static_cast<int>(mcpi::OFormat::bf16) &&
+                  PPSPARSE_O_FP16 == static_cast<int>(mcpi::OFormat::fp16) &&
+                  PPSPARSE_O_INT8 == static_cast<int>(mcpi::OFormat::int8),
+              "c/mcpi.h's PPSPARSE_O_* and mcpi/o_formats.def disagree");
 
 thread_local std::string last_error;
 bool initialized_here = false;
@@ -167,23 +175,21 @@ void to_status(const mcpi::Status& s, ppsparse_mcpi_status* out) {
 mcpi::OStorage o_storage_of(const ppsparse_mcpi_options* o) {
   mcpi::OStorage s;
   if (o == nullptr) return s;
-  switch (o->o_format) {
-    case PPSPARSE_O_FP32:
-      s.format = mcpi::OFormat::fp32;
-      break;
-    case PPSPARSE_O_BF16:
-      s.format = mcpi::OFormat::bf16;
-      break;
-    case PPSPARSE_O_FP16:
-      s.format = mcpi::OFormat::fp16;
-      break;
-    case PPSPARSE_O_INT8:
-      s.format = mcpi::OFormat::int8;
-      break;
-    default:
-      throw InvalidArgument("options.o_format = " + std::to_string(o->o_format) +
-                            " is not PPSPARSE_O_FP32 (0), _BF16 (1), _FP16 (2) or _INT8 (3)");
+  // PPSPARSE_O_<ID> is the format's position in mcpi/o_formats.def.
+  const auto& formats = mcpi::all_o_formats();
+  if (o->o_format < 0 || static_cast<size_t>(o->o_format) >= formats.size()) {
+    std::string valid;
+    for (size_t k = 0; k < formats.size(); ++k) {
+      std::string id = mcpi::name(formats[k]);
+      for (char& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      valid += std::string(k == 0                   ? ""
+                           : k + 1 < formats.size() ? ", "
+                                                    : " or ") +
+               "PPSPARSE_O_" + id + " (" + std::to_string(k) + ")";
+    }
+    throw InvalidArgument("options.o_format = " + std::to_string(o->o_format) + " is not " + valid);
   }
+  s.format = formats[static_cast<size_t>(o->o_format)];
   if (o->o_keep_fp32 != 0 && o->o_keep_fp32 != 1)
     throw InvalidArgument("options.o_keep_fp32 must be 0 or 1, got " + std::to_string(o->o_keep_fp32));
   s.keep_fp32 = o->o_keep_fp32 == 1;

@@ -1,8 +1,8 @@
 #pragma once
 /// @file
-/// Conversion of O into a reduced storage format (mcpi/o_format.hpp) on the device, block row
+/// Conversion of O into a coded storage format (mcpi/o_formats.def) on the device, block row
 /// by block row in colour order: from the user's array (update) or from the FP32 slots of an
-/// assembly in place (factor). The rounding is o_codec.hpp's.
+/// assembly in place (factor). The rounding is the format's codec's (mcpi/detail/o_codecs/).
 #include <cfloat>
 #include <climits>
 #include <cstdint>
@@ -42,14 +42,15 @@ struct UserValues {
   }
 };
 
-/// Writes O's blocks in `format` (bf16, fp16 or int8) from `src` for the colour-ordered block
-/// CSR ia (n rows): bits (bf16, fp16) or q (int8), and scale_exp (fp16: per row; int8: per
-/// slot * nb + i). The smallest slot holding a NaN or Inf (after rounding to FP32) goes to
-/// first_bad by atomic min. Asynchronous on exec.
-template <class ExecSpace, class Source, class IA, class Bits, class Q, class Scale, class Bad>
-void encode_o(const ExecSpace& exec, const OFormat format, const Source& src, const IA& ia, const ordinal_t n,
-              const int nb, const Bits& bits, const Q& q, const Scale& scale_exp, const Bad& first_bad) {
-  if (n == 0 || format == OFormat::fp32) return;
+/// Writes O's blocks by Codec (a coded format's, mcpi/detail/o_codecs/) from `src` for the
+/// colour-ordered block CSR ia (n rows): the stored entries into `stored` and, where the codec
+/// has scales, their exponents into scale_exp (by block row, or by slot * nb + i). The smallest
+/// slot holding a NaN or Inf (after rounding to FP32), or a finite entry the codec cannot hold,
+/// goes to first_bad by atomic min. Asynchronous on exec.
+template <class Codec, class ExecSpace, class Source, class IA, class Stored, class Scale, class Bad>
+void encode_o(const ExecSpace& exec, const Source& src, const IA& ia, const ordinal_t n, const int nb,
+              const Stored& stored, const Scale& scale_exp, const Bad& first_bad) {
+  if (n == 0) return;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   const int nb2 = nb * nb;
@@ -64,25 +65,27 @@ void encode_o(const ExecSpace& exec, const OFormat format, const Source& src, co
     }
     return a;
   };
-  if (format == OFormat::bf16) {
+  // Entry (slot p, entry t = j * nb + i) stored with exponent e.
+  const auto put = [=] KOKKOS_FUNCTION(const offset_t p, const int t, const int e) {
+    const typename Codec::stored v = Codec::encode(src(p, t), e);
+    if (Codec::out_of_range(v)) Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(p));
+    stored(static_cast<size_t>(p) * nb2 + t) = v;
+  };
+  if constexpr (Codec::scale == detail::OScale::none) {
     Kokkos::parallel_for(
-        "ppsparse::mcpi::encode_o_bf16", policy, KOKKOS_LAMBDA(const Member& m) {
+        "ppsparse::mcpi::encode_o", policy, KOKKOS_LAMBDA(const Member& m) {
           const ordinal_t r = m.league_rank();
           const offset_t k0 = ia(r);
           const int len = static_cast<int>(ia(r + 1) - k0) * nb2;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
             const offset_t p = k0 + t / nb2;
-            const float x = src(p, t % nb2);
-            magnitude(x, p);
-            const std::uint16_t b = detail::encode_bf16(x);
-            // A finite entry that rounds past FP32's largest is as unusable as an Inf.
-            if ((b & 0x7f80u) == 0x7f80u) Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(p));
-            bits(static_cast<size_t>(k0) * nb2 + t) = b;
+            magnitude(src(p, t % nb2), p);
+            put(p, t % nb2, 0);
           });
         });
-  } else if (format == OFormat::fp16) {
+  } else if constexpr (Codec::scale == detail::OScale::per_block_row) {
     Kokkos::parallel_for(
-        "ppsparse::mcpi::encode_o_fp16", policy, KOKKOS_LAMBDA(const Member& m) {
+        "ppsparse::mcpi::encode_o_row_scaled", policy, KOKKOS_LAMBDA(const Member& m) {
           const ordinal_t r = m.league_rank();
           const offset_t k0 = ia(r);
           const int len = static_cast<int>(ia(r + 1) - k0) * nb2;
@@ -94,16 +97,13 @@ void encode_o(const ExecSpace& exec, const OFormat format, const Source& src, co
                 acc = a > acc ? a : acc;
               },
               Kokkos::Max<float>(mx));
-          const int e = detail::fp16_scale_exp(mx);
+          const int e = Codec::scale_exp(mx);
           Kokkos::single(Kokkos::PerTeam(m), [&]() { scale_exp(r) = static_cast<std::int8_t>(e); });
-          const float inv = detail::exp2_int(-e);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
-            bits(static_cast<size_t>(k0) * nb2 + t) = detail::encode_half(src(k0 + t / nb2, t % nb2) * inv);
-          });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) { put(k0 + t / nb2, t % nb2, e); });
         });
   } else {
     Kokkos::parallel_for(
-        "ppsparse::mcpi::encode_o_int8", policy, KOKKOS_LAMBDA(const Member& m) {
+        "ppsparse::mcpi::encode_o_block_row_scaled", policy, KOKKOS_LAMBDA(const Member& m) {
           const ordinal_t r = m.league_rank();
           const offset_t k0 = ia(r);
           const int rows = static_cast<int>(ia(r + 1) - k0) * nb;  // (slot, i) pairs
@@ -115,10 +115,9 @@ void encode_o(const ExecSpace& exec, const OFormat format, const Source& src, co
               const float a = magnitude(src(p, j * nb + i), p);
               mx = a > mx ? a : mx;
             }
-            const int e = detail::int8_scale_exp(mx);
+            const int e = Codec::scale_exp(mx);
             scale_exp(static_cast<size_t>(p) * nb + i) = static_cast<std::int8_t>(e);
-            for (int j = 0; j < nb; ++j)
-              q(static_cast<size_t>(p) * nb2 + j * nb + i) = detail::encode_int8(src(p, j * nb + i), e);
+            for (int j = 0; j < nb; ++j) put(p, j * nb + i, e);
           });
         });
   }

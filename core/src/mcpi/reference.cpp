@@ -137,44 +137,45 @@ double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vecto
   return std::sqrt(sum);
 }
 
-template <class Scalar>
-std::vector<double> reference_round_o(OFormat format, const BsrMatrix<Scalar, HostSpace>& o) {
+namespace {
+
+/// O's values decoded after encoding by Codec, its scales chosen as the device chooses them.
+template <class Codec, class Scalar>
+void round_by_codec(const BsrMatrix<Scalar, HostSpace>& o, std::vector<double>& out) {
   const int nb = o.nb;
   const size_t nb2 = static_cast<size_t>(nb) * nb;
-  std::vector<double> out(o.values.extent(0));
   auto v = [&](size_t at) { return static_cast<float>(o.values(at)); };
   const ordinal_t n = static_cast<ordinal_t>(o.ia.extent(0)) - 1;
   for (ordinal_t r = 0; r < n; ++r) {
     const size_t b0 = static_cast<size_t>(o.ia(r)) * nb2, b1 = static_cast<size_t>(o.ia(r + 1)) * nb2;
-    float row_max = 0.0f;
-    for (size_t at = b0; at < b1; ++at) row_max = std::max(row_max, std::fabs(v(at)));
-    const int row_exp = detail::fp16_scale_exp(row_max);
+    int e = 0;
+    if constexpr (Codec::scale == detail::OScale::per_block_row) {
+      float row_max = 0.0f;
+      for (size_t at = b0; at < b1; ++at) row_max = std::max(row_max, std::fabs(v(at)));
+      e = Codec::scale_exp(row_max);
+    }
     for (size_t b = b0; b < b1; b += nb2) {
       for (int i = 0; i < nb; ++i) {
-        float m = 0.0f;
-        for (int j = 0; j < nb; ++j) m = std::max(m, std::fabs(v(b + j * nb + i)));
-        const int e = detail::int8_scale_exp(m);
+        if constexpr (Codec::scale == detail::OScale::per_row_of_block) {
+          float m = 0.0f;
+          for (int j = 0; j < nb; ++j) m = std::max(m, std::fabs(v(b + j * nb + i)));
+          e = Codec::scale_exp(m);
+        }
         for (int j = 0; j < nb; ++j) {
           const size_t at = b + j * nb + i;
-          float x = v(at);
-          switch (format) {
-            case OFormat::fp32:
-              break;
-            case OFormat::bf16:
-              x = detail::decode_bf16(detail::encode_bf16(x));
-              break;
-            case OFormat::fp16:
-              x = detail::decode_half(detail::encode_half(x * detail::exp2_int(-row_exp))) * detail::exp2_int(row_exp);
-              break;
-            case OFormat::int8:
-              x = detail::decode_int8(detail::encode_int8(x, e), e);
-              break;
-          }
-          out[at] = x;
+          out[at] = Codec::plain ? v(at) : Codec::decode(Codec::encode(v(at), e), e);
         }
       }
     }
   }
+}
+
+}  // namespace
+
+template <class Scalar>
+std::vector<double> reference_round_o(OFormat format, const BsrMatrix<Scalar, HostSpace>& o) {
+  std::vector<double> out(o.values.extent(0));
+  detail::with_codec(format, [&](auto codec) { round_by_codec<decltype(codec)>(o, out); });
   return out;
 }
 template std::vector<double> reference_round_o(OFormat, const BsrMatrix<float, HostSpace>&);

@@ -1,9 +1,10 @@
 #pragma once
 /// @file
-/// The MCPI family's sweeper: the arrays a sweep reads and writes, the table of portable
-/// kernels that mcpi/kernels.def generates (each kernel's run_<id> lives in its own file under
-/// kernels/), the launches of the portable functor and the backend's kernels. The solver
-/// resolves a variant once into a ResolvedSweep and hands it to every sweep.
+/// The MCPI family's sweeper: the arrays a sweep reads and writes, and the dispatch of a
+/// colour's rows to the backend's kernel or to the table of portable kernels that
+/// mcpi/kernels.def generates (each kernel's run_<id> lives in its own file under kernels/ and
+/// launches the portable functor through sweep_launch.hpp). The colour loop resolves a variant
+/// once into a ResolvedSweep and hands it to every sweep.
 #include <string>
 #include <type_traits>
 
@@ -47,14 +48,14 @@ struct Sweeper {
   int nb = 0;
   Kokkos::View<offset_t*, memory_space> ia;  ///< colour-ordered block CSR of O
   Kokkos::View<ordinal_t*, memory_space> ja;
-  /// O as stored for the sweeps (mcpi/o_format.hpp): `O` itself for fp32; for a reduced
-  /// format `O16` (bf16, fp16) or `O8` (int8) with the scale exponents `o_scale` (fp16: per
-  /// block row; int8: per row of each block), and `O` only as the FP32 copy or the staging of
-  /// an assembly in place (else empty).
+  /// O as stored for the sweeps (mcpi/o_formats.def): `O` itself for the plain fp32; for a
+  /// coded format its codec's entries in `o_coded` (padded by 16 bytes: the CUDA kernels read a
+  /// column as the aligned words covering it) with the scale exponents `o_scale` where the codec
+  /// has scales, and `O` only as the FP32 copy or the staging of an assembly in place (else
+  /// empty).
   OFormat o_format = OFormat::fp32;
   Kokkos::View<OScalar*, memory_space> O;
-  Kokkos::View<std::uint16_t*, memory_space> O16;
-  Kokkos::View<std::int8_t*, memory_space> O8;
+  Kokkos::View<unsigned char*, memory_space> o_coded;
   Kokkos::View<std::int8_t*, memory_space> o_scale;
   Kokkos::View<DScalar*, memory_space> D;     ///< LU factors
   Kokkos::View<double*, memory_space> rhs;    ///< what the sweeps read as R
@@ -65,25 +66,31 @@ struct Sweeper {
   bool stage_diagonal = false;  ///< stage D through registers (a benchmark setting)
 
   /// Calls f(accessor) with O's accessor (o_access.hpp): the stored format's (the plain view
-  /// `O` for fp32), or with `full` the plain view `O` (a reduced format's FP32 copy).
+  /// `O` for fp32), or with `full` the plain view `O` (a coded format's FP32 copy).
   template <class F>
   void visit_o(bool full, F&& f) const {
-    using M = memory_space;
     if constexpr (default_precision) {
-      if (!full) {
-        switch (o_format) {
-          case OFormat::bf16:
-            return f(impl::Bf16O<M>{O16});
-          case OFormat::fp16:
-            return f(impl::Fp16O<M>{O16, o_scale});
-          case OFormat::int8:
-            return f(impl::Int8O<M>{O8, o_scale, nb});
-          case OFormat::fp32:
-            break;
-        }
-      }
+      bool coded_format = false;
+      if (!full)
+        detail::with_codec(o_format, [&](auto codec) {
+          using Codec = decltype(codec);
+          if constexpr (!Codec::plain) {
+            f(coded<Codec>());
+            coded_format = true;
+          }
+        });
+      if (coded_format) return;
     }
-    f(impl::PlainO<M, OScalar>{O});
+    f(impl::PlainO<memory_space, OScalar>{O});
+  }
+
+  /// O's accessor for a coded format: o_coded read as the codec's stored type.
+  template <class Codec>
+  impl::CodedO<memory_space, Codec> coded() const {
+    using Stored = typename Codec::stored;
+    return {impl::RandomAccessView<memory_space, Stored>(reinterpret_cast<const Stored*>(o_coded.data()),
+                                                         o_coded.extent(0) / sizeof(Stored)),
+            o_scale, nb};
   }
 
   /// Vector-group width the kernels are laid out for (logical 32 on CPUs).
@@ -101,10 +108,6 @@ struct Sweeper {
   /// The rows' squared residuals of the current dQ into residual_sq in FP64; dQ unchanged.
   /// `full`: with the FP32 copy of O (a reduced format's keep_fp32).
   void residual_only(const ExecSpace& exec, ordinal_t b, ordinal_t e, bool full = false) const;
-
-  /// One launch of the portable functor over rows [b, e) (kernels' building block).
-  void launch(const ExecSpace& exec, const Geometry& g, impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e,
-              bool residual = false) const;
 
  private:
   backend::ColorArgs color_args(ordinal_t b, ordinal_t e, bool checked) const;

@@ -35,12 +35,12 @@ struct ColorArgs {
   ordinal_t row_begin = 0, row_end = 0;
   const offset_t* ia = nullptr;
   const ordinal_t* ja = nullptr;
-  /// O in its stored format (mcpi/o_format.hpp): O for fp32; O16 (bf16, fp16) or O8 (int8)
-  /// with the scale exponents o_scale (fp16: per block row; int8: per row of each block).
+  /// O in its stored format (mcpi/o_formats.def): O for fp32; for a coded format its codec's
+  /// entries (mcpi/detail/o_codecs/) at o_coded, with the scale exponents o_scale where the
+  /// codec has them (fp16: per block row; int8: per row of each block).
   OFormat o_format = OFormat::fp32;
   const float* O = nullptr;
-  const std::uint16_t* O16 = nullptr;
-  const std::int8_t* O8 = nullptr;
+  const void* o_coded = nullptr;
   const std::int8_t* o_scale = nullptr;
   const double* D = nullptr;  ///< LU factors
   const double* R = nullptr;

@@ -27,12 +27,11 @@
 
 namespace ppsparse::mcpi {
 
-/// How the sweeps store O.
+/// How the sweeps store O: one enumerator per line of mcpi/o_formats.def, in its order.
 enum class OFormat {
-  fp32,  ///< 4 bytes per entry (the default; FP64 when the solver's OScalar is double)
-  bf16,  ///< 2 bytes per entry
-  fp16,  ///< 2 bytes per entry and 1 per block row
-  int8,  ///< 1 byte per entry and 1 per row of each block (25 + 5 bytes per 5 x 5 block)
+#define PPSPARSE_MCPI_O_FORMAT(id, codec, summary) id,
+#include <ppsparse/mcpi/o_formats.def>
+#undef PPSPARSE_MCPI_O_FORMAT
 };
 
 /// The storage option of the solver (SetupOptions::o_storage).
@@ -50,13 +49,14 @@ struct OStorage {
   }
 };
 
-/// "fp32", "bf16", "fp16", "int8".
+/// The format's id in o_formats.def: "fp32", "bf16", "fp16", "int8".
 const char* name(OFormat f);
 /// Inverse of name(OFormat); InvalidArgument listing the formats for other names.
 OFormat parse_o_format(const std::string& s);
-/// Every format, in the order above.
+/// Every format, in o_formats.def's order.
 const std::vector<OFormat>& all_o_formats();
-/// Bytes of O's values and scales for nnzb blocks of size nb in n block rows (fp32: 4 per entry).
+/// Bytes of O's values and scales for nnzb blocks of size nb in n block rows (fp32: 4 per entry):
+/// the codec's stored entries and one byte per scale.
 double o_format_bytes(OFormat f, long long n, long long nnzb, int nb);
 
 }  // namespace ppsparse::mcpi
