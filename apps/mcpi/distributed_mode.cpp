@@ -8,8 +8,8 @@
 #include <memory>
 #include <numeric>
 
-#include <ppsparse/dist/device_messenger.hpp>
-#include <ppsparse/dist/partition.hpp>
+#include <ppsparse/distributed/device_messenger.hpp>
+#include <ppsparse/distributed/partition.hpp>
 #include <ppsparse/mcpi/distributed.hpp>
 #include <ppsparse/mcpi/reference.hpp>
 #include <ppsparse/util/copy_bandwidth.hpp>
@@ -44,7 +44,7 @@ void recv_vector(std::vector<T>& v, int from, MPI_Comm comm) {
              MPI_STATUS_IGNORE);
 }
 
-void send_share(const dist::LocalSystem& s, int to, MPI_Comm comm) {
+void send_share(const distributed::LocalSystem& s, int to, MPI_Comm comm) {
   int head[2] = {s.nb, s.n};
   MPI_Send(head, 2, MPI_INT, to, 1, comm);
   send_vector(s.row_ptr, to, comm);
@@ -55,8 +55,8 @@ void send_share(const dist::LocalSystem& s, int to, MPI_Comm comm) {
   send_vector(s.D, to, comm);
   send_vector(s.R, to, comm);
 }
-dist::LocalSystem recv_share(MPI_Comm comm) {
-  dist::LocalSystem s;
+distributed::LocalSystem recv_share(MPI_Comm comm) {
+  distributed::LocalSystem s;
   int head[2] = {0, 0};
   MPI_Recv(head, 2, MPI_INT, 0, 1, comm, MPI_STATUS_IGNORE);
   s.nb = head[0];
@@ -76,12 +76,12 @@ Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged> view(const std::vecto
   return Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
 }
 
-dist::Transport parse_transport(const std::string& t) {
-  if (t == "staged") return dist::Transport::staged;
-  if (t == "mpi_device") return dist::Transport::mpi_device;
-  if (t == "nccl") return dist::Transport::nccl;
-  if (t == "peer") return dist::Transport::peer;
-  return dist::Transport::automatic;
+distributed::Transport parse_transport(const std::string& t) {
+  if (t == "staged") return distributed::Transport::staged;
+  if (t == "mpi_device") return distributed::Transport::mpi_device;
+  if (t == "nccl") return distributed::Transport::nccl;
+  if (t == "peer") return distributed::Transport::peer;
+  return distributed::Transport::automatic;
 }
 
 /// --probe-link: the time of one halo-style exchange (each rank of a pair sends and receives
@@ -94,9 +94,9 @@ void probe_link(MPI_Comm comm, bool nccl) {
   MPI_Comm_size(comm, &size);
   const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
   Exec exec;
-  std::unique_ptr<dist::DeviceMessenger<Exec>> messenger;
+  std::unique_ptr<distributed::DeviceMessenger<Exec>> messenger;
   std::string why;
-  if (nccl) messenger = dist::make_device_messenger(exec, comm, why);
+  if (nccl) messenger = distributed::make_device_messenger(exec, comm, why);
   const size_t largest = size_t(1) << 24;
   Kokkos::View<char*, Exec::memory_space> send("probe.send", largest), recv("probe.recv", largest);
   Kokkos::View<char*, compat::PinnedHostSpace> send_host("probe.send_host", largest),
@@ -154,7 +154,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   Problem problem;
   std::vector<int> part;
   const bool zoltan = opt.partitioner == "zoltan";
-  dist::collectively(comm, [&] {
+  distributed::collectively(comm, [&] {
     if (rank != 0) return;
     problem = build_problem(opt, compat::is_gpu_space<Exec>(), progress);
     const ordinal_t n = problem.system.n;
@@ -168,20 +168,20 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
     g.n = n;
     g.row_ptr.assign(problem.system.O.ia.data(), problem.system.O.ia.data() + g.n + 1);
     g.adj.assign(problem.system.O.ja.data(), problem.system.O.ja.data() + g.row_ptr.back());
-    part = dist::partition_metis(g, size);
+    part = distributed::partition_metis(g, size);
   });
-  dist::LocalSystem share;
+  distributed::LocalSystem share;
   if (rank == 0) {
     progress(zoltan ? "sending each rank a contiguous block of rows" : "sending each rank its rows and ghosts");
-    for (int q = 1; q < size; ++q) send_share(dist::local_share(problem.system, part, q), q, comm);
-    share = dist::local_share(problem.system, part, 0);
+    for (int q = 1; q < size; ++q) send_share(distributed::local_share(problem.system, part, q), q, comm);
+    share = distributed::local_share(problem.system, part, 0);
   } else {
     share = recv_share(comm);
   }
   if (zoltan) {
     progress("partitioning in parallel (Zoltan PHG graph) and moving the rows");
-    const std::vector<int> new_rank = dist::partition_zoltan(comm, dist::structure_of(share));
-    share = dist::redistribute(comm, share, new_rank);
+    const std::vector<int> new_rank = distributed::partition_zoltan(comm, distributed::structure_of(share));
+    share = distributed::redistribute(comm, share, new_rank);
   }
 
   mcpi::DistributedOptions dopt;
@@ -189,7 +189,7 @@ int run_distributed_mode(const Options& opt, MPI_Comm comm) {
   dopt.progress = progress;
   dopt.o_storage = opt.o_storage;
   dopt.recolor_passes = opt.recolor_passes;
-  dopt.halo_coloring = dist::parse_halo_coloring(opt.halo_coloring);
+  dopt.halo_coloring = distributed::parse_halo_coloring(opt.halo_coloring);
   dopt.priority_exchange = opt.exchange_priority;
   auto solver = mcpi::make_distributed_solver<Exec>(comm, mcpi::pattern_of(share), dopt);
   Exec exec;

@@ -21,7 +21,7 @@
 #if defined(PPSPARSE_MCPI_MPI)
 #include <mpi.h>
 
-#include <ppsparse/dist/collective.hpp>
+#include <ppsparse/distributed/collective.hpp>
 
 #include "distributed_mode.hpp"
 #endif
@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
       Kokkos::ScopeGuard kokkos(argc, argv);
       try {
         mcpi_app::Options opt;
-        ppsparse::dist::collectively(MPI_COMM_WORLD, [&] {
+        ppsparse::distributed::collectively(MPI_COMM_WORLD, [&] {
           opt = mcpi_app::parse_options(argc, argv);
           if (opt.mpk > 0 || opt.steps > 0)
             throw ppsparse::InvalidArgument("mcpi: --mpk and --steps run on one rank (not under mpirun -np > 1)");

@@ -16,16 +16,6 @@ namespace mcpi_app {
 
 using ppsparse::InvalidArgument;
 
-long long parse_int(const std::string& opt, const std::string& text, long long lo, long long hi) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-    throw InvalidArgument("mcpi: " + opt + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                          "], got '" + text + "'");
-  return v;
-}
-
 std::string help_text() {
   return R"(usage: mcpi [problem] [options]
 

@@ -10,6 +10,8 @@
 #include <ppsparse/mcpi/variant.hpp>
 #include <ppsparse/types.hpp>
 
+#include "common/option_values.hpp"
+
 namespace mcpi_app {
 
 struct Options {
@@ -38,7 +40,7 @@ struct Options {
   // Under mpirun (more than one rank): how messages travel (automatic, staged, mpi_device)
   // and whether to print each colour's rows, bytes and wait.
   std::string transport = "automatic";
-  std::string halo_coloring = "partition_independent";  // --halo-coloring NAME (dist::HaloColoring)
+  std::string halo_coloring = "partition_independent";  // --halo-coloring NAME (distributed::HaloColoring)
   std::string partitioner = "metis";                    // --partitioner: metis (on rank 0) or zoltan (distributed)
   bool per_colour = false;
   bool distributed = false;       // --distributed: the distributed mode on one rank too
@@ -60,9 +62,6 @@ struct Options {
 // --test-perturb-reference: moves entry i of ref by e times its magnitude (by e where it is 0)
 // and says so on stdout. For the test suite only.
 void perturb_reference_entry(std::vector<double>& ref, std::size_t i, double e);
-
-// The integer value `text` of option `opt`, within [lo, hi]; InvalidArgument naming the option.
-long long parse_int(const std::string& opt, const std::string& text, long long lo, long long hi);
 
 // Parses argv (Kokkos' own --kokkos-* flags already removed). Throws
 // ppsparse::InvalidArgument with a one-line message naming the option.

@@ -22,17 +22,17 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <ppsparse/dist/collective.hpp>
-#include <ppsparse/dist/partition.hpp>
-#include <ppsparse/dist/plan.hpp>
-#include <ppsparse/dist/transport.hpp>
+#include <ppsparse/distributed/collective.hpp>
+#include <ppsparse/distributed/partition.hpp>
+#include <ppsparse/distributed/plan.hpp>
+#include <ppsparse/distributed/transport.hpp>
 #include <ppsparse/mcpi/halo.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
 namespace ppsparse::mcpi {
 
-using dist::global_t;
-using dist::Transport;
+using distributed::global_t;
+using distributed::Transport;
 
 /// One rank's block structure of O: block rows 0 .. n - 1 are owned; col_idx names owned rows
 /// (0 .. n - 1) and ghosts (n .. n + ghost_ids.size() - 1), index_base added to every index.
@@ -49,8 +49,8 @@ struct DistributedPattern {
   int index_base = 0;
 };
 
-/// The pattern of one rank's share (dist::local_share), viewing its vectors.
-inline DistributedPattern<HostSpace> pattern_of(const dist::LocalSystem& s) {
+/// The pattern of one rank's share (distributed::local_share), viewing its vectors.
+inline DistributedPattern<HostSpace> pattern_of(const distributed::LocalSystem& s) {
   const auto view = [](const auto& v) {
     using T = typename std::decay_t<decltype(v)>::value_type;
     return Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
@@ -78,7 +78,7 @@ struct DistributedOptions {
   /// boundary_pairs also keeps rows coupled across ranks in different pairs of colours and
   /// exchanges each pair once; the default keeps the colours the same on every partition. The
   /// same on every rank.
-  dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent;
+  distributed::HaloColoring halo_coloring = distributed::HaloColoring::partition_independent;
   Transport transport = Transport::automatic;
   /// With a device messenger (NCCL or peer): run the exchanges on an instance of the device's
   /// highest priority (backend::priority_instance), so that each colour's exchange starts as
@@ -96,13 +96,13 @@ namespace impl {
 /// The exchange of a distributed solver (mcpi/halo.hpp's Halo): per colour, one message per
 /// neighbour, from dQ's boundary rows to the ghost slots of the ranks that read them, by MPI,
 /// staged through pinned host memory, or by a device messenger (NCCL) as `transport` says and
-/// the machine allows (core/src/dist/mpi_halo.cpp, compiled for the default execution space
+/// the machine allows (core/src/distributed/mpi_halo.cpp, compiled for the default execution space
 /// and XScalar float and double). Collective over comm.
 template <class ExecSpace, class XScalar>
-std::shared_ptr<Halo<ExecSpace, XScalar>> make_mpi_halo(MPI_Comm comm, const dist::HaloLists& lists, ordinal_t ncolors,
-                                                        std::vector<ordinal_t> boundary_end, ordinal_t n_owned, int nb,
-                                                        Transport transport, const ExecSpace& exec,
-                                                        bool priority_exchange);
+std::shared_ptr<Halo<ExecSpace, XScalar>> make_mpi_halo(MPI_Comm comm, const distributed::HaloLists& lists,
+                                                        ordinal_t ncolors, std::vector<ordinal_t> boundary_end,
+                                                        ordinal_t n_owned, int nb, Transport transport,
+                                                        const ExecSpace& exec, bool priority_exchange);
 
 }  // namespace impl
 
@@ -120,7 +120,7 @@ Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm co
   const auto col_idx = Kokkos::create_mirror_view_and_copy(Host(), p.col_idx);
   const auto ids = Kokkos::create_mirror_view_and_copy(Host(), p.global_ids);
   const auto ghosts = Kokkos::create_mirror_view_and_copy(Host(), p.ghost_ids);
-  dist::collectively(comm, [&] {
+  distributed::collectively(comm, [&] {
     const std::string who = "mcpi distributed setup: ";
     if (p.n < 0) throw InvalidArgument(who + "negative number of owned block rows n = " + std::to_string(p.n));
     if (row_ptr.extent(0) != static_cast<size_t>(p.n) + 1)
@@ -136,7 +136,7 @@ Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm co
       throw InvalidArgument(who + "row_ptr[n] - index_base = " + std::to_string(nnzb) + " blocks, but col_idx has " +
                             std::to_string(col_idx.extent(0)) + " entries");
   });
-  dist::LocalStructure s;
+  distributed::LocalStructure s;
   s.nb = p.nb;
   s.n = p.n;
   s.n_ghost = static_cast<ordinal_t>(ghosts.extent(0));
@@ -146,12 +146,12 @@ Solver<ExecSpace, OScalar, DScalar, XScalar> make_distributed_solver(MPI_Comm co
   s.ghost_ids = ghosts.data();
   s.index_base = p.index_base;
   if (options.progress) options.progress("distributed setup: partition, ghosts and colouring");
-  dist::DistributedPlan plan =
-      dist::make_distributed_plan(comm, s, options.colors, options.recolor_passes, options.halo_coloring);
+  distributed::DistributedPlan plan =
+      distributed::make_distributed_plan(comm, s, options.colors, options.recolor_passes, options.halo_coloring);
   plan.setup.o_storage = options.o_storage;
   ExecSpace exec;
   std::shared_ptr<Halo<ExecSpace, XScalar>> halo;
-  dist::collectively(comm, [&] {
+  distributed::collectively(comm, [&] {
     halo =
         impl::make_mpi_halo<ExecSpace, XScalar>(comm, plan.halo, plan.setup.coloring.ncolors, plan.setup.boundary_end,
                                                 plan.setup.n, p.nb, options.transport, exec, options.priority_exchange);

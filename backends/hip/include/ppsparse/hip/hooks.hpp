@@ -62,10 +62,10 @@ void replay_graph(const Kokkos::HIP& exec, const DeviceGraph& g);
 
 #if defined(PPSPARSE_HOOKS_DEVICE_MESSENGER) && !defined(PPSPARSE_HIP_HOOKS_DEVICE_MESSENGER)
 #define PPSPARSE_HIP_HOOKS_DEVICE_MESSENGER
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 /// Open MPI's MPIX_Query_rocm_support, where the library has it (dist/mpi_device_aware_hip.cpp).
 bool mpi_is_device_aware(const Kokkos::HIP& exec);
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed
 #endif
 
 #if defined(PPSPARSE_HOOKS_MCPI) && !defined(PPSPARSE_HIP_HOOKS_MCPI)

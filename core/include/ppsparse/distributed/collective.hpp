@@ -14,7 +14,7 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/halo.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 using mcpi::capture_error;
 using mcpi::ErrorKind;
@@ -67,4 +67,4 @@ std::vector<std::vector<T>> all_to_all(MPI_Comm comm, const std::vector<std::vec
   return in;
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

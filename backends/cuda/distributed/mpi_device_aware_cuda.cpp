@@ -4,9 +4,9 @@
 #include <mpi-ext.h>
 #endif
 
-#include <ppsparse/dist/device_messenger.hpp>
+#include <ppsparse/distributed/device_messenger.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 bool mpi_is_device_aware(const Kokkos::Cuda&) {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
@@ -16,4 +16,4 @@ bool mpi_is_device_aware(const Kokkos::Cuda&) {
 #endif
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

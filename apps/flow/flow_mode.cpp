@@ -15,30 +15,13 @@
 #include <ppsparse/util/copy_bandwidth.hpp>
 
 #include "boundary_conditions.hpp"
-#include "options.hpp"
+#include "common/option_values.hpp"
 
 namespace mcpi_app {
 namespace {
 
 using ppsparse::InvalidArgument;
 
-double parse_real(const std::string& opt, const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    throw InvalidArgument("mcpi: " + opt + " expects a number, got '" + text + "'");
-  return v;
-}
-std::vector<double> parse_list(const std::string& opt, const std::string& text) {
-  std::vector<double> v;
-  std::stringstream s(text);
-  std::string item;
-  while (std::getline(s, item, ',')) v.push_back(parse_real(opt, item));
-  return v;
-}
-
-// The history as JSON: one object per step.
 void write_history(const std::string& path, const FlowOptions& opt, const std::vector<flow::StepRecord>& h,
                    const flow::Forces& f, bool converged, long long vertices) {
   std::ofstream out(path);
@@ -240,7 +223,7 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
     } else if (a == "--inlet-tt") {
       o.setup.inlet_total_temperature = parse_real(a, value());
     } else if (a == "--inlet-dir") {
-      o.setup.inlet_direction = parse_list(a, value());
+      o.setup.inlet_direction = parse_real_list(a, value());
     } else if (a == "--outlet-p") {
       o.setup.outlet_pressure = parse_real(a, value());
     } else if (a == "--flux") {
@@ -285,7 +268,7 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
     } else if (a == "--output") {
       o.output = value();
     } else if (a == "--dump-system") {
-      for (double s : parse_list(a, value())) {
+      for (double s : parse_real_list(a, value())) {
         if (s < 1 || s != std::floor(s)) throw InvalidArgument("mcpi: --dump-system lists steps >= 1");
         o.dump_steps.push_back(static_cast<int>(s));
       }

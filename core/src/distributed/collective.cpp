@@ -1,8 +1,8 @@
 #include <vector>
 
-#include <ppsparse/dist/collective.hpp>
+#include <ppsparse/distributed/collective.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 ErrorKind agree(MPI_Comm comm, ErrorKind kind, std::string& message) {
   int rank = 0, size = 1;
@@ -29,4 +29,4 @@ void agree_or_throw(MPI_Comm comm, ErrorKind kind, std::string message) {
   if (agreed != ErrorKind::none) mcpi::throw_error(agreed, message);
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

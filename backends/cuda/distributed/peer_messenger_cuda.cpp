@@ -27,11 +27,11 @@
 #include <string>
 #include <vector>
 
-#include <ppsparse/dist/collective.hpp>
-#include <ppsparse/dist/device_messenger.hpp>
+#include <ppsparse/distributed/collective.hpp>
+#include <ppsparse/distributed/device_messenger.hpp>
 #include <ppsparse/error.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 namespace {
 
@@ -420,4 +420,4 @@ std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_peer_messenger(const Kokkos:
   return m;
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

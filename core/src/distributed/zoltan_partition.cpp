@@ -1,5 +1,5 @@
-#include <ppsparse/dist/collective.hpp>
-#include <ppsparse/dist/partition.hpp>
+#include <ppsparse/distributed/collective.hpp>
+#include <ppsparse/distributed/partition.hpp>
 #include <ppsparse/error.hpp>
 
 #if PPSPARSE_HAVE_ZOLTAN
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 namespace {
 
 // The graph as Zoltan's callbacks read it: each owned row's neighbours (global ids, split in two
@@ -173,11 +173,11 @@ std::vector<int> partition_zoltan(MPI_Comm comm, const LocalStructure& s, const 
   return part;
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed
 
 #else  // no Zoltan in this build
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 bool zoltan_available() { return false; }
 
@@ -187,6 +187,6 @@ std::vector<int> partition_zoltan(MPI_Comm, const LocalStructure&, const ZoltanO
       "libtrilinos-zoltan-dev)");
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed
 
 #endif

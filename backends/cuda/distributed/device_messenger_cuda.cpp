@@ -8,11 +8,11 @@
 #include <nccl.h>
 #endif
 
-#include <ppsparse/dist/collective.hpp>
-#include <ppsparse/dist/device_messenger.hpp>
+#include <ppsparse/distributed/collective.hpp>
+#include <ppsparse/distributed/device_messenger.hpp>
 #include <ppsparse/error.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 #if defined(PPSPARSE_HAVE_NCCL)
 namespace {
@@ -132,4 +132,4 @@ std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_device_messenger(const Kokko
 #endif
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

@@ -1,6 +1,6 @@
-#include <ppsparse/dist/transport.hpp>
+#include <ppsparse/distributed/transport.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 std::string name(Transport t) {
   switch (t) {
@@ -18,4 +18,4 @@ std::string name(Transport t) {
   return "?";
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

@@ -12,11 +12,11 @@
 
 #include <mpi.h>
 
-#include <ppsparse/dist/plan.hpp>
+#include <ppsparse/distributed/plan.hpp>
 #include <ppsparse/formats/block_system.hpp>
 #include <ppsparse/formats/graph.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 /// METIS_PartGraphKway of g (symmetrised) into `parts` parts: the part of each vertex.
 /// `parts` = 1 gives all zeros. InvalidArgument for parts < 1 or a METIS failure.
@@ -65,4 +65,4 @@ LocalSystem redistribute(MPI_Comm comm, const LocalSystem& mine, const std::vect
 /// into `share`, 0-based).
 LocalStructure structure_of(const LocalSystem& share);
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

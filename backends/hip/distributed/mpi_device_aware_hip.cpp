@@ -4,9 +4,9 @@
 #include <mpi-ext.h>
 #endif
 
-#include <ppsparse/dist/device_messenger.hpp>
+#include <ppsparse/distributed/device_messenger.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 bool mpi_is_device_aware(const Kokkos::HIP&) {
 #if defined(MPIX_ROCM_AWARE_SUPPORT) && MPIX_ROCM_AWARE_SUPPORT
@@ -16,4 +16,4 @@ bool mpi_is_device_aware(const Kokkos::HIP&) {
 #endif
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

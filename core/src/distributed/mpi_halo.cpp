@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <ppsparse/backend/instance_order.hpp>
-#include <ppsparse/dist/device_messenger.hpp>
+#include <ppsparse/distributed/device_messenger.hpp>
 #include <ppsparse/kokkos_compat.hpp>
 #include <ppsparse/mcpi/distributed.hpp>
 
@@ -41,13 +41,13 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   using memory_space = typename ExecSpace::memory_space;
   static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
 
-  MpiHalo(MPI_Comm comm, const dist::HaloLists& lists, ordinal_t ncolors, std::vector<ordinal_t> boundary_end,
+  MpiHalo(MPI_Comm comm, const distributed::HaloLists& lists, ordinal_t ncolors, std::vector<ordinal_t> boundary_end,
           ordinal_t n_owned, int nb, Transport transport, const ExecSpace& exec, bool priority_exchange = true)
       : lists_(lists), ncolors_(ncolors), boundary_end_(std::move(boundary_end)), n_(n_owned), nb_(nb) {
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
-    const bool aware = dist::mpi_is_device_aware(exec);
+    const bool aware = distributed::mpi_is_device_aware(exec);
     if (host_memory && transport == Transport::staged) {  // host buffers: the staged path on CPUs
       transport_ = "staged through host buffers";
       direct_ = false;
@@ -60,12 +60,12 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
       transport_ = "GPU-aware MPI";
     } else if (transport == Transport::peer) {
       std::string why_not;
-      messenger_ = dist::make_peer_messenger(exec, comm_, why_not);
+      messenger_ = distributed::make_peer_messenger(exec, comm_, why_not);
       if (!messenger_) throw InvalidArgument("mcpi distributed: transport peer asked for, but " + why_not);
       transport_ = messenger_->name();
     } else if (transport == Transport::nccl || transport == Transport::automatic) {
       std::string why_not;
-      messenger_ = dist::make_device_messenger(exec, comm_, why_not);
+      messenger_ = distributed::make_device_messenger(exec, comm_, why_not);
       if (messenger_) {
         transport_ = messenger_->name();
       } else if (transport == Transport::nccl) {
@@ -251,7 +251,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     if (all[1] > 0) throw Error(failure.empty() ? "mcpi distributed: an exchange failed on another rank" : failure);
     return all[0];
   }
-  ErrorKind agree(ErrorKind kind, std::string& message) override { return dist::agree(comm_, kind, message); }
+  ErrorKind agree(ErrorKind kind, std::string& message) override { return distributed::agree(comm_, kind, message); }
   std::string transport() const override { return transport_; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -274,7 +274,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
     stats();  // the timings of earlier exchanges, read before nothing may be read
     if (!primed_) {
       // NCCL connects two ranks at their first message. Recordings that made those connections
-      // hung on four GPUs (test_dist, 2026-11-27); with every colour exchanged once before the
+      // hung on four GPUs (test_distributed, 2026-11-27); with every colour exchanged once before the
       // first recording, they did not. The ghosts already hold their owners' values here: no
       // value changes, and the exchange is not counted.
       const HaloStats before = stats_;
@@ -321,7 +321,7 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
-  dist::HaloLists lists_;
+  distributed::HaloLists lists_;
   ordinal_t ncolors_;
   std::vector<ordinal_t> boundary_end_;
   ordinal_t n_;
@@ -335,8 +335,8 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
   Kokkos::View<XScalar*, memory_space> send_buf_;
   Kokkos::View<XScalar*, compat::PinnedHostSpace> send_host_, recv_host_;
   std::vector<MPI_Request> requests_;
-  std::unique_ptr<dist::DeviceMessenger<ExecSpace>> messenger_;
-  std::vector<dist::Message> sends_, recvs_;
+  std::unique_ptr<distributed::DeviceMessenger<ExecSpace>> messenger_;
+  std::vector<distributed::Message> sends_, recvs_;
   mutable HaloStats stats_;  // device exchange times are added when read
   bool recording_ = false;   ///< between begin_recording and end_recording
   bool primed_ = false;      ///< every colour exchanged once (the transport's connections made)
@@ -346,17 +346,17 @@ class MpiHalo final : public Halo<ExecSpace, XScalar> {
 }  // namespace
 
 template <class ExecSpace, class XScalar>
-std::shared_ptr<Halo<ExecSpace, XScalar>> make_mpi_halo(MPI_Comm comm, const dist::HaloLists& lists, ordinal_t ncolors,
-                                                        std::vector<ordinal_t> boundary_end, ordinal_t n_owned, int nb,
-                                                        Transport transport, const ExecSpace& exec,
-                                                        bool priority_exchange) {
+std::shared_ptr<Halo<ExecSpace, XScalar>> make_mpi_halo(MPI_Comm comm, const distributed::HaloLists& lists,
+                                                        ordinal_t ncolors, std::vector<ordinal_t> boundary_end,
+                                                        ordinal_t n_owned, int nb, Transport transport,
+                                                        const ExecSpace& exec, bool priority_exchange) {
   return std::make_shared<MpiHalo<ExecSpace, XScalar>>(comm, lists, ncolors, std::move(boundary_end), n_owned, nb,
                                                        transport, exec, priority_exchange);
 }
 
-#define PPSPARSE_INSTANTIATE_MPI_HALO(XS)                                                             \
-  template std::shared_ptr<Halo<DefaultExecSpace, XS>> make_mpi_halo<DefaultExecSpace, XS>(           \
-      MPI_Comm, const dist::HaloLists&, ordinal_t, std::vector<ordinal_t>, ordinal_t, int, Transport, \
+#define PPSPARSE_INSTANTIATE_MPI_HALO(XS)                                                                    \
+  template std::shared_ptr<Halo<DefaultExecSpace, XS>> make_mpi_halo<DefaultExecSpace, XS>(                  \
+      MPI_Comm, const distributed::HaloLists&, ordinal_t, std::vector<ordinal_t>, ordinal_t, int, Transport, \
       const DefaultExecSpace&, bool);
 PPSPARSE_INSTANTIATE_MPI_HALO(float)
 PPSPARSE_INSTANTIATE_MPI_HALO(double)

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <ppsparse/dist/partition.hpp>
+#include <ppsparse/distributed/partition.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/distributed.hpp>
@@ -55,7 +55,7 @@ Graph disjoint_union(const Graph& a, const Graph& b) {
 }
 
 /// x[gid] from every rank's owned rows (nb entries each).
-std::vector<double> gather(const std::vector<dist::global_t>& ids, const std::vector<double>& x, int nb,
+std::vector<double> gather(const std::vector<distributed::global_t>& ids, const std::vector<double>& x, int nb,
                            ordinal_t n_global) {
   std::vector<double> local(static_cast<size_t>(n_global) * nb, 0.0), all(local.size());
   for (size_t i = 0; i < ids.size(); ++i)
@@ -64,7 +64,7 @@ std::vector<double> gather(const std::vector<dist::global_t>& ids, const std::ve
   return all;
 }
 
-std::vector<ordinal_t> gather_colors(const std::vector<dist::global_t>& ids, const std::vector<ordinal_t>& color,
+std::vector<ordinal_t> gather_colors(const std::vector<distributed::global_t>& ids, const std::vector<ordinal_t>& color,
                                      ordinal_t n_global) {
   std::vector<ordinal_t> local(static_cast<size_t>(n_global), 0), all(local.size());
   for (size_t i = 0; i < ids.size(); ++i) local[static_cast<size_t>(ids[i])] = color[i] + 1;
@@ -113,7 +113,7 @@ std::vector<int> partition(const Graph& g, Split split, int parts) {
         break;
     }
   }
-  return split == Split::metis ? dist::partition_metis(g, parts) : part;
+  return split == Split::metis ? distributed::partition_metis(g, parts) : part;
 }
 
 struct Outcome {
@@ -128,10 +128,10 @@ struct Outcome {
 };
 
 Outcome run_distributed(const BlockSystem<HostSpace>& system, const std::vector<int>& part, int sweeps,
-                        dist::Transport transport = dist::Transport::automatic, int recolor_passes = 0,
-                        dist::HaloColoring halo_coloring = dist::HaloColoring::partition_independent,
+                        distributed::Transport transport = distributed::Transport::automatic, int recolor_passes = 0,
+                        distributed::HaloColoring halo_coloring = distributed::HaloColoring::partition_independent,
                         bool sweep_graphs = true) {
-  const auto share = dist::local_share(system, part, world_rank());
+  const auto share = distributed::local_share(system, part, world_rank());
   mcpi::DistributedOptions options;
   options.transport = transport;
   options.recolor_passes = recolor_passes;
@@ -172,7 +172,7 @@ double max_relative_difference(const std::vector<double>& a, const std::vector<d
 }
 
 void expect_same_as_one_rank(const BlockSystem<HostSpace>& system, const std::vector<int>& part, const char* what,
-                             dist::Transport transport = dist::Transport::automatic) {
+                             distributed::Transport transport = distributed::Transport::automatic) {
   for (const int sweeps : {1, 5, 15}) {
     const Outcome d = run_distributed(system, part, sweeps, transport);
     const auto ref = one_rank_dq(system, d.colors, sweeps);
@@ -182,7 +182,7 @@ void expect_same_as_one_rank(const BlockSystem<HostSpace>& system, const std::ve
     // The structure is symmetric: a rank with ghosts also sends.
     EXPECT_EQ(d.bytes > 0, d.has_ghosts) << what << ": rank " << world_rank() << " sent " << d.bytes << " bytes";
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible)
-      EXPECT_EQ(d.transport, transport == dist::Transport::staged ? "staged through host buffers" : "host MPI");
+      EXPECT_EQ(d.transport, transport == distributed::Transport::staged ? "staged through host buffers" : "host MPI");
     else
       EXPECT_FALSE(d.transport.empty());
   }
@@ -203,7 +203,7 @@ TEST(DistributedMcpi, SameAsOneRankStagedThroughHostBuffers) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 6, 5), 4, test::test_seed());
   const Graph g = graph_of(system);
   for (const Split s : {Split::metis, Split::scattered})
-    expect_same_as_one_rank(system, partition(g, s, world_size()), "staged", dist::Transport::staged);
+    expect_same_as_one_rank(system, partition(g, s, world_size()), "staged", distributed::Transport::staged);
 }
 
 // The device-initiated exchange (each rank writes into its neighbours' ghost slots, CUDA IPC):
@@ -212,9 +212,9 @@ TEST(DistributedMcpi, SameAsOneRankStagedThroughHostBuffers) {
 TEST(DistributedMcpi, SameAsOneRankWithDeviceInitiatedCopies) {
   const auto system = gen::make_block_system(gen::mixed_mesh_graph(6, 5, 4, 7), 5, test::test_seed());
   const Graph g = graph_of(system);
-  const auto share = dist::local_share(system, partition(g, Split::metis, world_size()), world_rank());
+  const auto share = distributed::local_share(system, partition(g, Split::metis, world_size()), world_rank());
   mcpi::DistributedOptions options;
-  options.transport = dist::Transport::peer;
+  options.transport = distributed::Transport::peer;
   std::string refused;
   try {
     auto probe = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options);
@@ -226,18 +226,20 @@ TEST(DistributedMcpi, SameAsOneRankWithDeviceInitiatedCopies) {
     GTEST_SKIP() << refused;
   }
   for (const Split s : {Split::metis, Split::scattered})
-    expect_same_as_one_rank(system, partition(g, s, world_size()), "peer", dist::Transport::peer);
+    expect_same_as_one_rank(system, partition(g, s, world_size()), "peer", distributed::Transport::peer);
   // Launched and as a graph, bit for bit, in the fixed colouring and with boundary pairs: a
   // pair's message holds rows of both its colours, which are not consecutive in dQ, so the
   // messenger gathers them itself (no packing kernel).
-  for (const auto coloring : {dist::HaloColoring::partition_independent, dist::HaloColoring::boundary_pairs})
+  for (const auto coloring :
+       {distributed::HaloColoring::partition_independent, distributed::HaloColoring::boundary_pairs})
     for (const Split s : {Split::metis, Split::scattered})
       for (const int sweeps : {1, 5, 15}) {
         const auto part = partition(g, s, world_size());
-        const Outcome launched = run_distributed(system, part, sweeps, dist::Transport::peer, 0, coloring, false);
-        const Outcome graph = run_distributed(system, part, sweeps, dist::Transport::peer, 0, coloring);
+        const Outcome launched =
+            run_distributed(system, part, sweeps, distributed::Transport::peer, 0, coloring, false);
+        const Outcome graph = run_distributed(system, part, sweeps, distributed::Transport::peer, 0, coloring);
         EXPECT_LT(max_relative_difference(graph.dq, one_rank_dq(system, graph.colors, sweeps)), 2e-6)
-            << dist::name(coloring) << ", " << sweeps << " sweeps";
+            << distributed::name(coloring) << ", " << sweeps << " sweeps";
         EXPECT_EQ(graph.dq, launched.dq);
         EXPECT_EQ(graph.bytes, launched.bytes);
       }
@@ -278,7 +280,7 @@ TEST(DistributedMcpi, RankWithoutNeighbours) {
     std::copy(first.begin(), first.end(), part.begin());
   }
   expect_same_as_one_rank(system, part, "isolated");
-  const auto share = dist::local_share(system, part, world_rank());
+  const auto share = distributed::local_share(system, part, world_rank());
   if (world_rank() == world_size() - 1) EXPECT_TRUE(share.ghost_ids.empty());
 }
 
@@ -289,12 +291,13 @@ TEST(DistributedMcpi, RankWithoutNeighbours) {
 TEST(DistributedMcpi, SweepGraphsExchangeAsColourLaunchesDo) {
   const auto system = gen::make_block_system(gen::mixed_mesh_graph(6, 5, 4, 7), 5, test::test_seed());
   const auto part = partition(graph_of(system), Split::metis, world_size());
-  for (const dist::Transport t : {dist::Transport::automatic, dist::Transport::staged}) {
-    SCOPED_TRACE(dist::name(t));
+  for (const distributed::Transport t : {distributed::Transport::automatic, distributed::Transport::staged}) {
+    SCOPED_TRACE(distributed::name(t));
     for (const int sweeps : {1, 5}) {
       const Outcome launched =
-          run_distributed(system, part, sweeps, t, 0, dist::HaloColoring::partition_independent, false);
-      const Outcome graph = run_distributed(system, part, sweeps, t, 0, dist::HaloColoring::partition_independent);
+          run_distributed(system, part, sweeps, t, 0, distributed::HaloColoring::partition_independent, false);
+      const Outcome graph =
+          run_distributed(system, part, sweeps, t, 0, distributed::HaloColoring::partition_independent);
       EXPECT_EQ(graph.dq, launched.dq) << "rank " << world_rank();
       EXPECT_EQ(graph.bytes, launched.bytes);
       EXPECT_EQ(graph.messages, launched.messages);
@@ -302,11 +305,11 @@ TEST(DistributedMcpi, SweepGraphsExchangeAsColourLaunchesDo) {
       if (graph.graphs.recordings > 0) {
         EXPECT_EQ(graph.graphs.replays, 1);  // one run of `sweeps` sweeps, no check between
         EXPECT_TRUE(graph.graphs.why_not.empty()) << graph.graphs.why_not;
-        EXPECT_NE(t, dist::Transport::staged);
+        EXPECT_NE(t, distributed::Transport::staged);
       } else {
         EXPECT_EQ(graph.graphs.replays, 0);
         EXPECT_FALSE(graph.graphs.why_not.empty());
-        if (t == dist::Transport::staged &&
+        if (t == distributed::Transport::staged &&
             !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible)
           EXPECT_NE(graph.graphs.why_not.find("through the host"), std::string::npos) << graph.graphs.why_not;
       }
@@ -319,7 +322,7 @@ TEST(DistributedMcpi, SweepGraphsExchangeAsColourLaunchesDo) {
   }
 }
 
-std::string setup_error(const dist::LocalSystem& share, const mcpi::DistributedOptions& options) {
+std::string setup_error(const distributed::LocalSystem& share, const mcpi::DistributedOptions& options) {
   return test::message_of<InvalidArgument>(
       [&] { mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share), options); });
 }
@@ -331,8 +334,8 @@ void expect_valid_colouring(const Graph& g, const std::vector<ordinal_t>& color)
 }
 
 // The whole system as one rank's share.
-dist::LocalSystem whole_share(const BlockSystem<HostSpace>& system) {
-  return dist::local_share(system, std::vector<int>(static_cast<size_t>(system.n), 0), 0);
+distributed::LocalSystem whole_share(const BlockSystem<HostSpace>& system) {
+  return distributed::local_share(system, std::vector<int>(static_cast<size_t>(system.n), 0), 0);
 }
 
 TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
@@ -340,8 +343,8 @@ TEST(DistributedMcpi, ColouringDoesNotDependOnThePartition) {
   const Graph g = graph_of(system);
   // The whole structure on this rank alone.
   const auto whole = whole_share(system);
-  const dist::LocalStructure s = dist::structure_of(whole);
-  const auto alone = dist::make_distributed_plan(MPI_COMM_SELF, s);
+  const distributed::LocalStructure s = distributed::structure_of(whole);
+  const auto alone = distributed::make_distributed_plan(MPI_COMM_SELF, s);
   for (const Split split : {Split::blocks, Split::scattered}) {
     const Outcome d = run_distributed(system, partition(g, split, world_size()), 1);
     EXPECT_EQ(d.colors, alone.setup.coloring.color);
@@ -353,21 +356,22 @@ TEST(DistributedMcpi, RecolouringOverTheRanksIsTheSequentialOne) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 5, 5), 2, test::test_seed());
   const Graph g = graph_of(system);
   const auto whole = whole_share(system);
-  const dist::LocalStructure s = dist::structure_of(whole);
-  const auto greedy = dist::make_distributed_plan(MPI_COMM_SELF, s);
+  const distributed::LocalStructure s = distributed::structure_of(whole);
+  const auto greedy = distributed::make_distributed_plan(MPI_COMM_SELF, s);
   const Coloring want = recolor_iterated_greedy(g, coloring_from_colors(g, greedy.setup.coloring.color), 2);
   EXPECT_LE(want.ncolors, greedy.setup.coloring.ncolors);
   EXPECT_NE(want.color, greedy.setup.coloring.color);  // the passes recoloured
-  EXPECT_EQ(dist::make_distributed_plan(MPI_COMM_SELF, s, {}, 2).setup.coloring.color, want.color);
+  EXPECT_EQ(distributed::make_distributed_plan(MPI_COMM_SELF, s, {}, 2).setup.coloring.color, want.color);
   for (const Split split : {Split::blocks, Split::scattered}) {
-    const Outcome d = run_distributed(system, partition(g, split, world_size()), 3, dist::Transport::automatic, 2);
+    const Outcome d =
+        run_distributed(system, partition(g, split, world_size()), 3, distributed::Transport::automatic, 2);
     EXPECT_EQ(d.colors, want.color);
     EXPECT_LT(max_relative_difference(d.dq, one_rank_dq(system, d.colors, 3)), 2e-6);
   }
   // A bad count, or counts that differ between the ranks: an error on every rank.
-  EXPECT_THROW(dist::make_distributed_plan(MPI_COMM_WORLD, s, {}, -1), InvalidArgument);
+  EXPECT_THROW(distributed::make_distributed_plan(MPI_COMM_WORLD, s, {}, -1), InvalidArgument);
   if (world_size() > 1) {
-    const auto share = dist::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
+    const auto share = distributed::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
     mcpi::DistributedOptions options;
     options.recolor_passes = world_rank();
     const std::string m = setup_error(share, options);
@@ -385,8 +389,8 @@ TEST(DistributedMcpi, BoundaryFirstColouringExchangesInFewerColours) {
     const auto part = partition(g, split, world_size());
     const Outcome fixed = run_distributed(system, part, 1);
     for (const int sweeps : {1, 5, 15}) {
-      const Outcome d =
-          run_distributed(system, part, sweeps, dist::Transport::automatic, 0, dist::HaloColoring::boundary_first);
+      const Outcome d = run_distributed(system, part, sweeps, distributed::Transport::automatic, 0,
+                                        distributed::HaloColoring::boundary_first);
       EXPECT_LT(max_relative_difference(d.dq, one_rank_dq(system, d.colors, sweeps)), 2e-6) << sweeps << " sweeps";
       expect_valid_colouring(g, d.colors);
       // The exchanging colours are the first ones, and fewer than with the fixed order.
@@ -401,24 +405,24 @@ TEST(DistributedMcpi, BoundaryFirstColouringExchangesInFewerColours) {
     }
   }
   // With recolouring, or differing between the ranks: an error on every rank.
-  const auto share = dist::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
+  const auto share = distributed::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
   mcpi::DistributedOptions options;
-  options.halo_coloring = dist::HaloColoring::boundary_first;
+  options.halo_coloring = distributed::HaloColoring::boundary_first;
   options.recolor_passes = 1;
   const std::string m = setup_error(share, options);
   EXPECT_NE(m.find("recolor_passes = 1 with the boundary_first colouring"), std::string::npos) << m;
   if (world_size() > 1) {
     options.recolor_passes = 0;
-    options.halo_coloring =
-        world_rank() == 0 ? dist::HaloColoring::boundary_first : dist::HaloColoring::partition_independent;
+    options.halo_coloring = world_rank() == 0 ? distributed::HaloColoring::boundary_first
+                                              : distributed::HaloColoring::partition_independent;
     const std::string d = setup_error(share, options);
     EXPECT_NE(d.find("the halo colouring differs between the ranks (partition_independent on some, boundary_first on "
                      "others)"),
               std::string::npos)
         << d;
   }
-  EXPECT_EQ(dist::parse_halo_coloring("boundary_first"), dist::HaloColoring::boundary_first);
-  PPSPARSE_EXPECT_THROW_MESSAGE(dist::parse_halo_coloring("boundary"), InvalidArgument,
+  EXPECT_EQ(distributed::parse_halo_coloring("boundary_first"), distributed::HaloColoring::boundary_first);
+  PPSPARSE_EXPECT_THROW_MESSAGE(distributed::parse_halo_coloring("boundary"), InvalidArgument,
                                 "unknown halo colouring 'boundary' (valid: partition_independent, boundary_first, "
                                 "boundary_pairs)");
 }
@@ -431,11 +435,11 @@ TEST(DistributedMcpi, BoundaryPairsExchangeOncePerPairOfColours) {
   const Graph g = graph_of(system);
   for (const Split split : {Split::metis, Split::scattered}) {
     const auto part = partition(g, split, world_size());
-    const Outcome first =
-        run_distributed(system, part, 1, dist::Transport::automatic, 0, dist::HaloColoring::boundary_first);
+    const Outcome first = run_distributed(system, part, 1, distributed::Transport::automatic, 0,
+                                          distributed::HaloColoring::boundary_first);
     for (const int sweeps : {1, 5, 15}) {
-      const Outcome d =
-          run_distributed(system, part, sweeps, dist::Transport::automatic, 0, dist::HaloColoring::boundary_pairs);
+      const Outcome d = run_distributed(system, part, sweeps, distributed::Transport::automatic, 0,
+                                        distributed::HaloColoring::boundary_pairs);
       EXPECT_LT(max_relative_difference(d.dq, one_rank_dq(system, d.colors, sweeps)), 2e-6) << sweeps << " sweeps";
       expect_valid_colouring(g, d.colors);
       for (ordinal_t v = 0; v < g.n; ++v)
@@ -452,10 +456,10 @@ TEST(DistributedMcpi, BoundaryPairsExchangeOncePerPairOfColours) {
         EXPECT_LT(pairs, colours) << "boundary_first exchanges in " << colours << " colours";
     }
   }
-  EXPECT_EQ(dist::parse_halo_coloring("boundary_pairs"), dist::HaloColoring::boundary_pairs);
-  const auto share = dist::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
+  EXPECT_EQ(distributed::parse_halo_coloring("boundary_pairs"), distributed::HaloColoring::boundary_pairs);
+  const auto share = distributed::local_share(system, partition(g, Split::blocks, world_size()), world_rank());
   mcpi::DistributedOptions options;
-  options.halo_coloring = dist::HaloColoring::boundary_pairs;
+  options.halo_coloring = distributed::HaloColoring::boundary_pairs;
   options.recolor_passes = 2;
   const std::string m = setup_error(share, options);
   EXPECT_NE(m.find("recolor_passes = 2 with the boundary_pairs colouring"), std::string::npos) << m;
@@ -463,7 +467,8 @@ TEST(DistributedMcpi, BoundaryPairsExchangeOncePerPairOfColours) {
 
 TEST(DistributedMcpi, StoppingCriteriaAgreeOnEveryRank) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 6, 5), 5, test::test_seed());
-  const auto share = dist::local_share(system, partition(graph_of(system), Split::metis, world_size()), world_rank());
+  const auto share =
+      distributed::local_share(system, partition(graph_of(system), Split::metis, world_size()), world_rank());
   auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(share));
   Exec exec;
   solver.update(exec, view(share.O), view(share.D));
@@ -500,9 +505,9 @@ TEST(DistributedMcpi, StoppingCriteriaAgreeOnEveryRank) {
 
 // ---- bad input: every rank throws, naming the failing rank ----
 
-dist::LocalSystem share_for_errors(int nb = 2) {
+distributed::LocalSystem share_for_errors(int nb = 2) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(5, 5, 4), nb, test::test_seed());
-  return dist::local_share(system, partition(graph_of(system), Split::blocks, world_size()), world_rank());
+  return distributed::local_share(system, partition(graph_of(system), Split::blocks, world_size()), world_rank());
 }
 
 TEST(DistributedMcpiErrors, MismatchedGhostId) {
@@ -535,7 +540,7 @@ TEST(DistributedMcpiErrors, PartitionThatDoesNotCoverEveryRow) {
   }
   // The last rank claims rank 0's first row instead of its own last one: that one is then
   // owned by no rank, rank 0's by two.
-  dist::global_t first_of_rank0 = s.global_ids.empty() ? 0 : s.global_ids.front();
+  distributed::global_t first_of_rank0 = s.global_ids.empty() ? 0 : s.global_ids.front();
   MPI_Bcast(&first_of_rank0, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
   if (world_rank() == bad) s.global_ids.back() = first_of_rank0;
   PPSPARSE_EXPECT_THROW_MESSAGE(mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s)),
@@ -548,7 +553,7 @@ TEST(DistributedMcpiErrors, PartitionThatDoesNotCoverEveryRow) {
 TEST(DistributedMcpiErrors, InconsistentColourings) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(5, 5, 4), 2, test::test_seed());
   const auto part = partition(graph_of(system), Split::blocks, world_size());
-  const auto s = dist::local_share(system, part, world_rank());
+  const auto s = distributed::local_share(system, part, world_rank());
   const Outcome good = run_distributed(system, part, 1);
   mcpi::DistributedOptions options;
   for (const auto id : s.global_ids) options.colors.push_back(good.colors[id]);

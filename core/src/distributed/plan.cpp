@@ -8,12 +8,12 @@
 #include <unordered_set>
 #include <utility>
 
-#include <ppsparse/dist/collective.hpp>
-#include <ppsparse/dist/plan.hpp>
+#include <ppsparse/distributed/collective.hpp>
+#include <ppsparse/distributed/plan.hpp>
 #include <ppsparse/error.hpp>
 #include <ppsparse/util/names.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 namespace {
 
@@ -304,7 +304,7 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   const bool boundary_first = halo_coloring == HaloColoring::boundary_first || pairs;
   if (boundary_first && recolor_passes > 0 && colors.empty())
     throw InvalidArgument(who + "recolor_passes = " + std::to_string(recolor_passes) + " with the " +
-                          dist::name(halo_coloring) +
+                          distributed::name(halo_coloring) +
                           " colouring: the recolouring would spread the boundary rows over every colour again (use "
                           "one or the other)");
   const std::vector<GhostOwner> ghost_owner = locate_ghosts(comm, s, &plan.n_global);
@@ -572,4 +572,4 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
   return plan;
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

@@ -15,7 +15,7 @@
 
 #include <ppsparse/types.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 /// One message: `bytes` bytes at `offset` of a buffer, to or from rank `peer`.
 struct Message {
@@ -85,7 +85,7 @@ bool mpi_is_device_aware(const ExecSpace&) {
   return false;
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed
 
 // The backends' overloads (backend/backends.hpp).
 #define PPSPARSE_HOOKS_DEVICE_MESSENGER

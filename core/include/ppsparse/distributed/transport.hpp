@@ -3,7 +3,7 @@
 /// How a distributed solver's messages travel, chosen at run time and reported.
 #include <string>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 /// The exchange's transport.
 enum class Transport {
@@ -17,4 +17,4 @@ enum class Transport {
 /// "automatic", "staged", "mpi_device", "nccl", "peer".
 std::string name(Transport t);
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

@@ -5,11 +5,11 @@
 
 #include <metis.h>
 
-#include <ppsparse/dist/collective.hpp>
-#include <ppsparse/dist/partition.hpp>
+#include <ppsparse/distributed/collective.hpp>
+#include <ppsparse/distributed/partition.hpp>
 #include <ppsparse/error.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 namespace {
 
@@ -203,4 +203,4 @@ LocalSystem redistribute(MPI_Comm comm, const LocalSystem& mine, const std::vect
   return s;
 }
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

@@ -19,7 +19,7 @@
 #include <ppsparse/mcpi/setup.hpp>
 #include <ppsparse/types.hpp>
 
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 
 /// Global block-row ids (past 2^31 rows).
 using global_t = std::int64_t;
@@ -106,4 +106,4 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
                                       int recolor_passes = 0,
                                       HaloColoring halo_coloring = HaloColoring::partition_independent);
 
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed

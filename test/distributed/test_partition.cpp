@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <ppsparse/dist/partition.hpp>
+#include <ppsparse/distributed/partition.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/distributed.hpp>
@@ -34,7 +34,8 @@ std::vector<int> scattered(ordinal_t n, int parts) {
 }
 
 // Every rank's new rank of its rows, gathered into the global partition.
-std::vector<int> gather_partition(const dist::LocalSystem& share, const std::vector<int>& new_rank, ordinal_t n) {
+std::vector<int> gather_partition(const distributed::LocalSystem& share, const std::vector<int>& new_rank,
+                                  ordinal_t n) {
   std::vector<long long> mine;
   for (ordinal_t i = 0; i < share.n; ++i) {
     mine.push_back(share.global_ids[i]);
@@ -57,7 +58,7 @@ long long sum_over_ranks(long long v) {
   return v;
 }
 
-void expect_same_share(const dist::LocalSystem& a, const dist::LocalSystem& b) {
+void expect_same_share(const distributed::LocalSystem& a, const distributed::LocalSystem& b) {
   EXPECT_EQ(a.nb, b.nb);
   EXPECT_EQ(a.n, b.n);
   EXPECT_EQ(a.global_ids, b.global_ids);
@@ -72,28 +73,29 @@ void expect_same_share(const dist::LocalSystem& a, const dist::LocalSystem& b) {
 TEST(DistributedPartition, RedistributeGivesTheShareOfTheNewPartition) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(6, 5, 5), 3, test::test_seed());
   const int p = world_size(), r = world_rank();
-  const auto share = dist::local_share(system, scattered(system.n, p), r);
+  const auto share = distributed::local_share(system, scattered(system.n, p), r);
   // Each row to the rank after the one that holds it, and the last rank's rows to rank 0.
   std::vector<int> next(static_cast<size_t>(share.n), (r + 1) % p);
-  const auto moved = dist::redistribute(MPI_COMM_WORLD, share, next);
-  expect_same_share(moved, dist::local_share(system, gather_partition(share, next, system.n), r));
+  const auto moved = distributed::redistribute(MPI_COMM_WORLD, share, next);
+  expect_same_share(moved, distributed::local_share(system, gather_partition(share, next, system.n), r));
 }
 
 TEST(DistributedPartition, ZoltanCutsFewerCouplingsThanAScatteredShare) {
-  if (!dist::zoltan_available()) GTEST_SKIP() << "built without Zoltan";
+  if (!distributed::zoltan_available()) GTEST_SKIP() << "built without Zoltan";
   const auto system = gen::make_block_system(gen::tet_mesh_graph(8, 7, 6), 2, test::test_seed());
   const int p = world_size(), r = world_rank();
-  const auto share = dist::local_share(system, scattered(system.n, p), r);
+  const auto share = distributed::local_share(system, scattered(system.n, p), r);
   for (const char* method : {"GRAPH", "HYPERGRAPH"}) {
     SCOPED_TRACE(method);
-    dist::ZoltanOptions options;
+    distributed::ZoltanOptions options;
     options.method = method;
-    const std::vector<int> part = dist::partition_zoltan(MPI_COMM_WORLD, dist::structure_of(share), options);
+    const std::vector<int> part =
+        distributed::partition_zoltan(MPI_COMM_WORLD, distributed::structure_of(share), options);
     ASSERT_EQ(part.size(), static_cast<size_t>(share.n));
-    const auto moved = dist::redistribute(MPI_COMM_WORLD, share, part);
-    expect_same_share(moved, dist::local_share(system, gather_partition(share, part, system.n), r));
+    const auto moved = distributed::redistribute(MPI_COMM_WORLD, share, part);
+    expect_same_share(moved, distributed::local_share(system, gather_partition(share, part, system.n), r));
     // Couplings that cross ranks (ghost entries of O), before and after.
-    const auto crossing = [](const dist::LocalSystem& s) {
+    const auto crossing = [](const distributed::LocalSystem& s) {
       long long c = 0;
       for (const ordinal_t col : s.col_idx) c += col >= s.n;
       return sum_over_ranks(c);
@@ -117,25 +119,26 @@ TEST(DistributedPartition, ZoltanCutsFewerCouplingsThanAScatteredShare) {
 TEST(DistributedPartition, BadNewRanksAreRefusedOnEveryRank) {
   const auto system = gen::make_block_system(gen::tet_mesh_graph(4, 4, 4), 2, test::test_seed());
   const int p = world_size(), bad = p - 1;
-  const auto share = dist::local_share(system, scattered(system.n, p), world_rank());
+  const auto share = distributed::local_share(system, scattered(system.n, p), world_rank());
   std::vector<int> short_list(static_cast<size_t>(share.n), 0);
   if (world_rank() == bad) short_list.pop_back();
   long long n_bad = share.n;
   MPI_Bcast(&n_bad, 1, MPI_LONG_LONG, bad, MPI_COMM_WORLD);
-  PPSPARSE_EXPECT_THROW_MESSAGE(dist::redistribute(MPI_COMM_WORLD, share, short_list), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(distributed::redistribute(MPI_COMM_WORLD, share, short_list), InvalidArgument,
                                 "rank " + std::to_string(bad) + ": redistribute: new_rank has " +
                                     std::to_string(n_bad - 1) + " entries for " + std::to_string(n_bad) +
                                     " owned rows");
   std::vector<int> outside(static_cast<size_t>(share.n), 0);
   if (world_rank() == bad) outside[0] = p;
-  PPSPARSE_EXPECT_THROW_MESSAGE(dist::redistribute(MPI_COMM_WORLD, share, outside), InvalidArgument,
+  PPSPARSE_EXPECT_THROW_MESSAGE(distributed::redistribute(MPI_COMM_WORLD, share, outside), InvalidArgument,
                                 "rank " + std::to_string(bad) + ": redistribute: new_rank[0] = " + std::to_string(p) +
                                     " is not a rank of the communicator (0.." + std::to_string(p - 1) + ")");
-  if (!dist::zoltan_available()) return;
-  dist::ZoltanOptions options;
+  if (!distributed::zoltan_available()) return;
+  distributed::ZoltanOptions options;
   options.method = "RCB";
-  PPSPARSE_EXPECT_THROW_MESSAGE(dist::partition_zoltan(MPI_COMM_WORLD, dist::structure_of(share), options),
-                                InvalidArgument, "rank 0: partition_zoltan: method 'RCB': GRAPH or HYPERGRAPH");
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      distributed::partition_zoltan(MPI_COMM_WORLD, distributed::structure_of(share), options), InvalidArgument,
+      "rank 0: partition_zoltan: method 'RCB': GRAPH or HYPERGRAPH");
   // A structure the setup refuses is refused here too, on every rank.
   auto twice = share;
   if (world_rank() == bad && twice.n > 1) twice.global_ids[1] = twice.global_ids[0];
@@ -143,15 +146,15 @@ TEST(DistributedPartition, BadNewRanksAreRefusedOnEveryRank) {
   MPI_Bcast(&has_two, 1, MPI_LONG_LONG, bad, MPI_COMM_WORLD);
   if (has_two)
     PPSPARSE_EXPECT_THROW_MESSAGE(
-        dist::partition_zoltan(MPI_COMM_WORLD, dist::structure_of(twice)), InvalidArgument,
+        distributed::partition_zoltan(MPI_COMM_WORLD, distributed::structure_of(twice)), InvalidArgument,
         "rank " + std::to_string(bad) + ": mcpi distributed setup: owned rows 0 and 1 have the same global id");
 }
 
 TEST(DistributedPartition, ABuildWithoutZoltanSaysSo) {
-  if (dist::zoltan_available()) GTEST_SKIP() << "built with Zoltan";
+  if (distributed::zoltan_available()) GTEST_SKIP() << "built with Zoltan";
   const auto system = gen::make_block_system(gen::tet_mesh_graph(3, 3, 3), 1, test::test_seed());
-  const auto share = dist::local_share(system, std::vector<int>(static_cast<size_t>(system.n), 0), 0);
-  PPSPARSE_EXPECT_THROW_MESSAGE(dist::partition_zoltan(MPI_COMM_WORLD, dist::structure_of(share)), Error,
+  const auto share = distributed::local_share(system, std::vector<int>(static_cast<size_t>(system.n), 0), 0);
+  PPSPARSE_EXPECT_THROW_MESSAGE(distributed::partition_zoltan(MPI_COMM_WORLD, distributed::structure_of(share)), Error,
                                 "partition_zoltan: this build of ppsparse has no Zoltan");
 }
 
