@@ -64,7 +64,7 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/scalar_matrix.hpp>
 #include <ppsparse/io/matrix_market.hpp>
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 #include <ppsparse/mpk/matrix_power.hpp>
 #include <ppsparse/mpk/reference.hpp>
 
@@ -129,7 +129,7 @@ MpkBenchConfig parse_mpk_config(int& argc, char** argv, bool gpu) {
                            {"--mpk_powers_per_pass", "PPSPARSE_BENCH_MPK_POWERS_PER_PASS", "0"}};
   take_bench_flags(s, argc, argv);
   MpkBenchConfig c;
-  c.cache_mb = s[0].value.empty() ? static_cast<double>(mpk::last_level_cache_bytes()) / (1024.0 * 1024.0)
+  c.cache_mb = s[0].value.empty() ? static_cast<double>(ppsparse::backend::last_level_cache_bytes()) / (1024.0 * 1024.0)
                                   : flag_number(s[0].flag, s[0].value, true);
   c.multiples = number_list(s[1]);
   for (const auto& p : flag_list(s[2].flag, s[2].value))
@@ -463,10 +463,10 @@ int main(int argc, char** argv) {
     const auto& g = ppsparse::bench::g_config;
     std::cerr << "# bench_mpk: " << ppsparse::bench::describe(config) << "; copy bandwidth " << copy
               << " GB/s; cache L = " << g.cache_mb << " MiB (last-level cache "
-              << ppsparse::mpk::last_level_cache_bytes() / 1048576.0 << " MiB); "
+              << ppsparse::backend::last_level_cache_bytes() / 1048576.0 << " MiB); "
               << "time budget " << g.time_budget_s << " s\n";
     benchmark::AddCustomContext("mpk_cache_mb", std::to_string(g.cache_mb));
-    benchmark::AddCustomContext("llc_mb", std::to_string(ppsparse::mpk::last_level_cache_bytes() / 1048576.0));
+    benchmark::AddCustomContext("llc_mb", std::to_string(ppsparse::backend::last_level_cache_bytes() / 1048576.0));
     benchmark::AddCustomContext("copy_gbs", std::to_string(copy));
     benchmark::AddCustomContext("backend", ppsparse::compat::default_backend_name());
     ppsparse::bench::register_mpk_benchmarks(config);

@@ -1,9 +1,9 @@
-// mpk/last_level_cache.hpp for Kokkos::Cuda: the L2 of the instance's device.
+// backend/last_level_cache.hpp for Kokkos::Cuda: the L2 of the instance's device.
 #include <cuda_runtime.h>
 
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 
-namespace ppsparse::mpk {
+namespace ppsparse::backend {
 
 std::size_t last_level_cache_bytes(const Kokkos::Cuda& exec) {
   int bytes = 0;
@@ -12,4 +12,4 @@ std::size_t last_level_cache_bytes(const Kokkos::Cuda& exec) {
   return static_cast<std::size_t>(bytes);
 }
 
-}  // namespace ppsparse::mpk
+}  // namespace ppsparse::backend

@@ -2,7 +2,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mpk/cost_model.hpp>
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 
 #include "test_util.hpp"
 
@@ -141,10 +141,10 @@ TEST(MpkCostModel, BadModelsAndShapesAreRefused) {
 }
 
 TEST(MpkLastLevelCache, SizesArePlausible) {
-  const std::size_t host = mpk::host_last_level_cache_bytes();
+  const std::size_t host = ppsparse::backend::host_last_level_cache_bytes();
   EXPECT_GE(host, std::size_t{64} << 10);
   EXPECT_LE(host, std::size_t{4} << 30);
-  const std::size_t device = mpk::last_level_cache_bytes();
+  const std::size_t device = ppsparse::backend::last_level_cache_bytes();
   EXPECT_GE(device, std::size_t{64} << 10);
   if (!compat::is_gpu_space<DefaultExecSpace>()) EXPECT_EQ(device, host);
 }

@@ -10,7 +10,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/scalar_matrix.hpp>
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 #include <ppsparse/spmv/spmv.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 
@@ -510,7 +510,7 @@ TEST(SpmvOperator, AutomaticPicksByRowLengthsAndDevice) {
   SpmvOperator<Exec, double> op(SpmvAlgorithm::automatic, a);
   EXPECT_TRUE(op.automatic());
   const auto choice = spmv::choose_spmv_algorithm(stats, compat::is_gpu_space<Exec>(),
-                                                  mpk::last_level_cache_bytes(Exec()), sizeof(double));
+                                                  ppsparse::backend::last_level_cache_bytes(Exec()), sizeof(double));
   EXPECT_EQ(op.algorithm(), choice.algorithm);
   EXPECT_EQ(op.hyb_matrix() != nullptr, choice.hyb);
   EXPECT_EQ(op.describe().rfind("auto: ", 0), 0u) << op.describe();

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include <ppsparse/error.hpp>
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 
 #include "matrix_power_internal.hpp"
 
@@ -54,7 +54,7 @@ MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::MatrixPowerKernel(std::shared_pt
   const bool sell = m.format() == MpkFormat::sell;
 
   // Cache budget and groups.
-  plan_.last_level_cache = last_level_cache_bytes(m.space());
+  plan_.last_level_cache = ppsparse::backend::last_level_cache_bytes(m.space());
   plan_.cache_budget_bytes =
       o.cache_bytes ? o.cache_bytes
                     : static_cast<std::size_t>(o.cache_fraction * static_cast<double>(plan_.last_level_cache));

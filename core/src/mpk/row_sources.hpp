@@ -8,7 +8,7 @@
 #include <ppsparse/formats/sell.hpp>
 
 #include "../backend/team_copy.hpp"
-#include "../spmv/kernel_common.hpp"
+#include "../sparse/kernel_common.hpp"
 
 namespace ppsparse::mpk::detail {
 
@@ -36,7 +36,7 @@ template <int Batch, class Scalar, class Cols, class Vals, class XAt>
 KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot(offset_t k, const offset_t end, const offset_t stride, const Cols& cols,
                                            const Vals& values, const XAt& x_at, const ordinal_t safe_col) {
   if constexpr (Batch == 0) {
-    return spmv::detail::strided_dot<Scalar>(k, end, stride, cols, values, x_at);
+    return sparse::strided_dot<Scalar>(k, end, stride, cols, values, x_at);
   } else {
     Scalar sum = 0;
     for (; k < end; k += Batch * stride) {
@@ -67,8 +67,8 @@ KOKKOS_FORCEINLINE_FUNCTION void row_dot_pair(offset_t k0, const offset_t end0, 
                                               const Vals& values, const XAt& x_at, const ordinal_t safe0,
                                               const ordinal_t safe1, Scalar& sum0, Scalar& sum1) {
   if constexpr (Batch == 0) {
-    sum0 = spmv::detail::strided_dot<Scalar>(k0, end0, stride, cols0, values, x_at);
-    sum1 = spmv::detail::strided_dot<Scalar>(k1, end1, stride, cols1, values, x_at);
+    sum0 = sparse::strided_dot<Scalar>(k0, end0, stride, cols0, values, x_at);
+    sum1 = sparse::strided_dot<Scalar>(k1, end1, stride, cols1, values, x_at);
   } else {
     sum0 = 0;
     sum1 = 0;
@@ -231,7 +231,7 @@ struct SellRows {
   // Entry -> column of row r, from the stored index (16-bit offsets from the row, or columns).
   template <class Index>
   KOKKOS_INLINE_FUNCTION auto columns(const Index& index, const ordinal_t r) const {
-    return spmv::detail::SellColumns<Compressed, Index, Index>{index, index, r};
+    return sparse::SellColumns<Compressed, Index, Index>{index, index, r};
   }
 
   template <class Member, class X>

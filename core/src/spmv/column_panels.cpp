@@ -7,7 +7,7 @@
 
 #include <ppsparse/backend/multiprocessors.hpp>
 #include <ppsparse/formats/convert.hpp>
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 
 #include "../backend/streaming_load.hpp"
 #include "../util/to_device.hpp"
@@ -334,7 +334,7 @@ class ColumnPanelKernel final : public SpmvKernel<ExecSpace, Scalar, MemSpace> {
         m_(make_column_panels<ExecSpace, Scalar, MemSpace>(
             s.space, copy_to<HostSpace>(s.a),
             column_panels_resolve_options<ExecSpace, Scalar>(
-                s.options.panels, s.a.nrows, s.a.ncols, s.a.nnz(), mpk::last_level_cache_bytes(s.space),
+                s.options.panels, s.a.nrows, s.a.ncols, s.a.nnz(), ppsparse::backend::last_level_cache_bytes(s.space),
                 resident_teams(s.space, kGpuTeamThreads, sizeof(Scalar) * kDefaultGpuChunkRows)))) {}
   void apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& /*a*/,
              const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) override {

@@ -7,7 +7,7 @@
 
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 #include <ppsparse/spmv/backend.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 #include <ppsparse/util/names.hpp>
@@ -153,7 +153,7 @@ SpmvOperator<ExecSpace, Scalar, MemSpace>::SpmvOperator(SpmvAlgorithm algorithm,
   if (algorithm == SpmvAlgorithm::automatic) {
     automatic_ = true;
     const SpmvChoice choice = choose_spmv_algorithm(row_length_stats(a), compat::is_gpu_space<ExecSpace>(),
-                                                    mpk::last_level_cache_bytes(space_), sizeof(Scalar));
+                                                    ppsparse::backend::last_level_cache_bytes(space_), sizeof(Scalar));
     algorithm_ = choice.algorithm;
     if (choice.hyb && options_.sell.hyb_row_max == 0) options_.sell.hyb_row_max = -1;
   }

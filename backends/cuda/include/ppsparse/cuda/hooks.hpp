@@ -76,15 +76,15 @@ MultiprocessorLimits multiprocessor_limits(const Kokkos::Cuda& exec);
 
 #if defined(PPSPARSE_HOOKS_LAST_LEVEL_CACHE) && !defined(PPSPARSE_CUDA_HOOKS_LAST_LEVEL_CACHE)
 #define PPSPARSE_CUDA_HOOKS_LAST_LEVEL_CACHE
-namespace ppsparse::mpk {
+namespace ppsparse::backend {
 /// The L2 of exec's device (last_level_cache_cuda.cpp).
 std::size_t last_level_cache_bytes(const Kokkos::Cuda& exec);
-}  // namespace ppsparse::mpk
+}  // namespace ppsparse::backend
 #endif
 
 #if defined(PPSPARSE_HOOKS_DEVICE_MESSENGER) && !defined(PPSPARSE_CUDA_HOOKS_DEVICE_MESSENGER)
 #define PPSPARSE_CUDA_HOOKS_DEVICE_MESSENGER
-namespace ppsparse::dist {
+namespace ppsparse::distributed {
 /// NCCL where ppsparse was built with it and every rank has a GPU of its own (NCCL refuses two
 /// ranks on one GPU) (dist/device_messenger_cuda.cpp).
 std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_device_messenger(const Kokkos::Cuda& exec, MPI_Comm comm,
@@ -95,7 +95,7 @@ std::unique_ptr<DeviceMessenger<Kokkos::Cuda>> make_peer_messenger(const Kokkos:
                                                                    std::string& why_not);
 /// Open MPI's MPIX_Query_cuda_support, where the library has it (dist/mpi_device_aware_cuda.cpp).
 bool mpi_is_device_aware(const Kokkos::Cuda& exec);
-}  // namespace ppsparse::dist
+}  // namespace ppsparse::distributed
 #endif
 
 #if defined(PPSPARSE_HOOKS_MCPI) && !defined(PPSPARSE_CUDA_HOOKS_MCPI)

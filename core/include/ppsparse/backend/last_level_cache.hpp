@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// Size of the cache the matrix power kernel blocks for: the last-level cache of an
-/// execution-space instance's device (a GPU's L2, a CPU's L3). Chosen by overloading on the
+/// Size of the last-level cache of an execution-space instance's device (a GPU's L2, a CPU's
+/// L3): what the matrix power kernel blocks for and SpMV's column panels are sized to. Chosen by overloading on the
 /// execution space: backends/cuda answers for Kokkos::Cuda (its device's L2); the portable
 /// template answers host_last_level_cache_bytes() on host spaces and the fallback on GPUs
 /// without a query (HIP).
@@ -10,7 +10,7 @@
 #include <Kokkos_Core.hpp>
 #include <ppsparse/kokkos_compat.hpp>
 
-namespace ppsparse::mpk {
+namespace ppsparse::backend {
 
 /// Used when no query answers (and on GPU backends without a query, e.g. HIP): 8 MiB.
 inline constexpr std::size_t fallback_last_level_cache_bytes = std::size_t{8} << 20;
@@ -26,15 +26,15 @@ std::size_t last_level_cache_bytes(const ExecSpace&) {
   return compat::is_gpu_space<ExecSpace>() ? fallback_last_level_cache_bytes : host_last_level_cache_bytes();
 }
 
-}  // namespace ppsparse::mpk
+}  // namespace ppsparse::backend
 
 // The backends' overloads (backend/backends.hpp).
 #define PPSPARSE_HOOKS_LAST_LEVEL_CACHE
 #include <ppsparse/backend/backends.hpp>
 
-namespace ppsparse::mpk {
+namespace ppsparse::backend {
 
 /// Of the default execution space's instance.
 inline std::size_t last_level_cache_bytes() { return last_level_cache_bytes(Kokkos::DefaultExecutionSpace()); }
 
-}  // namespace ppsparse::mpk
+}  // namespace ppsparse::backend

@@ -1,4 +1,4 @@
-#include <ppsparse/mpk/last_level_cache.hpp>
+#include <ppsparse/backend/last_level_cache.hpp>
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 
 #include <ppsparse/kokkos_compat.hpp>
 
-namespace ppsparse::mpk {
+namespace ppsparse::backend {
 namespace {
 
 // "32768K", "1M", "512" -> bytes; 0 if unreadable.
@@ -65,4 +65,4 @@ std::size_t host_last_level_cache_bytes() {
   return fallback_last_level_cache_bytes;
 }
 
-}  // namespace ppsparse::mpk
+}  // namespace ppsparse::backend
