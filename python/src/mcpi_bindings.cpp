@@ -1,0 +1,236 @@
+// The Python bindings of the MCPI solver: McpiSolver and Status.
+#include "arrays.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include <ppsparse/mcpi/fgmres.hpp>
+#include <ppsparse/mcpi/o_format.hpp>
+#include <ppsparse/mcpi/solver.hpp>
+
+namespace ppsparse_python {
+
+namespace {
+
+mcpi::Variant variant_of(const std::string& s) { return mcpi::parse_variant(s); }
+
+// ---- the MCPI solver ----
+
+class McpiSolver : public Releasable {
+ public:
+  McpiSolver(const py::handle& indptr, const py::handle& indices, int nb, const py::handle& colors, int index_base,
+             const std::string& o_format, bool keep_fp32) {
+    require_kokkos();
+    const auto rp = host_array<offset_t>(indptr, "indptr");
+    if (rp.size() < 1) throw py::value_error("indptr is empty: it needs n + 1 entries");
+    const auto ci = host_array<ordinal_t>(indices, "indices");
+    const auto n = static_cast<ordinal_t>(rp.size() - 1);
+    mcpi::BlockPattern<HostSpace> pattern{nb, n, in_view(rp), in_view(ci), index_base};
+    mcpi::SetupOptions options;
+    options.o_storage.format = mcpi::parse_o_format(o_format);
+    options.o_storage.keep_fp32 = keep_fp32;
+    if (!colors.is_none()) {
+      const auto c = host_array<ordinal_t>(colors, "colors", n);
+      options.colors.assign(c.data(), c.data() + c.size());
+    }
+    solver_ = std::make_unique<mcpi::Solver<Exec>>(pattern, options);
+    live().insert(this);
+  }
+  ~McpiSolver() override { live().erase(this); }
+  void release() override {
+    gmres_.reset();
+    solver_.reset();
+  }
+
+  mcpi::Solver<Exec>& s() const {
+    if (!solver_) throw InvalidArgument("McpiSolver: released by ppsparse.finalize()");
+    return *solver_;
+  }
+  size_t vector_size() const { return static_cast<size_t>(s().n()) * s().nb(); }
+
+  void update(const py::handle& O, const py::handle& D, const std::string& order) {
+    mcpi::BlockOrder bo;
+    if (order == "row_major" || order == "C")
+      bo = mcpi::BlockOrder::row_major;
+    else if (order == "column_major" || order == "F")
+      bo = mcpi::BlockOrder::column_major;
+    else
+      throw py::value_error("order must be 'row_major' ('C') or 'column_major' ('F'), got '" + order + "'");
+    const long long nb2 = static_cast<long long>(s().nb()) * s().nb();
+    const long long o_size = static_cast<long long>(s().nnzb()) * nb2, d_size = static_cast<long long>(s().n()) * nb2;
+    if (same_place(O, "O", D, "D")) {
+      s().update(Exec(), device_in<double>(gpu_array_of<double>(O, "O", o_size, false)),
+                 device_in<double>(gpu_array_of<double>(D, "D", d_size, false)), bo);
+      return;
+    }
+    const auto o = as_array<double>(O, "O", o_size);
+    const auto d = as_array<double>(D, "D", d_size);
+    s().update(Exec(), in_view(o), in_view(d), bo);
+  }
+
+  py::tuple apply(const py::handle& R, const py::handle& dq, double rtol, double atol, int max_sweeps,
+                  int check_interval, bool initial_guess, bool final_residual, const std::string& variant,
+                  bool sweep_graphs) {
+    mcpi::Control c;
+    c.rtol = rtol;
+    c.atol = atol;
+    c.max_sweeps = max_sweeps;
+    c.check_interval = check_interval;
+    c.initial_guess = initial_guess ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+    c.final_residual = final_residual;
+    c.variant = variant_of(variant);
+    c.sweep_graphs = sweep_graphs;
+    return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return s().apply(Exec(), r, x, c); });
+  }
+
+  py::tuple fgmres(const py::handle& R, const py::handle& dq, double rtol, double atol, int restart, int max_iterations,
+                   int sweeps, bool initial_guess) {
+    mcpi::FgmresControl fc;
+    fc.rtol = rtol;
+    fc.atol = atol;
+    fc.restart = restart;
+    fc.max_iterations = max_iterations;
+    fc.sweeps = sweeps;
+    fc.initial_guess = initial_guess ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+    if (!gmres_ || !(gmres_control_ == fc)) {
+      gmres_.reset();
+      gmres_ = std::make_unique<mcpi::Fgmres<Exec>>(s(), fc);
+      gmres_control_ = fc;
+    }
+    return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return gmres_->solve(Exec(), r, x); });
+  }
+
+  py::object multiply(const py::handle& x) {
+    const auto n = static_cast<long long>(vector_size());
+    if (is_gpu_array(x))
+      return gpu_product(x, n, n, [&](const auto& xv, const auto& yv) { s().multiply(Exec(), xv, yv); });
+    const auto xv = as_array<double>(x, "x", n);
+    py::array_t<double> y(static_cast<py::ssize_t>(n));
+    s().multiply(Exec(), in_view(xv), HostOut<double>(y.mutable_data(), y.size()));
+    return std::move(y);
+  }
+
+  // Seconds per call of the C++ apply on these arrays with no Python in the loop (each call
+  // finished, as the bindings' is), for measuring what the bindings add.
+  double native_apply_seconds(const py::handle& R, const py::handle& dq, int repeats, int max_sweeps,
+                              int check_interval) {
+    if (repeats < 1) throw py::value_error("repeats must be >= 1, got " + std::to_string(repeats));
+    mcpi::Control c;
+    c.max_sweeps = max_sweeps;
+    c.check_interval = check_interval;
+    double seconds = 0;
+    solve(R, dq, false, [&](const auto& r, const auto& x) {
+      mcpi::Status st = s().apply(Exec(), r, x, c);  // first call's costs out of the way
+      Exec().fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int k = 0; k < repeats; ++k) {
+        st = s().apply(Exec(), r, x, c);
+        Exec().fence();
+      }
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeats;
+      return st;
+    });
+    return seconds;
+  }
+
+  py::array_t<ordinal_t> colors() const {
+    const auto& c = s().coloring().color;
+    return py::array_t<ordinal_t>(static_cast<py::ssize_t>(c.size()), c.data());
+  }
+
+ private:
+  // Runs run(R_view, dq_view) -> Status on R and dq, both on the GPU or both on the host, and
+  // returns (dq, status). dq given: a writable, contiguous float64 array of the right size,
+  // written in place (and read as the initial guess when asked); none: a new array where R is.
+  template <class Run>
+  py::tuple solve(const py::handle& R, const py::handle& dq, bool initial_guess, const Run& run) const {
+    const auto n = static_cast<long long>(vector_size());
+    if (dq.is_none() && initial_guess) throw py::value_error("initial_guess=True needs dq (the guess)");
+    if (dq.is_none() ? is_gpu_array(R) : same_place(R, "R", dq, "dq")) {
+      const GpuArray r = gpu_array_of<double>(R, "R", n, false);
+      py::object x =
+          dq.is_none() ? new_gpu_array({static_cast<py::ssize_t>(n)}, "dq") : py::reinterpret_borrow<py::object>(dq);
+      const mcpi::Status st = run(device_in<double>(r), device_out<double>(gpu_array_of<double>(x, "dq", n, true)));
+      finish_gpu_writes();
+      return py::make_tuple(x, st);
+    }
+    const auto r = as_array<double>(R, "R", n);
+    py::array_t<double> x = host_output(dq, "dq");
+    const mcpi::Status st = run(in_view(r), HostOut<double>(x.mutable_data(), x.size()));
+    return py::make_tuple(x, st);
+  }
+
+  py::array_t<double> host_output(const py::handle& dq, const char* what) const {
+    const auto n = static_cast<py::ssize_t>(vector_size());
+    if (dq.is_none()) return py::array_t<double>(n);
+    auto a = py::array_t<double>::ensure(dq);
+    if (!a || !py::isinstance<py::array_t<double>>(dq) || !(a.flags() & py::array::c_style) || !a.writeable())
+      throw py::type_error(std::string(what) + ": a writable, contiguous float64 array is expected");
+    if (a.size() != n)
+      throw py::value_error(std::string(what) + " has " + std::to_string(a.size()) + " entries, expected " +
+                            std::to_string(n));
+    return a;
+  }
+
+  std::unique_ptr<mcpi::Solver<Exec>> solver_;
+  std::unique_ptr<mcpi::Fgmres<Exec>> gmres_;
+  mcpi::FgmresControl gmres_control_;
+};
+
+}  // namespace
+
+void bind_mcpi(py::module_& m) {
+  py::class_<mcpi::Status>(m, "Status", "What a solve did (ppsparse::mcpi::Status).")
+      .def_property_readonly("reason", [](const mcpi::Status& s) { return std::string(mcpi::name(s.reason)); })
+      .def_readonly("sweeps", &mcpi::Status::sweeps)
+      .def_readonly("iterations", &mcpi::Status::iterations)
+      .def_readonly("initial_residual", &mcpi::Status::initial_residual)
+      .def_readonly("final_residual", &mcpi::Status::final_residual)
+      .def_readonly("kernel", &mcpi::Status::kernel)
+      .def_property_readonly("converged", &mcpi::Status::converged)
+      .def_property_readonly("history",
+                             [](const mcpi::Status& s) {
+                               std::vector<std::pair<int, double>> h;
+                               for (const auto& c : s.history) h.emplace_back(c.sweep, c.residual);
+                               return h;
+                             })
+      .def("__repr__", [](const mcpi::Status& s) {
+        return "Status(reason='" + std::string(mcpi::name(s.reason)) + "', sweeps=" + std::to_string(s.sweeps) +
+               ", iterations=" + std::to_string(s.iterations) +
+               ", initial_residual=" + std::to_string(s.initial_residual) +
+               ", final_residual=" + std::to_string(s.final_residual) + ")";
+      });
+
+  py::class_<McpiSolver>(m, "McpiSolver")
+      .def(py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool>(),
+           "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
+           "keep_fp32"_a = false)
+      .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major")
+      .def("apply", &McpiSolver::apply, "R"_a, "dq"_a = py::none(), "rtol"_a = 0.0, "atol"_a = 0.0, "max_sweeps"_a = 15,
+           "check_interval"_a = 5, "initial_guess"_a = false, "final_residual"_a = true, "variant"_a = "auto",
+           "sweep_graphs"_a = true)
+      .def("fgmres", &McpiSolver::fgmres, "R"_a, "dq"_a = py::none(), "rtol"_a = 1e-6, "atol"_a = 0.0, "restart"_a = 30,
+           "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false)
+      .def("multiply", &McpiSolver::multiply, "x"_a)
+      .def("_native_apply_seconds", &McpiSolver::native_apply_seconds, "R"_a, "dq"_a, "repeats"_a = 100,
+           "max_sweeps"_a = 1, "check_interval"_a = 1,
+           "Seconds per call of the C++ apply on these arrays, no Python in the loop (the bindings' overhead "
+           "benchmark).")
+      .def_property_readonly("nb", [](const McpiSolver& s) { return s.s().nb(); })
+      .def_property_readonly("n", [](const McpiSolver& s) { return s.s().n(); })
+      .def_property_readonly("nnzb", [](const McpiSolver& s) { return s.s().nnzb(); })
+      .def_property_readonly("ncolors", [](const McpiSolver& s) { return s.s().coloring().ncolors; })
+      .def_property_readonly("colors", &McpiSolver::colors)
+      .def_property_readonly("o_format",
+                             [](const McpiSolver& s) { return std::string(mcpi::name(s.s().o_storage().format)); })
+      .def_property_readonly("device_bytes", [](const McpiSolver& s) { return s.s().device_bytes(); });
+
+  m.def("o_formats", [] {
+    std::vector<std::string> v;
+    for (const auto f : mcpi::all_o_formats()) v.emplace_back(mcpi::name(f));
+    return v;
+  });
+}
+
+}  // namespace ppsparse_python
