@@ -1,6 +1,5 @@
 // VendorSpmv on CUDA: cuSPARSE's generic SpMV API (cusparseSpMV) on CSR, and on sliced ELL
 // (cusparseCreateSlicedEll, cuSPARSE >= 12.1).
-#include <chrono>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -11,6 +10,8 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/peers/vendor_spmv.hpp>
+
+#include "../common/cuda_hip/vendor_spmv_common.hpp"
 
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12100
 #define PPSPARSE_CUSPARSE_HAS_SELL 1
@@ -39,41 +40,17 @@ Kokkos::View<T*, DefaultMemSpace> to_device(const std::vector<T>& v, const char*
   return d;
 }
 
-double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <class Scalar>
-struct ScaleY {
-  Kokkos::View<Scalar*, DefaultMemSpace> y;
-  Scalar beta;
-  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const {
-    y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i);
-  }
-};
-
 }  // namespace
 
 template <class Scalar>
-struct VendorSpmv<Scalar>::Impl {
+struct VendorSpmv<Scalar>::Impl : vendor::VendorSpmvState<Scalar> {
   cusparseHandle_t handle = nullptr;
   cusparseSpMatDescr_t mat = nullptr;
   cusparseDnVecDescr_t vec_x = nullptr, vec_y = nullptr;
-  const Scalar* x_ptr = nullptr;
-  Scalar* y_ptr = nullptr;
   cusparseSpMVAlg_t alg = CUSPARSE_SPMV_ALG_DEFAULT;
   VendorFormat format = VendorFormat::csr;
-  ordinal_t nrows = 0, ncols = 0;
-  long long stored = 0;
-  bool trivial = false;  // no entries (or no rows/columns): y = beta*y, without cuSPARSE
-  double setup_seconds = 0;
-  // Arrays the descriptors point to (kept alive here).
-  CsrMatrix<Scalar, DefaultMemSpace> csr;
-  Kokkos::View<int*, DefaultMemSpace> offsets32;  // CSR row offsets or SELL slice offsets
-  Kokkos::View<int*, DefaultMemSpace> sell_cols;
+  Kokkos::View<int*, DefaultMemSpace> sell_cols;  // the SELL copy's arrays (offsets32: its slice offsets)
   Kokkos::View<Scalar*, DefaultMemSpace> sell_values;
-  Kokkos::View<Scalar*, DefaultMemSpace> x_dummy, y_dummy;
-  Kokkos::View<char*, DefaultMemSpace> buffer;
 
   ~Impl() {
     if (vec_x) cusparseDestroyDnVec(vec_x);
@@ -83,14 +60,11 @@ struct VendorSpmv<Scalar>::Impl {
   }
 };
 
-template <class Scalar>
-VendorSpmv<Scalar>::VendorSpmv() = default;
-template <class Scalar>
-VendorSpmv<Scalar>::~VendorSpmv() = default;
-template <class Scalar>
-VendorSpmv<Scalar>::VendorSpmv(VendorSpmv&&) noexcept = default;
-template <class Scalar>
-VendorSpmv<Scalar>& VendorSpmv<Scalar>::operator=(VendorSpmv&&) noexcept = default;
+}  // namespace ppsparse::spmv
+
+#include "../common/vendor_spmv_members.hpp"
+
+namespace ppsparse::spmv {
 
 template <class Scalar>
 bool VendorSpmv<Scalar>::available() {
@@ -119,27 +93,14 @@ std::string VendorSpmv<Scalar>::name() const {
 
 template <class Scalar>
 void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorFormat format) {
-  const std::string who = "VendorSpmv (cuSPARSE)";
-  check_csr_extents(who, a);
-  if (!supports(format)) throw InvalidArgument(who + ": sliced ELL needs cuSPARSE 12.1 or newer");
-  if (a.nnz() > static_cast<offset_t>(max_ordinal))
-    throw InvalidArgument(who + ": " + std::to_string(a.nnz()) +
-                          " entries exceed the 32-bit offsets used with cuSPARSE");
-  const double t0 = seconds_now();
+  const double t0 = vendor::seconds_now();
   auto impl = std::make_unique<Impl>();
+  impl->start("VendorSpmv (cuSPARSE)", a, supports(format), "sliced ELL needs cuSPARSE 12.1 or newer", "cuSPARSE");
   impl->format = format;
-  impl->nrows = a.nrows;
-  impl->ncols = a.ncols;
-  impl->csr = a;
-  impl->stored = a.nnz();
-  impl->trivial = a.nrows == 0 || a.ncols == 0 || a.nnz() == 0;
   if (!impl->trivial) {
     check(cusparseCreate(&impl->handle), "cusparseCreate");
-    const auto host_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_ptr);
     if (format == VendorFormat::csr) {
-      std::vector<int> off(host_ptr.extent(0));
-      for (size_t i = 0; i < off.size(); ++i) off[i] = static_cast<int>(host_ptr(i));
-      impl->offsets32 = to_device(off, "cusparse.row_offsets");
+      impl->row_offsets32(a, "cusparse.row_offsets");
       check(cusparseCreateCsr(&impl->mat, a.nrows, a.ncols, a.nnz(), impl->offsets32.data(), a.col_idx.data(),
                               a.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                               data_type<Scalar>()),
@@ -153,7 +114,7 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
       const auto host = copy_to<Kokkos::HostSpace>(a);
       const auto s = csr_to_sell(host, slice, 1);
       if (s.stored() > static_cast<offset_t>(max_ordinal))
-        throw InvalidArgument(who + ": the padded SELL copy holds more than 2^31-1 entries");
+        throw InvalidArgument("VendorSpmv (cuSPARSE): the padded SELL copy holds more than 2^31-1 entries");
       std::vector<int> off(static_cast<size_t>(s.nchunks) + 1), cols(static_cast<size_t>(s.stored()));
       std::vector<Scalar> vals(static_cast<size_t>(s.stored()));
       for (size_t k = 0; k < off.size(); ++k) off[k] = static_cast<int>(s.chunk_ptr(k));
@@ -177,12 +138,9 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
 #endif
     }
     // Descriptors of scratch vectors for the buffer query; apply() points them at x and y.
-    impl->x_dummy = Kokkos::View<Scalar*, DefaultMemSpace>("cusparse.x", static_cast<size_t>(a.ncols));
-    impl->y_dummy = Kokkos::View<Scalar*, DefaultMemSpace>("cusparse.y", static_cast<size_t>(a.nrows));
+    impl->dummy_vectors("cusparse");
     check(cusparseCreateDnVec(&impl->vec_x, a.ncols, impl->x_dummy.data(), data_type<Scalar>()), "cusparseCreateDnVec");
     check(cusparseCreateDnVec(&impl->vec_y, a.nrows, impl->y_dummy.data(), data_type<Scalar>()), "cusparseCreateDnVec");
-    impl->x_ptr = impl->x_dummy.data();
-    impl->y_ptr = impl->y_dummy.data();
     const Scalar one = 1, zero = 0;
     size_t bytes = 0;
     check(cusparseSpMV_bufferSize(impl->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, impl->mat, impl->vec_x, &zero,
@@ -191,23 +149,15 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
     impl->buffer = Kokkos::View<char*, DefaultMemSpace>("cusparse.buffer", bytes > 0 ? bytes : 1);
   }
   Kokkos::fence();
-  impl->setup_seconds = seconds_now() - t0;
+  impl->setup_seconds = vendor::seconds_now() - t0;
   impl_ = std::move(impl);
 }
 
 template <class Scalar>
 void VendorSpmv<Scalar>::apply(Scalar alpha, const ConstVector<Scalar, memory_space>& x, Scalar beta,
                                const Vector<Scalar, memory_space>& y) {
-  const std::string who = "VendorSpmv (cuSPARSE)";
-  if (!impl_) throw InvalidArgument(who + ": apply() before setup()");
+  if (vendor::product_without_library<Scalar>("VendorSpmv (cuSPARSE)", impl_.get(), x, beta, y)) return;
   Impl& m = *impl_;
-  check_vectors(who, m.nrows, m.ncols, x, y);
-  if (m.nrows == 0) return;
-  if (m.trivial) {
-    Kokkos::parallel_for("ppsparse::vendor_scale_y", Kokkos::RangePolicy<Kokkos::IndexType<ordinal_t>>(0, m.nrows),
-                         ScaleY<Scalar>{y, beta});
-    return;
-  }
   check(cusparseSetStream(m.handle, Kokkos::DefaultExecutionSpace().cuda_stream()), "cusparseSetStream");
   if (x.data() != m.x_ptr) {
     check(cusparseDnVecSetValues(m.vec_x, const_cast<Scalar*>(x.data())), "cusparseDnVecSetValues");
@@ -220,16 +170,6 @@ void VendorSpmv<Scalar>::apply(Scalar alpha, const ConstVector<Scalar, memory_sp
   check(cusparseSpMV(m.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, m.mat, m.vec_x, &beta, m.vec_y,
                      data_type<Scalar>(), m.alg, m.buffer.data()),
         "cusparseSpMV");
-}
-
-template <class Scalar>
-double VendorSpmv<Scalar>::setup_seconds() const {
-  return impl_ ? impl_->setup_seconds : 0.0;
-}
-
-template <class Scalar>
-long long VendorSpmv<Scalar>::stored_entries() const {
-  return impl_ ? impl_->stored : 0;
 }
 
 template class VendorSpmv<float>;

@@ -1,6 +1,5 @@
 // VendorSpmv on HIP: rocSPARSE's generic SpMV (rocsparse_spmv with stages, ROCm >= 6.0) on
 // CSR. rocSPARSE has no sliced ELL with the SELL-C layout, so supports(sell) is false.
-#include <chrono>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -9,6 +8,8 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/peers/vendor_spmv.hpp>
+
+#include "../common/cuda_hip/vendor_spmv_common.hpp"
 
 // rocSPARSE 3 (ROCm 6.0) added the stage argument of rocsparse_spmv; rocSPARSE 2 sizes the
 // buffer when it is null and computes otherwise (its preprocess call is then a plain SpMV).
@@ -30,36 +31,13 @@ constexpr rocsparse_datatype data_type() {
   return std::is_same_v<Scalar, float> ? rocsparse_datatype_f32_r : rocsparse_datatype_f64_r;
 }
 
-double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <class Scalar>
-struct ScaleY {
-  Kokkos::View<Scalar*, DefaultMemSpace> y;
-  Scalar beta;
-  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const {
-    y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i);
-  }
-};
-
 }  // namespace
 
 template <class Scalar>
-struct VendorSpmv<Scalar>::Impl {
+struct VendorSpmv<Scalar>::Impl : vendor::VendorSpmvState<Scalar> {
   rocsparse_handle handle = nullptr;
   rocsparse_spmat_descr mat = nullptr;
   rocsparse_dnvec_descr vec_x = nullptr, vec_y = nullptr;
-  const Scalar* x_ptr = nullptr;
-  Scalar* y_ptr = nullptr;
-  ordinal_t nrows = 0, ncols = 0;
-  long long stored = 0;
-  bool trivial = false;
-  double setup_seconds = 0;
-  CsrMatrix<Scalar, DefaultMemSpace> csr;
-  Kokkos::View<int*, DefaultMemSpace> offsets32;
-  Kokkos::View<Scalar*, DefaultMemSpace> x_dummy, y_dummy;
-  Kokkos::View<char*, DefaultMemSpace> buffer;
 
   ~Impl() {
     if (vec_x) rocsparse_destroy_dnvec_descr(vec_x);
@@ -69,14 +47,11 @@ struct VendorSpmv<Scalar>::Impl {
   }
 };
 
-template <class Scalar>
-VendorSpmv<Scalar>::VendorSpmv() {}
-template <class Scalar>
-VendorSpmv<Scalar>::~VendorSpmv() = default;
-template <class Scalar>
-VendorSpmv<Scalar>::VendorSpmv(VendorSpmv&&) noexcept = default;
-template <class Scalar>
-VendorSpmv<Scalar>& VendorSpmv<Scalar>::operator=(VendorSpmv&&) noexcept = default;
+}  // namespace ppsparse::spmv
+
+#include "../common/vendor_spmv_members.hpp"
+
+namespace ppsparse::spmv {
 
 template <class Scalar>
 bool VendorSpmv<Scalar>::available() {
@@ -101,38 +76,21 @@ std::string VendorSpmv<Scalar>::name() const {
 
 template <class Scalar>
 void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorFormat format) {
-  const std::string who = "VendorSpmv (rocSPARSE)";
-  check_csr_extents(who, a);
-  if (!supports(format)) throw InvalidArgument(who + ": only CSR is supported");
-  if (a.nnz() > static_cast<offset_t>(max_ordinal))
-    throw InvalidArgument(who + ": " + std::to_string(a.nnz()) +
-                          " entries exceed the 32-bit offsets used with rocSPARSE");
-  const double t0 = seconds_now();
+  const double t0 = vendor::seconds_now();
   auto impl = std::make_unique<Impl>();
-  impl->nrows = a.nrows;
-  impl->ncols = a.ncols;
-  impl->csr = a;
-  impl->stored = a.nnz();
-  impl->trivial = a.nrows == 0 || a.ncols == 0 || a.nnz() == 0;
+  impl->start("VendorSpmv (rocSPARSE)", a, supports(format), "only CSR is supported", "rocSPARSE");
   if (!impl->trivial) {
     check(rocsparse_create_handle(&impl->handle), "rocsparse_create_handle");
-    const auto host_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_ptr);
-    auto off_host = Kokkos::View<int*, Kokkos::HostSpace>("rocsparse.row_offsets", host_ptr.extent(0));
-    for (size_t i = 0; i < off_host.extent(0); ++i) off_host(i) = static_cast<int>(host_ptr(i));
-    impl->offsets32 = Kokkos::View<int*, DefaultMemSpace>("rocsparse.row_offsets", off_host.extent(0));
-    Kokkos::deep_copy(impl->offsets32, off_host);
+    impl->row_offsets32(a, "rocsparse.row_offsets");
     check(rocsparse_create_csr_descr(&impl->mat, a.nrows, a.ncols, a.nnz(), impl->offsets32.data(), a.col_idx.data(),
                                      a.values.data(), rocsparse_indextype_i32, rocsparse_indextype_i32,
                                      rocsparse_index_base_zero, data_type<Scalar>()),
           "rocsparse_create_csr_descr");
-    impl->x_dummy = Kokkos::View<Scalar*, DefaultMemSpace>("rocsparse.x", static_cast<size_t>(a.ncols));
-    impl->y_dummy = Kokkos::View<Scalar*, DefaultMemSpace>("rocsparse.y", static_cast<size_t>(a.nrows));
+    impl->dummy_vectors("rocsparse");
     check(rocsparse_create_dnvec_descr(&impl->vec_x, a.ncols, impl->x_dummy.data(), data_type<Scalar>()),
           "rocsparse_create_dnvec_descr");
     check(rocsparse_create_dnvec_descr(&impl->vec_y, a.nrows, impl->y_dummy.data(), data_type<Scalar>()),
           "rocsparse_create_dnvec_descr");
-    impl->x_ptr = impl->x_dummy.data();
-    impl->y_ptr = impl->y_dummy.data();
     const Scalar one = 1, zero = 0;
     size_t bytes = 0;
     check(rocsparse_spmv(impl->handle, rocsparse_operation_none, &one, impl->mat, impl->vec_x, &zero, impl->vec_y,
@@ -146,23 +104,15 @@ void VendorSpmv<Scalar>::setup(const CsrMatrix<Scalar, memory_space>& a, VendorF
           "rocsparse_spmv (preprocess)");
   }
   Kokkos::fence();
-  impl->setup_seconds = seconds_now() - t0;
+  impl->setup_seconds = vendor::seconds_now() - t0;
   impl_ = std::move(impl);
 }
 
 template <class Scalar>
 void VendorSpmv<Scalar>::apply(Scalar alpha, const ConstVector<Scalar, memory_space>& x, Scalar beta,
                                const Vector<Scalar, memory_space>& y) {
-  const std::string who = "VendorSpmv (rocSPARSE)";
-  if (!impl_) throw InvalidArgument(who + ": apply() before setup()");
+  if (vendor::product_without_library<Scalar>("VendorSpmv (rocSPARSE)", impl_.get(), x, beta, y)) return;
   Impl& m = *impl_;
-  check_vectors(who, m.nrows, m.ncols, x, y);
-  if (m.nrows == 0) return;
-  if (m.trivial) {
-    Kokkos::parallel_for("ppsparse::vendor_scale_y", Kokkos::RangePolicy<Kokkos::IndexType<ordinal_t>>(0, m.nrows),
-                         ScaleY<Scalar>{y, beta});
-    return;
-  }
   check(rocsparse_set_stream(m.handle, Kokkos::DefaultExecutionSpace().hip_stream()), "rocsparse_set_stream");
   if (x.data() != m.x_ptr) {
     check(rocsparse_dnvec_set_values(m.vec_x, const_cast<Scalar*>(x.data())), "rocsparse_dnvec_set_values");
@@ -176,16 +126,6 @@ void VendorSpmv<Scalar>::apply(Scalar alpha, const ConstVector<Scalar, memory_sp
   check(rocsparse_spmv(m.handle, rocsparse_operation_none, &alpha, m.mat, m.vec_x, &beta, m.vec_y, data_type<Scalar>(),
                        rocsparse_spmv_alg_default, PPS_STAGE(rocsparse_spmv_stage_compute) & bytes, m.buffer.data()),
         "rocsparse_spmv");
-}
-
-template <class Scalar>
-double VendorSpmv<Scalar>::setup_seconds() const {
-  return impl_ ? impl_->setup_seconds : 0.0;
-}
-
-template <class Scalar>
-long long VendorSpmv<Scalar>::stored_entries() const {
-  return impl_ ? impl_->stored : 0;
 }
 
 template class VendorSpmv<float>;

@@ -9,16 +9,16 @@
 namespace ppsparse::spmv {
 
 template <class Scalar>
-struct VendorSpmv<Scalar>::Impl {};
+struct VendorSpmv<Scalar>::Impl {
+  double setup_seconds = 0;
+  long long stored = 0;
+};
 
-template <class Scalar>
-VendorSpmv<Scalar>::VendorSpmv() = default;
-template <class Scalar>
-VendorSpmv<Scalar>::~VendorSpmv() = default;
-template <class Scalar>
-VendorSpmv<Scalar>::VendorSpmv(VendorSpmv&&) noexcept = default;
-template <class Scalar>
-VendorSpmv<Scalar>& VendorSpmv<Scalar>::operator=(VendorSpmv&&) noexcept = default;
+}  // namespace ppsparse::spmv
+
+#include "../common/vendor_spmv_members.hpp"
+
+namespace ppsparse::spmv {
 
 template <class Scalar>
 bool VendorSpmv<Scalar>::available() {
@@ -46,14 +46,6 @@ void VendorSpmv<Scalar>::apply(Scalar, const ConstVector<Scalar, memory_space>&,
                                const Vector<Scalar, memory_space>&) {
   throw InvalidArgument("VendorSpmv: no vendor sparse library on this backend (" +
                         std::string(compat::default_backend_name()) + ")");
-}
-template <class Scalar>
-double VendorSpmv<Scalar>::setup_seconds() const {
-  return 0.0;
-}
-template <class Scalar>
-long long VendorSpmv<Scalar>::stored_entries() const {
-  return 0;
 }
 
 template class VendorSpmv<float>;

@@ -77,8 +77,8 @@ using Kokkos::Experimental::sqrt;
 inline const char* default_backend_name() { return Kokkos::DefaultExecutionSpace::name(); }
 
 /// The vector-group width W kernels lay lanes out for on ExecSpace: 1 on host spaces, where
-/// vector lanes are a loop the compiler vectorises; a GPU backend specialises it (its hooks.hpp:
-/// the warp, 32, on CUDA; the wavefront on HIP).
+/// vector lanes are a loop the compiler vectorises; a GPU backend specialises it (its hook list
+/// gives the width: the warp, 32, on CUDA; the wavefront on HIP).
 template <class ExecSpace>
 struct VectorWidth : std::integral_constant<int, 1> {};
 template <class ExecSpace>
@@ -134,6 +134,11 @@ void scal(const ExecSpace& exec, const YView& y, double alpha, const XView& x) {
 
 }  // namespace ppsparse::compat
 
-// The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_COMPAT
+// The backends' vector widths (backend/backends.hpp: PPSPARSE_<NAME>_VECTOR_WIDTH of its hook list).
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_COMPAT_HOOKS(Exec, NAME) \
+  template <>                             \
+  struct VectorWidth<Exec> : std::integral_constant<int, PPSPARSE_##NAME##_VECTOR_WIDTH> {};
+namespace ppsparse::compat {
+PPSPARSE_DECLARE_BACKEND_HOOKS(COMPAT, PPSPARSE_COMPAT_HOOKS)
+}  // namespace ppsparse::compat

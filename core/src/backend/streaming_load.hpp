@@ -3,14 +3,14 @@
 // matrix's values and indices in an SpMV. The caches then evict it first, so it does not push
 // out x, which many rows share (CUDA: ld.global.cs; HIP: a nontemporal load). A backend
 // provides it in ppsparse/<backend>/streaming_load_device.hpp (backends/<backend>/include),
-// included by its hooks.hpp, which then defines PPSPARSE_BACKEND_STREAMING_LOAD; elsewhere it is
-// a plain load.
+// which its hook list names as PPSPARSE_STREAMING_LOAD_DEVICE; elsewhere it is a plain load.
 #include <Kokkos_Core.hpp>
 
-#define PPSPARSE_HOOKS_STREAMING_LOAD
 #include <ppsparse/backend/backends.hpp>
 
-#if !defined(PPSPARSE_BACKEND_STREAMING_LOAD)
+#if defined(PPSPARSE_STREAMING_LOAD_DEVICE)
+#include PPSPARSE_STREAMING_LOAD_DEVICE
+#else
 namespace ppsparse::backend {
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T streaming_load(const T* p) {

@@ -37,11 +37,12 @@ KOKKOS_INLINE_FUNCTION void team_copy_finish() {}
 
 }  // namespace ppsparse::backend::portable
 
-// The backend's, where its hooks.hpp includes its team_copy_device.hpp.
-#define PPSPARSE_HOOKS_TEAM_COPY
+// The backend's, where its hook list names its team_copy_device.hpp.
 #include <ppsparse/backend/backends.hpp>
 
-#if !defined(PPSPARSE_BACKEND_TEAM_COPY)
+#if defined(PPSPARSE_TEAM_COPY_DEVICE)
+#include PPSPARSE_TEAM_COPY_DEVICE
+#else
 namespace ppsparse::backend {
 using portable::team_copy_finish;
 using portable::team_copy_start;

@@ -27,11 +27,12 @@ KOKKOS_FORCEINLINE_FUNCTION void handoff_add_release(std::uint64_t* p, std::uint
 }
 }  // namespace ppsparse::backend::portable
 
-// The backend's, where its hooks.hpp includes its team_handoff_device.hpp.
-#define PPSPARSE_HOOKS_TEAM_HANDOFF
+// The backend's, where its hook list names its team_handoff_device.hpp.
 #include <ppsparse/backend/backends.hpp>
 
-#if !defined(PPSPARSE_BACKEND_TEAM_HANDOFF)
+#if defined(PPSPARSE_TEAM_HANDOFF_DEVICE)
+#include PPSPARSE_TEAM_HANDOFF_DEVICE
+#else
 namespace ppsparse::backend {
 using portable::handoff_acquire_fence;
 using portable::handoff_add_release;

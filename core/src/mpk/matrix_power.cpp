@@ -6,7 +6,6 @@
 
 #include <ppsparse/backend/multiprocessors.hpp>
 #include <ppsparse/error.hpp>
-#include <ppsparse/mpk/backend.hpp>
 
 #include "matrix_power_internal.hpp"
 
@@ -71,19 +70,6 @@ void MatrixPowerKernel<ExecSpace, Scalar, MemSpace>::apply_internal(MpkVariant v
   const MpkVariant v = resolve(variant);
   const auto i = static_cast<std::size_t>(v);
   if (i >= std::size(kRun)) throw InvalidArgument("mpk: unknown variant");
-  if (backend::has_kernel<Scalar>(matrix_->space(), v)) {
-    const auto& a = matrix_->device_matrix();
-    backend::PowerProducts<Scalar> p;
-    p.n = a.nrows;
-    p.row_ptr = a.row_ptr.data();
-    p.col_idx = a.col_idx.data();
-    p.values = a.values.data();
-    p.y = work_.data();
-    p.ld = work_.stride_1();
-    p.powers = powers();
-    backend::run(matrix_->space(), v, p);
-    return;
-  }
   kRun[i](*this);
 }
 

@@ -8,7 +8,6 @@
 #include <ppsparse/backend/l2_window.hpp>
 #include <ppsparse/formats/convert.hpp>
 #include <ppsparse/backend/last_level_cache.hpp>
-#include <ppsparse/spmv/backend.hpp>
 #include <ppsparse/spmv/structure_check.hpp>
 #include <ppsparse/util/names.hpp>
 
@@ -30,36 +29,9 @@ constexpr const char* kAlgorithmSummaries[] = {
     "the algorithm choose_spmv_algorithm picks for the matrix and the device"};
 static_assert(std::size(kAlgorithmNames) == static_cast<std::size_t>(SpmvAlgorithm::automatic) + 1);
 
-// An algorithm that the device backend runs with its own kernel (spmv/backend.hpp).
-template <class ExecSpace, class Scalar, class MemSpace>
-class BackendKernel final : public detail::SpmvKernel<ExecSpace, Scalar, MemSpace> {
- public:
-  explicit BackendKernel(SpmvAlgorithm algorithm) : algorithm_(algorithm) {}
-  void apply(const ExecSpace& space, Scalar alpha, const CsrMatrix<Scalar, MemSpace>& a,
-             const ConstVector<Scalar, MemSpace>& x, Scalar beta, const Vector<Scalar, MemSpace>& y) override {
-    backend::CsrProduct<Scalar> p;
-    p.nrows = a.nrows;
-    p.ncols = a.ncols;
-    p.row_ptr = a.row_ptr.data();
-    p.col_idx = a.col_idx.data();
-    p.values = a.values.data();
-    p.x = x.data();
-    p.y = y.data();
-    p.alpha = alpha;
-    p.beta = beta;
-    backend::run(space, algorithm_, p);
-  }
-  std::string parameters() const override { return "(the backend's kernel)"; }
-
- private:
-  SpmvAlgorithm algorithm_;
-};
-
 template <class ExecSpace, class Scalar, class MemSpace>
 detail::SpmvKernelPtr<ExecSpace, Scalar, MemSpace> make_spmv_kernel(
     SpmvAlgorithm algorithm, const detail::SpmvKernelSetup<ExecSpace, Scalar, MemSpace>& setup) {
-  if (backend::has_kernel<Scalar>(setup.space, algorithm, setup.options))
-    return std::make_unique<BackendKernel<ExecSpace, Scalar, MemSpace>>(algorithm);
   using Make = detail::SpmvKernelPtr<ExecSpace, Scalar, MemSpace> (*)(
       const detail::SpmvKernelSetup<ExecSpace, Scalar, MemSpace>&);
   static constexpr Make kMake[] = {

@@ -61,5 +61,12 @@ void replay_graph(const ExecSpace& /*exec*/, const DeviceGraph& /*g*/) {
 }  // namespace ppsparse::backend
 
 // The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_DEVICE_GRAPH
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_DEVICE_GRAPH_HOOKS(Exec, NAME)                  \
+  bool can_record_graph(const Exec& exec, std::string& why_not); \
+  void begin_graph(const Exec& exec);                            \
+  DeviceGraph end_graph(const Exec& exec);                       \
+  void replay_graph(const Exec& exec, const DeviceGraph& g);
+namespace ppsparse::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(DEVICE_GRAPH, PPSPARSE_DEVICE_GRAPH_HOOKS)
+}  // namespace ppsparse::backend

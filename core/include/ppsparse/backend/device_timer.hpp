@@ -66,6 +66,15 @@ class EventTimer {
 
 }  // namespace ppsparse::backend
 
-// The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_DEVICE_TIMER
+// The backends' timers (backend/backends.hpp): events on the instance's stream, the EventTimer
+// of backends/common/cuda_hip/device_timer.hpp.
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_DEVICE_TIMER_HOOKS(Exec, NAME)                                   \
+  template <>                                                                     \
+  class DeviceTimer<Exec> : public EventTimer<Exec> {                             \
+   public:                                                                        \
+    explicit DeviceTimer(const Exec& space = Exec()) : EventTimer<Exec>(space) {} \
+  };
+namespace ppsparse::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(DEVICE_TIMER, PPSPARSE_DEVICE_TIMER_HOOKS)
+}  // namespace ppsparse::backend

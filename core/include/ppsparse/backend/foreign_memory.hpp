@@ -48,5 +48,11 @@ void order_after_stream(const ExecSpace& /*exec*/, std::uintptr_t /*stream*/) {}
 }  // namespace ppsparse::backend
 
 // The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_FOREIGN_MEMORY
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_FOREIGN_MEMORY_HOOKS(Exec, NAME)                      \
+  MemoryLocation locate_memory(const Exec& exec, const void* address); \
+  int device_of(const Exec& exec);                                     \
+  void order_after_stream(const Exec& exec, std::uintptr_t stream);
+namespace ppsparse::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(FOREIGN_MEMORY, PPSPARSE_FOREIGN_MEMORY_HOOKS)
+}  // namespace ppsparse::backend

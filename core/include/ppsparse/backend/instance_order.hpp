@@ -32,5 +32,10 @@ ExecSpace priority_instance(const ExecSpace& exec) {
 }  // namespace ppsparse::backend
 
 // The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_INSTANCE_ORDER
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_INSTANCE_ORDER_HOOKS(Exec, NAME)             \
+  void order_after(const Exec& waiter, const Exec& producer); \
+  Exec priority_instance(const Exec& exec);
+namespace ppsparse::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(INSTANCE_ORDER, PPSPARSE_INSTANCE_ORDER_HOOKS)
+}  // namespace ppsparse::backend

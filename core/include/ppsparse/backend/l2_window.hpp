@@ -48,5 +48,11 @@ void l2_window_end(const ExecSpace&, L2Window& w) {
 }  // namespace ppsparse::backend
 
 // The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_L2_WINDOW
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_L2_WINDOW_HOOKS(Exec, NAME)                                               \
+  L2Window l2_window_begin(const Exec& exec, const void* base, std::size_t bytes);         \
+  void l2_window_move(const Exec& exec, L2Window& w, const void* base, std::size_t bytes); \
+  void l2_window_end(const Exec& exec, L2Window& w);
+namespace ppsparse::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(L2_WINDOW, PPSPARSE_L2_WINDOW_HOOKS)
+}  // namespace ppsparse::backend

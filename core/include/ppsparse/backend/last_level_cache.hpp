@@ -29,10 +29,11 @@ std::size_t last_level_cache_bytes(const ExecSpace&) {
 }  // namespace ppsparse::backend
 
 // The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_LAST_LEVEL_CACHE
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_LAST_LEVEL_CACHE_HOOKS(Exec, NAME) std::size_t last_level_cache_bytes(const Exec& exec);
 
 namespace ppsparse::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(LAST_LEVEL_CACHE, PPSPARSE_LAST_LEVEL_CACHE_HOOKS)
 
 /// Of the default execution space's instance.
 inline std::size_t last_level_cache_bytes() { return last_level_cache_bytes(Kokkos::DefaultExecutionSpace()); }

@@ -28,5 +28,8 @@ MultiprocessorLimits multiprocessor_limits(const ExecSpace&) {
 }  // namespace ppsparse::backend
 
 // The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_MULTIPROCESSORS
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_MULTIPROCESSORS_HOOKS(Exec, NAME) MultiprocessorLimits multiprocessor_limits(const Exec& exec);
+namespace ppsparse::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(MULTIPROCESSORS, PPSPARSE_MULTIPROCESSORS_HOOKS)
+}  // namespace ppsparse::backend

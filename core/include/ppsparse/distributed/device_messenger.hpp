@@ -87,6 +87,14 @@ bool mpi_is_device_aware(const ExecSpace&) {
 
 }  // namespace ppsparse::distributed
 
-// The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_DEVICE_MESSENGER
+// The backends' overloads (backend/backends.hpp): whether the MPI library takes the device's
+// pointers, and the device-initiated messengers (NCCL; peer copies between the GPUs of a node).
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_DEVICE_AWARE_MPI_HOOKS(Exec, NAME) bool mpi_is_device_aware(const Exec& exec);
+#define PPSPARSE_DEVICE_MESSENGER_HOOKS(Exec, NAME)                                                                    \
+  std::unique_ptr<DeviceMessenger<Exec>> make_device_messenger(const Exec& exec, MPI_Comm comm, std::string& why_not); \
+  std::unique_ptr<DeviceMessenger<Exec>> make_peer_messenger(const Exec& exec, MPI_Comm comm, std::string& why_not);
+namespace ppsparse::distributed {
+PPSPARSE_DECLARE_BACKEND_HOOKS(DEVICE_AWARE_MPI, PPSPARSE_DEVICE_AWARE_MPI_HOOKS)
+PPSPARSE_DECLARE_BACKEND_HOOKS(DEVICE_MESSENGER, PPSPARSE_DEVICE_MESSENGER_HOOKS)
+}  // namespace ppsparse::distributed

@@ -89,6 +89,15 @@ using ppsparse::backend::L2Window;
 
 }  // namespace ppsparse::mcpi::backend
 
-// The backends' overloads (backend/backends.hpp).
-#define PPSPARSE_HOOKS_MCPI
+// The backends' overloads (backend/backends.hpp): a backend's features, and its specialised
+// kernels where it has them.
 #include <ppsparse/backend/backends.hpp>
+#define PPSPARSE_MCPI_FEATURES_HOOKS(Exec, NAME) Features features(const Exec& exec);
+#define PPSPARSE_MCPI_KERNELS_HOOKS(Exec, NAME)                                            \
+  bool has_kernel(const Exec& exec, Kernel k, int nb, OFormat f = OFormat::fp32);          \
+  bool has_residual_kernel(const Exec& exec, Kernel k, int nb, OFormat f = OFormat::fp32); \
+  void run(const Exec& exec, const Variant& v, const ColorArgs& a, const KernelTuning& tuning);
+namespace ppsparse::mcpi::backend {
+PPSPARSE_DECLARE_BACKEND_HOOKS(MCPI_FEATURES, PPSPARSE_MCPI_FEATURES_HOOKS)
+PPSPARSE_DECLARE_BACKEND_HOOKS(MCPI_KERNELS, PPSPARSE_MCPI_KERNELS_HOOKS)
+}  // namespace ppsparse::mcpi::backend
