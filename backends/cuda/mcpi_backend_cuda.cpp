@@ -134,7 +134,7 @@ void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
 // the FP32 ones; the async_copy feature and 4 row slots are not compiled for these formats.
 // Blocks in flight per lane of rows_per_warp_kernel with O in format F: KernelTuning::unroll, or
 // the rule: 4, as a narrower O leaves the same latency of each ja -> dQ chain to hide behind
-// fewer bytes (docs/perf/o_format_h100.md).
+// fewer bytes (docs/perf/mcpi_o_formats.md).
 template <int NB, OFormat F, int S, int U>
 void launch_reduced_rows(const Launch& l, const ColorArgs& a, const unsigned grid) {
   launch_color(l, rows_per_warp_kernel<NB, false, S, false, false, F, U>,
@@ -166,7 +166,7 @@ void launch_reduced_slots(const Launch& l, const ColorArgs& a) {
 
 // Slots per block row: KernelTuning::row_slots = 1, or the rule: one slot for int8 (0.93x the
 // time of kRowSlots' two at nb 5 on the H100), the FP32 kernels' kRowSlots for the 16-bit
-// formats (docs/perf/o_format_h100.md).
+// formats (docs/perf/mcpi_o_formats.md).
 template <int NB, OFormat F>
 void launch_reduced(const Launch& l, const ColorArgs& a) {
   const bool one_slot = l.tuning.row_slots == 1 || (l.tuning.row_slots == 0 && F == OFormat::int8);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn bench_mcpi's Google Benchmark JSON into Markdown tables, the issue-4 target check and plots.
+"""Turn bench_mcpi's Google Benchmark JSON into Markdown tables, the sweep's target check and plots.
 
 usage: mcpi_report.py RESULT.json [MORE.json ...] [--out DIR] [--no-plot]
 
@@ -12,7 +12,7 @@ Kokkos Kernels). Columns: ms per sweep, GB/s against mcpi::sweep_traffic's bytes
 % of the copy bandwidth measured in the same run, GFLOP/s, and the speedup of the row over
 each peer (peer time / row time). Values are Google Benchmark's "median" aggregate over the
 repetitions (each repetition's time is its mean sweep). The best ppsparse case per problem is
-the one with the smallest time. The target section checks issue 4's goals: the default
+the one with the smallest time. The target section checks the sweep's goals: the default
 problem (nb = 5) at >= 90 % copy, >= 2.0x cuSPARSE, >= 1.15x Kokkos Kernels; every nb of the
 sweep at >= 75 % copy and never slower than cuSPARSE.
 
@@ -249,7 +249,7 @@ def verdict(value, target, higher_is_better=True):
 
 
 def target_section(summary):
-    lines = ["## Issue 4 targets", ""]
+    lines = ["## Sweep targets", ""]
     default = [s for s in summary if s["group"] == "default" and s["nb"] == 5]
     if default:
         s = default[0]

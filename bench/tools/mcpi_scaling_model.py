@@ -18,7 +18,7 @@ COLOUR_ROWS_164 = [462443, 465794, 467356, 468986, 470549, 471083, 468875, 45370
 # What each transport costs per exchanging colour besides the messages and their exposed
 # latency: s with one neighbour and its growth per further neighbour, fitted so that this model
 # gives the sweeps measured at 1.1 M rows per GPU on 2 and 4 H100s of one host
-# (docs/perf/mcpi_distributed_h100x4.md: NCCL 1.143 and 1.232 ms, as a graph 1.137 and 1.179
+# (docs/perf/mcpi_distributed.md: NCCL 1.143 and 1.232 ms, as a graph 1.137 and 1.179
 # ms, staged 1.276 and 1.399 ms); and the transport's link (mcpi --probe-link).
 TRANSPORTS = {
     # name: (s with one neighbour, s per further neighbour, alpha, beta)

@@ -7,8 +7,8 @@ For every matrix and power p the table gives the back-to-back time (p SpMVs with
 fastest spmv kernel) and its GB/s by the back-to-back model (the matrix once per power),
 then each variant's speedup over back-to-back (b2b time / variant time, both the median
 over repetitions), the cache budget and the number of level groups of the blocked
-schedule. A summary lists, per matrix, the best variant at p = 4..8 against the 1.4x
-target of issue 6, and every p at which `auto` fell below 0.97x back-to-back.
+schedule. A summary lists, per matrix, the best variant at p = 4..8 against the MPK's
+speedup target (>= 1.4x on well-levelled matrices), and every p at which `auto` fell below 0.97x back-to-back.
 Writes PREFIX.md, PREFIX.csv (one row per result) and PREFIX.png (speedup over p per
 matrix; matplotlib with the Agg backend, skipped with a note if it is missing).
 """
@@ -157,7 +157,7 @@ def write_markdown(table, variants, context, out):
         lines.append("| " + " | ".join(cells) + " |")
 
     lines += ["", "## Summary", "",
-              "Best variant at p = 4..8 (target of issue 6: >= 1.4x on well-levelled matrices); "
+              "Best variant at p = 4..8 (the MPK target: >= 1.4x on well-levelled matrices); "
               "auto below 0.97x back-to-back is listed as a miss, judged by its interleaved speedup "
               "(auto and back-to-back run in turn in auto's benchmark) where the run has it.", "",
               "| matrix | best speedup (variant, p) | min over p = 4..8 of the best speedup | auto misses (< 0.97x) |",

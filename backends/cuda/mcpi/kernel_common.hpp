@@ -52,7 +52,7 @@ __device__ __forceinline__ const void* o_entry(const ColorArgs& a, const long lo
 
 // The NB consecutive 16-bit values at p (2-byte aligned) into h, read as the aligned 32-bit
 // words that cover them: NB / 2 + 1 loads instead of NB (a column's load instructions, not its
-// bytes, bound the reduced formats' sweep; docs/perf/o_format_h100.md). Reads up to 2 bytes
+// bytes, bound the reduced formats' sweep; docs/perf/mcpi_o_formats.md). Reads up to 2 bytes
 // past the values: the arrays are padded (LevelArrays::allocate_o).
 template <int NB>
 __device__ __forceinline__ void load_halves(const std::uint16_t* p, std::uint32_t (&h)[NB]) {

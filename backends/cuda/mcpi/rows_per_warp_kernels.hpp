@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
   }
   // Lane (r, 0, i) needs row i's sum over the G lanes of its block row. FP32: every lane forms
   // every row's sum by NB * G shuffles. A reduced O, whose sweep is bound by instructions rather
-  // than bytes (docs/perf/o_format_h100.md): the partial sums go through shared memory, NB
+  // than bytes (docs/perf/mcpi_o_formats.md): the partial sums go through shared memory, NB
   // stores a lane and G loads for the lanes that need a sum.
   float mine = 0.f;
   if constexpr (F == OFormat::fp32) {

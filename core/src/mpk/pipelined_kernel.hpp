@@ -16,7 +16,7 @@ namespace ppsparse::mpk::detail {
 // before the first power (kCopyAhead). RowsInFlight 1: the first power reads the entries from
 // memory and keeps them as read.
 // A power of a block is a chain of dependent steps (wait, fence, barrier, loads, gathers,
-// barrier, release) whose latency, not bandwidth, bounds the kernel (docs/perf/mpk_h100.md);
+// barrier, release) whose latency, not bandwidth, bounds the kernel (docs/perf/mpk.md);
 // the pair halves the loads' share of that chain where a thread has two rows.
 template <class ExecSpace, class Scalar, class MemSpace, class Rows, int RowsInFlight>
 struct PipelinedFunctor {

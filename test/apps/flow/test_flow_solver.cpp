@@ -228,7 +228,7 @@ TEST(FlowSolver, ConvergesInTheChannel2D) {
 
 // The Jacobian's off-diagonal blocks stored in each reduced format (assembled in place into the
 // FP32 staging, converted by factor()): FGMRES with the FP32 operator reaches the drop within
-// 10 steps, as FP32 O does in 7 (the study on larger flows: docs/perf/o_format_h100.md).
+// 10 steps, as FP32 O does in 7 (the study on larger flows: docs/perf/mcpi_o_formats.md).
 TEST(FlowSolver, ConvergesInTheChannel2DWithReducedO) {
   const Mesh m = ppsparse::mesh::read(ppsparse::test::data_file("flow/channel_2d.su2").string());
   for (const auto f : {ppsparse::mcpi::OFormat::bf16, ppsparse::mcpi::OFormat::fp16, ppsparse::mcpi::OFormat::int8}) {

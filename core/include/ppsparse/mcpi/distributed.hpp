@@ -84,7 +84,7 @@ struct DistributedOptions {
   /// highest priority (backend::priority_instance), so that each colour's exchange starts as
   /// soon as its boundary rows are done, ahead of the interior rows' thread blocks, also in a
   /// recorded sweep. On by default: with the peer transport it took 2.6 % off the 4-GPU sweep
-  /// (docs/perf/mcpi_distributed_h100x4.md). No effect on host transports.
+  /// (docs/perf/mcpi_distributed.md). No effect on host transports.
   bool priority_exchange = true;
   /// How the sweeps store O (mcpi/o_format.hpp); the same on every rank.
   OStorage o_storage;

@@ -2,7 +2,7 @@
 /// @file
 /// Settings of the device backends' specialised MCPI kernels (backends/cuda), set explicitly by
 /// benchmarks and tests: the library reads no environment variable. The defaults are the
-/// automatic rules, measured in docs/perf/bench_mcpi_h100.md; the portable kernels ignore them.
+/// automatic rules, measured in docs/perf/mcpi_kernels.md; the portable kernels ignore them.
 #include <string>
 
 namespace ppsparse::mcpi {
@@ -25,7 +25,7 @@ struct KernelTuning {
   /// has it (compute capability 9.0 and later).
   bool dependent_launch = true;
   /// Blocks of a row each lane of rows_per_warp keeps in flight with O in a reduced format
-  /// (mcpi/o_format.hpp): 0 (the rule), 2 or 4 (8 measured slower: docs/perf/o_format_h100.md).
+  /// (mcpi/o_format.hpp): 0 (the rule), 2 or 4 (8 measured slower: docs/perf/mcpi_o_formats.md).
   int unroll = 0;
 
   friend bool operator==(const KernelTuning& a, const KernelTuning& b) {
