@@ -1,0 +1,227 @@
+// Aggregates by repeated pairwise matching on the device (coarsening.hpp), compiled once on the
+// default execution space.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/kokkos_compat.hpp>
+
+#include "../../util/to_device.hpp"
+#include "coarsening.hpp"
+
+namespace ppsparse::mcpi::multigrid {
+
+namespace {
+
+/// One matching of the n rows of (row_ptr, col, strength), on exec: partner[i] = j when rows i
+/// and j are paired, -1 when i stays alone. A round: every unmatched row proposes to its
+/// unmatched neighbour of the largest strength (ties: the smaller index); mutual proposals pair.
+template <class E>
+std::vector<ordinal_t> match(const E& exec, ordinal_t n,
+                             const Kokkos::View<const offset_t*, typename E::memory_space>& row_ptr,
+                             const Kokkos::View<const ordinal_t*, typename E::memory_space>& col,
+                             const Kokkos::View<const double*, typename E::memory_space>& strength, int rounds) {
+  using M = typename E::memory_space;
+  Kokkos::View<ordinal_t*, M> partner(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.partner"), n);
+  Kokkos::View<ordinal_t*, M> choice(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.choice"), n);
+  Kokkos::deep_copy(exec, partner, ordinal_t(-1));
+  const Kokkos::RangePolicy<E> rows(exec, 0, n);
+  for (int r = 0; r < rounds; ++r) {
+    Kokkos::parallel_for(
+        "ppsparse::mcpi::multigrid::propose", rows, KOKKOS_LAMBDA(const ordinal_t i) {
+          ordinal_t best = -1;
+          double best_s = -1.0;
+          if (partner(i) < 0)
+            for (offset_t k = row_ptr(i); k < row_ptr(i + 1); ++k) {
+              const ordinal_t j = col(k);
+              if (j == i || partner(j) >= 0) continue;
+              const double s = strength(k);
+              if (s > best_s || (s == best_s && j < best)) {
+                best = j;
+                best_s = s;
+              }
+            }
+          choice(i) = best;
+        });
+    ordinal_t paired = 0;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::multigrid::accept", rows,
+        KOKKOS_LAMBDA(const ordinal_t i, ordinal_t& count) {
+          const ordinal_t j = choice(i);
+          if (j >= 0 && choice(j) == i) {
+            partner(i) = j;
+            ++count;
+          }
+        },
+        paired);
+    if (paired == 0) break;
+  }
+  std::vector<ordinal_t> host(static_cast<size_t>(n));
+  Kokkos::deep_copy(exec, Kokkos::View<ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged>(host.data(), host.size()),
+                    partner);
+  exec.fence();
+  return host;
+}
+
+/// Aggregates of a matching: a pair or a lone row each, numbered in the order of their first row.
+Aggregates from_partners(const std::vector<ordinal_t>& partner) {
+  Aggregates a;
+  a.fine_rows = static_cast<ordinal_t>(partner.size());
+  a.of_row.assign(partner.size(), -1);
+  for (size_t i = 0; i < partner.size(); ++i) {
+    const ordinal_t p = partner[i];
+    if (p >= 0 && static_cast<size_t>(p) < i) {
+      a.of_row[i] = a.of_row[static_cast<size_t>(p)];
+    } else {
+      a.of_row[i] = a.count++;
+    }
+  }
+  return a;
+}
+
+/// The graph of the aggregates: an edge between two aggregates for every fine block between
+/// them, its strength the sum of theirs (host).
+void aggregate_graph(ordinal_t n, const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col,
+                     const std::vector<double>& strength, const Aggregates& a, std::vector<offset_t>& c_ptr,
+                     std::vector<ordinal_t>& c_col, std::vector<double>& c_strength) {
+  std::vector<std::map<ordinal_t, double>> rows(static_cast<size_t>(a.count));
+  for (ordinal_t i = 0; i < n; ++i) {
+    const ordinal_t I = a.of_row[static_cast<size_t>(i)];
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const ordinal_t J = a.of_row[static_cast<size_t>(col[static_cast<size_t>(k)])];
+      if (I != J) rows[static_cast<size_t>(I)][J] += strength[static_cast<size_t>(k)];
+    }
+  }
+  c_ptr.assign(1, 0);
+  c_col.clear();
+  c_strength.clear();
+  for (const auto& r : rows) {
+    for (const auto& [J, s] : r) {
+      c_col.push_back(J);
+      c_strength.push_back(s);
+    }
+    c_ptr.push_back(static_cast<offset_t>(c_col.size()));
+  }
+}
+
+/// The strength of each block made symmetric: s(i, j) + s(j, i) where both blocks exist, so that
+/// two rows rank their coupling alike and their proposals can meet (host).
+std::vector<double> symmetric_strengths(ordinal_t n, const std::vector<offset_t>& row_ptr,
+                                        const std::vector<ordinal_t>& col, const std::vector<double>& s) {
+  std::vector<std::pair<ordinal_t, offset_t>> sorted(col.size());  // per row: (column, block), sorted
+  for (ordinal_t i = 0; i < n; ++i) {
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
+      sorted[static_cast<size_t>(k)] = {col[static_cast<size_t>(k)], k};
+    std::sort(sorted.begin() + row_ptr[static_cast<size_t>(i)], sorted.begin() + row_ptr[static_cast<size_t>(i) + 1]);
+  }
+  std::vector<double> sym(s);
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const ordinal_t j = col[static_cast<size_t>(k)];
+      if (j < 0 || j >= n) continue;
+      const auto b = sorted.begin() + row_ptr[static_cast<size_t>(j)];
+      const auto e = sorted.begin() + row_ptr[static_cast<size_t>(j) + 1];
+      const auto it = std::lower_bound(b, e, std::make_pair(i, offset_t(-1)));
+      if (it != e && it->first == i) sym[static_cast<size_t>(k)] += s[static_cast<size_t>(it->second)];
+    }
+  return sym;
+}
+
+}  // namespace
+
+template <class E, class Scalar>
+Kokkos::View<double*, typename E::memory_space> block_strengths(
+    const E& exec, const Kokkos::View<const Scalar*, typename E::memory_space>& values, offset_t nnzb, int nb,
+    int index_base) {
+  using M = typename E::memory_space;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  if (nb < 1 || values.extent(0) != static_cast<size_t>(nnzb) * nb2)
+    throw InvalidArgument("multigrid: " + std::to_string(values.extent(0)) + " O values for " + std::to_string(nnzb) +
+                          " blocks of " + std::to_string(nb) + " x " + std::to_string(nb));
+  Kokkos::View<double*, M> s(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.strength"), static_cast<size_t>(nnzb));
+  Kokkos::View<long long, M> first_bad("mg.first_bad");
+  Kokkos::deep_copy(exec, first_bad, LLONG_MAX);
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::block_strengths", Kokkos::RangePolicy<E>(exec, 0, nnzb),
+      KOKKOS_LAMBDA(const offset_t k) {
+        double sum = 0;
+        for (size_t e = 0; e < nb2; ++e) {
+          const double v = static_cast<double>(values(static_cast<size_t>(k) * nb2 + e));
+          sum += v * v;
+        }
+        if (!(sum <= 1.7976931348623157e308)) Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(k));
+        s(k) = compat::sqrt(sum);
+      });
+  long long bad = LLONG_MAX;
+  Kokkos::deep_copy(exec, Kokkos::View<long long, HostSpace>(&bad), first_bad);
+  exec.fence();
+  if (bad != LLONG_MAX)
+    throw NumericalError("multigrid: O block " + std::to_string(bad + index_base) +
+                         (index_base ? " (numbered from 1)" : "") + " holds a NaN or Inf");
+  return s;
+}
+
+template <class E>
+Aggregates pairwise_aggregates(const E& exec, ordinal_t n, const std::vector<offset_t>& row_ptr,
+                               const std::vector<ordinal_t>& col_idx,
+                               const Kokkos::View<const double*, typename E::memory_space>& strength, int passes,
+                               int rounds) {
+  using M = typename E::memory_space;
+  if (passes < 1 || rounds < 1)
+    throw InvalidArgument("multigrid: pairwise matching needs passes >= 1 and rounds >= 1, got " +
+                          std::to_string(passes) + " and " + std::to_string(rounds));
+  if (n < 0 || row_ptr.size() != static_cast<size_t>(n) + 1 ||
+      row_ptr.back() != static_cast<offset_t>(col_idx.size()) || strength.extent(0) != col_idx.size())
+    throw InvalidArgument("multigrid: the pattern's arrays do not fit its " + std::to_string(n) + " rows");
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
+      if (col_idx[static_cast<size_t>(k)] < 0 || col_idx[static_cast<size_t>(k)] >= n)
+        throw InvalidArgument("multigrid: block " + std::to_string(k) + " of row " + std::to_string(i) +
+                              " has column " + std::to_string(col_idx[static_cast<size_t>(k)]) + ", outside 0.." +
+                              std::to_string(n - 1));
+  std::vector<double> s_host(strength.extent(0));
+  Kokkos::deep_copy(exec, Kokkos::View<double*, HostSpace, Kokkos::MemoryUnmanaged>(s_host.data(), s_host.size()),
+                    strength);
+  exec.fence();
+  s_host = symmetric_strengths(n, row_ptr, col_idx, s_host);
+  Aggregates total;
+  total.fine_rows = n;
+  total.count = n;
+  total.of_row.resize(static_cast<size_t>(n));
+  for (ordinal_t i = 0; i < n; ++i) total.of_row[static_cast<size_t>(i)] = i;
+  std::vector<offset_t> ptr = row_ptr;
+  std::vector<ordinal_t> col = col_idx;
+  for (int pass = 0; pass < passes; ++pass) {
+    const ordinal_t m = total.count;
+    const auto d_ptr = util::to_device<offset_t, M>(ptr, "mg.row_ptr");
+    const auto d_col = util::to_device<ordinal_t, M>(col, "mg.col");
+    const auto d_s = util::to_device<double, M>(s_host, "mg.strength");
+    const Aggregates step = from_partners(match(exec, m, d_ptr, d_col, d_s, rounds));
+    for (auto& a : total.of_row) a = step.of_row[static_cast<size_t>(a)];
+    total.count = step.count;
+    if (step.count == m || pass + 1 == passes) break;  // nothing paired: no further pass pairs either
+    std::vector<offset_t> c_ptr;
+    std::vector<ordinal_t> c_col;
+    std::vector<double> c_s;
+    aggregate_graph(m, ptr, col, s_host, step, c_ptr, c_col, c_s);
+    ptr = std::move(c_ptr);
+    col = std::move(c_col);
+    s_host = std::move(c_s);
+  }
+  return total;
+}
+
+template Kokkos::View<double*, DefaultMemSpace> block_strengths(const DefaultExecSpace&,
+                                                                const Kokkos::View<const float*, DefaultMemSpace>&,
+                                                                offset_t, int, int);
+template Kokkos::View<double*, DefaultMemSpace> block_strengths(const DefaultExecSpace&,
+                                                                const Kokkos::View<const double*, DefaultMemSpace>&,
+                                                                offset_t, int, int);
+template Aggregates pairwise_aggregates(const DefaultExecSpace&, ordinal_t, const std::vector<offset_t>&,
+                                        const std::vector<ordinal_t>&,
+                                        const Kokkos::View<const double*, DefaultMemSpace>&, int, int);
+
+}  // namespace ppsparse::mcpi::multigrid

@@ -1,0 +1,80 @@
+#pragma once
+/// @file
+/// The coarsening of a block system for the aggregation multigrid preconditioner (Notay 2010;
+/// Kim, Xu and Zikatanov 2003): aggregates of block rows formed by repeated pairwise matching
+/// along the strongest couplings, and the Galerkin coarse operator of a piecewise-constant block
+/// prolongation (a coarse block is the sum of the fine blocks between two aggregates; a coarse
+/// diagonal block takes the aggregate's diagonal blocks and its internal couplings).
+///
+/// The matchings run on the device (a handshake per round: every unmatched row proposes to its
+/// strongest unmatched neighbour, mutual proposals pair). The coarse pattern and the maps from
+/// fine to coarse blocks are built once on the host; every numeric refresh then sums the fine
+/// values on the device through those maps, each coarse entry in a fixed order, so that a
+/// refresh gives the same coarse values as a fresh setup, bit for bit. Every row lies in
+/// exactly one aggregate; a row with no neighbour left to pair with stays alone.
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <ppsparse/types.hpp>
+
+namespace ppsparse::mcpi::multigrid {
+
+/// One coarsening step's aggregates: fine row i lies in aggregate of_row[i], 0 <= of_row[i] <
+/// count, and every aggregate holds at least one row.
+struct Aggregates {
+  ordinal_t fine_rows = 0;
+  ordinal_t count = 0;
+  std::vector<ordinal_t> of_row;
+};
+
+/// The strength of each block of a block CSR pattern (0-based, no diagonal blocks): the
+/// Frobenius norm of the block's nb x nb values (block k at values[k * nb * nb]), on exec.
+/// NumericalError naming the first block (counted from index_base) holding a NaN or Inf.
+template <class ExecSpace, class Scalar>
+Kokkos::View<double*, typename ExecSpace::memory_space> block_strengths(
+    const ExecSpace& exec, const Kokkos::View<const Scalar*, typename ExecSpace::memory_space>& values, offset_t nnzb,
+    int nb, int index_base = 0);
+
+/// Aggregates of the n block rows of a pattern (row_ptr, col_idx: host, 0-based, no diagonal
+/// blocks; strength: one per block, on exec's memory space) by `passes` pairwise matchings, the
+/// second and later on the graph of the previous pass's aggregates (strengths summed): up to
+/// 2^passes rows per aggregate. Each matching runs at most `rounds` handshake rounds on exec.
+/// InvalidArgument for passes < 1, rounds < 1, or arrays of the wrong sizes.
+template <class ExecSpace>
+Aggregates pairwise_aggregates(const ExecSpace& exec, ordinal_t n, const std::vector<offset_t>& row_ptr,
+                               const std::vector<ordinal_t>& col_idx,
+                               const Kokkos::View<const double*, typename ExecSpace::memory_space>& strength,
+                               int passes = 2, int rounds = 8);
+
+/// The Galerkin coarse operator's structure and the maps that sum the fine values into it.
+template <class MemSpace>
+struct GalerkinMap {
+  ordinal_t coarse_rows = 0;
+  std::vector<offset_t> row_ptr{0};  ///< the coarse O pattern, 0-based, sorted rows, no diagonal
+  std::vector<ordinal_t> col_idx;
+  // Coarse off-diagonal block s = sum of the fine O blocks off_src[off_ptr[s] .. off_ptr[s + 1]).
+  Kokkos::View<offset_t*, MemSpace> off_ptr, off_src;
+  // Coarse diagonal block I = sum of the fine D blocks diag_d_src[diag_d_ptr[I] ..) and of the
+  // fine O blocks inside the aggregate, diag_o_src[diag_o_ptr[I] ..).
+  Kokkos::View<offset_t*, MemSpace> diag_d_ptr, diag_d_src, diag_o_ptr, diag_o_src;
+  offset_t nnzb() const { return static_cast<offset_t>(col_idx.size()); }
+};
+
+/// The coarse pattern and maps of the fine pattern (host, 0-based, no diagonal blocks) under
+/// `aggregates`. The contributions to each coarse block are listed in fine order.
+template <class MemSpace>
+GalerkinMap<MemSpace> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr,
+                                   const std::vector<ordinal_t>& col_idx, const Aggregates& aggregates);
+
+/// The coarse values on exec: coarse_O (nnzb * nb * nb) and coarse_D (coarse_rows * nb * nb),
+/// each entry summed in FP64 from the fine O (nnzb_fine blocks, the fine pattern's order) and D
+/// (fine rows), every block in the same layout as the fine ones (column- or row-major alike).
+template <class ExecSpace, class OScalar, class DScalar>
+void galerkin_values(const ExecSpace& exec, const GalerkinMap<typename ExecSpace::memory_space>& map, int nb,
+                     const Kokkos::View<const OScalar*, typename ExecSpace::memory_space>& fine_O,
+                     const Kokkos::View<const DScalar*, typename ExecSpace::memory_space>& fine_D,
+                     const Kokkos::View<double*, typename ExecSpace::memory_space>& coarse_O,
+                     const Kokkos::View<double*, typename ExecSpace::memory_space>& coarse_D);
+
+}  // namespace ppsparse::mcpi::multigrid

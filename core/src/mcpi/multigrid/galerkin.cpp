@@ -1,0 +1,136 @@
+// The Galerkin coarse operator (coarsening.hpp): its pattern and maps on the host, once; its
+// values summed on the device at every numeric refresh. Compiled once on the default execution
+// space.
+#include <algorithm>
+#include <string>
+
+#include <ppsparse/error.hpp>
+
+#include "../../util/to_device.hpp"
+#include "coarsening.hpp"
+
+namespace ppsparse::mcpi::multigrid {
+
+namespace {
+
+/// lists[s] as one CSR (ptr, src), in list order.
+template <class M>
+void flatten(const std::vector<std::vector<offset_t>>& lists, Kokkos::View<offset_t*, M>& ptr,
+             Kokkos::View<offset_t*, M>& src, const char* label) {
+  std::vector<offset_t> p(1, 0), s;
+  for (const auto& l : lists) {
+    s.insert(s.end(), l.begin(), l.end());
+    p.push_back(static_cast<offset_t>(s.size()));
+  }
+  ptr = util::to_device<offset_t, M>(p, label);
+  src = util::to_device<offset_t, M>(s, label);
+}
+
+}  // namespace
+
+template <class M>
+GalerkinMap<M> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col_idx,
+                            const Aggregates& a) {
+  if (n < 0 || a.fine_rows != n || a.of_row.size() != static_cast<size_t>(n) ||
+      row_ptr.size() != static_cast<size_t>(n) + 1 || row_ptr.back() != static_cast<offset_t>(col_idx.size()))
+    throw InvalidArgument("multigrid: aggregates of " + std::to_string(a.fine_rows) + " rows for a pattern of " +
+                          std::to_string(n));
+  for (ordinal_t i = 0; i < n; ++i)
+    if (a.of_row[static_cast<size_t>(i)] < 0 || a.of_row[static_cast<size_t>(i)] >= a.count)
+      throw InvalidArgument("multigrid: row " + std::to_string(i) + " lies in no aggregate");
+  const size_t nc = static_cast<size_t>(a.count);
+  // The coarse rows' columns, sorted, then each fine block's coarse slot.
+  std::vector<std::vector<ordinal_t>> cols(nc);
+  for (ordinal_t i = 0; i < n; ++i) {
+    const ordinal_t I = a.of_row[static_cast<size_t>(i)];
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const ordinal_t J = a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])];
+      if (I != J) cols[static_cast<size_t>(I)].push_back(J);
+    }
+  }
+  GalerkinMap<M> map;
+  map.coarse_rows = a.count;
+  for (auto& c : cols) {
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    map.col_idx.insert(map.col_idx.end(), c.begin(), c.end());
+    map.row_ptr.push_back(static_cast<offset_t>(map.col_idx.size()));
+  }
+  std::vector<std::vector<offset_t>> off(map.col_idx.size()), diag_o(nc), diag_d(nc);
+  for (ordinal_t i = 0; i < n; ++i) {
+    const ordinal_t I = a.of_row[static_cast<size_t>(i)];
+    diag_d[static_cast<size_t>(I)].push_back(i);
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const ordinal_t J = a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])];
+      if (I == J) {
+        diag_o[static_cast<size_t>(I)].push_back(k);
+        continue;
+      }
+      const auto b = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I)];
+      const auto e = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I) + 1];
+      off[static_cast<size_t>(std::lower_bound(b, e, J) - map.col_idx.begin())].push_back(k);
+    }
+  }
+  flatten(off, map.off_ptr, map.off_src, "mg.galerkin_off");
+  flatten(diag_o, map.diag_o_ptr, map.diag_o_src, "mg.galerkin_diag_o");
+  flatten(diag_d, map.diag_d_ptr, map.diag_d_src, "mg.galerkin_diag_d");
+  return map;
+}
+
+template <class E, class OS, class DS>
+void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>& map, int nb,
+                     const Kokkos::View<const OS*, typename E::memory_space>& fine_O,
+                     const Kokkos::View<const DS*, typename E::memory_space>& fine_D,
+                     const Kokkos::View<double*, typename E::memory_space>& coarse_O,
+                     const Kokkos::View<double*, typename E::memory_space>& coarse_D) {
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  if (nb < 1 || coarse_O.extent(0) != static_cast<size_t>(map.nnzb()) * nb2 ||
+      coarse_D.extent(0) != static_cast<size_t>(map.coarse_rows) * nb2)
+    throw InvalidArgument("multigrid: coarse arrays of " + std::to_string(coarse_O.extent(0)) + " and " +
+                          std::to_string(coarse_D.extent(0)) + " values for " + std::to_string(map.nnzb()) +
+                          " blocks and " + std::to_string(map.coarse_rows) + " rows of " + std::to_string(nb) + " x " +
+                          std::to_string(nb));
+  const auto off_ptr = map.off_ptr;
+  const auto off_src = map.off_src;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::galerkin_off",
+      Kokkos::RangePolicy<E>(exec, 0, map.nnzb() * static_cast<offset_t>(nb2)), KOKKOS_LAMBDA(const offset_t q) {
+        const offset_t s = q / static_cast<offset_t>(nb2);
+        const size_t e = static_cast<size_t>(q - s * static_cast<offset_t>(nb2));
+        double sum = 0;
+        for (offset_t t = off_ptr(s); t < off_ptr(s + 1); ++t)
+          sum += static_cast<double>(fine_O(static_cast<size_t>(off_src(t)) * nb2 + e));
+        coarse_O(static_cast<size_t>(q)) = sum;
+      });
+  const auto d_ptr = map.diag_d_ptr;
+  const auto d_src = map.diag_d_src;
+  const auto o_ptr = map.diag_o_ptr;
+  const auto o_src = map.diag_o_src;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::galerkin_diag",
+      Kokkos::RangePolicy<E>(exec, 0, static_cast<offset_t>(map.coarse_rows) * static_cast<offset_t>(nb2)),
+      KOKKOS_LAMBDA(const offset_t q) {
+        const offset_t I = q / static_cast<offset_t>(nb2);
+        const size_t e = static_cast<size_t>(q - I * static_cast<offset_t>(nb2));
+        double sum = 0;
+        for (offset_t t = d_ptr(I); t < d_ptr(I + 1); ++t)
+          sum += static_cast<double>(fine_D(static_cast<size_t>(d_src(t)) * nb2 + e));
+        for (offset_t t = o_ptr(I); t < o_ptr(I + 1); ++t)
+          sum += static_cast<double>(fine_O(static_cast<size_t>(o_src(t)) * nb2 + e));
+        coarse_D(static_cast<size_t>(q)) = sum;
+      });
+}
+
+template GalerkinMap<DefaultMemSpace> galerkin_map(ordinal_t, const std::vector<offset_t>&,
+                                                   const std::vector<ordinal_t>&, const Aggregates&);
+#define PPSPARSE_MG_INSTANTIATE_GALERKIN(OS, DS)                                                        \
+  template void galerkin_values(                                                                        \
+      const DefaultExecSpace&, const GalerkinMap<DefaultMemSpace>&, int,                                \
+      const Kokkos::View<const OS*, DefaultMemSpace>&, const Kokkos::View<const DS*, DefaultMemSpace>&, \
+      const Kokkos::View<double*, DefaultMemSpace>&, const Kokkos::View<double*, DefaultMemSpace>&);
+PPSPARSE_MG_INSTANTIATE_GALERKIN(float, double)
+PPSPARSE_MG_INSTANTIATE_GALERKIN(double, double)
+PPSPARSE_MG_INSTANTIATE_GALERKIN(float, float)
+#undef PPSPARSE_MG_INSTANTIATE_GALERKIN
+
+}  // namespace ppsparse::mcpi::multigrid
