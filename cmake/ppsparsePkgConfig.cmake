@@ -1,6 +1,10 @@
-# Writes ppsparse.pc for pkg-config (Makefile users): the include directories and link line of
-# ppsparse and of the Kokkos and Kokkos Kernels libraries its headers need, gathered from the
-# imported targets, so that the Debian/Trilinos packaging and an upstream install both work.
+# Writes the pkg-config files (Makefile users), from the imported targets, so that the
+# Debian/Trilinos packaging and an upstream install both work:
+#   ppsparse.pc    C++: the include directories of ppsparse and of the Kokkos and Kokkos Kernels
+#                  libraries its headers need, -std=c++17, and the link line;
+#   ppsparse-c.pc  C and Fortran programs of the C interface (c/mcpi.h): ppsparse's include
+#                  directory only (no C++ flag reaches a C compiler), and the same link line with
+#                  the C++ runtime.
 
 # Appends to OUT_INC / OUT_LIBS the include directories and libraries of target `tgt` and of its
 # interface link dependencies, each target once.
@@ -70,5 +74,17 @@ Version: ${PROJECT_VERSION}
 Cflags: -I\${includedir}${cflags} -std=c++17
 Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lppsparse${private} ${deps} -ldl
 ")
-  install(FILES ${PROJECT_BINARY_DIR}/ppsparse.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/ppsparse-c.pc CONTENT
+"prefix=\${pcfiledir}/${up}
+libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
+includedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}
+
+Name: ppsparse-c
+Description: ppsparse's C interface (ppsparse/c/mcpi.h), for C and Fortran programs
+Version: ${PROJECT_VERSION}
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lppsparse${private} ${deps} -ldl -lstdc++ -lm
+")
+  install(FILES ${PROJECT_BINARY_DIR}/ppsparse.pc ${PROJECT_BINARY_DIR}/ppsparse-c.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endfunction()

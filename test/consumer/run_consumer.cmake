@@ -24,10 +24,15 @@ if(EXPECT_SHARED)
     message(FATAL_ERROR "the shared build installed no libppsparse.so")
   endif()
 endif()
-file(COPY ${CONSUMER_SOURCE_DIR}/makefile/ DESTINATION ${WORK_DIR}/makefile)
-run_step(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} CXX=${CMAKE_CXX_COMPILER}
+file(COPY ${CONSUMER_SOURCE_DIR}/makefile/ ${CONSUMER_SOURCE_DIR}/consumer_c.c DESTINATION ${WORK_DIR}/makefile)
+if(NOT CMAKE_C_COMPILER)
+  set(CMAKE_C_COMPILER cc)
+endif()
+# The C program with the C compiler CMake found (clang refuses a C++ flag even without -Werror).
+run_step(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} CXX=${CMAKE_CXX_COMPILER} CC=${CMAKE_C_COMPILER}
          make -C ${WORK_DIR}/makefile)
 run_step(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK_DIR}/makefile/consumer_make)
+run_step(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK_DIR}/makefile/consumer_make_c)
 run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
          -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
          -DKokkos_DIR=${Kokkos_DIR} -DKokkosKernels_DIR=${KokkosKernels_DIR})
