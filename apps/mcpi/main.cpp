@@ -33,18 +33,6 @@
 
 namespace {
 
-// The message without the "mcpi: " its thrower put first, also after a distributed error's
-// "rank R: " (the line already starts "mcpi: error: ").
-std::string without_prefix(const std::string& message) {
-  size_t at = 0;
-  if (message.compare(0, 5, "rank ") == 0) {
-    const size_t colon = message.find(": ");
-    if (colon != std::string::npos) at = colon + 2;
-  }
-  if (message.compare(at, 6, "mcpi: ") == 0) return message.substr(0, at) + message.substr(at + 6);
-  return message;
-}
-
 using namespace ppsparse;
 using Clock = std::chrono::steady_clock;
 
@@ -67,16 +55,11 @@ int run(const mcpi_app::Options& opt) {
   const auto& s = p.system;
   const auto& col = p.coloring;
   // A Matrix Market file numbers rows from 1: its errors say so, and name the file.
-  const bool from_file = opt.source == mcpi_app::Options::Source::matrix && !opt.pattern_only;
   std::unique_ptr<mcpi::Solver<>> made;
   try {
-    made = std::make_unique<mcpi::Solver<>>(s, col, progress, from_file ? 1 : 0, opt.o_storage);
+    made = std::make_unique<mcpi::Solver<>>(s, col, progress, mcpi_app::user_index_base(opt), opt.o_storage);
   } catch (const ppsparse::NumericalError& e) {
-    if (!from_file) throw;
-    throw InputError(opt.path, std::string(without_prefix(e.what())) +
-                                   (s.nb > 1 ? " (block row b holds the file's rows (b - 1) * " + std::to_string(s.nb) +
-                                                   " + 1 .. b * " + std::to_string(s.nb) + ")"
-                                             : ""));
+    mcpi_app::rethrow_in_file_terms(opt, s.nb, e);
   }
   mcpi::Solver<>& solver = *made;
 
@@ -240,10 +223,10 @@ int main(int argc, char** argv) {
     try {
       return mcpi_app::run_flow_mode(mcpi_app::parse_flow_options(argc, argv));
     } catch (const ppsparse::NumericalError& e) {
-      std::fprintf(stderr, "mcpi: the flow broke down: %s\n", without_prefix(e.what()).c_str());
+      std::fprintf(stderr, "mcpi: the flow broke down: %s\n", mcpi_app::without_prefix(e.what()).c_str());
       return 1;
     } catch (const ppsparse::Error& e) {
-      std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
+      std::fprintf(stderr, "mcpi: error: %s\n", mcpi_app::without_prefix(e.what()).c_str());
       return 2;
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "mcpi: error: out of memory (try a smaller mesh)\n");
@@ -281,7 +264,7 @@ int main(int argc, char** argv) {
         });
         status = mcpi_app::run_distributed_mode(opt, MPI_COMM_WORLD);
       } catch (const ppsparse::Error& e) {  // agreed: thrown on every rank
-        if (rank == 0) std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
+        if (rank == 0) std::fprintf(stderr, "mcpi: error: %s\n", mcpi_app::without_prefix(e.what()).c_str());
         status = 2;
       } catch (const std::exception& e) {  // this rank's alone: the others would wait for it
         std::fprintf(stderr, "mcpi: error on rank %d: %s\n", rank, e.what());
@@ -319,13 +302,13 @@ int main(int argc, char** argv) {
           opt);
     return run(opt);
   } catch (const ppsparse::Error& e) {
-    std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
+    std::fprintf(stderr, "mcpi: error: %s\n", mcpi_app::without_prefix(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "mcpi: error: out of memory (try a smaller problem)\n");
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "mcpi: error: %s\n", without_prefix(e.what()).c_str());
+    std::fprintf(stderr, "mcpi: error: %s\n", mcpi_app::without_prefix(e.what()).c_str());
     return 2;
   }
 }

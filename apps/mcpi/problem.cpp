@@ -88,4 +88,24 @@ Problem build_problem(const Options& o, bool gpu, const std::function<void(const
   return p;
 }
 
+int user_index_base(const Options& o) { return o.source == Options::Source::matrix && !o.pattern_only ? 1 : 0; }
+
+void rethrow_in_file_terms(const Options& o, int nb, const ppsparse::NumericalError& e) {
+  if (user_index_base(o) == 0) throw e;
+  throw ppsparse::InputError(
+      o.path, without_prefix(e.what()) + (nb > 1 ? " (block row b holds the file's rows (b - 1) * " +
+                                                       std::to_string(nb) + " + 1 .. b * " + std::to_string(nb) + ")"
+                                                 : ""));
+}
+
+std::string without_prefix(const std::string& message) {
+  size_t at = 0;
+  if (message.compare(0, 5, "rank ") == 0) {
+    const size_t colon = message.find(": ");
+    if (colon != std::string::npos) at = colon + 2;
+  }
+  if (message.compare(at, 6, "mcpi: ") == 0) return message.substr(0, at) + message.substr(at + 6);
+  return message;
+}
+
 }  // namespace mcpi_app

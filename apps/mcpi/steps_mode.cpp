@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 
+#include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/fgmres.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
@@ -50,7 +52,20 @@ int run_steps_mode(const Problem& p, const Options& opt) {
   mcpi::SetupOptions setup;
   setup.colors = p.coloring.color;
   setup.o_storage = opt.o_storage;
-  mcpi::Solver<Exec> solver(mcpi::BlockPattern<HostSpace>{s.nb, s.n, s.O.ia, s.O.ja, 0}, setup);
+  // In the user's numbering: from 1 for a Matrix Market file, so that every error counts as the
+  // file does (and names it: rethrow_in_file_terms).
+  const int base = user_index_base(opt);
+  Kokkos::View<offset_t*, HostSpace> ia("ia", s.O.ia.extent(0));
+  Kokkos::View<ordinal_t*, HostSpace> ja("ja", s.O.ja.extent(0));
+  for (size_t q = 0; q < ia.extent(0); ++q) ia(q) = s.O.ia(q) + base;
+  for (size_t q = 0; q < ja.extent(0); ++q) ja(q) = s.O.ja(q) + base;
+  std::unique_ptr<mcpi::Solver<Exec>> made;
+  try {
+    made = std::make_unique<mcpi::Solver<Exec>>(mcpi::BlockPattern<HostSpace>{s.nb, s.n, ia, ja, base}, setup);
+  } catch (const NumericalError& e) {
+    rethrow_in_file_terms(opt, s.nb, e);
+  }
+  mcpi::Solver<Exec>& solver = *made;
   const double setup_s = since(t_setup);
   std::printf(
       "steps     %d time steps on %s: %d block rows, nb %d, %lld blocks, %d colours; setup from the "
@@ -88,7 +103,11 @@ int run_steps_mode(const Problem& p, const Options& opt) {
     perturb(exec, t, s.nb, row_ptr, o0, d0, r0, o, d, r);  // the code's assembly
     exec.fence();
     const auto t0 = Clock::now();
-    solver.update(exec, o, d);
+    try {
+      solver.update(exec, o, d);
+    } catch (const NumericalError& e) {
+      rethrow_in_file_terms(opt, s.nb, e);
+    }
     exec.fence();
     const double tu = since(t0);
     const auto t1 = Clock::now();
