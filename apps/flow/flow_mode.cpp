@@ -85,16 +85,27 @@ if cp_csv:
         fig.tight_layout(); fig.savefig(cp_png, dpi=110)
 )PY";
 
-void plot(const std::string& hist, const std::string& hist_png, const std::string& cp_csv, const std::string& cp_png) {
+// Draws the plots; returns the names of the files it wrote (none where python3 or matplotlib is
+// missing, which it says). Stale plots of an earlier run go first, so that only what this run
+// drew is named.
+std::vector<std::string> plot(const std::string& hist, const std::string& hist_png, const std::string& cp_csv,
+                              const std::string& cp_png) {
+  std::error_code ec;
+  std::filesystem::remove(hist_png, ec);
+  std::filesystem::remove(cp_png, ec);
   const std::string cmd = "python3 - " + shell_quote(hist) + " " + shell_quote(hist_png) + " " + shell_quote(cp_csv) +
                           " " + shell_quote(cp_png) + " 2>&1";
   FILE* p = popen(cmd.c_str(), "w");
   if (!p) {
     std::printf("mcpi: no plots (python3 not found); the data are in the JSON and CSV files\n");
-    return;
+    return {};
   }
   std::fputs(kPlotScript, p);
   if (pclose(p) != 0) std::printf("mcpi: no plots (python3 failed); the data are in the JSON and CSV files\n");
+  std::vector<std::string> written;
+  for (const std::string& f : {hist_png, cp_png})
+    if (std::filesystem::exists(f, ec)) written.push_back(std::filesystem::path(f).filename().string());
+  return written;
 }
 
 // The median step's split and the residual's and assembly's bandwidth against the copy
@@ -341,11 +352,15 @@ int run_flow_mode(const FlowOptions& opt) {
   write_history(dir + "flow_history.json", opt, history, f, converged, m.npoints());
   if (has_wall) solver->write_wall_cp(dir + "flow_wall_cp.csv");
   if (opt.vtu) solver->write_vtu(dir + "flow_solution.vtu", m);
+  std::vector<std::string> plots;
   if (opt.plots)
-    plot(dir + "flow_history.json", dir + "flow_history.png", has_wall ? dir + "flow_wall_cp.csv" : "",
-         dir + "flow_wall_cp.png");
-  std::printf("wrote %sflow_history.json%s%s%s\n", dir.c_str(), has_wall ? ", flow_wall_cp.csv" : "",
-              opt.vtu ? ", flow_solution.vtu" : "", opt.plots ? " and the plots" : "");
+    plots = plot(dir + "flow_history.json", dir + "flow_history.png", has_wall ? dir + "flow_wall_cp.csv" : "",
+                 dir + "flow_wall_cp.png");
+  std::string wrote = dir + "flow_history.json";
+  if (has_wall) wrote += ", flow_wall_cp.csv";
+  if (opt.vtu) wrote += ", flow_solution.vtu";
+  for (const std::string& f : plots) wrote += ", " + f;
+  std::printf("wrote %s\n", wrote.c_str());
   if (converged) {
     std::printf("converged: the density residual fell by %.3e in %d steps\n", history.back().relative,
                 history.back().step - 1);
