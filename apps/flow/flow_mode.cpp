@@ -39,7 +39,8 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
     const auto& r = h[k];
     out << "    {\"step\": " << r.step << ", \"residual\": " << r.residual << ", \"relative\": " << r.relative
         << ", \"cfl\": " << r.cfl << ", \"linear_iterations\": " << r.linear_iterations << ", \"sweeps\": " << r.sweeps
-        << ", \"linear_relative\": " << r.linear_relative << ", \"retries\": " << r.retries
+        << ", \"linear_relative\": " << r.linear_relative
+        << ", \"linear_at_limit\": " << (r.linear_at_limit ? "true" : "false") << ", \"retries\": " << r.retries
         << ", \"t_residual\": " << r.t_residual << ", \"t_jacobian\": " << r.t_jacobian
         << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve << ", \"t_update\": " << r.t_update
         << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "") << "\n";
@@ -339,11 +340,27 @@ int run_flow_mode(const FlowOptions& opt) {
         std::printf("%5d %12.5e %10.3e %9.3g %6d %6d %9.2e %8.2fms %8.2fms %8.2fms %8.2fms %7.2fs%s\n", r.step,
                     r.residual, r.relative, r.cfl, r.linear_iterations, r.sweeps, r.linear_relative, 1e3 * r.t_residual,
                     1e3 * r.t_jacobian, 1e3 * r.t_factor, 1e3 * r.t_solve, r.elapsed,
-                    r.retries ? (" (" + std::to_string(r.retries) + " retries)").c_str() : "");
+                    (std::string(r.linear_at_limit ? " (linear solve at its limit)" : "") +
+                     (r.retries ? " (" + std::to_string(r.retries) + " retries)" : ""))
+                        .c_str());
         std::fflush(stdout);
       },
       opt.dump_steps, dir + "flow_");
   const bool converged = history.back().relative <= opt.control.drop || history.back().residual == 0;
+  int at_limit = 0, solves = 0;
+  double worst = 0;  // the largest relative linear residual such a step reached
+  for (const auto& r : history) {
+    if (r.cfl == 0) continue;  // the closing residual: no linear solve
+    ++solves;
+    if (!r.linear_at_limit) continue;
+    ++at_limit;
+    worst = std::max(worst, r.linear_relative);
+  }
+  if (at_limit > 0)
+    std::printf(
+        "linear solves: %d of %d steps stopped at their limit above the tolerance %.1e (reaching up to %.2e); more "
+        "sweeps per preconditioner application (--sweeps) or a lower --cfl-max leave fewer such steps\n",
+        at_limit, solves, opt.control.linear_rtol, worst);
   report_step_split(history, *solver);
   const flow::Forces f = solver->forces();
   std::printf("cl %.6f  cd %.6f  (pressure forces on the walls, reference area %g)\n", f.cl, f.cd, setup.ref_area);

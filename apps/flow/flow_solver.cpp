@@ -401,6 +401,7 @@ class EulerSolver final : public FlowSolver {
         rec.linear_iterations += s.iterations;
         rec.sweeps += s.sweeps;
         rec.linear_relative = s.initial_residual > 0 ? s.final_residual / s.initial_residual : 0;
+        rec.linear_at_limit = s.reason == ppsparse::mcpi::StopReason::max_sweeps;
         t = Clock::now();
         const bool ok = s.reason != ppsparse::mcpi::StopReason::not_finite && update();
         Kokkos::fence();

@@ -72,7 +72,10 @@ struct StepRecord {
   int linear_iterations = 0;   ///< FGMRES iterations (MCPI: 0)
   int sweeps = 0;              ///< MCPI sweeps, in all
   double linear_relative = 0;  ///< the linear residual reached, relative to its start
-  int retries = 0;             ///< steps redone at a smaller CFL after a non-physical update
+  /// The linear solve stopped at its iteration or sweep limit above its tolerance
+  /// (NonlinearControl::linear_rtol): the step went on with a partly solved update.
+  bool linear_at_limit = false;
+  int retries = 0;  ///< steps redone at a smaller CFL after a non-physical update
   double t_residual = 0, t_jacobian = 0, t_factor = 0, t_solve = 0, t_update = 0;  ///< seconds
   double elapsed = 0;  ///< seconds since the run started, at the step's end
 };
