@@ -81,8 +81,14 @@ class McpiSolver(_McpiSolver):
     @classmethod
     def from_bsr(cls, a, **options):
         """Setup from the structure of a scipy.sparse.bsr_matrix holding O (square blocks, no
-        diagonal blocks)."""
+        diagonal blocks); options as McpiSolver's. TypeError for anything that is not a BSR
+        matrix (convert with a.tobsr(blocksize=(nb, nb)))."""
         a = _on_host(a)
+        import scipy.sparse as sp
+        if not (sp.issparse(a) and a.format == "bsr"):
+            what = ("a scipy.sparse %s matrix" % a.format.upper()) if sp.issparse(a) else type(a).__name__
+            raise TypeError("from_bsr: a scipy.sparse.bsr_matrix of the off-diagonal blocks is expected, got %s "
+                            "(convert it with .tobsr(blocksize=(nb, nb)))" % what)
         r, c = a.blocksize
         if r != c:
             raise ValueError("from_bsr: blocks of %d x %d are not square" % (r, c))

@@ -2,6 +2,7 @@
 #include "arrays.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <memory>
 
@@ -196,35 +197,56 @@ void bind_mcpi(py::module_& m) {
                                return h;
                              })
       .def("__repr__", [](const mcpi::Status& s) {
-        return "Status(reason='" + std::string(mcpi::name(s.reason)) + "', sweeps=" + std::to_string(s.sweeps) +
-               ", iterations=" + std::to_string(s.iterations) +
-               ", initial_residual=" + std::to_string(s.initial_residual) +
-               ", final_residual=" + std::to_string(s.final_residual) + ")";
+        // %.3e: residuals of 1e-9 must not print as 0.000000.
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "Status(reason='%s', sweeps=%d, iterations=%d, initial_residual=%.3e, final_residual=%.3e)",
+                      mcpi::name(s.reason), s.sweeps, s.iterations, s.initial_residual, s.final_residual);
+        return std::string(line);
       });
 
   py::class_<McpiSolver>(m, "McpiSolver")
       .def(py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool>(),
            "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
            "keep_fp32"_a = false)
-      .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major")
+      .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major",
+           "New values in your numbering: O's blocks in the order of `indices` (nnzb x nb x nb), D's by block "
+           "row (n x nb x nb), each block row_major or column_major; D is LU-factored on the device. ValueError "
+           "for wrong sizes, ppsparse.NumericalError naming your block for a NaN, an Inf or a failed pivot.")
       .def("apply", &McpiSolver::apply, "R"_a, "dq"_a = py::none(), "rtol"_a = 0.0, "atol"_a = 0.0, "max_sweeps"_a = 15,
            "check_interval"_a = 5, "initial_guess"_a = false, "final_residual"_a = true, "variant"_a = "auto",
-           "sweep_graphs"_a = true)
+           "sweep_graphs"_a = true,
+           "Solves A dq = R by MCPI sweeps: at most max_sweeps, a residual check every check_interval sweeps, "
+           "stopping at max(atol, rtol * ||R||) (0: no tolerance). dq (optional, written in place) is the "
+           "initial guess when initial_guess. Returns (dq, Status). The residuals are of the system the "
+           "sweeps see: O as stored in o_format (keep_fp32: the FP32 copy).")
       .def("fgmres", &McpiSolver::fgmres, "R"_a, "dq"_a = py::none(), "rtol"_a = 1e-6, "atol"_a = 0.0, "restart"_a = 30,
-           "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false)
-      .def("multiply", &McpiSolver::multiply, "x"_a)
+           "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false,
+           "Solves A dq = R by FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps, to rtol or atol, "
+           "at most max_iterations iterations. Returns (dq, Status). Its operator is A with O as the solver "
+           "stores it (FP32 by default, keep_fp32 for the reduced formats), so a converged status is of "
+           "that system.")
+      .def("multiply", &McpiSolver::multiply, "x"_a,
+           "y = A x = (D + O) x in FP64 in your numbering (D through its LU factors).")
       .def("_native_apply_seconds", &McpiSolver::native_apply_seconds, "R"_a, "dq"_a, "repeats"_a = 100,
            "max_sweeps"_a = 1, "check_interval"_a = 1,
            "Seconds per call of the C++ apply on these arrays, no Python in the loop (the bindings' overhead "
            "benchmark).")
-      .def_property_readonly("nb", [](const McpiSolver& s) { return s.s().nb(); })
-      .def_property_readonly("n", [](const McpiSolver& s) { return s.s().n(); })
-      .def_property_readonly("nnzb", [](const McpiSolver& s) { return s.s().nnzb(); })
-      .def_property_readonly("ncolors", [](const McpiSolver& s) { return s.s().coloring().ncolors; })
-      .def_property_readonly("colors", &McpiSolver::colors)
-      .def_property_readonly("o_format",
-                             [](const McpiSolver& s) { return std::string(mcpi::name(s.s().o_storage().format)); })
-      .def_property_readonly("device_bytes", [](const McpiSolver& s) { return s.s().device_bytes(); });
+      .def_property_readonly(
+          "nb", [](const McpiSolver& s) { return s.s().nb(); }, "The block size.")
+      .def_property_readonly(
+          "n", [](const McpiSolver& s) { return s.s().n(); }, "The number of block rows.")
+      .def_property_readonly(
+          "nnzb", [](const McpiSolver& s) { return s.s().nnzb(); }, "The number of off-diagonal blocks of O.")
+      .def_property_readonly(
+          "ncolors", [](const McpiSolver& s) { return s.s().coloring().ncolors; }, "The number of colours.")
+      .def_property_readonly("colors", &McpiSolver::colors, "Each block row's colour, in your numbering.")
+      .def_property_readonly(
+          "o_format", [](const McpiSolver& s) { return std::string(mcpi::name(s.s().o_storage().format)); },
+          "How the sweeps store O: 'fp32', 'bf16', 'fp16' or 'int8'.")
+      .def_property_readonly(
+          "device_bytes", [](const McpiSolver& s) { return s.s().device_bytes(); },
+          "Bytes of device memory the solver's arrays hold.");
 
   m.def("o_formats", [] {
     std::vector<std::string> v;

@@ -233,3 +233,26 @@ def test_gpu_arrays_on_a_cpu_build_and_mixed_places_are_refused():
         solver.apply(InterfaceOnly(R.size))
     with pytest.raises(TypeError, match="x: a GPU array .* CPU build"):
         ppsparse.SpmvOperator(sp.eye(4, format="csr")) @ InterfaceOnly(4)
+
+
+def test_status_shows_small_residuals_and_from_bsr_refuses_other_formats():
+    O, D, A, R = grid_system()
+    solver = ppsparse.McpiSolver.from_bsr(O)
+    solver.update(O.data, D)
+    _, st = solver.fgmres(R, rtol=1e-10)
+    assert st.converged and st.final_residual < 1e-8
+    text = repr(st)
+    assert "final_residual=%.3e" % st.final_residual in text and "0.000000" not in text, text
+    with pytest.raises(TypeError, match="from_bsr: a scipy.sparse.bsr_matrix .* got a scipy.sparse CSR matrix"):
+        ppsparse.McpiSolver.from_bsr(O.tocsr())
+    with pytest.raises(TypeError, match="from_bsr: .* got ndarray"):
+        ppsparse.McpiSolver.from_bsr(np.zeros((6, 6)))
+
+
+def test_every_public_method_and_property_of_the_solver_is_documented():
+    for name in ("update", "apply", "fgmres", "multiply", "from_bsr", "nb", "n", "nnzb", "ncolors", "colors",
+                 "o_format", "device_bytes"):
+        doc = getattr(ppsparse.McpiSolver, name).__doc__ or ""
+        # pybind11 puts the signature first: the documentation is what follows it.
+        text = doc.split("\n", 1)[-1] if doc.startswith(name + "(") else doc
+        assert len(text.strip()) > 10, "%s has no docstring beyond its signature: %r" % (name, doc)
