@@ -63,6 +63,8 @@ options:
                          then compares with the FP64 reference on O so rounded
   --o-keep-fp32          with a reduced --o-format, also keep O in FP32 for the operator and
                          the true residuals
+  --o-keep-fp64          also keep the values as given in FP64 for the operator: FGMRES's
+                         residuals and convergence (--steps N --fgmres) are then the file's own
   --portable             run only the portable Kokkos kernels (no backend specialisations)
   --mpk P                matrix power kernel mode: y_k = A^k x for k = 1..P on the scalar
                          matrix of the problem (or the --matrix file itself, FP64): every
@@ -214,6 +216,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.o_storage.format = ppsparse::mcpi::parse_o_format(value());
     } else if (a == "--o-keep-fp32") {
       o.o_storage.keep_fp32 = true;
+    } else if (a == "--o-keep-fp64") {
+      o.o_storage.keep_fp64 = true;
     } else if (a == "--portable") {
       o.portable = true;
     } else if (a == "--stage-diagonal") {

@@ -37,6 +37,7 @@ module ppsparse_mcpi
   type, bind(C), public :: ppsparse_mcpi_options
     integer(c_int) :: o_format
     integer(c_int) :: o_keep_fp32
+    integer(c_int) :: o_keep_fp64  !< 1: FGMRES's operator reads the user's O in FP64
   end type
 
   !> Stopping criteria of ppsparse_mcpi_apply (ppsparse_mcpi_control_default sets the defaults).

@@ -60,10 +60,13 @@ atexit.register(finalize)
 class McpiSolver(_McpiSolver):
     """FUN3D's multicolour point-implicit solver for A = D + O (ppsparse::mcpi::Solver).
 
-    McpiSolver(indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False):
+    McpiSolver(indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False,
+               keep_fp64=False):
     setup from the block CSR structure of O (off-diagonal blocks only), in your numbering.
     o_format stores O for the sweeps in "fp32", "bf16", "fp16" or "int8" (keep_fp32: also an FP32
-    copy for multiply, FGMRES's operator and the true residuals).
+    copy for multiply, FGMRES's operator and the true residuals). keep_fp64: also keep your O in
+    FP64 for multiply and FGMRES's operator, so that fgmres's converged status is of your own
+    system (Status.system says which system a status measures; by default O as stored, FP32).
     update(O, D, order="row_major"): O's blocks in the order of indices, D's by block row.
     apply(R, dq=None, rtol=0, atol=0, max_sweeps=15, check_interval=5, initial_guess=False,
           final_residual=True, variant="auto", sweep_graphs=True) -> (dq, Status)
@@ -74,9 +77,11 @@ class McpiSolver(_McpiSolver):
     R, dq and x may be GPU arrays (both of a call on the GPU, or both on the host).
     """
 
-    def __init__(self, indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False):
+    def __init__(self, indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False,
+                 keep_fp64=False):
         _ensure()
-        super().__init__(indptr, indices, int(nb), colors, int(index_base), str(o_format), bool(keep_fp32))
+        super().__init__(indptr, indices, int(nb), colors, int(index_base), str(o_format), bool(keep_fp32),
+                         bool(keep_fp64))
 
     @classmethod
     def from_bsr(cls, a, **options):

@@ -21,7 +21,7 @@ mcpi::Variant variant_of(const std::string& s) { return mcpi::parse_variant(s); 
 class McpiSolver : public Releasable {
  public:
   McpiSolver(const py::handle& indptr, const py::handle& indices, int nb, const py::handle& colors, int index_base,
-             const std::string& o_format, bool keep_fp32) {
+             const std::string& o_format, bool keep_fp32, bool keep_fp64) {
     require_kokkos();
     const auto rp = host_array<offset_t>(indptr, "indptr");
     if (rp.size() < 1) throw py::value_error("indptr is empty: it needs n + 1 entries");
@@ -31,6 +31,7 @@ class McpiSolver : public Releasable {
     mcpi::SetupOptions options;
     options.o_storage.format = mcpi::parse_o_format(o_format);
     options.o_storage.keep_fp32 = keep_fp32;
+    options.o_storage.keep_fp64 = keep_fp64;
     if (!colors.is_none()) {
       const auto c = host_array<ordinal_t>(colors, "colors", n);
       options.colors.assign(c.data(), c.data() + c.size());
@@ -189,6 +190,9 @@ void bind_mcpi(py::module_& m) {
       .def_readonly("initial_residual", &mcpi::Status::initial_residual)
       .def_readonly("final_residual", &mcpi::Status::final_residual)
       .def_readonly("kernel", &mcpi::Status::kernel)
+      .def_readonly("system", &mcpi::Status::system,
+                    "The system the residuals measure: 'O as stored (fp32)', \"O's FP32 copy\" or \"the user's O in "
+                    "FP64\" (keep_fp64, FGMRES)")
       .def_property_readonly("converged", &mcpi::Status::converged)
       .def_property_readonly("history",
                              [](const mcpi::Status& s) {
@@ -200,15 +204,18 @@ void bind_mcpi(py::module_& m) {
         // %.3e: residuals of 1e-9 must not print as 0.000000.
         char line[320];
         std::snprintf(line, sizeof line,
-                      "Status(reason='%s', sweeps=%d, iterations=%d, initial_residual=%.3e, final_residual=%.3e)",
-                      mcpi::name(s.reason), s.sweeps, s.iterations, s.initial_residual, s.final_residual);
+                      "Status(reason='%s', sweeps=%d, iterations=%d, initial_residual=%.3e, final_residual=%.3e, "
+                      "system=\"%s\")",
+                      mcpi::name(s.reason), s.sweeps, s.iterations, s.initial_residual, s.final_residual,
+                      s.system.c_str());
         return std::string(line);
       });
 
   py::class_<McpiSolver>(m, "McpiSolver")
-      .def(py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool>(),
-           "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
-           "keep_fp32"_a = false)
+      .def(
+          py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool, bool>(),
+          "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
+          "keep_fp32"_a = false, "keep_fp64"_a = false)
       .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major",
            "New values in your numbering: O's blocks in the order of `indices` (nnzb x nb x nb), D's by block "
            "row (n x nb x nb), each block row_major or column_major; D is LU-factored on the device. ValueError "
@@ -224,8 +231,8 @@ void bind_mcpi(py::module_& m) {
            "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false,
            "Solves A dq = R by FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps, to rtol or atol, "
            "at most max_iterations iterations. Returns (dq, Status). Its operator is A with O as the solver "
-           "stores it (FP32 by default, keep_fp32 for the reduced formats), so a converged status is of "
-           "that system.")
+           "stores it (FP32 by default, keep_fp32 for the reduced formats), or with your values in FP64 "
+           "(keep_fp64): a converged status is of that system, which Status.system names.")
       .def("multiply", &McpiSolver::multiply, "x"_a,
            "y = A x = (D + O) x in FP64 in your numbering (D through its LU factors).")
       .def("_native_apply_seconds", &McpiSolver::native_apply_seconds, "R"_a, "dq"_a, "repeats"_a = 100,

@@ -118,6 +118,7 @@ TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
   ppsparse_mcpi_options_default(&o);
   EXPECT_EQ(o.o_format, PPSPARSE_O_FP32);
   EXPECT_EQ(o.o_keep_fp32, 0);
+  EXPECT_EQ(o.o_keep_fp64, 0);
   const std::pair<int, mcpi::OFormat> formats[] = {{PPSPARSE_O_BF16, mcpi::OFormat::bf16},
                                                    {PPSPARSE_O_FP16, mcpi::OFormat::fp16},
                                                    {PPSPARSE_O_INT8, mcpi::OFormat::int8}};
@@ -166,6 +167,12 @@ TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
                                       PPSPARSE_MEMORY_HOST, &o),
             PPSPARSE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last().find("options.o_keep_fp32 must be 0 or 1, got 2"), std::string::npos) << last();
+  o.o_keep_fp32 = 0;
+  o.o_keep_fp64 = -1;
+  EXPECT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
+                                      PPSPARSE_MEMORY_HOST, &o),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("options.o_keep_fp64 must be 0 or 1, got -1"), std::string::npos) << last();
   // NULL options: the defaults.
   ASSERT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
                                       PPSPARSE_MEMORY_HOST, nullptr),

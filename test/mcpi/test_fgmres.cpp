@@ -188,3 +188,69 @@ TEST(McpiFgmres, BadInputGivesClearErrors) {
 
 }  // namespace
 }  // namespace ppsparse::mcpi
+
+namespace ppsparse::mcpi {
+namespace {
+
+// ||R - (D + O) x|| / ||R|| on the host, in FP64 with the user's own values (column-major blocks).
+double user_relative_residual(const Arrays& a, const std::vector<double>& x) {
+  const size_t nb = static_cast<size_t>(a.nb), nb2 = nb * nb;
+  double num = 0, den = 0;
+  for (ordinal_t i = 0; i < a.n; ++i)
+    for (size_t r = 0; r < nb; ++r) {
+      double y = 0;
+      for (size_t c = 0; c < nb; ++c) y += a.D[static_cast<size_t>(i) * nb2 + c * nb + r] * x[i * nb + c];
+      for (offset_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        for (size_t c = 0; c < nb; ++c)
+          y += a.O[static_cast<size_t>(k) * nb2 + c * nb + r] * x[static_cast<size_t>(a.col_idx[k]) * nb + c];
+      const double d = a.R[i * nb + r] - y;
+      num += d * d;
+      den += a.R[i * nb + r] * a.R[i * nb + r];
+    }
+  return std::sqrt(num / den);
+}
+
+TEST(McpiFgmresFp64Operator, ConvergedMeansTheUsersSystemWithKeepFp64) {
+  // FP64 values that FP32 rounds: the stored system differs from the user's by about 1e-8.
+  Arrays a = laplacian(gen::tet_mesh_graph(6, 5, 4), 3, 0.05);
+  for (size_t q = 0; q < a.O.size(); ++q) a.O[q] *= 1.0 + 1e-9 * std::sin(static_cast<double>(q));
+  const auto row_ptr = device_view(a.row_ptr);
+  const auto col_idx = device_view(a.col_idx);
+  const auto O = device_view(a.O), D = device_view(a.D), R = device_view(a.R);
+  FgmresControl fc;
+  fc.rtol = 1e-11;
+  fc.max_iterations = 400;
+  for (const bool fp64 : {false, true}) {
+    SetupOptions options;
+    options.o_storage.keep_fp64 = fp64;
+    Solver<> solver(BlockPattern<Mem>{a.nb, a.n, row_ptr, col_idx}, options);
+    solver.update(Exec(), O, D);
+    Kokkos::View<double*, Mem> dq("dq", a.R.size());
+    Fgmres<> gmres(solver, fc);
+    const Status st = gmres.solve(Exec(), R, dq);
+    ASSERT_TRUE(st.converged()) << fp64;
+    const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), dq);
+    const double user = user_relative_residual(a, std::vector<double>(h.data(), h.data() + h.extent(0)));
+    if (fp64) {
+      EXPECT_EQ(st.system, "the user's O in FP64");
+      EXPECT_LE(user, 1e-10) << "converged means the user's system";
+      EXPECT_GT(solver.device_bytes(), 0u);
+    } else {
+      EXPECT_EQ(st.system, "O as stored (fp32)");
+      EXPECT_GT(user, 1e-10) << "the stored FP32 system is not the user's to 1e-10";
+    }
+  }
+  SetupOptions options;
+  options.o_storage.keep_fp64 = true;
+  Solver<> solver(BlockPattern<Mem>{a.nb, a.n, row_ptr, col_idx}, options);
+  PPSPARSE_EXPECT_THROW_MESSAGE(solver.storage(), InvalidArgument, "only update() fills");
+  Kokkos::View<double*, Mem> dq("dq", a.R.size());
+  solver.update(Exec(), O, D);
+  Control c;
+  c.rtol = 1e-5;
+  c.max_sweeps = 500;
+  EXPECT_EQ(solver.apply(Exec(), R, dq, c).system, "O as stored (fp32)") << "the sweeps' checks read the stored O";
+}
+
+}  // namespace
+}  // namespace ppsparse::mcpi

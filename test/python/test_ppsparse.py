@@ -256,3 +256,17 @@ def test_every_public_method_and_property_of_the_solver_is_documented():
         # pybind11 puts the signature first: the documentation is what follows it.
         text = doc.split("\n", 1)[-1] if doc.startswith(name + "(") else doc
         assert len(text.strip()) > 10, "%s has no docstring beyond its signature: %r" % (name, doc)
+
+
+def test_keep_fp64_makes_fgmres_converge_on_the_users_own_system():
+    O, D, A, R = grid_system()
+    # FP64 values FP32 rounds: the stored system is then not the user's to 1e-10.
+    O.data[:] *= 1.0 + 1e-9 * np.sin(np.arange(O.data.size)).reshape(O.data.shape)
+    A = (O + sp.bsr_matrix((D, np.arange(O.shape[0] // 3), np.arange(O.shape[0] // 3 + 1)), shape=O.shape)).tocsr()
+    for keep, system in ((False, "O as stored (fp32)"), (True, "the user's O in FP64")):
+        solver = ppsparse.McpiSolver.from_bsr(O, keep_fp64=keep)
+        solver.update(O.data, D)
+        dq, st = solver.fgmres(R, rtol=1e-12)
+        assert st.converged and st.system == system, st
+        user = np.linalg.norm(R - A @ dq) / np.linalg.norm(R)
+        assert (user <= 1e-11) if keep else (user > 1e-11), (keep, user)

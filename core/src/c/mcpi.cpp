@@ -193,6 +193,9 @@ mcpi::OStorage o_storage_of(const ppsparse_mcpi_options* o) {
   if (o->o_keep_fp32 != 0 && o->o_keep_fp32 != 1)
     throw InvalidArgument("options.o_keep_fp32 must be 0 or 1, got " + std::to_string(o->o_keep_fp32));
   s.keep_fp32 = o->o_keep_fp32 == 1;
+  if (o->o_keep_fp64 != 0 && o->o_keep_fp64 != 1)
+    throw InvalidArgument("options.o_keep_fp64 must be 0 or 1, got " + std::to_string(o->o_keep_fp64));
+  s.keep_fp64 = o->o_keep_fp64 == 1;
   return s;
 }
 
@@ -286,6 +289,7 @@ void ppsparse_mcpi_options_default(ppsparse_mcpi_options* o) {
   if (o == nullptr) return;
   o->o_format = PPSPARSE_O_FP32;
   o->o_keep_fp32 = 0;
+  o->o_keep_fp64 = 0;
 }
 
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* c) {

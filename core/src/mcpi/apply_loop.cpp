@@ -41,6 +41,7 @@ Status run_apply(const E& exec, LevelArrays<E, OS, DS, XS>& a, ColorLoop<E, OS, 
   const ResolvedSweep& rs = loop.resolved(exec, control.variant, true, KernelTuning{});
   Status st;
   st.kernel = rs.name;
+  st.system = a.residual_system();
   const bool tolerance = control.rtol > 0 || control.atol > 0;
   const bool sync = control.final_residual || tolerance || control.check_interval > 0;
   double tol = 0.0;

@@ -51,6 +51,7 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
   }
   Status st;
   st.kernel = solver_.kernel_name(exec, c.variant);
+  st.system = solver_.operator_system();
   const double bn = solver_.norm(exec, ConstVector(b_));
   if (!std::isfinite(bn)) throw NumericalError("mcpi fgmres: R holds a NaN or Inf");
   // From dQ = 0 the residual is R itself: no operator product.

@@ -82,7 +82,7 @@ size_t LevelArrays<E, OS, DS, XS>::device_bytes() const {
   auto bytes = [](const auto& v) { return v.span() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
   return bytes(s_.ia) + bytes(s_.ja) + bytes(s_.O) + bytes(s_.o_coded) + bytes(s_.o_scale) + bytes(s_.D) +
          bytes(s_.dq) + bytes(s_.r_tmp) + bytes(s_.residual_sq) + bytes(r_) + bytes(new_to_old_) + bytes(old_to_new_) +
-         bytes(o_slot_) + bytes(slot_to_user_) + bytes(work_) + bytes(first_bad_block_);
+         bytes(o_slot_) + bytes(slot_to_user_) + bytes(work_) + bytes(first_bad_block_) + bytes(o_user_);
 }
 
 /// O's storage in the plan's format: the plain O (fp32, or a coded format's kept FP32 copy)
@@ -96,6 +96,7 @@ void LevelArrays<E, OS, DS, XS>::allocate_o(const SetupPlan& plan) {
     throw InvalidArgument(std::string("mcpi setup: O in ") + name(o_storage_.format) +
                           " needs the default precisions (FP32 O and dQ, FP64 D)");
   if (operator_full()) s_.O = Kokkos::View<OS*, memory_space>("mcpi.O", entries);
+  if (o_storage_.keep_fp64) o_user_ = Kokkos::View<double*, memory_space>("mcpi.O_user_fp64", entries);
   with_codec(o_storage_.format, [&](auto codec) {
     using Codec = decltype(codec);
     if constexpr (!Codec::plain) {
@@ -160,6 +161,10 @@ void LevelArrays<E, OS, DS, XS>::storage(Kokkos::View<OS*, memory_space>& O, Kok
                                          Kokkos::View<const offset_t*, memory_space>& o_slot,
                                          Kokkos::View<const ordinal_t*, memory_space>& d_slot) {
   has_values_ = false;
+  if (o_storage_.keep_fp64)
+    throw InvalidArgument(
+        "mcpi storage(): the solver keeps the user's O in FP64 (OStorage::keep_fp64), which only update() fills; "
+        "an assembly in place would leave it stale");
   if (reduced() && s_.O.extent(0) == 0)  // the FP32 staging of an assembly in place
     s_.O = Kokkos::View<OS*, memory_space>("mcpi.O_fp32_staging", static_cast<size_t>(nnzb_) * s_.nb * s_.nb);
   O = s_.O;
@@ -246,6 +251,7 @@ void LevelArrays<E, OS, DS, XS>::load_typed(const E& exec, const UserArray& O, c
   const bool row_major = order == BlockOrder::row_major;
   Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
   if (operator_full()) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, s_.O, first_bad_block_);
+  if (o_storage_.keep_fp64) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, o_user_, first_bad_block_);
   const bool encode_user = reduced() && !o_storage_.keep_fp32;
   if (encode_user)
     encode_o(exec, impl::UserValues<decltype(o), decltype(slot_to_user_)>{o, slot_to_user_, s_.nb, row_major});
@@ -330,12 +336,27 @@ bool LevelArrays<E, OS, DS, XS>::operator_full() const {
 /// D through its LU factors: U x into work_ first.
 template <class E, class OS, class DS, class XS>
 void LevelArrays<E, OS, DS, XS>::operator_apply(const E& exec, const ConstVector& x, const Vector& y, bool user) const {
-  s_.visit_o(operator_full(), [&](const auto& oa) {
+  const auto run = [&](const auto& oa) {
     impl::OperatorRow<memory_space, ConstVector, std::decay_t<decltype(oa)>, DS> op{
         new_to_old_, s_.D, work_, s_.ia, s_.ja, oa, x, s_.nb, user};
     impl::operator_upper(exec, op, work_);
     impl::operator_apply(exec, op, y);
-  });
+  };
+  if (o_storage_.keep_fp64)
+    run(impl::PlainO<memory_space, double>{o_user_});
+  else
+    s_.visit_o(operator_full(), run);
+}
+
+template <class E, class OS, class DS, class XS>
+std::string LevelArrays<E, OS, DS, XS>::residual_system() const {
+  if (reduced() && o_storage_.keep_fp32) return "O's FP32 copy";
+  return std::string("O as stored (") + (std::is_same_v<OS, double> ? "fp64" : name(o_storage_.format)) + ")";
+}
+
+template <class E, class OS, class DS, class XS>
+std::string LevelArrays<E, OS, DS, XS>::operator_system() const {
+  return o_storage_.keep_fp64 ? std::string("the user's O in FP64") : residual_system();
 }
 
 #define PPSPARSE_MCPI_INSTANTIATE_LEVEL_ARRAYS(unused, OS, DS, XS) \

@@ -83,6 +83,10 @@ class LevelArrays {
   void operator_apply(const ExecSpace& exec, const ConstVector& x, const Vector& y, bool user) const;
   /// Whether the operator and the true residuals read an FP32 O (fp32, or a kept copy).
   bool operator_full() const;
+  /// The systems that the operator (operator_apply) and the true residuals (the colour loop's)
+  /// measure, in Status::system's words.
+  std::string operator_system() const;
+  std::string residual_system() const;
   /// The user's block row of colour-ordered row `row`, in the user's numbering ("17", with
   /// " (numbered from 1)" where the base is 1 and `say_base`).
   std::string user_row(ordinal_t row, bool say_base = true) const;
@@ -118,6 +122,7 @@ class LevelArrays {
   OStorage o_storage_;
   Kokkos::View<offset_t*, memory_space> slot_to_user_;     ///< a reduced format's errors and conversion
   Vector work_;                                            ///< U x of the operator, n * nb
+  Kokkos::View<double*, memory_space> o_user_;             ///< OStorage::keep_fp64: the user's O in FP64
   Kokkos::View<unsigned char*, memory_space> stage_;       ///< host inputs of update(), on first use
   Kokkos::View<long long, memory_space> first_bad_block_;  ///< the first user block of O with a NaN or Inf
   bool has_values_ = false;

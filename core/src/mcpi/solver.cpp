@@ -219,6 +219,10 @@ double Solver<E, OS, DS, XS>::norm(const E& exec, const ConstVector& x) const {
   return std::sqrt(impl_->loop.global_sum(impl::sum_squares(exec, x)));
 }
 template <class E, class OS, class DS, class XS>
+std::string Solver<E, OS, DS, XS>::operator_system() const {
+  return impl_->arrays.operator_system();
+}
+template <class E, class OS, class DS, class XS>
 std::string Solver<E, OS, DS, XS>::kernel_name(const E& exec, const Variant& v, bool backend_kernels) const {
   return impl_->arrays.sweeper().resolve(exec, v, backend_kernels, KernelTuning{}).name;
 }

@@ -67,6 +67,9 @@ typedef struct {
   int o_keep_fp32; /**< 1: with a reduced format, also keep O in FP32 (4 bytes per entry) for
                         ppsparse_mcpi_multiply, FGMRES's operator and the true residuals that
                         decide convergence; 0 (default): they read the reduced O too */
+  int o_keep_fp64; /**< 1: also keep the user's O in FP64 (8 bytes per entry) for the operator: FGMRES's
+                        residuals and converged status are then those of the user's values, not of O
+                        as stored (default 0; needs the values through update) */
 } ppsparse_mcpi_options;
 
 /** Stopping criteria of ppsparse_mcpi_apply (see ppsparse::mcpi::Control). */

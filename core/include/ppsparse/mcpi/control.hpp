@@ -104,6 +104,10 @@ struct Status {
   /// The checks, in order (FGMRES: the Arnoldi residual estimate after each iteration).
   std::vector<ResidualCheck> history;
   std::string kernel;  ///< what ran: "cuda rows_per_warp", "portable rows_per_warp", ...
+  /// The system the residuals measure: "O as stored (fp32)" (or bf16, fp16, int8), "O's FP32
+  /// copy" (OStorage::keep_fp32), or "the user's O in FP64" (FGMRES with OStorage::keep_fp64).
+  /// A converged status means that system's residual reached the tolerance.
+  std::string system;
   bool converged() const { return reason == StopReason::converged; }
 };
 

@@ -27,7 +27,10 @@ namespace ppsparse::mcpi {
 void check_fgmres_control(const FgmresControl& c);
 
 /// FGMRES(m) with MCPI preconditioning over one Solver (which must outlive it); the template
-/// parameters are the solver's.
+/// parameters are the solver's. Its operator is the solver's multiply_internal: A with O as the
+/// solver stores it, or with the user's O in FP64 where the solver keeps it
+/// (OStorage::keep_fp64); the status's residuals, and so its converged, are of that system
+/// (Status::system).
 template <class ExecSpace = DefaultExecSpace, class OScalar = float, class DScalar = double, class XScalar = float>
 class Fgmres {
  public:

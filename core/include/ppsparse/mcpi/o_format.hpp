@@ -44,8 +44,15 @@ struct OStorage {
   /// reduced copy. Without it (the default) everything reads the reduced O: no FP32 copy, and a
   /// residual check moves the reduced bytes. Ignored for fp32.
   bool keep_fp32 = false;
+  /// Also keep the user's O as given to update(), in FP64 (8 more bytes per entry). The operator
+  /// (multiply, multiply_internal: FGMRES's Krylov operator) then reads the user's values, so that
+  /// FGMRES's residuals and its converged status are those of the system the user assembled, not
+  /// of O rounded to its stored format (Status::system says which). The sweeps, and MCPI's own
+  /// residual checks, still read the stored O. The values must come through update(): storage()
+  /// refuses, as an assembly in place would leave the FP64 copy stale.
+  bool keep_fp64 = false;
   friend bool operator==(const OStorage& a, const OStorage& b) {
-    return a.format == b.format && a.keep_fp32 == b.keep_fp32;
+    return a.format == b.format && a.keep_fp32 == b.keep_fp32 && a.keep_fp64 == b.keep_fp64;
   }
 };
 

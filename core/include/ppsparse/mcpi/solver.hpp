@@ -201,6 +201,9 @@ class Solver {
                     const Variant& variant = Variant::automatic());
   /// ||x||_2 on exec (NaN if x holds a NaN or Inf); synchronises.
   double norm(const ExecSpace& exec, const ConstVector& x) const;
+  /// The system that multiply() and multiply_internal() apply (FGMRES's operator), in
+  /// Status::system's words: O as stored, its FP32 copy, or the user's O in FP64 (OStorage).
+  std::string operator_system() const;
 
   /// The backend's name and the kernel that `v` runs here: "cuda rows_per_warp_l2", "portable
   /// rows_per_warp", ... (backend_kernels false: the portable kernel's).
