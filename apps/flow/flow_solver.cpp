@@ -14,46 +14,12 @@
 #include <ppsparse/mcpi/solver.hpp>
 
 #include "flow_kernels.hpp"
+#include "vtu_writer.hpp"
 
 namespace flow {
 
 using ppsparse::InvalidArgument;
 using ppsparse::NumericalError;
-
-void check_setup(const FlowSetup& s, int dim, size_t markers) {
-  auto bad = [](const std::string& what) { throw InvalidArgument("flow: " + what); };
-  if (!(s.mach > 0) || !std::isfinite(s.mach)) bad("the Mach number is " + std::to_string(s.mach) + ", must be > 0");
-  if (!std::isfinite(s.alpha) || std::abs(s.alpha) > 90) bad("the angle of attack must be within [-90, 90] degrees");
-  if (!std::isfinite(s.beta) || std::abs(s.beta) > 90) bad("the sideslip angle must be within [-90, 90] degrees");
-  if (dim == 2 && s.beta != 0) bad("a sideslip angle needs a 3-D mesh");
-  if (s.up != 1 && s.up != 2) bad("the up axis is y (1) or z (2)");
-  if (s.jacobian_lanes != 0 && s.jacobian_lanes != 2 && s.jacobian_lanes != 2 * (dim + 2))
-    bad("the Jacobian's threads per block row are 2 or " + std::to_string(2 * (dim + 2)) +
-        " (0: " + std::to_string(2 * (dim + 2)) + ")");
-  if (!(s.gamma > 1) || s.gamma > 5) bad("gamma must be within (1, 5]");
-  if (!(s.entropy_fix >= 0) || s.entropy_fix > 1) bad("the entropy fix must be within [0, 1]");
-  if (s.marker_kinds.size() != markers)
-    bad(std::to_string(s.marker_kinds.size()) + " boundary conditions for " + std::to_string(markers) + " markers");
-  if (!(s.inlet_total_pressure >= 0) || !(s.inlet_total_temperature >= 0))
-    bad("the inlet's total pressure and temperature must be >= 0 (0: the free stream's)");
-  if (!s.inlet_direction.empty() && s.inlet_direction.size() != static_cast<size_t>(dim))
-    bad("the inlet direction has " + std::to_string(s.inlet_direction.size()) + " components for a " +
-        std::to_string(dim) + "-D mesh");
-  if (!(s.outlet_pressure > 0)) bad("the outlet pressure must be > 0");
-  if (!(s.ref_area > 0)) bad("the reference area must be > 0");
-}
-
-void check_control(const NonlinearControl& c) {
-  auto bad = [](const std::string& what) { throw InvalidArgument("flow: " + what); };
-  if (!(c.cfl > 0) || !std::isfinite(c.cfl)) bad("--cfl must be > 0");
-  if (c.cfl_max != 0 && !(c.cfl_max >= c.cfl)) bad("--cfl-max must be >= --cfl (or 0: automatic)");
-  if (!(c.ser_exponent >= 0) || c.ser_exponent > 4) bad("the SER exponent must be within [0, 4]");
-  if (!(c.drop > 0) || !(c.drop < 1)) bad("--drop must be within (0, 1)");
-  if (c.max_steps < 1) bad("--steps must be >= 1");
-  if (!(c.linear_rtol > 0) || !(c.linear_rtol < 1)) bad("--linear-rtol must be within (0, 1)");
-  if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 1 || c.fgmres_restart < 1 || c.fgmres_iterations < 1)
-    bad("sweeps, restart and iteration limits must be >= 1");
-}
 
 // A named namespace: CUDA's extended lambdas may not live in an unnamed one.
 namespace detail {
@@ -462,48 +428,22 @@ class EulerSolver final : public FlowSolver {
   }
 
   void write_vtu(const std::string& path, const ppsparse::mesh::Mesh& m) const override {
-    std::ofstream out(path);
-    if (!out) throw ppsparse::Error("flow: cannot write '" + path + "'");
     const auto U = to_host(U_);
-    const ordinal_t n = dual_.nvertices;
+    const size_t n = static_cast<size_t>(dual_.nvertices);
     const double g = constants_.gamma;
-    out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-        << "<UnstructuredGrid>\n<Piece NumberOfPoints=\"" << n << "\" NumberOfCells=\"" << m.nelements() << "\">\n"
-        << "<PointData Scalars=\"Density\" Vectors=\"Velocity\">\n";
-    out.precision(9);
-    auto field = [&](const char* name, int comps, auto value) {
-      out << "<DataArray type=\"Float64\" Name=\"" << name << "\" NumberOfComponents=\"" << comps
-          << "\" format=\"ascii\">\n";
-      for (ordinal_t i = 0; i < n; ++i) {
-        const double* W = &U[static_cast<size_t>(i) * nv];
-        for (int k = 0; k < comps; ++k) out << value(W, k) << (k + 1 < comps ? ' ' : '\n');
-      }
-      out << "</DataArray>\n";
-    };
-    field("Density", 1, [](const double* W, int) { return W[0]; });
-    field("Velocity", 3, [](const double* W, int k) { return k < D ? W[1 + k] / W[0] : 0.0; });
-    field("Pressure", 1, [g](const double* W, int) { return pressure<D>(W, g); });
-    field("Mach", 1, [g](const double* W, int) {
+    std::vector<PointField> fields = {{"Density", 1, {}}, {"Velocity", 3, {}}, {"Pressure", 1, {}}, {"Mach", 1, {}}};
+    for (auto& f : fields) f.values.reserve(n * static_cast<size_t>(f.components));
+    for (size_t i = 0; i < n; ++i) {
+      const double* W = &U[i * nv];
+      const double p = pressure<D>(W, g);
       double q2 = 0;
       for (int k = 0; k < D; ++k) q2 += W[1 + k] * W[1 + k] / (W[0] * W[0]);
-      return std::sqrt(q2 / (g * pressure<D>(W, g) / W[0]));
-    });
-    out << "</PointData>\n<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n";
-    out.precision(17);
-    for (ordinal_t i = 0; i < n; ++i)
-      for (int k = 0; k < 3; ++k)
-        out << (k < D ? m.coords[static_cast<size_t>(i) * D + k] : 0.0) << (k < 2 ? ' ' : '\n');
-    out << "</DataArray>\n</Points>\n<Cells>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
-    for (ordinal_t e = 0; e < m.nelements(); ++e) {
-      for (offset_t k = m.elem_ptr[e]; k < m.elem_ptr[e + 1]; ++k) out << m.elem_nodes[k] << ' ';
-      out << '\n';
+      fields[0].values.push_back(W[0]);
+      for (int k = 0; k < 3; ++k) fields[1].values.push_back(k < D ? W[1 + k] / W[0] : 0.0);
+      fields[2].values.push_back(p);
+      fields[3].values.push_back(std::sqrt(q2 / (g * p / W[0])));
     }
-    out << "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
-    for (ordinal_t e = 0; e < m.nelements(); ++e) out << m.elem_ptr[e + 1] << '\n';
-    out << "</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
-    for (ordinal_t e = 0; e < m.nelements(); ++e) out << static_cast<int>(m.types[e]) << '\n';  // VTK's type ids
-    out << "</DataArray>\n</Cells>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n";
-    if (!out) throw ppsparse::Error("flow: writing '" + path + "' failed");
+    flow::write_vtu(path, m, fields);
   }
 
   void write_wall_cp(const std::string& path) const override {

@@ -1,0 +1,49 @@
+// The checks of a flow's setup and of its nonlinear control (flow_solver.hpp): one line naming
+// the setting, before anything is allocated.
+#include <cmath>
+#include <string>
+
+#include <ppsparse/error.hpp>
+
+#include "flow_solver.hpp"
+
+namespace flow {
+
+using ppsparse::InvalidArgument;
+
+void check_setup(const FlowSetup& s, int dim, size_t markers) {
+  auto bad = [](const std::string& what) { throw InvalidArgument("flow: " + what); };
+  if (!(s.mach > 0) || !std::isfinite(s.mach)) bad("the Mach number is " + std::to_string(s.mach) + ", must be > 0");
+  if (!std::isfinite(s.alpha) || std::abs(s.alpha) > 90) bad("the angle of attack must be within [-90, 90] degrees");
+  if (!std::isfinite(s.beta) || std::abs(s.beta) > 90) bad("the sideslip angle must be within [-90, 90] degrees");
+  if (dim == 2 && s.beta != 0) bad("a sideslip angle needs a 3-D mesh");
+  if (s.up != 1 && s.up != 2) bad("the up axis is y (1) or z (2)");
+  if (s.jacobian_lanes != 0 && s.jacobian_lanes != 2 && s.jacobian_lanes != 2 * (dim + 2))
+    bad("the Jacobian's threads per block row are 2 or " + std::to_string(2 * (dim + 2)) +
+        " (0: " + std::to_string(2 * (dim + 2)) + ")");
+  if (!(s.gamma > 1) || s.gamma > 5) bad("gamma must be within (1, 5]");
+  if (!(s.entropy_fix >= 0) || s.entropy_fix > 1) bad("the entropy fix must be within [0, 1]");
+  if (s.marker_kinds.size() != markers)
+    bad(std::to_string(s.marker_kinds.size()) + " boundary conditions for " + std::to_string(markers) + " markers");
+  if (!(s.inlet_total_pressure >= 0) || !(s.inlet_total_temperature >= 0))
+    bad("the inlet's total pressure and temperature must be >= 0 (0: the free stream's)");
+  if (!s.inlet_direction.empty() && s.inlet_direction.size() != static_cast<size_t>(dim))
+    bad("the inlet direction has " + std::to_string(s.inlet_direction.size()) + " components for a " +
+        std::to_string(dim) + "-D mesh");
+  if (!(s.outlet_pressure > 0)) bad("the outlet pressure must be > 0");
+  if (!(s.ref_area > 0)) bad("the reference area must be > 0");
+}
+
+void check_control(const NonlinearControl& c) {
+  auto bad = [](const std::string& what) { throw InvalidArgument("flow: " + what); };
+  if (!(c.cfl > 0) || !std::isfinite(c.cfl)) bad("--cfl must be > 0");
+  if (c.cfl_max != 0 && !(c.cfl_max >= c.cfl)) bad("--cfl-max must be >= --cfl (or 0: automatic)");
+  if (!(c.ser_exponent >= 0) || c.ser_exponent > 4) bad("the SER exponent must be within [0, 4]");
+  if (!(c.drop > 0) || !(c.drop < 1)) bad("--drop must be within (0, 1)");
+  if (c.max_steps < 1) bad("--steps must be >= 1");
+  if (!(c.linear_rtol > 0) || !(c.linear_rtol < 1)) bad("--linear-rtol must be within (0, 1)");
+  if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 1 || c.fgmres_restart < 1 || c.fgmres_iterations < 1)
+    bad("sweeps, restart and iteration limits must be >= 1");
+}
+
+}  // namespace flow
