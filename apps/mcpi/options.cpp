@@ -85,6 +85,9 @@ options:
       --check-interval K residual check every K sweeps (default 5; 0: none)
       --fgmres           solve each step by FGMRES(30) right-preconditioned by --sweeps
                          MCPI sweeps, to --rtol (default 1e-6 there)
+      --multigrid        with --fgmres: preconditioned instead by one W-cycle of an
+                         aggregation multigrid whose levels are MCPI solvers (its hierarchy
+                         from the first step's values, refreshed at every step)
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the
                          portable form of an asynchronous copy; off by default)
@@ -209,6 +212,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.check_interval = static_cast<int>(parse_int(a, value(), 0, 1000000));
     } else if (a == "--fgmres") {
       o.fgmres = true;
+    } else if (a == "--multigrid") {
+      o.multigrid = true;
     } else if (a == "--rtol") {
       const std::string v = value();
       char* end = nullptr;
@@ -304,6 +309,7 @@ Options parse_options(int argc, const char* const* argv) {
     throw InvalidArgument(std::string("mcpi: ") + e.what());
   }
   if ((o.rtol > 0 || o.fgmres) && o.steps == 0) throw InvalidArgument("mcpi: --rtol and --fgmres apply to --steps");
+  if (o.multigrid && !o.fgmres) throw InvalidArgument("mcpi: --multigrid preconditions --fgmres (add --fgmres)");
   if (o.steps > 0 && o.mpk > 0) throw InvalidArgument("mcpi: --steps and --mpk are separate modes");
   if (o.refine > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --refine applies to --mesh only");
   if (o.zone > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --zone applies to --mesh only");

@@ -36,6 +36,7 @@ struct Options {
   double rtol = 0;                     // --rtol X: the steps' relative tolerance (0: --sweeps sweeps)
   int check_interval = 5;              // --check-interval K: residual check every K sweeps
   bool fgmres = false;                 // --fgmres: the steps solve by FGMRES + MCPI (--sweeps per preconditioner)
+  bool multigrid = false;              // --multigrid: FGMRES preconditioned by an aggregation multigrid cycle
   int verify = -1;                     // -1 auto (small problems), 0 off, 1 on
   // Under mpirun (more than one rank): how messages travel (automatic, staged, mpi_device)
   // and whether to print each colour's rows, bytes and wait.

@@ -8,6 +8,7 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/fgmres.hpp>
+#include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
 namespace mcpi_app {
@@ -60,12 +61,17 @@ int run_steps_mode(const Problem& p, const Options& opt) {
   for (size_t q = 0; q < ia.extent(0); ++q) ia(q) = s.O.ia(q) + base;
   for (size_t q = 0; q < ja.extent(0); ++q) ja(q) = s.O.ja(q) + base;
   std::unique_ptr<mcpi::Solver<Exec>> made;
+  std::unique_ptr<mcpi::Multigrid<Exec>> mg;  // --multigrid: its finest level is the solver
   try {
-    made = std::make_unique<mcpi::Solver<Exec>>(mcpi::BlockPattern<HostSpace>{s.nb, s.n, ia, ja, base}, setup);
+    const mcpi::BlockPattern<HostSpace> pattern{s.nb, s.n, ia, ja, base};
+    if (opt.multigrid)
+      mg = std::make_unique<mcpi::Multigrid<Exec>>(pattern, mcpi::MultigridOptions{}, setup);
+    else
+      made = std::make_unique<mcpi::Solver<Exec>>(pattern, setup);
   } catch (const NumericalError& e) {
     rethrow_in_file_terms(opt, s.nb, e);
   }
-  mcpi::Solver<Exec>& solver = *made;
+  mcpi::Solver<Exec>& solver = mg ? mg->fine() : *made;
   const double setup_s = since(t_setup);
   std::printf(
       "steps     %d time steps on %s: %d block rows, nb %d, %lld blocks, %d colours; setup from the "
@@ -88,7 +94,13 @@ int run_steps_mode(const Problem& p, const Options& opt) {
   fc.rtol = opt.rtol > 0 ? opt.rtol : 1e-6;
   std::unique_ptr<mcpi::Fgmres<Exec>> gmres;
   if (opt.fgmres) gmres = std::make_unique<mcpi::Fgmres<Exec>>(solver, fc);
-  if (opt.fgmres)
+  if (mg) gmres->set_preconditioner(mg->preconditioner());
+  if (mg)
+    std::printf(
+        "solver    FGMRES(%d) right-preconditioned by one W-cycle of aggregation multigrid (MCPI sweeps on "
+        "every level), rtol %.1e\n",
+        fc.restart, fc.rtol);
+  else if (opt.fgmres)
     std::printf("solver    FGMRES(%d) right-preconditioned by %d MCPI sweeps, rtol %.1e\n", fc.restart, fc.sweeps,
                 fc.rtol);
   else
@@ -104,9 +116,17 @@ int run_steps_mode(const Problem& p, const Options& opt) {
     exec.fence();
     const auto t0 = Clock::now();
     try {
-      solver.update(exec, o, d);
+      if (mg)
+        mg->update(exec, o, d);
+      else
+        solver.update(exec, o, d);
     } catch (const NumericalError& e) {
       rethrow_in_file_terms(opt, s.nb, e);
+    }
+    if (mg && t == 0) {
+      std::printf("multigrid");
+      for (const auto& l : mg->levels()) std::printf(" %d", l.n);
+      std::printf(" block rows on %zu levels\n", mg->levels().size());
     }
     exec.fence();
     const double tu = since(t0);

@@ -79,8 +79,12 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
     int j = 0;
     for (; j < m && st.iterations < c.max_iterations; ++j) {
       const auto zj = column(Z_, j);
-      solver_.precondition(exec, ConstVector(column(V_, j)), zj, c.sweeps, c.variant);
-      st.sweeps += c.sweeps;
+      if (preconditioner_) {
+        preconditioner_(exec, ConstVector(column(V_, j)), zj);
+      } else {
+        solver_.precondition(exec, ConstVector(column(V_, j)), zj, c.sweeps, c.variant);
+        st.sweeps += c.sweeps;
+      }
       const auto w = column(V_, j + 1);
       solver_.multiply_internal(exec, ConstVector(zj), w);
       // Classical Gram-Schmidt, twice, in three passes over V: h = V^T w; w -= V h and

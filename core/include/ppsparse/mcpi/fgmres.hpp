@@ -12,6 +12,7 @@
 /// Gram-Schmidt applied twice (three fused passes over the basis, each one read of it and one
 /// small host copy), the Hessenberg least-squares problem by Givens rotations on the host.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ class Fgmres {
 
   const FgmresControl& control() const { return control_; }
 
+  /// z = M^-1 v in the solver's colour order, on exec: a preconditioner in place of the control's
+  /// MCPI sweeps (a multigrid cycle, mcpi/multigrid.hpp). Empty: the sweeps.
+  using Preconditioner = std::function<void(const ExecSpace&, const ConstVector&, const Vector&)>;
+  void set_preconditioner(Preconditioner p) { preconditioner_ = std::move(p); }
+
   /// Solves A dQ = R; R and dQ are n * nb doubles in the user's numbering (device views; host
   /// views are staged). The status counts iterations and preconditioner sweeps; its final
   /// residual is the true ||R - A dQ||_2. Errors as Solver::apply.
@@ -64,6 +70,7 @@ class Fgmres {
 
   SolverType& solver_;
   FgmresControl control_;
+  Preconditioner preconditioner_;
   Matrix V_, Z_;
   Vector b_, x_, r_;
   Kokkos::View<double*, memory_space> h_, h2_;

@@ -52,8 +52,10 @@ void check_control(const Control& c);
 
 namespace detail {
 template <class ExecSpace, class OScalar, class DScalar, class XScalar>
-class SolverImpl;
+struct SolverImpl;
 }
+template <class ExecSpace>
+class Multigrid;
 
 /// The MCPI solver for one block structure on ExecSpace. Setup (the constructor) works from the
 /// structure only; the numeric phase (update, or storage + factor) may be repeated with new
@@ -247,6 +249,8 @@ class Solver {
   void multiply_arrays(const ExecSpace& exec, const detail::UserArray& x, const detail::UserArray& y);
 
   std::unique_ptr<detail::SolverImpl<ExecSpace, OScalar, DScalar, XScalar>> impl_;
+  template <class>
+  friend class Multigrid;  // its finest level is this solver's arrays and colour loop
 };
 
 }  // namespace ppsparse::mcpi
