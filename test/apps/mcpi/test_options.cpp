@@ -60,9 +60,9 @@ TEST(McpiOptions, BadInputsGiveOneLineErrors) {
 
 TEST(McpiOptions, HelpDocumentsEveryOption) {
   const std::string h = help_text();
-  for (const char* opt : {"--matrix", "--mesh", "--refine", "--block", "--grid", "--sweeps", "--variant", "--seed",
-                          "--verify", "--json", "--pattern-only", "--stage-diagonal", "--portable", "--mpk", "--help",
-                          "--o-keep-fp64", "--steps"})
+  for (const char* opt :
+       {"--matrix", "--mesh", "--refine", "--block", "--grid", "--sweeps", "--variant", "--seed", "--verify", "--json",
+        "--pattern-only", "--stage-diagonal", "--portable", "--mpk", "--help", "--o-keep-fp64", "--steps"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
   // The flow mode is found from the top-level help: its usage line and where its own help is.
   EXPECT_NE(h.find("mcpi --flow MESH"), std::string::npos);
