@@ -17,6 +17,8 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/formats/csr.hpp>
 
+#include "../core/src/util/to_device.hpp"
+
 namespace ppsparse::test {
 
 // ../shared beside the checkout (override with PPSPARSE_SHARED_DIR); empty if absent. Tests
@@ -119,6 +121,12 @@ inline std::uint64_t test_seed() {
   std::fprintf(stderr, "[seed] %s: PPSPARSE_TEST_SEED=%llu, call %d -> seed %llu\n", name.c_str(),
                static_cast<unsigned long long>(base_test_seed()), calls, static_cast<unsigned long long>(h));
   return h;
+}
+
+// A host vector's copy in the default memory space: the tests' device inputs.
+template <class T>
+Kokkos::View<T*, DefaultMemSpace> device_view(const std::vector<T>& v) {
+  return util::to_device<T, DefaultMemSpace>(v, "test.device_view");
 }
 
 // n values uniform in [-1, 1), drawn from test_seed(): a fresh random input.

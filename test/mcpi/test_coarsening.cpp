@@ -25,9 +25,7 @@ using Mem = DefaultMemSpace;
 
 template <class T>
 Kokkos::View<const T*, Mem> on_device(const Kokkos::View<T*, HostSpace>& h) {
-  Kokkos::View<T*, Mem> d("d", h.extent(0));
-  Kokkos::deep_copy(d, h);
-  return d;
+  return Kokkos::create_mirror_view_and_copy(Mem(), h);
 }
 
 struct Pattern {

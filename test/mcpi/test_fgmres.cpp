@@ -15,6 +15,7 @@
 #include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/vertex_graph.hpp>
 
+#include "block_laplacian.hpp"
 #include "test_util.hpp"
 
 namespace ppsparse::mcpi {
@@ -23,44 +24,12 @@ namespace {
 using Exec = DefaultExecSpace;
 using Mem = Exec::memory_space;
 
-template <class T>
-Kokkos::View<T*, Mem> device_view(const std::vector<T>& v) {
-  Kokkos::View<T*, HostSpace> h("h", v.size());
-  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::View<T*, Mem> d("d", v.size());
-  Kokkos::deep_copy(d, h);
-  return d;
-}
+using test::device_view;
+using Arrays = test::BlockLaplacian;
 
-struct Arrays {
-  int nb = 2;
-  ordinal_t n = 0;
-  std::vector<offset_t> row_ptr;
-  std::vector<ordinal_t> col_idx;
-  std::vector<double> O, D, R;
-};
-
-/// A block "Laplacian" on g: O_ij = -(I + small noise), D_ii = (1 + shift) deg_i I + small
-/// noise. With a small shift the colour Gauss-Seidel (MCPI) contracts slowly.
-Arrays laplacian(const Graph& g, int nb, double shift) {
-  Arrays a;
-  a.nb = nb;
-  a.n = g.n;
-  const size_t nb2 = static_cast<size_t>(nb) * nb;
-  a.row_ptr.assign(g.row_ptr.begin(), g.row_ptr.end());
-  a.col_idx.assign(g.adj.begin(), g.adj.end());
-  const gen::CounterRng rng(99, 1);
-  std::uint64_t ctr = 0;
-  auto noise = [&]() { return 0.01 * (2.0 * rng.uniform(ctr++) - 1.0); };
-  for (size_t k = 0; k < a.col_idx.size(); ++k)
-    for (size_t e = 0; e < nb2; ++e) a.O.push_back((e % (nb + 1) == 0 ? -1.0 : 0.0) + noise());
-  for (ordinal_t i = 0; i < g.n; ++i) {
-    const double deg = static_cast<double>(g.row_ptr[i + 1] - g.row_ptr[i]);
-    for (size_t e = 0; e < nb2; ++e) a.D.push_back((e % (nb + 1) == 0 ? (1.0 + shift) * deg + 0.05 : 0.0) + noise());
-    for (int e = 0; e < nb; ++e) a.R.push_back(2.0 * rng.uniform(ctr++) - 1.0);
-  }
-  return a;
-}
+/// The block Laplacian with D_ii = (1 + shift) deg_i I + 0.05 I: with a small shift the colour
+/// Gauss-Seidel (MCPI) contracts slowly.
+Arrays laplacian(const Graph& g, int nb, double shift) { return test::block_laplacian(g, nb, 1.0 + shift, 0.05, 99); }
 
 Solver<> make_solver(const Arrays& a) {
   BlockPattern<Mem> p{a.nb, a.n, device_view(a.row_ptr), device_view(a.col_idx), 0};

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include <ppsparse/error.hpp>
-#include <ppsparse/gen/counter_rng.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/fgmres.hpp>
 #include <ppsparse/mcpi/multigrid.hpp>
 
+#include "block_laplacian.hpp"
 #include "test_util.hpp"
 
 namespace ppsparse::mcpi {
@@ -21,40 +21,12 @@ namespace {
 using Exec = DefaultExecSpace;
 using Mem = Exec::memory_space;
 
-template <class T>
-Kokkos::View<T*, Mem> on_device(const std::vector<T>& v) {
-  Kokkos::View<T*, Mem> d("d", v.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-  return d;
-}
+using Laplacian = test::BlockLaplacian;
 
-/// A block Laplacian on g: O_ij = -I (+ noise), D_ii = (deg_i + shift) I (+ noise): nearly
-/// singular for a small shift, the smooth error MCPI sweeps damp slowly.
-struct Laplacian {
-  int nb = 2;
-  ordinal_t n = 0;
-  std::vector<offset_t> row_ptr;
-  std::vector<ordinal_t> col_idx;
-  std::vector<double> O, D, R;
-};
+/// The block Laplacian with D_ii = (deg_i + shift) I: nearly singular for a small shift, the
+/// smooth error MCPI sweeps damp slowly.
 Laplacian laplacian(const Graph& g, int nb, double shift, std::uint64_t seed) {
-  Laplacian a;
-  a.nb = nb;
-  a.n = g.n;
-  a.row_ptr.assign(g.row_ptr.begin(), g.row_ptr.end());
-  a.col_idx.assign(g.adj.begin(), g.adj.end());
-  const size_t nb2 = static_cast<size_t>(nb) * nb;
-  const gen::CounterRng rng(seed, 1);
-  std::uint64_t ctr = 0;
-  auto noise = [&]() { return 0.01 * (2.0 * rng.uniform(ctr++) - 1.0); };
-  for (size_t k = 0; k < a.col_idx.size(); ++k)
-    for (size_t e = 0; e < nb2; ++e) a.O.push_back((e % (nb + 1) == 0 ? -1.0 : 0.0) + noise());
-  for (ordinal_t i = 0; i < g.n; ++i) {
-    const double deg = static_cast<double>(g.row_ptr[i + 1] - g.row_ptr[i]);
-    for (size_t e = 0; e < nb2; ++e) a.D.push_back((e % (nb + 1) == 0 ? deg + shift : 0.0) + noise());
-    for (int e = 0; e < nb; ++e) a.R.push_back(2.0 * rng.uniform(ctr++) - 1.0);
-  }
-  return a;
+  return test::block_laplacian(g, nb, 1.0, shift, seed);
 }
 
 struct Solve {
@@ -64,8 +36,8 @@ struct Solve {
 };
 
 Solve fgmres(const Laplacian& a, bool multigrid, const MultigridOptions& mo = {}) {
-  const auto rp = on_device(a.row_ptr);
-  const auto ci = on_device(a.col_idx);
+  const auto rp = test::device_view(a.row_ptr);
+  const auto ci = test::device_view(a.col_idx);
   const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
   FgmresControl fc;
   fc.rtol = 1e-8;
@@ -74,16 +46,16 @@ Solve fgmres(const Laplacian& a, bool multigrid, const MultigridOptions& mo = {}
   Solve out;
   if (multigrid) {
     Multigrid<> mg(pattern, mo);
-    mg.update(Exec(), on_device(a.O), on_device(a.D));
+    mg.update(Exec(), test::device_view(a.O), test::device_view(a.D));
     Fgmres<> gmres(mg.fine(), fc);
     gmres.set_preconditioner(mg.preconditioner());
-    const Status st = gmres.solve(Exec(), on_device(a.R), dq);
+    const Status st = gmres.solve(Exec(), test::device_view(a.R), dq);
     out = {st.iterations, st.converged(), mg.levels().size()};
   } else {
     Solver<> solver(pattern);
-    solver.update(Exec(), on_device(a.O), on_device(a.D));
+    solver.update(Exec(), test::device_view(a.O), test::device_view(a.D));
     Fgmres<> gmres(solver, fc);
-    const Status st = gmres.solve(Exec(), on_device(a.R), dq);
+    const Status st = gmres.solve(Exec(), test::device_view(a.R), dq);
     out = {st.iterations, st.converged(), 1};
   }
   return out;
@@ -111,18 +83,18 @@ TEST(McpiMultigrid, IterationsBarelyGrowWithTheMesh) {
 TEST(McpiMultigrid, ARefreshEqualsAFreshHierarchyBitForBit) {
   const Laplacian a = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.02, 3);
   const Laplacian b = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.05, 4);
-  const auto rp = on_device(a.row_ptr);
-  const auto ci = on_device(a.col_idx);
+  const auto rp = test::device_view(a.row_ptr);
+  const auto ci = test::device_view(a.col_idx);
   const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
   MultigridOptions mo;
   mo.coarse_rows = 20;
   Multigrid<> refreshed(pattern, mo), fresh(pattern, mo);
-  refreshed.update(Exec(), on_device(a.O), on_device(a.D));  // the hierarchy from a's couplings
-  refreshed.update(Exec(), on_device(b.O), on_device(b.D));  // b's values through it
-  fresh.update(Exec(), on_device(b.O), on_device(b.D));
+  refreshed.update(Exec(), test::device_view(a.O), test::device_view(a.D));  // the hierarchy from a's couplings
+  refreshed.update(Exec(), test::device_view(b.O), test::device_view(b.D));  // b's values through it
+  fresh.update(Exec(), test::device_view(b.O), test::device_view(b.D));
   ASSERT_GE(refreshed.levels().size(), 3u);
   Kokkos::View<double*, Mem> v("v", a.R.size()), z1("z1", a.R.size()), z2("z2", a.R.size());
-  refreshed.fine().to_internal(Exec(), on_device(a.R), v);
+  refreshed.fine().to_internal(Exec(), test::device_view(a.R), v);
   refreshed.precondition(Exec(), v, z1);
   fresh.precondition(Exec(), v, z2);
   const auto h1 = Kokkos::create_mirror_view_and_copy(HostSpace(), z1);
@@ -136,8 +108,8 @@ TEST(McpiMultigrid, ARefreshEqualsAFreshHierarchyBitForBit) {
     for (size_t q = 0; q < h1.extent(0); ++q) ASSERT_EQ(h1(q), h2(q)) << q;
   // A refresh with the values the hierarchy was formed from equals a fresh setup, bit for bit.
   Multigrid<> again(pattern, mo);
-  again.update(Exec(), on_device(b.O), on_device(b.D));
-  again.update(Exec(), on_device(b.O), on_device(b.D));
+  again.update(Exec(), test::device_view(b.O), test::device_view(b.D));
+  again.update(Exec(), test::device_view(b.O), test::device_view(b.D));
   Kokkos::View<double*, Mem> z3("z3", a.R.size());
   again.precondition(Exec(), v, z3);
   const auto h3 = Kokkos::create_mirror_view_and_copy(HostSpace(), z3);
@@ -155,13 +127,14 @@ TEST(McpiMultigrid, BadOptionsAndSingularCoarseBlocksAreNamed) {
   // Two rows, D = I and O = -I: each diagonal block factors, the pair's coarse block I + I - I - I = 0 does not.
   const std::vector<offset_t> row_ptr{0, 1, 2};
   const std::vector<ordinal_t> col_idx{1, 0};
-  const auto rp = on_device(row_ptr);
-  const auto ci = on_device(col_idx);
+  const auto rp = test::device_view(row_ptr);
+  const auto ci = test::device_view(col_idx);
   mo = {};
   mo.coarse_rows = 1;
   Multigrid<> mg(BlockPattern<Mem>{1, 2, rp, ci}, mo);
   PPSPARSE_EXPECT_THROW_MESSAGE(
-      mg.update(Exec(), on_device(std::vector<double>{-1.0, -1.0}), on_device(std::vector<double>{1.0, 1.0})),
+      mg.update(Exec(), test::device_view(std::vector<double>{-1.0, -1.0}),
+                test::device_view(std::vector<double>{1.0, 1.0})),
       NumericalError,
       "mcpi multigrid: level 1 (the finest is 0; its block rows are the level above's aggregates, numbered from 0): "
       "diagonal block 0: zero or tiny pivot");

@@ -34,13 +34,7 @@ using detail::encode_bf16;
 using detail::encode_half;
 using detail::encode_int8;
 
-template <class T>
-Kokkos::View<T*, Mem> device_view(const std::vector<T>& v) {
-  Kokkos::View<T*, HostSpace, Kokkos::MemoryUnmanaged> h(const_cast<T*>(v.data()), v.size());
-  Kokkos::View<T*, Mem> d("v", v.size());
-  Kokkos::deep_copy(d, h);
-  return d;
-}
+using test::device_view;
 template <class V>
 std::vector<double> to_vector(const V& v) {
   auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
