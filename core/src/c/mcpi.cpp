@@ -120,9 +120,15 @@ std::vector<T> host_copy(const T* p, size_t n, int memory) {
   return h;
 }
 
+/// A 0/1 field of the C structures as a bool; InvalidArgument naming the field otherwise.
+bool flag(int value, const char* field) {
+  if (value != 0 && value != 1)
+    throw InvalidArgument(std::string(field) + " must be 0 or 1, got " + std::to_string(value));
+  return value == 1;
+}
+
 mcpi::InitialGuess initial_guess(int given) {
-  if (given != 0 && given != 1) throw InvalidArgument("control.initial_guess_given must be 0 or 1");
-  return given ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
+  return flag(given, "control.initial_guess_given") ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
 }
 
 mcpi::Control to_control(const ppsparse_mcpi_control* c) {
@@ -132,12 +138,10 @@ mcpi::Control to_control(const ppsparse_mcpi_control* c) {
   m.rtol = c->rtol;
   m.atol = c->atol;
   m.check_interval = c->check_interval;
-  if (c->final_residual != 0 && c->final_residual != 1) throw InvalidArgument("control.final_residual must be 0 or 1");
+  m.final_residual = flag(c->final_residual, "control.final_residual");
   m.initial_guess = initial_guess(c->initial_guess_given);
-  m.final_residual = c->final_residual != 0;
   m.divergence_factor = c->divergence_factor;
-  if (c->sweep_graphs != 0 && c->sweep_graphs != 1) throw InvalidArgument("control.sweep_graphs must be 0 or 1");
-  m.sweep_graphs = c->sweep_graphs != 0;
+  m.sweep_graphs = flag(c->sweep_graphs, "control.sweep_graphs");
   return m;
 }
 
@@ -190,12 +194,8 @@ mcpi::OStorage o_storage_of(const ppsparse_mcpi_options* o) {
     throw InvalidArgument("options.o_format = " + std::to_string(o->o_format) + " is not " + valid);
   }
   s.format = formats[static_cast<size_t>(o->o_format)];
-  if (o->o_keep_fp32 != 0 && o->o_keep_fp32 != 1)
-    throw InvalidArgument("options.o_keep_fp32 must be 0 or 1, got " + std::to_string(o->o_keep_fp32));
-  s.keep_fp32 = o->o_keep_fp32 == 1;
-  if (o->o_keep_fp64 != 0 && o->o_keep_fp64 != 1)
-    throw InvalidArgument("options.o_keep_fp64 must be 0 or 1, got " + std::to_string(o->o_keep_fp64));
-  s.keep_fp64 = o->o_keep_fp64 == 1;
+  s.keep_fp32 = flag(o->o_keep_fp32, "options.o_keep_fp32");
+  s.keep_fp64 = flag(o->o_keep_fp64, "options.o_keep_fp64");
   return s;
 }
 
