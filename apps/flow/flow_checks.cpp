@@ -44,6 +44,7 @@ void check_control(const NonlinearControl& c) {
   if (!(c.linear_rtol > 0) || !(c.linear_rtol < 1)) bad("--linear-rtol must be within (0, 1)");
   if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 1 || c.fgmres_restart < 1 || c.fgmres_iterations < 1)
     bad("sweeps, restart and iteration limits must be >= 1");
+  if (c.linear == NonlinearControl::Linear::multigrid) ppsparse::mcpi::check_multigrid_options(c.multigrid);
 }
 
 }  // namespace flow

@@ -15,12 +15,25 @@
 #include <ppsparse/util/copy_bandwidth.hpp>
 
 #include "boundary_conditions.hpp"
+#include "common/multigrid_options.hpp"
 #include "common/option_values.hpp"
 
 namespace mcpi_app {
 namespace {
 
 using ppsparse::InvalidArgument;
+
+const char* linear_name(flow::NonlinearControl::Linear l) {
+  switch (l) {
+    case flow::NonlinearControl::Linear::mcpi:
+      return "mcpi";
+    case flow::NonlinearControl::Linear::fgmres:
+      return "fgmres";
+    case flow::NonlinearControl::Linear::multigrid:
+      break;
+  }
+  return "multigrid";
+}
 
 void write_history(const std::string& path, const FlowOptions& opt, const std::vector<flow::StepRecord>& h,
                    const flow::Forces& f, bool converged, long long vertices) {
@@ -30,7 +43,7 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
   out << "{\n  \"mesh\": \"" << opt.mesh << "\",\n  \"refine\": " << opt.refine << ",\n  \"vertices\": " << vertices
       << ",\n  \"mach\": " << opt.setup.mach << ",\n  \"alpha\": " << opt.setup.alpha << ",\n  \"flux\": \""
       << (opt.setup.flux == flow::FluxScheme::roe ? "roe" : "rusanov") << "\",\n  \"linear\": \""
-      << (opt.control.linear == flow::NonlinearControl::Linear::fgmres ? "fgmres" : "mcpi") << "\",\n  \"o_format\": \""
+      << linear_name(opt.control.linear) << "\",\n  \"o_format\": \""
       << ppsparse::mcpi::name(opt.setup.o_storage.format)
       << "\",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
       << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl << ",\n  \"cd\": " << f.cd
@@ -40,10 +53,11 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
     out << "    {\"step\": " << r.step << ", \"residual\": " << r.residual << ", \"relative\": " << r.relative
         << ", \"cfl\": " << r.cfl << ", \"linear_iterations\": " << r.linear_iterations << ", \"sweeps\": " << r.sweeps
         << ", \"linear_relative\": " << r.linear_relative
-        << ", \"linear_at_limit\": " << (r.linear_at_limit ? "true" : "false") << ", \"retries\": " << r.retries
-        << ", \"t_residual\": " << r.t_residual << ", \"t_jacobian\": " << r.t_jacobian
-        << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve << ", \"t_update\": " << r.t_update
-        << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "") << "\n";
+        << ", \"linear_at_limit\": " << (r.linear_at_limit ? "true" : "false") << ", \"levels\": " << r.levels
+        << ", \"retries\": " << r.retries << ", \"t_residual\": " << r.t_residual
+        << ", \"t_jacobian\": " << r.t_jacobian << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve
+        << ", \"t_update\": " << r.t_update << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "")
+        << "\n";
   }
   out << "  ]\n}\n";
 }
@@ -184,7 +198,13 @@ solver:
   --cfl-max C            its cap (default 1e6 with FGMRES, 5e3 with MCPI alone)
   --drop X               stop when the density residual fell by X (default 1e-8)
   --steps N              at most N pseudo-time steps (default 100)
-  --linear mcpi|fgmres   MCPI sweeps alone, or FGMRES + MCPI (default fgmres)
+  --linear mcpi|fgmres|multigrid
+                         MCPI sweeps alone, FGMRES + MCPI sweeps (the default), or FGMRES
+                         + one cycle of an aggregation multigrid whose levels sweep by MCPI
+                         (its hierarchy from the first step's Jacobian, refreshed every
+                         step; the step lines then count cycles and levels); its options:
+)" + mcpi_app::multigrid_options_help(2) +
+         R"(
   --linear-rtol X        each step's linear tolerance (default 1e-2)
   --sweeps K             MCPI: sweep limit (default 100); FGMRES: sweeps per
                          preconditioner (default 5)
@@ -199,7 +219,7 @@ output:
 
 FlowOptions parse_flow_options(int argc, const char* const* argv) {
   FlowOptions o;
-  bool sweeps_given = false, mach_given = false;
+  bool sweeps_given = false, mach_given = false, mg_option_given = false;
   int sweeps = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -269,9 +289,13 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
         o.control.linear = flow::NonlinearControl::Linear::mcpi;
       } else if (v == "fgmres") {
         o.control.linear = flow::NonlinearControl::Linear::fgmres;
+      } else if (v == "multigrid") {
+        o.control.linear = flow::NonlinearControl::Linear::multigrid;
       } else {
-        throw InvalidArgument("mcpi: --linear is mcpi or fgmres, got '" + v + "'");
+        throw InvalidArgument("mcpi: --linear is mcpi, fgmres or multigrid, got '" + v + "'");
       }
+    } else if (parse_multigrid_option(a, value, o.control.multigrid)) {
+      mg_option_given = true;
     } else if (a == "--linear-rtol") {
       o.control.linear_rtol = parse_real(a, value());
     } else if (a == "--sweeps") {
@@ -299,6 +323,8 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
     o.control.mcpi_sweeps = sweeps;
     o.control.fgmres_sweeps = sweeps;
   }
+  if (mg_option_given && o.control.linear != flow::NonlinearControl::Linear::multigrid)
+    throw InvalidArgument("mcpi: the --mg-* options apply to --linear multigrid");
   flow::check_control(o.control);
   return o;
 }
@@ -327,19 +353,24 @@ int run_flow_mode(const FlowOptions& opt) {
   const std::string dir = opt.output + "/";
 
   auto solver = flow::make_flow_solver(m, setup, say);
-  std::printf("%5s %12s %10s %9s %6s %6s %9s %9s %9s %9s %9s %8s\n", "step", "residual", "relative", "cfl", "lin.it",
-              "sweeps", "lin.res", "t_res", "t_jac", "t_factor", "t_solve", "elapsed");
+  const bool multigrid = opt.control.linear == flow::NonlinearControl::Linear::multigrid;
+  if (multigrid) say("linear solver: FGMRES + " + mcpi_app::describe(opt.control.multigrid));
+  // With multigrid, each FGMRES iteration is one cycle, and the sweeps column counts the levels.
+  std::printf("%5s %12s %10s %9s %6s %6s %9s %9s %9s %9s %9s %8s\n", "step", "residual", "relative", "cfl",
+              multigrid ? "cycles" : "lin.it", multigrid ? "levels" : "sweeps", "lin.res", "t_res", "t_jac", "t_factor",
+              "t_solve", "elapsed");
   const auto history = solver->run(
       opt.control,
-      [](const flow::StepRecord& r) {
+      [multigrid](const flow::StepRecord& r) {
         if (r.cfl == 0) {  // the residual that ended the run: no linear solve
           std::printf("%5d %12.5e %10.3e %9s %6s %6s %9s %8.2fms %9s %9s %9s %7.2fs\n", r.step, r.residual, r.relative,
                       "-", "-", "-", "-", 1e3 * r.t_residual, "-", "-", "-", r.elapsed);
           return;
         }
         std::printf("%5d %12.5e %10.3e %9.3g %6d %6d %9.2e %8.2fms %8.2fms %8.2fms %8.2fms %7.2fs%s\n", r.step,
-                    r.residual, r.relative, r.cfl, r.linear_iterations, r.sweeps, r.linear_relative, 1e3 * r.t_residual,
-                    1e3 * r.t_jacobian, 1e3 * r.t_factor, 1e3 * r.t_solve, r.elapsed,
+                    r.residual, r.relative, r.cfl, r.linear_iterations, multigrid ? r.levels : r.sweeps,
+                    r.linear_relative, 1e3 * r.t_residual, 1e3 * r.t_jacobian, 1e3 * r.t_factor, 1e3 * r.t_solve,
+                    r.elapsed,
                     (std::string(r.linear_at_limit ? " (linear solve at its limit)" : "") +
                      (r.retries ? " (" + std::to_string(r.retries) + " retries)" : ""))
                         .c_str());
@@ -358,10 +389,13 @@ int run_flow_mode(const FlowOptions& opt) {
   }
   if (at_limit > 0)
     std::printf(
-        "linear solves: %d of %d steps stopped at their limit above the tolerance %.1e (reaching up to %.2e); more "
-        "sweeps per preconditioner application (--sweeps) or a lower --cfl-max leave fewer such steps\n",
-        at_limit, solves, opt.control.linear_rtol, worst);
+        "linear solves: %d of %d steps stopped at their limit above the tolerance %.1e (reaching up to %.2e); %s or "
+        "a lower --cfl-max leave fewer such steps\n",
+        at_limit, solves, opt.control.linear_rtol, worst,
+        multigrid ? "more sweeps per level (--mg-sweeps)"
+                  : "--linear multigrid, more sweeps per preconditioner application (--sweeps)");
   report_step_split(history, *solver);
+  std::printf("%s\n", solver->linear_solver_summary().c_str());
   const flow::Forces f = solver->forces();
   std::printf("cl %.6f  cd %.6f  (pressure forces on the walls, reference area %g)\n", f.cl, f.cd, setup.ref_area);
   bool has_wall = false;

@@ -10,10 +10,9 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/formats/csr.hpp>
 #include <ppsparse/io/matrix_market.hpp>
-#include <ppsparse/mcpi/fgmres.hpp>
-#include <ppsparse/mcpi/solver.hpp>
 
 #include "flow_kernels.hpp"
+#include "linear_solver.hpp"
 #include "vtu_writer.hpp"
 
 namespace flow {
@@ -32,7 +31,6 @@ template <int D>
 class EulerSolver final : public FlowSolver {
  public:
   static constexpr int nv = D + 2;
-  using McpiSolver = ppsparse::mcpi::Solver<Exec>;
 
   EulerSolver(const ppsparse::mesh::Mesh& m, const FlowSetup& setup, const std::function<void(const std::string&)>& say)
       : coords_(m.coords), setup_(setup), dual_(build_dual_mesh(m, say)) {
@@ -78,17 +76,7 @@ class EulerSolver final : public FlowSolver {
     rhs_ = Vector("flow::rhs", static_cast<size_t>(n) * nv);
     dQ_ = Vector("flow::dQ", static_cast<size_t>(n) * nv);
     lambda_ = Vector("flow::lambda", n);
-    if (say)
-      say("flow: setting up the MCPI solver (" + std::to_string(n) + " block rows of " + std::to_string(nv) + ")");
-    using HostOffsets = Kokkos::View<const offset_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    using HostOrdinals = Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    ppsparse::mcpi::BlockPattern<Kokkos::HostSpace> pattern{
-        nv, n, HostOffsets(dual_.row_ptr.data(), dual_.row_ptr.size()),
-        HostOrdinals(dual_.col_idx.data(), dual_.col_idx.size()), 0};
-    ppsparse::mcpi::SetupOptions options;
-    options.progress = say;
-    options.o_storage = setup.o_storage;
-    solver_ = std::make_unique<McpiSolver>(pattern, options);
+    linear_ = std::make_unique<LinearSolver>(nv, n, dual_.row_ptr, dual_.col_idx, setup.o_storage, say);
     set_free_stream();
   }
 
@@ -217,7 +205,7 @@ class EulerSolver final : public FlowSolver {
 
   // The Jacobian plus V / dt on the diagonal, into the solver's storage, factored there.
   void assemble_system(double cfl, std::vector<double>* dump_D) {
-    auto st = solver_->storage();
+    auto st = linear_->storage();
     assemble<float, double>(st.O, st.D, st.o_slot, st.d_slot, cfl);
     const auto Dv = st.D;
     if (dump_D) {
@@ -249,7 +237,7 @@ class EulerSolver final : public FlowSolver {
 
   void dump_system(const std::string& prefix, int step, const std::vector<double>& Dh) {
     const int nb2 = nv * nv;
-    auto st = solver_->storage();
+    auto st = linear_->storage();
     auto O = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), st.O);
     auto os = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), st.o_slot);
     auto ds = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), st.d_slot);
@@ -297,16 +285,8 @@ class EulerSolver final : public FlowSolver {
   std::vector<StepRecord> run(const NonlinearControl& c, const std::function<void(const StepRecord&)>& on_step,
                               const std::vector<int>& dump_steps, const std::string& dump_prefix) override {
     check_control(c);
-    std::unique_ptr<ppsparse::mcpi::Fgmres<Exec>> gmres;
-    if (c.linear == NonlinearControl::Linear::fgmres) {
-      ppsparse::mcpi::FgmresControl fc;
-      fc.rtol = c.linear_rtol;
-      fc.sweeps = c.fgmres_sweeps;
-      fc.restart = c.fgmres_restart;
-      fc.max_iterations = c.fgmres_iterations;
-      gmres = std::make_unique<ppsparse::mcpi::Fgmres<Exec>>(*solver_, fc);
-    }
-    const double cfl_max = c.cfl_max > 0 ? c.cfl_max : c.linear == NonlinearControl::Linear::fgmres ? 1e6 : 5e3;
+    linear_->prepare(c);
+    const double cfl_max = c.cfl_max > 0 ? c.cfl_max : c.linear != NonlinearControl::Linear::mcpi ? 1e6 : 5e3;
     std::vector<StepRecord> history;
     const auto start = Clock::now();
     double r0 = 0, scale = 1;
@@ -348,20 +328,11 @@ class EulerSolver final : public FlowSolver {
         rec.t_jacobian += seconds_since(t);
         if (dump && rec.retries == 0) dump_system(dump_prefix, step, Dh);
         t = Clock::now();
-        solver_->factor(exec);
+        rec.levels = linear_->factor(exec);
         exec.fence();
         rec.t_factor += seconds_since(t);
         t = Clock::now();
-        ppsparse::mcpi::Status s;
-        if (gmres) {
-          s = gmres->solve(exec, rhs_, dQ_);
-        } else {
-          ppsparse::mcpi::Control control;
-          control.max_sweeps = c.mcpi_sweeps;
-          control.rtol = c.linear_rtol;
-          control.check_interval = 5;
-          s = solver_->apply(exec, rhs_, dQ_, control);
-        }
+        const ppsparse::mcpi::Status s = linear_->solve(exec, rhs_, dQ_);
         exec.fence();
         rec.t_solve += seconds_since(t);
         rec.linear_iterations += s.iterations;
@@ -406,6 +377,8 @@ class EulerSolver final : public FlowSolver {
            nnzb * (2 * sizeof(ordinal_t)) + ne * (2 * sizeof(ordinal_t) + D * 8) + nnzb * sizeof(offset_t) +
            n * sizeof(ordinal_t) + nbn * (sizeof(ordinal_t) + 4 + D * 8);
   }
+
+  std::string linear_solver_summary() const override { return linear_->summary(); }
 
   Forces forces() const override {
     const auto U = to_host(U_);
@@ -478,7 +451,7 @@ class EulerSolver final : public FlowSolver {
   double direction_[3] = {}, lift_[3] = {};
   Kokkos::View<int*, MemSpace> kinds_;
   Vector U_, R_, rhs_, dQ_, lambda_;
-  std::unique_ptr<McpiSolver> solver_;
+  std::unique_ptr<LinearSolver> linear_;
 };
 
 }  // namespace detail

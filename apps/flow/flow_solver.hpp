@@ -2,7 +2,8 @@
 // An implicit, first-order, finite-volume Euler solver on median-dual control volumes: the
 // reference integration of ppsparse's MCPI solver. The residual and its exact Jacobian are
 // computed on the device; the Jacobian is assembled in place into mcpi::Solver::storage() and
-// factored there; each pseudo-time step solves by MCPI sweeps or FGMRES + MCPI. Pseudo-transient
+// factored there; each pseudo-time step solves by MCPI sweeps, FGMRES + MCPI or FGMRES + an
+// aggregation multigrid with MCPI smoothing. Pseudo-transient
 // continuation with local time steps and switched evolution relaxation (Blazek 2015, ch. 6;
 // Mulder and van Leer 1985).
 #include <functional>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/mesh/mesh.hpp>
 
@@ -54,12 +56,15 @@ struct NonlinearControl {
   double ser_exponent = 1;  ///< CFL_k = CFL_0 (R_0 / R_k)^exponent
   double drop = 1e-8;       ///< stop when the density residual fell by this factor
   int max_steps = 100;
-  enum class Linear { mcpi, fgmres } linear = Linear::fgmres;
+  /// MCPI sweeps alone, FGMRES + MCPI sweeps, or FGMRES + an aggregation multigrid cycle
+  /// whose levels sweep by MCPI (mcpi/multigrid.hpp).
+  enum class Linear { mcpi, fgmres, multigrid } linear = Linear::fgmres;
   double linear_rtol = 1e-2;  ///< each step's linear tolerance
   int mcpi_sweeps = 100;      ///< MCPI alone: the sweep limit
   int fgmres_sweeps = 5;      ///< FGMRES: sweeps per preconditioner application
   int fgmres_restart = 30;
-  int fgmres_iterations = 60;  ///< FGMRES: the iteration limit
+  int fgmres_iterations = 60;                  ///< FGMRES: the iteration limit
+  ppsparse::mcpi::MultigridOptions multigrid;  ///< Linear::multigrid: the hierarchy and its cycle
 };
 void check_control(const NonlinearControl& c);
 
@@ -69,7 +74,8 @@ struct StepRecord {
   double residual = 0;  ///< ||R_rho||_2 at the step's start
   double relative = 0;  ///< residual / the first step's
   double cfl = 0;
-  int linear_iterations = 0;   ///< FGMRES iterations (MCPI: 0)
+  int linear_iterations = 0;   ///< FGMRES iterations (MCPI: 0); with multigrid, also its cycles
+  int levels = 0;              ///< the multigrid's levels (else 0)
   int sweeps = 0;              ///< MCPI sweeps, in all
   double linear_relative = 0;  ///< the linear residual reached, relative to its start
   /// The linear solve stopped at its iteration or sweep limit above its tolerance
@@ -118,6 +124,9 @@ class FlowSolver {
   /// slot maps read once; O in FP32 and D in FP64 written once).
   virtual double residual_bytes() const = 0;
   virtual double assembly_bytes() const = 0;
+
+  /// The linear solver's levels and device memory, in a line ("" before the first run()).
+  virtual std::string linear_solver_summary() const = 0;
 
   virtual Forces forces() const = 0;
   /// The solution as VTK XML unstructured grid (density, velocity, pressure, Mach number).

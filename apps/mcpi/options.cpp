@@ -12,6 +12,8 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/mesh/read.hpp>
 
+#include "common/multigrid_options.hpp"
+
 namespace mcpi_app {
 
 using ppsparse::InvalidArgument;
@@ -87,7 +89,9 @@ options:
                          MCPI sweeps, to --rtol (default 1e-6 there)
       --multigrid        with --fgmres: preconditioned instead by one W-cycle of an
                          aggregation multigrid whose levels are MCPI solvers (its hierarchy
-                         from the first step's values, refreshed at every step)
+                         from the first step's values, refreshed at every step); its options:
+)" + multigrid_options_help(4) +
+         R"(
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the
                          portable form of an asynchronous copy; off by default)
@@ -214,6 +218,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.fgmres = true;
     } else if (a == "--multigrid") {
       o.multigrid = true;
+    } else if (parse_multigrid_option(a, value, o.mg)) {
+      o.mg_option_given = true;
     } else if (a == "--rtol") {
       const std::string v = value();
       char* end = nullptr;
@@ -310,6 +316,7 @@ Options parse_options(int argc, const char* const* argv) {
   }
   if ((o.rtol > 0 || o.fgmres) && o.steps == 0) throw InvalidArgument("mcpi: --rtol and --fgmres apply to --steps");
   if (o.multigrid && !o.fgmres) throw InvalidArgument("mcpi: --multigrid preconditions --fgmres (add --fgmres)");
+  if (o.mg_option_given && !o.multigrid) throw InvalidArgument("mcpi: the --mg-* options apply to --multigrid");
   if (o.steps > 0 && o.mpk > 0) throw InvalidArgument("mcpi: --steps and --mpk are separate modes");
   if (o.refine > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --refine applies to --mesh only");
   if (o.zone > 0 && o.source != Options::Source::mesh) throw InvalidArgument("mcpi: --zone applies to --mesh only");

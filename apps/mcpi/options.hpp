@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/mcpi/tuning.hpp>
 #include <ppsparse/mcpi/variant.hpp>
@@ -26,18 +27,20 @@ struct Options {
   std::vector<ppsparse::mcpi::Variant> variants;  // empty: all
   std::string json;                               // --json FILE
   std::uint64_t seed = 2026;
-  bool pattern_only = false;           // --matrix: synthetic FUN3D-like values on the file's pattern
-  bool stage_diagonal = false;         // --stage-diagonal
-  bool portable = false;               // --portable: no backend-specialised kernels
-  int recolor_passes = 0;              // --recolor-passes P: iterated-greedy passes after the colouring
-  ppsparse::mcpi::OStorage o_storage;  // --o-format F, --o-keep-fp32
-  int mpk = 0;                         // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
-  int steps = 0;                       // --steps N: a time-step loop of N steps (update + solve each)
-  double rtol = 0;                     // --rtol X: the steps' relative tolerance (0: --sweeps sweeps)
-  int check_interval = 5;              // --check-interval K: residual check every K sweeps
-  bool fgmres = false;                 // --fgmres: the steps solve by FGMRES + MCPI (--sweeps per preconditioner)
-  bool multigrid = false;              // --multigrid: FGMRES preconditioned by an aggregation multigrid cycle
-  int verify = -1;                     // -1 auto (small problems), 0 off, 1 on
+  bool pattern_only = false;            // --matrix: synthetic FUN3D-like values on the file's pattern
+  bool stage_diagonal = false;          // --stage-diagonal
+  bool portable = false;                // --portable: no backend-specialised kernels
+  int recolor_passes = 0;               // --recolor-passes P: iterated-greedy passes after the colouring
+  ppsparse::mcpi::OStorage o_storage;   // --o-format F, --o-keep-fp32
+  int mpk = 0;                          // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
+  int steps = 0;                        // --steps N: a time-step loop of N steps (update + solve each)
+  double rtol = 0;                      // --rtol X: the steps' relative tolerance (0: --sweeps sweeps)
+  int check_interval = 5;               // --check-interval K: residual check every K sweeps
+  bool fgmres = false;                  // --fgmres: the steps solve by FGMRES + MCPI (--sweeps per preconditioner)
+  bool multigrid = false;               // --multigrid: FGMRES preconditioned by an aggregation multigrid cycle
+  ppsparse::mcpi::MultigridOptions mg;  // --mg-cycle, --mg-levels, ... (multigrid_options.hpp)
+  bool mg_option_given = false;
+  int verify = -1;  // -1 auto (small problems), 0 off, 1 on
   // Under mpirun (more than one rank): how messages travel (automatic, staged, mpi_device)
   // and whether to print each colour's rows, bytes and wait.
   std::string transport = "automatic";

@@ -11,6 +11,8 @@
 #include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
+#include "common/multigrid_options.hpp"
+
 namespace mcpi_app {
 
 namespace {
@@ -65,7 +67,7 @@ int run_steps_mode(const Problem& p, const Options& opt) {
   try {
     const mcpi::BlockPattern<HostSpace> pattern{s.nb, s.n, ia, ja, base};
     if (opt.multigrid)
-      mg = std::make_unique<mcpi::Multigrid<Exec>>(pattern, mcpi::MultigridOptions{}, setup);
+      mg = std::make_unique<mcpi::Multigrid<Exec>>(pattern, opt.mg, setup);
     else
       made = std::make_unique<mcpi::Solver<Exec>>(pattern, setup);
   } catch (const NumericalError& e) {
@@ -96,10 +98,8 @@ int run_steps_mode(const Problem& p, const Options& opt) {
   if (opt.fgmres) gmres = std::make_unique<mcpi::Fgmres<Exec>>(solver, fc);
   if (mg) gmres->set_preconditioner(mg->preconditioner());
   if (mg)
-    std::printf(
-        "solver    FGMRES(%d) right-preconditioned by one W-cycle of aggregation multigrid (MCPI sweeps on "
-        "every level), rtol %.1e\n",
-        fc.restart, fc.rtol);
+    std::printf("solver    FGMRES(%d) right-preconditioned by one cycle of aggregation multigrid (%s), rtol %.1e\n",
+                fc.restart, describe(opt.mg).c_str(), fc.rtol);
   else if (opt.fgmres)
     std::printf("solver    FGMRES(%d) right-preconditioned by %d MCPI sweeps, rtol %.1e\n", fc.restart, fc.sweeps,
                 fc.rtol);

@@ -61,8 +61,13 @@ class McpiSolver(_McpiSolver):
     """FUN3D's multicolour point-implicit solver for A = D + O (ppsparse::mcpi::Solver).
 
     McpiSolver(indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False,
-               keep_fp64=False):
+               keep_fp64=False, multigrid=None):
     setup from the block CSR structure of O (off-diagonal blocks only), in your numbering.
+    multigrid=True (or a dict of options: cycle "k"/"w"/"v", scaling "auto"/"energy"/"residual"/
+    "none", max_levels, coarse_rows, matching_passes, pre_sweeps, post_sweeps, coarse_sweeps):
+    an aggregation multigrid hierarchy (ppsparse::mcpi::Multigrid) whose finest level is this
+    solver; update() forms it at the first call and refreshes it after; fgmres() is then
+    preconditioned by one cycle per iteration; levels lists the levels.
     o_format stores O for the sweeps in "fp32", "bf16", "fp16" or "int8" (keep_fp32: also an FP32
     copy for multiply, FGMRES's operator and the true residuals). keep_fp64: also keep your O in
     FP64 for multiply and FGMRES's operator, so that fgmres's converged status is of your own
@@ -78,10 +83,10 @@ class McpiSolver(_McpiSolver):
     """
 
     def __init__(self, indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False,
-                 keep_fp64=False):
+                 keep_fp64=False, multigrid=None):
         _ensure()
         super().__init__(indptr, indices, int(nb), colors, int(index_base), str(o_format), bool(keep_fp32),
-                         bool(keep_fp64))
+                         bool(keep_fp64), multigrid)
 
     @classmethod
     def from_bsr(cls, a, **options):

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include <ppsparse/mcpi/fgmres.hpp>
+#include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
@@ -16,12 +17,56 @@ namespace {
 
 mcpi::Variant variant_of(const std::string& s) { return mcpi::parse_variant(s); }
 
+/// MultigridOptions from a dict of its fields (cycle and scaling as strings); ValueError naming an
+/// unknown key or value.
+mcpi::MultigridOptions multigrid_options(const py::dict& d) {
+  mcpi::MultigridOptions o;
+  for (const auto& [key, value] : d) {
+    const std::string k = py::str(key);
+    if (k == "cycle") {
+      const std::string v = py::str(value);
+      if (v == "v" || v == "w" || v == "k")
+        o.cycle = v == "v" ? mcpi::MultigridOptions::Cycle::v
+                           : v == "w" ? mcpi::MultigridOptions::Cycle::w : mcpi::MultigridOptions::Cycle::k;
+      else
+        throw py::value_error("multigrid: cycle is 'v', 'w' or 'k', got '" + v + "'");
+    } else if (k == "scaling") {
+      const std::string v = py::str(value);
+      using S = mcpi::MultigridOptions::Scaling;
+      const std::map<std::string, S> names{
+          {"auto", S::automatic}, {"none", S::none}, {"energy", S::energy}, {"residual", S::residual}};
+      const auto it = names.find(v);
+      if (it == names.end())
+        throw py::value_error("multigrid: scaling is 'auto', 'none', 'energy' or 'residual', got '" + v + "'");
+      o.scaling = it->second;
+    } else if (k == "max_levels") {
+      o.max_levels = value.cast<int>();
+    } else if (k == "coarse_rows") {
+      o.coarse_rows = value.cast<ordinal_t>();
+    } else if (k == "matching_passes") {
+      o.matching_passes = value.cast<int>();
+    } else if (k == "pre_sweeps") {
+      o.pre_sweeps = value.cast<int>();
+    } else if (k == "post_sweeps") {
+      o.post_sweeps = value.cast<int>();
+    } else if (k == "coarse_sweeps") {
+      o.coarse_sweeps = value.cast<int>();
+    } else {
+      throw py::value_error("multigrid: unknown option '" + k +
+                            "' (cycle, scaling, max_levels, coarse_rows, matching_passes, pre_sweeps, post_sweeps, "
+                            "coarse_sweeps)");
+    }
+  }
+  mcpi::check_multigrid_options(o);
+  return o;
+}
+
 // ---- the MCPI solver ----
 
 class McpiSolver : public Releasable {
  public:
   McpiSolver(const py::handle& indptr, const py::handle& indices, int nb, const py::handle& colors, int index_base,
-             const std::string& o_format, bool keep_fp32, bool keep_fp64) {
+             const std::string& o_format, bool keep_fp32, bool keep_fp64, const py::handle& multigrid) {
     require_kokkos();
     const auto rp = host_array<offset_t>(indptr, "indptr");
     if (rp.size() < 1) throw py::value_error("indptr is empty: it needs n + 1 entries");
@@ -36,19 +81,39 @@ class McpiSolver : public Releasable {
       const auto c = host_array<ordinal_t>(colors, "colors", n);
       options.colors.assign(c.data(), c.data() + c.size());
     }
-    solver_ = std::make_unique<mcpi::Solver<Exec>>(pattern, options);
+    if (multigrid.is_none() || (py::isinstance<py::bool_>(multigrid) && !multigrid.cast<bool>())) {
+      solver_ = std::make_unique<mcpi::Solver<Exec>>(pattern, options);
+    } else {
+      mcpi::MultigridOptions mo;
+      if (py::isinstance<py::dict>(multigrid))
+        mo = multigrid_options(multigrid.cast<py::dict>());
+      else if (!py::isinstance<py::bool_>(multigrid))
+        throw py::type_error("multigrid: True, False, None or a dict of options is expected");
+      mg_ = std::make_unique<mcpi::Multigrid<Exec>>(pattern, mo, options);
+    }
     live().insert(this);
   }
   ~McpiSolver() override { live().erase(this); }
   void release() override {
     gmres_.reset();
     solver_.reset();
+    mg_.reset();
   }
 
+  /// The solver, or the multigrid's finest level.
   mcpi::Solver<Exec>& s() const {
+    if (mg_) return mg_->fine();
     if (!solver_) throw InvalidArgument("McpiSolver: released by ppsparse.finalize()");
     return *solver_;
   }
+  py::list levels() const {
+    py::list out;
+    if (mg_)
+      for (const auto& l : mg_->levels())
+        out.append(py::dict("n"_a = l.n, "nnzb"_a = l.nnzb, "colors"_a = l.colors, "device_bytes"_a = l.device_bytes));
+    return out;
+  }
+  size_t device_bytes() const { return mg_ ? mg_->device_bytes() : s().device_bytes(); }
   size_t vector_size() const { return static_cast<size_t>(s().n()) * s().nb(); }
 
   void update(const py::handle& O, const py::handle& D, const std::string& order) {
@@ -61,14 +126,20 @@ class McpiSolver : public Releasable {
       throw py::value_error("order must be 'row_major' ('C') or 'column_major' ('F'), got '" + order + "'");
     const long long nb2 = static_cast<long long>(s().nb()) * s().nb();
     const long long o_size = static_cast<long long>(s().nnzb()) * nb2, d_size = static_cast<long long>(s().n()) * nb2;
+    const auto to = [&](const auto& o, const auto& d) {
+      if (mg_)
+        mg_->update(Exec(), o, d, bo);  // the hierarchy at the first call
+      else
+        s().update(Exec(), o, d, bo);
+    };
     if (same_place(O, "O", D, "D")) {
-      s().update(Exec(), device_in<double>(gpu_array_of<double>(O, "O", o_size, false)),
-                 device_in<double>(gpu_array_of<double>(D, "D", d_size, false)), bo);
+      to(device_in<double>(gpu_array_of<double>(O, "O", o_size, false)),
+         device_in<double>(gpu_array_of<double>(D, "D", d_size, false)));
       return;
     }
     const auto o = as_array<double>(O, "O", o_size);
     const auto d = as_array<double>(D, "D", d_size);
-    s().update(Exec(), in_view(o), in_view(d), bo);
+    to(in_view(o), in_view(d));
   }
 
   py::tuple apply(const py::handle& R, const py::handle& dq, double rtol, double atol, int max_sweeps,
@@ -98,6 +169,7 @@ class McpiSolver : public Releasable {
     if (!gmres_ || !(gmres_control_ == fc)) {
       gmres_.reset();
       gmres_ = std::make_unique<mcpi::Fgmres<Exec>>(s(), fc);
+      if (mg_) gmres_->set_preconditioner(mg_->preconditioner());
       gmres_control_ = fc;
     }
     return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return gmres_->solve(Exec(), r, x); });
@@ -176,6 +248,7 @@ class McpiSolver : public Releasable {
   }
 
   std::unique_ptr<mcpi::Solver<Exec>> solver_;
+  std::unique_ptr<mcpi::Multigrid<Exec>> mg_;  ///< multigrid=...: its finest level is the solver
   std::unique_ptr<mcpi::Fgmres<Exec>> gmres_;
   mcpi::FgmresControl gmres_control_;
 };
@@ -213,9 +286,10 @@ void bind_mcpi(py::module_& m) {
 
   py::class_<McpiSolver>(m, "McpiSolver")
       .def(
-          py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool, bool>(),
+          py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool, bool,
+                   const py::handle&>(),
           "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
-          "keep_fp32"_a = false, "keep_fp64"_a = false)
+          "keep_fp32"_a = false, "keep_fp64"_a = false, "multigrid"_a = py::none())
       .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major",
            "New values in your numbering: O's blocks in the order of `indices` (nnzb x nb x nb), D's by block "
            "row (n x nb x nb), each block row_major or column_major; D is LU-factored on the device. ValueError "
@@ -229,8 +303,9 @@ void bind_mcpi(py::module_& m) {
            "sweeps see: O as stored in o_format (keep_fp32: the FP32 copy).")
       .def("fgmres", &McpiSolver::fgmres, "R"_a, "dq"_a = py::none(), "rtol"_a = 1e-6, "atol"_a = 0.0, "restart"_a = 30,
            "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false,
-           "Solves A dq = R by FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps, to rtol or atol, "
-           "at most max_iterations iterations. Returns (dq, Status). Its operator is A with O as the solver "
+           "Solves A dq = R by FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps (with multigrid: "
+           "by one multigrid cycle, `sweeps` unused), to rtol or atol, at most max_iterations iterations. "
+           "Returns (dq, Status). Its operator is A with O as the solver "
            "stores it (FP32 by default, keep_fp32 for the reduced formats), or with your values in FP64 "
            "(keep_fp64): a converged status is of that system, which Status.system names.")
       .def("multiply", &McpiSolver::multiply, "x"_a,
@@ -251,9 +326,11 @@ void bind_mcpi(py::module_& m) {
       .def_property_readonly(
           "o_format", [](const McpiSolver& s) { return std::string(mcpi::name(s.s().o_storage().format)); },
           "How the sweeps store O: 'fp32', 'bf16', 'fp16' or 'int8'.")
-      .def_property_readonly(
-          "device_bytes", [](const McpiSolver& s) { return s.s().device_bytes(); },
-          "Bytes of device memory the solver's arrays hold.");
+      .def_property_readonly("device_bytes", &McpiSolver::device_bytes,
+                             "Bytes of device memory the solver's arrays hold (with multigrid: every level's).")
+      .def_property_readonly("levels", &McpiSolver::levels,
+                             "With multigrid: each level's block rows (n), blocks (nnzb), colours and device bytes, "
+                             "finest first (only the finest before the first update); else [].");
 
   m.def("o_formats", [] {
     std::vector<std::string> v;

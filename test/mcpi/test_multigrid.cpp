@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <ppsparse/error.hpp>
@@ -116,11 +117,126 @@ TEST(McpiMultigrid, ARefreshEqualsAFreshHierarchyBitForBit) {
   for (size_t q = 0; q < h2.extent(0); ++q) ASSERT_EQ(h3(q), h2(q)) << q;
 }
 
+/// A host view of v (update() stages host arrays).
+Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged> host_view(const std::vector<double>& v) {
+  return Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
+}
+
+/// z = one cycle of mg on v (the finest colour order), on the host.
+std::vector<double> cycle_once(Multigrid<>& mg, const Kokkos::View<double*, Mem>& v) {
+  Kokkos::View<double*, Mem> z("z", v.extent(0));
+  mg.precondition(Exec(), v, z);
+  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), z);
+  return std::vector<double>(h.data(), h.data() + h.extent(0));
+}
+
+TEST(McpiMultigrid, AnAssemblyInPlaceEqualsUpdateInEveryOFormat) {
+  const Laplacian a = laplacian(gen::tet_mesh_graph(8, 7, 6), 3, 0.02, 11);
+  const auto rp = test::device_view(a.row_ptr);
+  const auto ci = test::device_view(a.col_idx);
+  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  const size_t nb2 = static_cast<size_t>(a.nb) * a.nb;
+  MultigridOptions mo;
+  mo.coarse_rows = 20;
+  std::vector<int> iterations;
+  for (const OFormat f : {OFormat::fp32, OFormat::bf16, OFormat::int8}) {
+    SetupOptions so;
+    so.o_storage.format = f;
+    Multigrid<> updated(pattern, mo, so), in_place(pattern, mo, so);
+    updated.update(Exec(), host_view(a.O), host_view(a.D));  // host arrays: staged
+    // The same values written into the finest level's slots, then factor().
+    const auto st = in_place.storage();
+    auto O = Kokkos::create_mirror(st.O);  // copies, never aliases: factor() overwrites st.D
+    auto D = Kokkos::create_mirror(st.D);
+    const auto os = Kokkos::create_mirror_view_and_copy(HostSpace(), st.o_slot);
+    const auto ds = Kokkos::create_mirror_view_and_copy(HostSpace(), st.d_slot);
+    for (size_t k = 0; k < a.col_idx.size(); ++k)
+      for (size_t e = 0; e < nb2; ++e) O(static_cast<size_t>(os(k)) * nb2 + e) = static_cast<float>(a.O[k * nb2 + e]);
+    for (ordinal_t r = 0; r < a.n; ++r)
+      for (size_t e = 0; e < nb2; ++e) D(static_cast<size_t>(ds(r)) * nb2 + e) = a.D[static_cast<size_t>(r) * nb2 + e];
+    Kokkos::deep_copy(st.O, O);
+    Kokkos::deep_copy(st.D, D);
+    in_place.factor(Exec());
+    ASSERT_GE(updated.levels().size(), 3u) << name(f);
+    ASSERT_EQ(updated.levels().size(), in_place.levels().size()) << name(f);
+    Kokkos::View<double*, Mem> v("v", a.R.size());
+    updated.fine().to_internal(Exec(), test::device_view(a.R), v);
+    const std::vector<double> z1 = cycle_once(updated, v), z2 = cycle_once(in_place, v);
+    for (size_t q = 0; q < z1.size(); ++q) ASSERT_EQ(z1[q], z2[q]) << name(f) << " entry " << q;
+    // A refresh from the storage repeats the cycle exactly.
+    Kokkos::deep_copy(st.D, D);
+    in_place.factor(Exec());
+    const std::vector<double> z3 = cycle_once(in_place, v);
+    for (size_t q = 0; q < z1.size(); ++q) ASSERT_EQ(z1[q], z3[q]) << name(f) << " refreshed, entry " << q;
+
+    FgmresControl fc;
+    fc.rtol = 1e-8;
+    fc.max_iterations = 200;
+    Fgmres<> gmres(updated.fine(), fc);
+    gmres.set_preconditioner(updated.preconditioner());
+    Kokkos::View<double*, Mem> dq("dq", a.R.size());
+    const Status s = gmres.solve(Exec(), test::device_view(a.R), dq);
+    ASSERT_TRUE(s.converged()) << name(f);
+    iterations.push_back(s.iterations);
+  }
+  // Reduced O formats on every level cost the cycle little.
+  EXPECT_LE(iterations[1], iterations[0] + 3);
+  EXPECT_LE(iterations[2], iterations[0] + 3);
+}
+
+TEST(McpiMultigrid, HoldsNoCopyOfTheFinestValues) {
+  const Laplacian a = laplacian(gen::tet_mesh_graph(10, 10, 10), 4, 0.02, 5);
+  const auto rp = test::device_view(a.row_ptr);
+  const auto ci = test::device_view(a.col_idx);
+  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  MultigridOptions mo;
+  mo.coarse_rows = 40;
+  Multigrid<> mg(pattern, mo);
+  mg.update(Exec(), test::device_view(a.O), test::device_view(a.D));
+  Solver<> one(pattern);
+  one.update(Exec(), test::device_view(a.O), test::device_view(a.D));
+  const auto levels = mg.levels();
+  ASSERT_GE(levels.size(), 3u);
+  EXPECT_EQ(levels[0].device_bytes, one.device_bytes());
+  size_t coarse_blocks = 0, coarse_bytes = 0;
+  for (size_t l = 1; l < levels.size(); ++l) {
+    coarse_blocks += static_cast<size_t>(levels[l].nnzb);
+    coarse_bytes += levels[l].device_bytes;
+  }
+  EXPECT_LT(coarse_blocks, static_cast<size_t>(levels[0].nnzb) / 2);
+  // Beyond the levels' own arrays, only the maps and vectors between them (about 8 bytes per
+  // fine block and 3 FP64 vectors): less than half of what an FP64 copy of the finest O alone
+  // would add (8 bytes per entry).
+  const size_t maps = mg.device_bytes() - one.device_bytes() - coarse_bytes;
+  const size_t fp64_copy = static_cast<size_t>(levels[0].nnzb) * a.nb * a.nb * sizeof(double);
+  EXPECT_LT(maps, fp64_copy / 2) << mg.device_bytes() << " bytes in all, the one-level solver's " << one.device_bytes()
+                                 << ", the coarse levels' " << coarse_bytes << coarse_bytes;
+}
+
+TEST(McpiMultigrid, NotFiniteValuesAreNamedInTheUsersNumbering) {
+  const Laplacian a = laplacian(gen::tet_mesh_graph(4, 4, 4), 2, 0.1, 2);
+  std::vector<offset_t> row_ptr(a.row_ptr.begin(), a.row_ptr.end());
+  std::vector<ordinal_t> col_idx(a.col_idx.begin(), a.col_idx.end());
+  for (auto& p : row_ptr) ++p;
+  for (auto& c : col_idx) ++c;
+  const auto rp = test::device_view(row_ptr);
+  const auto ci = test::device_view(col_idx);
+  Multigrid<> mg(BlockPattern<Mem>{a.nb, a.n, rp, ci, 1});
+  std::vector<double> O = a.O;
+  O[4 * 5 + 1] = std::nan("");  // block 6 (numbered from 1)
+  try {
+    mg.update(Exec(), host_view(O), host_view(a.D));
+    FAIL() << "no error for a NaN in O";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("block 6"), std::string::npos) << e.what();
+  }
+}
+
 TEST(McpiMultigrid, BadOptionsAndSingularCoarseBlocksAreNamed) {
   MultigridOptions mo;
-  mo.cycle_index = 4;
+  mo.cycle = static_cast<MultigridOptions::Cycle>(3);
   PPSPARSE_EXPECT_THROW_MESSAGE(check_multigrid_options(mo), InvalidArgument,
-                                "mcpi multigrid: cycle_index must be 1 (V), 2 (W) or 3, got 4");
+                                "mcpi multigrid: cycle must be v, w or k, got the value 3");
   mo = {};
   mo.coarse_rows = 0;
   PPSPARSE_EXPECT_THROW_MESSAGE(check_multigrid_options(mo), InvalidArgument, "coarse_rows must be >= 1, got 0");

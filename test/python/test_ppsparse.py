@@ -270,3 +270,24 @@ def test_keep_fp64_makes_fgmres_converge_on_the_users_own_system():
         assert st.converged and st.system == system, st
         user = np.linalg.norm(R - A @ dq) / np.linalg.norm(R)
         assert (user <= 1e-11) if keep else (user > 1e-11), (keep, user)
+
+
+def test_multigrid_preconditions_fgmres_and_lists_its_levels():
+    O, D, A, R = grid_system(g=10, nb=2, seed=3)
+    plain = ppsparse.McpiSolver.from_bsr(O)
+    plain.update(O.data, D)
+    mg = ppsparse.McpiSolver.from_bsr(O, multigrid={"coarse_rows": 20, "cycle": "k"})
+    assert mg.levels[0]["n"] == 1000 and len(mg.levels) == 1  # the hierarchy comes with the values
+    mg.update(O.data, D)
+    levels = mg.levels
+    assert len(levels) >= 2 and all(a["n"] > b["n"] for a, b in zip(levels, levels[1:]))
+    assert mg.device_bytes > plain.device_bytes
+    exact = spla.spsolve(A.tocsc(), R)
+    dq, st = mg.fgmres(R, rtol=1e-10)
+    assert st.converged and np.linalg.norm(dq - exact) <= 1e-8 * np.linalg.norm(exact)
+    with pytest.raises(ValueError, match="multigrid: unknown option 'levels'"):
+        ppsparse.McpiSolver.from_bsr(O, multigrid={"levels": 3})
+    with pytest.raises(ValueError, match="cycle is 'v', 'w' or 'k', got 'f'"):
+        ppsparse.McpiSolver.from_bsr(O, multigrid={"cycle": "f"})
+    with pytest.raises(ValueError, match="coarse_rows must be >= 1, got 0"):
+        ppsparse.McpiSolver.from_bsr(O, multigrid={"coarse_rows": 0})

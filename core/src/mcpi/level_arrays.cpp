@@ -165,12 +165,24 @@ void LevelArrays<E, OS, DS, XS>::storage(Kokkos::View<OS*, memory_space>& O, Kok
     throw InvalidArgument(
         "mcpi storage(): the solver keeps the user's O in FP64 (OStorage::keep_fp64), which only update() fills; "
         "an assembly in place would leave it stale");
-  if (reduced() && s_.O.extent(0) == 0)  // the FP32 staging of an assembly in place
-    s_.O = Kokkos::View<OS*, memory_space>("mcpi.O_fp32_staging", static_cast<size_t>(nnzb_) * s_.nb * s_.nb);
+  storage_views(O, D, o_slot, d_slot);
+}
+
+template <class E, class OS, class DS, class XS>
+void LevelArrays<E, OS, DS, XS>::storage_views(Kokkos::View<OS*, memory_space>& O, Kokkos::View<DS*, memory_space>& D,
+                                               Kokkos::View<const offset_t*, memory_space>& o_slot,
+                                               Kokkos::View<const ordinal_t*, memory_space>& d_slot) {
+  allocate_staging();
   O = s_.O;
   D = s_.D;
   o_slot = o_slot_;
   d_slot = old_to_new_;
+}
+
+template <class E, class OS, class DS, class XS>
+void LevelArrays<E, OS, DS, XS>::allocate_staging() {
+  if (reduced() && s_.O.extent(0) == 0)
+    s_.O = Kokkos::View<OS*, memory_space>("mcpi.O_fp32_staging", static_cast<size_t>(nnzb_) * s_.nb * s_.nb);
 }
 
 template <class E, class OS, class DS, class XS>
@@ -214,7 +226,7 @@ Kokkos::View<const T*, typename E::memory_space, Kokkos::MemoryUnmanaged> LevelA
 
 template <class E, class OS, class DS, class XS>
 void LevelArrays<E, OS, DS, XS>::load_values(const E& exec, const UserArray& O, const UserArray& D, BlockOrder order,
-                                             bool factor) {
+                                             Load how) {
   has_values_ = false;
   const size_t nb2 = static_cast<size_t>(s_.nb) * s_.nb;
   if (O.size != static_cast<size_t>(nnzb_) * nb2)
@@ -232,9 +244,9 @@ void LevelArrays<E, OS, DS, XS>::load_values(const E& exec, const UserArray& O, 
   const auto with_d = [&](auto o_type) {
     using OT = decltype(o_type);
     if (D.is_double)
-      load_typed<OT, double>(exec, O, D, order, factor, o_bytes);
+      load_typed<OT, double>(exec, O, D, order, how, o_bytes);
     else
-      load_typed<OT, float>(exec, O, D, order, factor, o_bytes);
+      load_typed<OT, float>(exec, O, D, order, how, o_bytes);
   };
   if (O.is_double)
     with_d(double{});
@@ -245,19 +257,21 @@ void LevelArrays<E, OS, DS, XS>::load_values(const E& exec, const UserArray& O, 
 template <class E, class OS, class DS, class XS>
 template <class OT, class DT>
 void LevelArrays<E, OS, DS, XS>::load_typed(const E& exec, const UserArray& O, const UserArray& D, BlockOrder order,
-                                            bool factor, size_t o_bytes) {
+                                            Load how, size_t o_bytes) {
   const auto o = device_input<OT>(exec, O, 0);
   const auto d = device_input<DT>(exec, D, o_bytes);
   const bool row_major = order == BlockOrder::row_major;
+  const bool stage = how == Load::stage;
+  if (stage) allocate_staging();
   Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
-  if (operator_full()) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, s_.O, first_bad_block_);
+  if (operator_full() || stage) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, s_.O, first_bad_block_);
   if (o_storage_.keep_fp64) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, o_user_, first_bad_block_);
-  const bool encode_user = reduced() && !o_storage_.keep_fp32;
+  const bool encode_user = reduced() && !o_storage_.keep_fp32 && !stage;
   if (encode_user)
     encode_o(exec, impl::UserValues<decltype(o), decltype(slot_to_user_)>{o, slot_to_user_, s_.nb, row_major});
   const impl::UserDiagonalBlocks<decltype(d), decltype(new_to_old_)> source{d, new_to_old_, s_.nb, row_major};
   long long failure = -1;
-  if (factor)
+  if (how == Load::factor)
     failure = factor_diagonal_blocks_from(exec, source, s_.D, s_.nb, n_);
   else
     impl::copy_diagonal_blocks(exec, source, s_.nb, s_.D);
@@ -266,6 +280,7 @@ void LevelArrays<E, OS, DS, XS>::load_typed(const E& exec, const UserArray& O, c
   } else {
     const long long bad = first_bad(exec);
     if (bad != LLONG_MAX) throw_not_finite_block(bad);
+    if (stage) return;                      // factor() encodes and factors
     if (reduced()) encode_fp32_copy(exec);  // from the FP32 copy just written
   }
   check_factored(failure);

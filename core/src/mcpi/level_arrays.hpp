@@ -51,14 +51,28 @@ class LevelArrays {
 
   // ---- numeric phase (each synchronises) ----
 
-  /// The user's O and D on exec: O's blocks into their slots (and into the stored format), D
-  /// factored as it is read (`factor`) or copied as given. NumericalError naming the user's
-  /// block for a NaN or Inf in O (checked first) or a failed pivot.
-  void load_values(const ExecSpace& exec, const UserArray& O, const UserArray& D, BlockOrder order, bool factor);
-  /// The value storage for an assembly in place (mcpi::Solver::Storage).
+  /// What load_values does with D, and where O goes.
+  enum class Load {
+    factor,    ///< O into its stored format, D factored as it is read (update())
+    factored,  ///< the same, D given as LU factors and copied
+    /// O into the FP32 storage of an assembly in place and D copied unfactored: the state that
+    /// factor() completes (the multigrid's Galerkin product reads the values in between)
+    stage
+  };
+  /// The user's O and D on exec: O's blocks into their slots, D as `how` says. NumericalError
+  /// naming the user's block for a NaN or Inf in O (checked first) or a failed pivot.
+  void load_values(const ExecSpace& exec, const UserArray& O, const UserArray& D, BlockOrder order, Load how);
+  /// The value storage for an assembly in place (mcpi::Solver::Storage); InvalidArgument where
+  /// the solver keeps the user's O in FP64, which only load_values fills.
   void storage(Kokkos::View<OScalar*, memory_space>& O, Kokkos::View<DScalar*, memory_space>& D,
                Kokkos::View<const offset_t*, memory_space>& o_slot,
                Kokkos::View<const ordinal_t*, memory_space>& d_slot);
+  /// The same views, unchecked and leaving the values in place: the multigrid's Galerkin
+  /// product reads and writes its levels' values there between load_values (Load::stage) and
+  /// factor().
+  void storage_views(Kokkos::View<OScalar*, memory_space>& O, Kokkos::View<DScalar*, memory_space>& D,
+                     Kokkos::View<const offset_t*, memory_space>& o_slot,
+                     Kokkos::View<const ordinal_t*, memory_space>& d_slot);
   /// After an assembly in place: O converted into its stored format, D factored.
   void factor(const ExecSpace& exec);
   bool has_values() const { return has_values_; }
@@ -105,8 +119,10 @@ class LevelArrays {
   Kokkos::View<const T*, memory_space, Kokkos::MemoryUnmanaged> device_input(const ExecSpace& exec, const UserArray& a,
                                                                              size_t byte_offset);
   template <class OT, class DT>
-  void load_typed(const ExecSpace& exec, const UserArray& O, const UserArray& D, BlockOrder order, bool factor,
+  void load_typed(const ExecSpace& exec, const UserArray& O, const UserArray& D, BlockOrder order, Load how,
                   size_t o_bytes);
+  /// The FP32 O that an assembly in place writes (a reduced format's staging, allocated here).
+  void allocate_staging();
 
   SweeperType s_;
   ordinal_t n_ = 0;

@@ -90,8 +90,9 @@ Solver<E, OS, DS, XS>::Solver(const BlockSystem<HostSpace>& system, const Colori
   if (progress && !system.d_factored)
     progress("factoring " + std::to_string(system.n) + " diagonal blocks (LU, no pivoting)");
   auto& a = impl_->arrays;
+  using Load = typename detail::SolverImpl<E, OS, DS, XS>::Arrays::Load;
   a.load_values(exec, detail::user_array<E>(system.O.values, "O"), detail::user_array<E>(system.D, "D"),
-                BlockOrder::column_major, !system.d_factored);
+                BlockOrder::column_major, system.d_factored ? Load::factored : Load::factor);
   a.to_internal(exec, ConstVector(device_vector(exec, detail::user_array<E>(system.R, "R"), impl_->vec_in)), a.r());
   exec.fence();
 }
@@ -147,7 +148,8 @@ int Solver<E, OS, DS, XS>::group_width() {
 template <class E, class OS, class DS, class XS>
 void Solver<E, OS, DS, XS>::update_arrays(const E& exec, const detail::UserArray& O, const detail::UserArray& D,
                                           BlockOrder order) {
-  impl_->loop.collectively([&] { impl_->arrays.load_values(exec, O, D, order, true); });
+  impl_->loop.collectively(
+      [&] { impl_->arrays.load_values(exec, O, D, order, detail::SolverImpl<E, OS, DS, XS>::Arrays::Load::factor); });
 }
 template <class E, class OS, class DS, class XS>
 typename Solver<E, OS, DS, XS>::Storage Solver<E, OS, DS, XS>::storage() {

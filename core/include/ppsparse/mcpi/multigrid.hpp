@@ -3,8 +3,8 @@
 /// An aggregation multigrid preconditioner for the block systems of the MCPI solver, on the
 /// device, whose smoother on every level is MCPI sweeps (Notay 2010; Mavriplis 1998): the block
 /// rows are aggregated by repeated pairwise matching along their strongest couplings, each coarse
-/// operator is the Galerkin product of a piecewise-constant block prolongation, and a cycle (W by
-/// default, or V) sweeps, restricts the residual, corrects from the coarser level and sweeps
+/// operator is the Galerkin product of a piecewise-constant block prolongation, and a cycle (K by
+/// default, or V or W) sweeps, restricts the residual, corrects from the coarser level and sweeps
 /// again; the coarsest level is solved by sweeps.
 ///
 ///   mcpi::Multigrid<> mg(pattern);                  // the finest level: an mcpi::Solver
@@ -13,9 +13,15 @@
 ///   gmres.set_preconditioner(mg.preconditioner()); // FGMRES right-preconditioned by one cycle
 ///   gmres.solve(exec, R, dQ);
 ///
-/// The aggregates and the coarse patterns are formed at the first update(), from its values'
-/// couplings, and kept: every later update() refreshes the coarse values only (a flow's Newton
-/// steps), which gives the same hierarchy as a fresh setup, bit for bit.
+/// or, assembled in place: write the finest values into mg.storage() (as Solver::storage()),
+/// then mg.factor(exec).
+///
+/// The aggregates and the coarse patterns are formed at the first update() or factor(), from
+/// its values' couplings, and kept: every later one refreshes the coarse values only (a flow's
+/// Newton steps), which gives the same hierarchy as a fresh setup, bit for bit. Each coarse
+/// level's values are summed (in FP64) from the level above's storage straight into its own:
+/// O in FP32 (or, with a reduced O format, its FP32 staging, 4 bytes per entry, then coded),
+/// D in FP64 before it is factored. The hierarchy keeps no other copy of any level's values.
 #include <functional>
 #include <memory>
 #include <string>
@@ -30,15 +36,30 @@ struct MultigridOptions {
   int max_levels = 12;          ///< levels, the finest included; >= 1
   ordinal_t coarse_rows = 500;  ///< coarsening stops at or below this many block rows; >= 1
   int matching_passes = 2;      ///< pairwise matchings per level (up to 2^passes rows per aggregate); >= 1
-  int pre_sweeps = 1;           ///< MCPI sweeps before the coarse correction; >= 0
-  int post_sweeps = 1;          ///< after it; >= 0
-  int coarse_sweeps = 20;       ///< on the coarsest level; >= 1
-  /// Coarse corrections per visit of a level: 1 a V-cycle, 2 (the default) a W-cycle, each a
-  /// residual, its restriction, a cycle on the coarser level and the prolongation; 1..3.
-  /// Aggregation's piecewise-constant prolongation needs the W-cycle for iterations that do
-  /// not grow with the mesh (on a 3-D block Laplacian: 13, 12, 12 FGMRES iterations at 6^3,
-  /// 12^3, 24^3 vertices against 14, 19, 22 with V-cycles; test_multigrid).
-  int cycle_index = 2;
+  /// MCPI sweeps before and after the coarse correction; >= 0. Two each: on the flows'
+  /// Jacobians one each leaves the preconditioner weaker than the sweeps it saves.
+  int pre_sweeps = 2;
+  int post_sweeps = 2;
+  int coarse_sweeps = 20;  ///< on the coarsest level; >= 1
+  /// How a level corrects from the coarser one (Notay and Vassilevski 2008):
+  /// - v: once (a V-cycle);
+  /// - w: twice, each from the residual left by the last (a W-cycle);
+  /// - k: by up to two steps of a flexible Krylov method (GCR) on the coarse system, each
+  ///   preconditioned by the coarser level's cycle, the second skipped where the first cut the
+  ///   coarse residual 4-fold (a K-cycle). Aggregation's piecewise-constant prolongation needs
+  ///   the W- or K-cycle for iterations that do not grow with the mesh; on the flows' Jacobians
+  ///   only the K-cycle's coarse corrections beat the sweeps they cost (docs/multigrid.md).
+  enum class Cycle { v, w, k } cycle = Cycle::k;
+  /// How each prolonged coarse correction e is scaled before it is added, by an alpha from one
+  /// more operator product per correction:
+  /// - energy: alpha = (e, r) / (e, A e), the energy norm's best for a symmetric A (near 2 on the
+  ///   Laplacian: aggregation's coarse operators correct too little there; Braess 1995);
+  /// - residual: alpha minimising |r - alpha A e| (0.13-0.23 on the flows' Jacobians, where the
+  ///   unscaled correction overshoots and gains nothing over the sweeps it costs);
+  /// - automatic (the default): energy where the finest O is nearly symmetric (|O - O^T|_F at
+  ///   most a tenth of |O|_F), residual otherwise;
+  /// - none: alpha = 1.
+  enum class Scaling { automatic, none, energy, residual } scaling = Scaling::automatic;
 };
 
 /// One level of the hierarchy.
@@ -46,6 +67,7 @@ struct MultigridLevel {
   ordinal_t n = 0;    ///< block rows
   offset_t nnzb = 0;  ///< off-diagonal blocks
   int colors = 0;
+  size_t device_bytes = 0;  ///< its arrays' (mcpi::Solver::device_bytes)
 };
 
 /// InvalidArgument naming the field unless o is valid.
@@ -74,6 +96,14 @@ class Multigrid {
                   detail::user_array<ExecSpace>(D, "multigrid update: D"), order);
   }
 
+  /// The finest level's value storage for an assembly in place (Solver::storage()); factor()
+  /// then completes the numeric phase of every level.
+  typename Solver<ExecSpace>::Storage storage();
+  /// After writing into storage(): the coarse levels' values by the Galerkin product (the
+  /// hierarchy formed at the first call), then every level's D factored and O coded.
+  /// NumericalError naming the level and block for a failed pivot.
+  void factor(const ExecSpace& exec);
+
   /// The finest level: its Solver (FGMRES's operator and its numbering).
   Solver<ExecSpace>& fine();
   /// z = M^-1 v by one cycle, in the finest solver's colour order, on exec.
@@ -82,6 +112,8 @@ class Multigrid {
   std::function<void(const ExecSpace&, const ConstVector&, const Vector&)> preconditioner();
   /// The levels, finest first (only the finest before the first update()).
   std::vector<MultigridLevel> levels() const;
+  /// Device memory held: every level's arrays, and the transfers and Galerkin maps between them.
+  size_t device_bytes() const;
 
  private:
   Multigrid(const detail::HostPattern& pattern, const MultigridOptions& options, const SetupOptions& setup);

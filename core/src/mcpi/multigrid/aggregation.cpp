@@ -66,18 +66,33 @@ std::vector<ordinal_t> match(const E& exec, ordinal_t n,
   return host;
 }
 
-/// Aggregates of a matching: a pair or a lone row each, numbered in the order of their first row.
-Aggregates from_partners(const std::vector<ordinal_t>& partner) {
+/// Aggregates of a matching: a pair each, numbered in the order of their first row; a row left
+/// unpaired joins the pair of its strongest paired neighbour (a triple: the matching's rounds
+/// leave more rows unpaired on each coarser graph, and coarsening would stall), or else stays
+/// alone.
+Aggregates from_partners(const std::vector<ordinal_t>& partner, const std::vector<offset_t>& row_ptr,
+                         const std::vector<ordinal_t>& col, const std::vector<double>& strength) {
   Aggregates a;
   a.fine_rows = static_cast<ordinal_t>(partner.size());
   a.of_row.assign(partner.size(), -1);
   for (size_t i = 0; i < partner.size(); ++i) {
     const ordinal_t p = partner[i];
-    if (p >= 0 && static_cast<size_t>(p) < i) {
-      a.of_row[i] = a.of_row[static_cast<size_t>(p)];
-    } else {
-      a.of_row[i] = a.count++;
+    if (p < 0) continue;
+    a.of_row[i] = static_cast<size_t>(p) < i ? a.of_row[static_cast<size_t>(p)] : a.count++;
+  }
+  for (size_t i = 0; i < partner.size(); ++i) {
+    if (partner[i] >= 0) continue;
+    ordinal_t best = -1;
+    double best_s = -1.0;
+    for (offset_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const ordinal_t j = col[static_cast<size_t>(k)];
+      if (partner[static_cast<size_t>(j)] < 0) continue;
+      if (strength[static_cast<size_t>(k)] > best_s) {
+        best = j;
+        best_s = strength[static_cast<size_t>(k)];
+      }
     }
+    a.of_row[i] = best >= 0 ? a.of_row[static_cast<size_t>(best)] : a.count++;
   }
   return a;
 }
@@ -135,10 +150,12 @@ std::vector<double> symmetric_strengths(ordinal_t n, const std::vector<offset_t>
 template <class E, class Scalar>
 Kokkos::View<double*, typename E::memory_space> block_strengths(
     const E& exec, const Kokkos::View<const Scalar*, typename E::memory_space>& values, offset_t nnzb, int nb,
-    int index_base) {
+    int index_base, const Kokkos::View<const offset_t*, typename E::memory_space>& slot) {
   using M = typename E::memory_space;
   const size_t nb2 = static_cast<size_t>(nb) * nb;
-  if (nb < 1 || values.extent(0) != static_cast<size_t>(nnzb) * nb2)
+  const bool slotted = slot.extent(0) > 0;
+  if (nb < 1 || values.extent(0) < static_cast<size_t>(nnzb) * nb2 ||
+      (slotted && slot.extent(0) != static_cast<size_t>(nnzb)))
     throw InvalidArgument("multigrid: " + std::to_string(values.extent(0)) + " O values for " + std::to_string(nnzb) +
                           " blocks of " + std::to_string(nb) + " x " + std::to_string(nb));
   Kokkos::View<double*, M> s(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.strength"), static_cast<size_t>(nnzb));
@@ -147,9 +164,10 @@ Kokkos::View<double*, typename E::memory_space> block_strengths(
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::block_strengths", Kokkos::RangePolicy<E>(exec, 0, nnzb),
       KOKKOS_LAMBDA(const offset_t k) {
+        const size_t at = static_cast<size_t>(slotted ? slot(k) : k) * nb2;
         double sum = 0;
         for (size_t e = 0; e < nb2; ++e) {
-          const double v = static_cast<double>(values(static_cast<size_t>(k) * nb2 + e));
+          const double v = static_cast<double>(values(at + e));
           sum += v * v;
         }
         if (!(sum <= 1.7976931348623157e308)) Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(k));
@@ -162,6 +180,50 @@ Kokkos::View<double*, typename E::memory_space> block_strengths(
     throw NumericalError("multigrid: O block " + std::to_string(bad + index_base) +
                          (index_base ? " (numbered from 1)" : "") + " holds a NaN or Inf");
   return s;
+}
+
+template <class E, class Scalar>
+double block_asymmetry(const E& exec, const Kokkos::View<const Scalar*, typename E::memory_space>& values,
+                       const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col_idx, int nb,
+                       const Kokkos::View<const offset_t*, typename E::memory_space>& slot) {
+  using M = typename E::memory_space;
+  const ordinal_t n = static_cast<ordinal_t>(row_ptr.size()) - 1;
+  // Each block's transposed partner (-1: none), by a binary search of the sorted rows.
+  std::vector<std::pair<ordinal_t, offset_t>> sorted(col_idx.size());
+  for (ordinal_t i = 0; i < n; ++i) {
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
+      sorted[static_cast<size_t>(k)] = {col_idx[static_cast<size_t>(k)], k};
+    std::sort(sorted.begin() + row_ptr[static_cast<size_t>(i)], sorted.begin() + row_ptr[static_cast<size_t>(i) + 1]);
+  }
+  std::vector<offset_t> partner(col_idx.size(), -1);
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const ordinal_t j = col_idx[static_cast<size_t>(k)];
+      const auto b = sorted.begin() + row_ptr[static_cast<size_t>(j)];
+      const auto e = sorted.begin() + row_ptr[static_cast<size_t>(j) + 1];
+      const auto it = std::lower_bound(b, e, std::make_pair(i, offset_t(-1)));
+      if (it != e && it->first == i) partner[static_cast<size_t>(k)] = it->second;
+    }
+  const auto t = util::to_device<offset_t, M>(partner, "mg.transposed");
+  const bool slotted = slot.extent(0) > 0;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  double diff = 0, total = 0;
+  Kokkos::parallel_reduce(
+      "ppsparse::mcpi::multigrid::block_asymmetry", Kokkos::RangePolicy<E>(exec, 0, t.extent(0)),
+      KOKKOS_LAMBDA(const size_t k, double& d, double& a) {
+        const size_t at = static_cast<size_t>(slotted ? slot(k) : static_cast<offset_t>(k)) * nb2;
+        const offset_t p = t(k);
+        const size_t pt = p < 0 ? 0 : static_cast<size_t>(slotted ? slot(static_cast<size_t>(p)) : p) * nb2;
+        for (int c = 0; c < nb; ++c)
+          for (int r = 0; r < nb; ++r) {
+            const double v = static_cast<double>(values(at + static_cast<size_t>(c * nb + r)));
+            const double w = p < 0 ? 0.0 : static_cast<double>(values(pt + static_cast<size_t>(r * nb + c)));
+            d += (v - w) * (v - w);
+            a += v * v;
+          }
+      },
+      diff, total);
+  return total > 0 ? std::sqrt(diff / total) : 0.0;
 }
 
 template <class E>
@@ -199,7 +261,7 @@ Aggregates pairwise_aggregates(const E& exec, ordinal_t n, const std::vector<off
     const auto d_ptr = util::to_device<offset_t, M>(ptr, "mg.row_ptr");
     const auto d_col = util::to_device<ordinal_t, M>(col, "mg.col");
     const auto d_s = util::to_device<double, M>(s_host, "mg.strength");
-    const Aggregates step = from_partners(match(exec, m, d_ptr, d_col, d_s, rounds));
+    const Aggregates step = from_partners(match(exec, m, d_ptr, d_col, d_s, rounds), ptr, col, s_host);
     for (auto& a : total.of_row) a = step.of_row[static_cast<size_t>(a)];
     total.count = step.count;
     if (step.count == m || pass + 1 == passes) break;  // nothing paired: no further pass pairs either
@@ -216,10 +278,15 @@ Aggregates pairwise_aggregates(const E& exec, ordinal_t n, const std::vector<off
 
 template Kokkos::View<double*, DefaultMemSpace> block_strengths(const DefaultExecSpace&,
                                                                 const Kokkos::View<const float*, DefaultMemSpace>&,
-                                                                offset_t, int, int);
+                                                                offset_t, int, int,
+                                                                const Kokkos::View<const offset_t*, DefaultMemSpace>&);
 template Kokkos::View<double*, DefaultMemSpace> block_strengths(const DefaultExecSpace&,
                                                                 const Kokkos::View<const double*, DefaultMemSpace>&,
-                                                                offset_t, int, int);
+                                                                offset_t, int, int,
+                                                                const Kokkos::View<const offset_t*, DefaultMemSpace>&);
+template double block_asymmetry(const DefaultExecSpace&, const Kokkos::View<const float*, DefaultMemSpace>&,
+                                const std::vector<offset_t>&, const std::vector<ordinal_t>&, int,
+                                const Kokkos::View<const offset_t*, DefaultMemSpace>&);
 template Aggregates pairwise_aggregates(const DefaultExecSpace&, ordinal_t, const std::vector<offset_t>&,
                                         const std::vector<ordinal_t>&,
                                         const Kokkos::View<const double*, DefaultMemSpace>&, int, int);

@@ -77,21 +77,54 @@ GalerkinMap<M> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr, c
   return map;
 }
 
-template <class E, class OS, class DS>
+/// src(t) = slot(src(t)) for every entry, on exec.
+template <class E, class Slot>
+void compose(const E& exec, const Kokkos::View<offset_t*, typename E::memory_space>& src, const Slot& slot) {
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::place", Kokkos::RangePolicy<E>(exec, 0, src.extent(0)),
+      KOKKOS_LAMBDA(const size_t t) { src(t) = static_cast<offset_t>(slot(static_cast<size_t>(src(t)))); });
+}
+
+template <class E>
+void place_in_storage(const E& exec, GalerkinMap<typename E::memory_space>& map,
+                      const Kokkos::View<const offset_t*, typename E::memory_space>& fine_o_slot,
+                      const Kokkos::View<const ordinal_t*, typename E::memory_space>& fine_d_slot,
+                      const Kokkos::View<const offset_t*, typename E::memory_space>& coarse_o_slot,
+                      const Kokkos::View<const ordinal_t*, typename E::memory_space>& coarse_d_slot) {
+  using M = typename E::memory_space;
+  if (coarse_o_slot.extent(0) != static_cast<size_t>(map.nnzb()) ||
+      coarse_d_slot.extent(0) != static_cast<size_t>(map.coarse_rows))
+    throw InvalidArgument("multigrid: coarse slot maps of " + std::to_string(coarse_o_slot.extent(0)) + " and " +
+                          std::to_string(coarse_d_slot.extent(0)) + " entries for " + std::to_string(map.nnzb()) +
+                          " blocks and " + std::to_string(map.coarse_rows) + " rows");
+  compose(exec, map.off_src, fine_o_slot);
+  compose(exec, map.diag_o_src, fine_o_slot);
+  compose(exec, map.diag_d_src, fine_d_slot);
+  map.o_dst =
+      Kokkos::View<offset_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.o_dst"), coarse_o_slot.extent(0));
+  map.d_dst =
+      Kokkos::View<ordinal_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.d_dst"), coarse_d_slot.extent(0));
+  Kokkos::deep_copy(exec, map.o_dst, coarse_o_slot);
+  Kokkos::deep_copy(exec, map.d_dst, coarse_d_slot);
+}
+
+template <class E, class OS, class DS, class OC, class DC>
 void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>& map, int nb,
                      const Kokkos::View<const OS*, typename E::memory_space>& fine_O,
                      const Kokkos::View<const DS*, typename E::memory_space>& fine_D,
-                     const Kokkos::View<double*, typename E::memory_space>& coarse_O,
-                     const Kokkos::View<double*, typename E::memory_space>& coarse_D) {
+                     const Kokkos::View<OC*, typename E::memory_space>& coarse_O,
+                     const Kokkos::View<DC*, typename E::memory_space>& coarse_D) {
   const size_t nb2 = static_cast<size_t>(nb) * nb;
-  if (nb < 1 || coarse_O.extent(0) != static_cast<size_t>(map.nnzb()) * nb2 ||
-      coarse_D.extent(0) != static_cast<size_t>(map.coarse_rows) * nb2)
+  if (nb < 1 || coarse_O.extent(0) < static_cast<size_t>(map.nnzb()) * nb2 ||
+      coarse_D.extent(0) < static_cast<size_t>(map.coarse_rows) * nb2)
     throw InvalidArgument("multigrid: coarse arrays of " + std::to_string(coarse_O.extent(0)) + " and " +
                           std::to_string(coarse_D.extent(0)) + " values for " + std::to_string(map.nnzb()) +
                           " blocks and " + std::to_string(map.coarse_rows) + " rows of " + std::to_string(nb) + " x " +
                           std::to_string(nb));
   const auto off_ptr = map.off_ptr;
   const auto off_src = map.off_src;
+  const auto o_dst = map.o_dst;
+  const bool o_placed = o_dst.extent(0) > 0;
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::galerkin_off",
       Kokkos::RangePolicy<E>(exec, 0, map.nnzb() * static_cast<offset_t>(nb2)), KOKKOS_LAMBDA(const offset_t q) {
@@ -100,12 +133,14 @@ void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>&
         double sum = 0;
         for (offset_t t = off_ptr(s); t < off_ptr(s + 1); ++t)
           sum += static_cast<double>(fine_O(static_cast<size_t>(off_src(t)) * nb2 + e));
-        coarse_O(static_cast<size_t>(q)) = sum;
+        coarse_O(static_cast<size_t>(o_placed ? o_dst(s) : s) * nb2 + e) = static_cast<OC>(sum);
       });
   const auto d_ptr = map.diag_d_ptr;
   const auto d_src = map.diag_d_src;
   const auto o_ptr = map.diag_o_ptr;
   const auto o_src = map.diag_o_src;
+  const auto d_dst = map.d_dst;
+  const bool d_placed = d_dst.extent(0) > 0;
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::galerkin_diag",
       Kokkos::RangePolicy<E>(exec, 0, static_cast<offset_t>(map.coarse_rows) * static_cast<offset_t>(nb2)),
@@ -117,20 +152,24 @@ void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>&
           sum += static_cast<double>(fine_D(static_cast<size_t>(d_src(t)) * nb2 + e));
         for (offset_t t = o_ptr(I); t < o_ptr(I + 1); ++t)
           sum += static_cast<double>(fine_O(static_cast<size_t>(o_src(t)) * nb2 + e));
-        coarse_D(static_cast<size_t>(q)) = sum;
+        coarse_D(static_cast<size_t>(d_placed ? static_cast<offset_t>(d_dst(I)) : I) * nb2 + e) = static_cast<DC>(sum);
       });
 }
 
 template GalerkinMap<DefaultMemSpace> galerkin_map(ordinal_t, const std::vector<offset_t>&,
                                                    const std::vector<ordinal_t>&, const Aggregates&);
-#define PPSPARSE_MG_INSTANTIATE_GALERKIN(OS, DS)                                                        \
-  template void galerkin_values(                                                                        \
-      const DefaultExecSpace&, const GalerkinMap<DefaultMemSpace>&, int,                                \
-      const Kokkos::View<const OS*, DefaultMemSpace>&, const Kokkos::View<const DS*, DefaultMemSpace>&, \
-      const Kokkos::View<double*, DefaultMemSpace>&, const Kokkos::View<double*, DefaultMemSpace>&);
-PPSPARSE_MG_INSTANTIATE_GALERKIN(float, double)
-PPSPARSE_MG_INSTANTIATE_GALERKIN(double, double)
-PPSPARSE_MG_INSTANTIATE_GALERKIN(float, float)
+template void place_in_storage(const DefaultExecSpace&, GalerkinMap<DefaultMemSpace>&,
+                               const Kokkos::View<const offset_t*, DefaultMemSpace>&,
+                               const Kokkos::View<const ordinal_t*, DefaultMemSpace>&,
+                               const Kokkos::View<const offset_t*, DefaultMemSpace>&,
+                               const Kokkos::View<const ordinal_t*, DefaultMemSpace>&);
+#define PPSPARSE_MG_INSTANTIATE_GALERKIN(OS, DS, OC, DC)                                           \
+  template void galerkin_values(const DefaultExecSpace&, const GalerkinMap<DefaultMemSpace>&, int, \
+                                const Kokkos::View<const OS*, DefaultMemSpace>&,                   \
+                                const Kokkos::View<const DS*, DefaultMemSpace>&,                   \
+                                const Kokkos::View<OC*, DefaultMemSpace>&, const Kokkos::View<DC*, DefaultMemSpace>&);
+PPSPARSE_MG_INSTANTIATE_GALERKIN(float, double, double, double)  // the tests' reference
+PPSPARSE_MG_INSTANTIATE_GALERKIN(float, double, float, double)   // level to level, in the storage
 #undef PPSPARSE_MG_INSTANTIATE_GALERKIN
 
 }  // namespace ppsparse::mcpi::multigrid

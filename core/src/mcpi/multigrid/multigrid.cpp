@@ -4,7 +4,9 @@
 // the default execution space and precisions.
 #include <ppsparse/mcpi/multigrid.hpp>
 
+#include <cmath>
 #include <string>
+#include <type_traits>
 
 #include <ppsparse/error.hpp>
 
@@ -24,8 +26,11 @@ void check_multigrid_options(const MultigridOptions& o) {
     bad("pre_sweeps and post_sweeps must be >= 0, got " + std::to_string(o.pre_sweeps) + " and " +
         std::to_string(o.post_sweeps));
   if (o.coarse_sweeps < 1) bad("coarse_sweeps must be >= 1, got " + std::to_string(o.coarse_sweeps));
-  if (o.cycle_index < 1 || o.cycle_index > 3)
-    bad("cycle_index must be 1 (V), 2 (W) or 3, got " + std::to_string(o.cycle_index));
+  const int cycle = static_cast<int>(o.cycle);
+  if (cycle < 0 || cycle > 2) bad("cycle must be v, w or k, got the value " + std::to_string(cycle));
+  const int scaling = static_cast<int>(o.scaling);
+  if (scaling < 0 || scaling > 3)
+    bad("scaling must be automatic, none, energy or residual, got the value " + std::to_string(scaling));
 }
 
 // A named namespace: CUDA's extended lambdas may not live in an unnamed one.
@@ -48,8 +53,8 @@ void restrict_residual(const E& exec, int nb, const Kokkos::View<const offset_t*
 }
 
 /// x(p) += x_c(to_coarse(p)) for every fine row p (colour orders).
-template <class E, class M, class X>
-void prolong_correction(const E& exec, int nb, const Kokkos::View<const ordinal_t*, M>& to_coarse, const X& xc,
+template <class E, class M, class XC, class X>
+void prolong_correction(const E& exec, int nb, const Kokkos::View<const ordinal_t*, M>& to_coarse, const XC& xc,
                         const X& x) {
   const ordinal_t n = static_cast<ordinal_t>(to_coarse.extent(0));
   Kokkos::parallel_for(
@@ -59,23 +64,32 @@ void prolong_correction(const E& exec, int nb, const Kokkos::View<const ordinal_
       });
 }
 
-/// The user's array a (n values, float or double, host or device) into dst, in FP64, on exec.
-template <class E>
-void to_double(const E& exec, const detail::UserArray& a, const Kokkos::View<double*, typename E::memory_space>& dst) {
-  using M = typename E::memory_space;
-  if (!a.exec_accessible) {
-    Kokkos::View<double*, HostSpace> h(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.stage"), a.size);
-    for (size_t q = 0; q < a.size; ++q)
-      h(q) = a.is_double ? static_cast<const double*>(a.data)[q] : static_cast<const float*>(a.data)[q];
-    Kokkos::deep_copy(exec, dst, h);
-    exec.fence();
-  } else if (a.is_double) {
-    Kokkos::deep_copy(
-        exec, dst, Kokkos::View<const double*, M, Kokkos::MemoryUnmanaged>(static_cast<const double*>(a.data), a.size));
-  } else {
-    impl::convert(
-        exec, Kokkos::View<const float*, M, Kokkos::MemoryUnmanaged>(static_cast<const float*>(a.data), a.size), dst);
-  }
+/// y += a x, on exec.
+template <class E, class X, class Y>
+void add_scaled(const E& exec, double a, const X& x, const Y& y) {
+  using T = typename Y::non_const_value_type;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::add_scaled", Kokkos::RangePolicy<E>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) { y(q) += static_cast<T>(a * x(q)); });
+}
+
+/// x . y, on exec (synchronises).
+template <class E, class X>
+double dot(const E& exec, const X& x, const X& y) {
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "ppsparse::mcpi::multigrid::dot", Kokkos::RangePolicy<E>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const size_t q, double& acc) { acc += x(q) * y(q); }, sum);
+  exec.fence();
+  return sum;
+}
+
+/// y = a x + b y, on exec.
+template <class E, class X>
+void axpby(const E& exec, double a, const X& x, double b, const X& y) {
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::axpby", Kokkos::RangePolicy<E>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) { y(q) = a * x(q) + b * y(q); });
 }
 
 }  // namespace multigrid
@@ -88,61 +102,91 @@ struct Multigrid<E>::Impl {
   using Loop = typename Level::Loop;
 
   /// A coarse level: how the level above sums into it and hands its residual down, its arrays
-  /// and colour loop, its values (in its aggregates' order) and its vectors.
+  /// and colour loop, and its vectors. Its values live in its arrays' storage only.
   struct Coarse {
-    multigrid::GalerkinMap<M> map;
+    multigrid::GalerkinMap<M> map;  ///< from the level above's storage into this level's
     std::unique_ptr<Level> level;
-    Kokkos::View<double*, M> O, D;
     Kokkos::View<ordinal_t*, M> to_coarse;  ///< the level above's colour row -> this level's colour row
     Kokkos::View<offset_t*, M> from_ptr;    ///< this level's colour row -> the level above's colour rows
     Kokkos::View<ordinal_t*, M> from_rows;
-    Kokkos::View<double*, M> b;                 ///< this level's right-hand side (colour order)
-    Kokkos::View<double*, M> r_above, x_above;  ///< the level above's residual and widened iterate
+    Kokkos::View<double*, M> b;        ///< this level's right-hand side (colour order)
+    Kokkos::View<double*, M> r_above;  ///< the level above's residual, kept for the correction's scaling
+    /// The K-cycle's vectors on this level: the GCR residual, its two directions and their images.
+    Kokkos::View<double*, M> k_r, k_z1, k_z2, k_w1, k_w2;
+  };
+  /// A level's value storage (LevelArrays::storage_views): FP32 O, D before its factoring.
+  struct Stored {
+    Kokkos::View<float*, M> O;
+    Kokkos::View<double*, M> D;
+    Kokkos::View<const offset_t*, M> o_slot;
+    Kokkos::View<const ordinal_t*, M> d_slot;
   };
 
   MultigridOptions options;
+  std::function<void(const std::string&)> progress;
   std::unique_ptr<Solver<E>> fine;
   int nb = 1;
   ordinal_t n = 0;
   std::vector<offset_t> row_ptr;  ///< the finest pattern, 0-based, the user's numbering
   std::vector<ordinal_t> col_idx;
-  Kokkos::View<double*, M> O0, D0;  ///< the finest values in FP64, the Galerkin product's input
   std::vector<Coarse> coarse;
+  /// A level's FP64 iterate (then its prolonged correction) and the operator's image of it: one
+  /// pair for all levels (each free again before the coarser level runs), sized for the finest.
+  Kokkos::View<double*, M> iterate_scratch, image_scratch;
   bool built = false;
+  MultigridOptions::Scaling scaling = MultigridOptions::Scaling::none;  ///< as resolved at build
 
   Arrays& arrays(size_t l) { return l == 0 ? fine->impl_->arrays : coarse[l - 1].level->arrays; }
+  const Arrays& arrays(size_t l) const { return l == 0 ? fine->impl_->arrays : coarse[l - 1].level->arrays; }
   Loop& loop(size_t l) { return l == 0 ? fine->impl_->loop : coarse[l - 1].level->loop; }
+  Stored stored(size_t l) {
+    Stored st;
+    arrays(l).storage_views(st.O, st.D, st.o_slot, st.d_slot);
+    return st;
+  }
 
-  /// The hierarchy below the finest level, from the values in O0 and D0.
+  /// The hierarchy below the finest level, from the finest values in its storage (not yet
+  /// factored): each level's aggregates, pattern, colouring and values.
   void build(const E& exec) {
-    const size_t nb2 = static_cast<size_t>(nb) * nb;
     ordinal_t n_l = n;
     std::vector<offset_t> ptr = row_ptr;
     std::vector<ordinal_t> col = col_idx;
-    Kokkos::View<double*, M> O_l = O0, D_l = D0;
+    Stored above = stored(0);
     const OStorage storage{fine->o_storage().format, false, false};
+    scaling = options.scaling;
+    if (scaling == MultigridOptions::Scaling::automatic) {
+      const double asymmetry = multigrid::block_asymmetry<E, float>(exec, Kokkos::View<const float*, M>(above.O),
+                                                                    row_ptr, col_idx, nb, above.o_slot);
+      scaling = asymmetry <= 0.1 ? MultigridOptions::Scaling::energy : MultigridOptions::Scaling::residual;
+      if (progress)
+        progress("multigrid: |O - O^T| / |O| = " + std::to_string(asymmetry) + ": coarse corrections scaled by " +
+                 (scaling == MultigridOptions::Scaling::energy ? "energy" : "residual") + " minimisation");
+    }
     while (static_cast<int>(coarse.size()) + 1 < options.max_levels && n_l > options.coarse_rows) {
-      const auto strength = multigrid::block_strengths<E, double>(exec, O_l, static_cast<offset_t>(col.size()), nb);
+      const auto strength = multigrid::block_strengths<E, float>(
+          exec, Kokkos::View<const float*, M>(above.O), static_cast<offset_t>(col.size()), nb,
+          coarse.empty() ? arrays(0).index_base() : 0, above.o_slot);
       const multigrid::Aggregates agg =
           multigrid::pairwise_aggregates(exec, n_l, ptr, col, strength, options.matching_passes);
-      if (agg.count * 10 > n_l * 9) break;  // coarsening stalled: this level is the coarsest
+      if (agg.count * 10LL > n_l * 9LL) break;  // coarsening stalled: this level is the coarsest
       Coarse c;
       c.map = multigrid::galerkin_map<M>(n_l, ptr, col, agg);
       detail::SetupPlan plan =
           detail::make_setup_plan(nb, agg.count, c.map.row_ptr.data(), c.map.col_idx.data(), 0, {});
       plan.o_storage = storage;
       c.level = std::make_unique<Level>(std::move(plan), nullptr, nullptr);
-      c.O = Kokkos::View<double*, M>("mg.O", static_cast<size_t>(c.map.nnzb()) * nb2);
-      c.D = Kokkos::View<double*, M>("mg.D", static_cast<size_t>(agg.count) * nb2);
-      multigrid::galerkin_values<E, double, double>(exec, c.map, nb, O_l, D_l, c.O, c.D);
+      Stored here;
+      c.level->arrays.storage_views(here.O, here.D, here.o_slot, here.d_slot);
+      multigrid::place_in_storage(exec, c.map, above.o_slot, above.d_slot, here.o_slot, here.d_slot);
+      multigrid::galerkin_values<E, float, double>(exec, c.map, nb, above.O, above.D, here.O, here.D);
       // The transfers between the colour orders of the level above and of this one.
-      const Coloring& above = arrays(coarse.size()).coloring();
-      const Coloring& here = c.level->arrays.coloring();
+      const Coloring& up = arrays(coarse.size()).coloring();
+      const Coloring& at = c.level->arrays.coloring();
       std::vector<ordinal_t> to(static_cast<size_t>(n_l));
       std::vector<std::vector<ordinal_t>> from(static_cast<size_t>(agg.count));
       for (ordinal_t p = 0; p < n_l; ++p) {
-        const ordinal_t user = above.perm.new_to_old[static_cast<size_t>(p)];
-        const ordinal_t cc = here.perm.old_to_new[static_cast<size_t>(agg.of_row[static_cast<size_t>(user)])];
+        const ordinal_t user = up.perm.new_to_old[static_cast<size_t>(p)];
+        const ordinal_t cc = at.perm.old_to_new[static_cast<size_t>(agg.of_row[static_cast<size_t>(user)])];
         to[static_cast<size_t>(p)] = cc;
         from[static_cast<size_t>(cc)].push_back(p);
       }
@@ -157,26 +201,51 @@ struct Multigrid<E>::Impl {
       c.from_rows = util::to_device<ordinal_t, M>(frows, "mg.from_rows");
       c.b = Kokkos::View<double*, M>("mg.b", static_cast<size_t>(agg.count) * nb);
       c.r_above = Kokkos::View<double*, M>("mg.r", static_cast<size_t>(n_l) * nb);
-      c.x_above = Kokkos::View<double*, M>("mg.x", static_cast<size_t>(n_l) * nb);
+      if (options.cycle == MultigridOptions::Cycle::k) {
+        const size_t len = static_cast<size_t>(agg.count) * nb;
+        c.k_r = Kokkos::View<double*, M>("mg.k_r", len);
+        c.k_z1 = Kokkos::View<double*, M>("mg.k_z1", len);
+        c.k_z2 = Kokkos::View<double*, M>("mg.k_z2", len);
+        c.k_w1 = Kokkos::View<double*, M>("mg.k_w1", len);
+        c.k_w2 = Kokkos::View<double*, M>("mg.k_w2", len);
+      }
+      if (progress)
+        progress("multigrid: level " + std::to_string(coarse.size() + 1) + ": " + std::to_string(agg.count) +
+                 " block rows (" + ratio(n_l, agg.count) + "x fewer), " + std::to_string(c.map.nnzb()) +
+                 " off-diagonal blocks, " + std::to_string(at.ncolors) + " colours");
       n_l = agg.count;
       ptr = c.map.row_ptr;
       col = c.map.col_idx;
-      O_l = c.O;
-      D_l = c.D;
+      above = here;
       coarse.push_back(std::move(c));
+    }
+    if (!coarse.empty()) {
+      iterate_scratch = Kokkos::View<double*, M>("mg.iterate", static_cast<size_t>(n) * nb);
+      if (scaling != MultigridOptions::Scaling::none)
+        image_scratch = Kokkos::View<double*, M>("mg.image", static_cast<size_t>(n) * nb);
     }
     built = true;
   }
 
-  /// Every coarse level's values from the level above's (O0, D0 for the first), factored.
-  void refresh(const E& exec, BlockOrder order) {
-    Kokkos::View<double*, M> O_l = O0, D_l = D0;
+  static std::string ratio(ordinal_t a, ordinal_t b) {
+    const long tenths = std::lround(10.0 * a / b);
+    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+  }
+
+  /// Every coarse level's values from the level above's storage (fresh values in the finest).
+  void galerkin_all(const E& exec) {
     for (size_t l = 0; l < coarse.size(); ++l) {
-      Coarse& c = coarse[l];
-      multigrid::galerkin_values<E, double, double>(exec, c.map, nb, O_l, D_l, c.O, c.D);
+      const Stored above = stored(l), here = stored(l + 1);
+      multigrid::galerkin_values<E, float, double>(exec, coarse[l].map, nb, above.O, above.D, here.O, here.D);
+    }
+  }
+
+  /// Every level's numeric phase completed (O encoded, D factored), finest first.
+  void factor_all(const E& exec) {
+    fine->factor(exec);
+    for (size_t l = 0; l < coarse.size(); ++l) {
       try {
-        c.level->arrays.load_values(exec, detail::user_array<E>(c.O, "O"), detail::user_array<E>(c.D, "D"), order,
-                                    true);
+        coarse[l].level->arrays.factor(exec);
       } catch (const NumericalError& e) {
         std::string what = e.what();
         if (what.compare(0, 6, "mcpi: ") == 0) what = what.substr(6);
@@ -184,8 +253,6 @@ struct Multigrid<E>::Impl {
             "mcpi multigrid: level " + std::to_string(l + 1) +
             " (the finest is 0; its block rows are the level above's aggregates, numbered from 0): " + what);
       }
-      O_l = c.O;
-      D_l = c.D;
     }
   }
 
@@ -202,18 +269,85 @@ struct Multigrid<E>::Impl {
     }
     Coarse& c = coarse[l];
     lp.run_sweeps(exec, rs, options.pre_sweeps, false);
-    // Above the coarsest level one correction: its sweeps solve it about as well twice as once.
-    const int corrections = l + 2 < coarse.size() + 1 ? options.cycle_index : 1;
+    const size_t len = static_cast<size_t>(a.n()) * nb;
+    const Kokkos::View<double*, M> x(iterate_scratch.data(), len), r = c.r_above;
+    // The W-cycle's second correction and the K-cycle's Krylov steps cost more than they give
+    // above the coarsest level, which its sweeps solve about as well once as twice.
+    const bool next_coarsest = l + 1 == coarse.size();
+    const bool krylov = options.cycle == MultigridOptions::Cycle::k && !next_coarsest;
+    const int corrections = options.cycle == MultigridOptions::Cycle::w && !next_coarsest ? 2 : 1;
     for (int k = 0; k < corrections; ++k) {
-      impl::convert(exec, a.dq_owned(), c.x_above);
-      a.operator_apply(exec, typename Arrays::ConstVector(c.x_above), c.r_above, false);
-      impl::subtract_from(exec, s.rhs, c.r_above);
-      multigrid::restrict_residual<E, M>(exec, nb, c.from_ptr, c.from_rows, c.r_above, c.b);
-      c.level->arrays.sweeper().rhs = c.b;
-      cycle(exec, l + 1);
-      multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, c.level->arrays.dq_owned(), a.dq_owned());
+      impl::convert(exec, a.dq_owned(), x);
+      a.operator_apply(exec, typename Arrays::ConstVector(x), r, false);
+      impl::subtract_from(exec, s.rhs, r);
+      multigrid::restrict_residual<E, M>(exec, nb, c.from_ptr, c.from_rows, r, c.b);
+      if (krylov) {
+        krylov_correction(exec, l);
+      } else {
+        c.level->arrays.sweeper().rhs = c.b;
+        cycle(exec, l + 1);
+      }
+      const auto xc = c.level->arrays.dq_owned();
+      if (scaling == MultigridOptions::Scaling::none) {
+        if (krylov)
+          multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, c.k_z1, a.dq_owned());
+        else
+          multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, xc, a.dq_owned());
+        continue;
+      }
+      // e = P x_c, scaled by the factor that minimises the residual |r - alpha A e|.
+      Kokkos::deep_copy(exec, x, 0.0);
+      if (krylov)
+        multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, c.k_z1, x);
+      else
+        multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, xc, x);
+      const Kokkos::View<double*, M> ae(image_scratch.data(), len);
+      a.operator_apply(exec, typename Arrays::ConstVector(x), ae, false);
+      double alpha = 1;
+      if (scaling == MultigridOptions::Scaling::energy) {
+        const double eae = multigrid::dot(exec, x, ae);
+        alpha = eae > 0 ? multigrid::dot(exec, x, r) / eae : 1.0;
+      } else {
+        const double aeae = multigrid::dot(exec, ae, ae);
+        alpha = aeae > 0 ? multigrid::dot(exec, r, ae) / aeae : 0.0;
+      }
+      multigrid::add_scaled(exec, alpha, x, a.dq_owned());
     }
     lp.run_sweeps(exec, rs, options.post_sweeps, false);
+  }
+
+  /// The K-cycle's coarse correction below level l: x_c ~ A_c^-1 b_c by up to two GCR steps,
+  /// each direction a cycle of level l + 1 (Notay and Vassilevski 2008), into c.k_z1.
+  void krylov_correction(const E& exec, size_t l) {
+    Coarse& c = coarse[l];
+    Arrays& ac = c.level->arrays;
+    using ConstVector = typename Arrays::ConstVector;
+    // z1 = B b, w1 = A_c z1, x = a1 z1 with a1 minimising |b - a1 w1|.
+    ac.sweeper().rhs = c.b;
+    cycle(exec, l + 1);
+    impl::convert(exec, ac.dq_owned(), c.k_z1);
+    ac.operator_apply(exec, ConstVector(c.k_z1), c.k_w1, false);
+    const double w1w1 = multigrid::dot(exec, c.k_w1, c.k_w1);
+    if (!(w1w1 > 0)) return;  // a zero coarse residual: z1 = 0
+    const double a1 = multigrid::dot(exec, c.k_w1, c.b) / w1w1;
+    Kokkos::deep_copy(exec, c.k_r, c.b);
+    multigrid::axpby(exec, -a1, c.k_w1, 1.0, c.k_r);
+    const double bb = multigrid::dot(exec, c.b, c.b), rr = multigrid::dot(exec, c.k_r, c.k_r);
+    if (rr <= 0.0625 * bb) {  // the first step cut the residual 4-fold
+      multigrid::axpby(exec, 0.0, c.k_z1, a1, c.k_z1);
+      return;
+    }
+    // z2 = B r, w2 = A_c z2, both made orthogonal to w1; x = a1 z1 + a2 z2.
+    ac.sweeper().rhs = c.k_r;
+    cycle(exec, l + 1);
+    impl::convert(exec, ac.dq_owned(), c.k_z2);
+    ac.operator_apply(exec, ConstVector(c.k_z2), c.k_w2, false);
+    const double beta = multigrid::dot(exec, c.k_w2, c.k_w1) / w1w1;
+    multigrid::axpby(exec, -beta, c.k_z1, 1.0, c.k_z2);
+    multigrid::axpby(exec, -beta, c.k_w1, 1.0, c.k_w2);
+    const double w2w2 = multigrid::dot(exec, c.k_w2, c.k_w2);
+    const double a2 = w2w2 > 0 ? multigrid::dot(exec, c.k_w2, c.k_r) / w2w2 : 0.0;
+    multigrid::axpby(exec, a2, c.k_z2, a1, c.k_z1);
   }
 };
 
@@ -222,6 +356,7 @@ Multigrid<E>::Multigrid(const detail::HostPattern& p, const MultigridOptions& op
     : impl_(std::make_unique<Impl>()) {
   check_multigrid_options(options);
   impl_->options = options;
+  impl_->progress = setup.progress;
   impl_->fine.reset(new Solver<E>(p, setup));  // the pattern checked there
   impl_->nb = p.nb;
   impl_->n = p.n;
@@ -229,9 +364,6 @@ Multigrid<E>::Multigrid(const detail::HostPattern& p, const MultigridOptions& op
   for (size_t i = 0; i < impl_->row_ptr.size(); ++i) impl_->row_ptr[i] = p.row_ptr[i] - p.index_base;
   impl_->col_idx.resize(static_cast<size_t>(impl_->row_ptr.back()));
   for (size_t k = 0; k < impl_->col_idx.size(); ++k) impl_->col_idx[k] = p.col_idx[k] - p.index_base;
-  const size_t nb2 = static_cast<size_t>(p.nb) * p.nb;
-  impl_->O0 = Kokkos::View<double*, typename Impl::M>("mg.O0", impl_->col_idx.size() * nb2);
-  impl_->D0 = Kokkos::View<double*, typename Impl::M>("mg.D0", static_cast<size_t>(p.n) * nb2);
 }
 
 template <class E>
@@ -249,11 +381,26 @@ Solver<E>& Multigrid<E>::fine() {
 template <class E>
 void Multigrid<E>::update_arrays(const E& exec, const detail::UserArray& O, const detail::UserArray& D,
                                  BlockOrder order) {
-  impl_->fine->update_arrays(exec, O, D, order);  // checks the sizes and values
-  multigrid::to_double(exec, O, impl_->O0);
-  multigrid::to_double(exec, D, impl_->D0);
-  if (!impl_->built) impl_->build(exec);
-  impl_->refresh(exec, order);
+  // The values are staged in the finest level's storage, unfactored, checked in the user's
+  // numbering; factor() sums them into the coarse levels before it factors each level.
+  impl_->fine->impl_->loop.collectively(
+      [&] { impl_->arrays(0).load_values(exec, O, D, order, Impl::Arrays::Load::stage); });
+  factor(exec);
+}
+
+template <class E>
+typename Solver<E>::Storage Multigrid<E>::storage() {
+  return impl_->fine->storage();
+}
+
+template <class E>
+void Multigrid<E>::factor(const E& exec) {
+  if (!impl_->built) {
+    impl_->build(exec);
+  } else {
+    impl_->galerkin_all(exec);
+  }
+  impl_->factor_all(exec);
 }
 
 template <class E>
@@ -277,9 +424,25 @@ std::vector<MultigridLevel> Multigrid<E>::levels() const {
   std::vector<MultigridLevel> out;
   for (size_t l = 0; l <= impl_->coarse.size(); ++l) {
     const auto& a = impl_->arrays(l);
-    out.push_back({a.n(), a.nnzb(), a.coloring().ncolors});
+    out.push_back({a.n(), a.nnzb(), a.coloring().ncolors, a.device_bytes()});
   }
   return out;
+}
+
+template <class E>
+size_t Multigrid<E>::device_bytes() const {
+  size_t bytes = 0;
+  auto add = [&](const auto&... views) {
+    ((bytes += views.span() * sizeof(typename std::decay_t<decltype(views)>::value_type)), ...);
+  };
+  for (size_t l = 0; l <= impl_->coarse.size(); ++l) bytes += impl_->arrays(l).device_bytes();
+  for (const auto& c : impl_->coarse) {
+    const auto& m = c.map;
+    add(m.off_ptr, m.off_src, m.diag_d_ptr, m.diag_d_src, m.diag_o_ptr, m.diag_o_src, m.o_dst, m.d_dst);
+    add(c.to_coarse, c.from_ptr, c.from_rows, c.b, c.r_above, c.k_r, c.k_z1, c.k_z2, c.k_w1, c.k_w2);
+  }
+  add(impl_->iterate_scratch, impl_->image_scratch);
+  return bytes;
 }
 
 template class Multigrid<DefaultExecSpace>;

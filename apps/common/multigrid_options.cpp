@@ -1,0 +1,93 @@
+#include "multigrid_options.hpp"
+
+#include <ppsparse/error.hpp>
+
+#include "option_values.hpp"
+
+namespace mcpi_app {
+
+std::string multigrid_options_help(int indent) {
+  const std::string lines = R"(  --mg-cycle v|w|k       the multigrid's cycle: one coarse correction per level (v), two
+                         (w), or up to two Krylov (GCR) steps on the coarse system (k, the
+                         default)
+  --mg-scaling S         how each coarse correction is scaled: energy (symmetric systems),
+                         residual (the flows'), none, or auto (the default: energy where O
+                         is nearly symmetric, residual otherwise)
+  --mg-levels N          at most N levels, the finest included (default 12)
+  --mg-coarse-rows N     stop coarsening at N block rows or fewer (default 500)
+  --mg-passes N          pairwise matchings per level: aggregates of up to 2^N block rows
+                         (default 2)
+  --mg-sweeps PRE[,POST] MCPI sweeps before and after each coarse correction (default 2,2)
+  --mg-coarse-sweeps N   MCPI sweeps on the coarsest level (default 20)
+)";
+  std::string out;
+  for (size_t at = 0; at < lines.size();) {
+    const size_t end = lines.find('\n', at);
+    out += std::string(static_cast<size_t>(indent), ' ') + lines.substr(at, end - at + 1);
+    at = end + 1;
+  }
+  return out;
+}
+
+bool parse_multigrid_option(const std::string& opt, const std::function<std::string()>& value,
+                            ppsparse::mcpi::MultigridOptions& mg) {
+  if (opt == "--mg-cycle") {
+    const std::string v = value();
+    if (v == "v") {
+      mg.cycle = ppsparse::mcpi::MultigridOptions::Cycle::v;
+    } else if (v == "w") {
+      mg.cycle = ppsparse::mcpi::MultigridOptions::Cycle::w;
+    } else if (v == "k") {
+      mg.cycle = ppsparse::mcpi::MultigridOptions::Cycle::k;
+    } else {
+      throw ppsparse::InvalidArgument("mcpi: --mg-cycle is v, w or k, got '" + v + "'");
+    }
+  } else if (opt == "--mg-scaling") {
+    using Scaling = ppsparse::mcpi::MultigridOptions::Scaling;
+    const std::string v = value();
+    if (v == "auto") {
+      mg.scaling = Scaling::automatic;
+    } else if (v == "none") {
+      mg.scaling = Scaling::none;
+    } else if (v == "energy") {
+      mg.scaling = Scaling::energy;
+    } else if (v == "residual") {
+      mg.scaling = Scaling::residual;
+    } else {
+      throw ppsparse::InvalidArgument("mcpi: --mg-scaling is auto, none, energy or residual, got '" + v + "'");
+    }
+  } else if (opt == "--mg-levels") {
+    mg.max_levels = static_cast<int>(parse_int(opt, value(), 1, 64));
+  } else if (opt == "--mg-coarse-rows") {
+    mg.coarse_rows = static_cast<ppsparse::ordinal_t>(parse_int(opt, value(), 1, 2147483647));
+  } else if (opt == "--mg-passes") {
+    mg.matching_passes = static_cast<int>(parse_int(opt, value(), 1, 8));
+  } else if (opt == "--mg-sweeps") {
+    const std::string v = value();
+    const auto comma = v.find(',');
+    mg.pre_sweeps = static_cast<int>(parse_int(opt, v.substr(0, comma), 0, 1000));
+    mg.post_sweeps =
+        comma == std::string::npos ? mg.pre_sweeps : static_cast<int>(parse_int(opt, v.substr(comma + 1), 0, 1000));
+  } else if (opt == "--mg-coarse-sweeps") {
+    mg.coarse_sweeps = static_cast<int>(parse_int(opt, value(), 1, 100000));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string describe(const ppsparse::mcpi::MultigridOptions& mg) {
+  using Cycle = ppsparse::mcpi::MultigridOptions::Cycle;
+  return std::string(mg.cycle == Cycle::v   ? "V"
+                     : mg.cycle == Cycle::w ? "W"
+                                            : "K") +
+         "-cycle, " + std::to_string(mg.pre_sweeps) + "+" + std::to_string(mg.post_sweeps) +
+         " MCPI sweeps per level, " + std::to_string(mg.coarse_sweeps) + " on the coarsest, aggregates of up to " +
+         std::to_string(1 << mg.matching_passes) + " block rows" +
+         (mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::automatic ? ""
+          : mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::none    ? ", corrections unscaled"
+          : mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::energy  ? ", corrections scaled in energy"
+                                                                             : ", corrections scaled by residual");
+}
+
+}  // namespace mcpi_app
