@@ -40,6 +40,24 @@ module ppsparse_mcpi
     integer(c_int) :: o_keep_fp64  !< 1: FGMRES's operator reads the user's O in FP64
   end type
 
+  !> The multigrid's coarse corrections and their scaling (ppsparse_multigrid_options).
+  integer(c_int), parameter, public :: PPSPARSE_CYCLE_V = 0, PPSPARSE_CYCLE_W = 1, PPSPARSE_CYCLE_K = 2
+  integer(c_int), parameter, public :: PPSPARSE_SCALING_AUTO = 0, PPSPARSE_SCALING_NONE = 1, &
+                                       PPSPARSE_SCALING_ENERGY = 2, PPSPARSE_SCALING_RESIDUAL = 3
+
+  !> An aggregation multigrid over the solver (ppsparse_mcpi_create_multigrid;
+  !> ppsparse_multigrid_options_default sets the defaults).
+  type, bind(C), public :: ppsparse_multigrid_options
+    integer(c_int) :: max_levels
+    integer(c_int32_t) :: coarse_rows
+    integer(c_int) :: matching_passes
+    integer(c_int) :: pre_sweeps
+    integer(c_int) :: post_sweeps
+    integer(c_int) :: coarse_sweeps
+    integer(c_int) :: cycle
+    integer(c_int) :: scaling
+  end type
+
   !> Stopping criteria of ppsparse_mcpi_apply (ppsparse_mcpi_control_default sets the defaults).
   type, bind(C), public :: ppsparse_mcpi_control
     integer(c_int) :: max_sweeps
@@ -78,6 +96,7 @@ module ppsparse_mcpi
   public :: ppsparse_mcpi_destroy, ppsparse_mcpi_sizes
   public :: ppsparse_mcpi_update, ppsparse_mcpi_update_f32, ppsparse_mcpi_apply, ppsparse_mcpi_fgmres
   public :: ppsparse_mcpi_multiply, ppsparse_mcpi_history
+  public :: ppsparse_mcpi_create_multigrid, ppsparse_multigrid_options_default, ppsparse_mcpi_levels
 
   interface
     !> Initialises Kokkos unless it already is.
@@ -127,6 +146,30 @@ module ppsparse_mcpi
       type(c_ptr), value :: colors
       integer(c_int), value :: memory
       type(ppsparse_mcpi_options), intent(in) :: options
+    end function
+    integer(c_int) function ppsparse_mcpi_create_multigrid(solver, nb, n, row_ptr, col_idx, index_base, memory, &
+                                                           options, multigrid) &
+        bind(C, name="ppsparse_mcpi_create_multigrid")
+      import :: c_int, c_int32_t, c_ptr, ppsparse_mcpi_options, ppsparse_multigrid_options
+      type(c_ptr), intent(out) :: solver
+      integer(c_int), value :: nb
+      integer(c_int32_t), value :: n
+      integer(c_int32_t), intent(in) :: row_ptr(*), col_idx(*)
+      integer(c_int), value :: index_base
+      integer(c_int), value :: memory
+      type(ppsparse_mcpi_options), intent(in) :: options
+      type(ppsparse_multigrid_options), intent(in) :: multigrid
+    end function
+    subroutine ppsparse_multigrid_options_default(options) bind(C, name="ppsparse_multigrid_options_default")
+      import :: ppsparse_multigrid_options
+      type(ppsparse_multigrid_options), intent(out) :: options
+    end subroutine
+    integer(c_int) function ppsparse_mcpi_levels(solver, capacity, rows, count) bind(C, name="ppsparse_mcpi_levels")
+      import :: c_int, c_int32_t, c_ptr
+      type(c_ptr), value :: solver
+      integer(c_int), value :: capacity
+      integer(c_int32_t), intent(out) :: rows(*)
+      integer(c_int), intent(out) :: count
     end function
     subroutine ppsparse_mcpi_options_default(options) bind(C, name="ppsparse_mcpi_options_default")
       import :: ppsparse_mcpi_options

@@ -288,4 +288,60 @@ TEST(McpiC, ErrorsAreCodesAndMessages) {
   ppsparse_mcpi_destroy(s);
 }
 
+TEST(McpiC, MultigridPreconditionsFgmresAsTheCppOne) {
+  const Arrays a = arrays(2);
+  ppsparse_multigrid_options m;
+  ppsparse_multigrid_options_default(&m);
+  EXPECT_EQ(m.cycle, PPSPARSE_CYCLE_K);
+  EXPECT_EQ(m.scaling, PPSPARSE_SCALING_AUTO);
+  m.coarse_rows = 8;
+  ppsparse_mcpi_solver* s = nullptr;
+  ASSERT_EQ(ppsparse_mcpi_create_multigrid(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, PPSPARSE_MEMORY_HOST,
+                                           nullptr, &m),
+            PPSPARSE_SUCCESS)
+      << last();
+  int count = 0;
+  ASSERT_EQ(ppsparse_mcpi_levels(s, 0, nullptr, &count), PPSPARSE_SUCCESS) << last();
+  EXPECT_EQ(count, 1);  // the hierarchy comes with the values
+  ASSERT_EQ(ppsparse_mcpi_update(s, a.O.data(), a.D.data(), PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST),
+            PPSPARSE_SUCCESS)
+      << last();
+  std::vector<int32_t> rows(8);
+  ASSERT_EQ(ppsparse_mcpi_levels(s, 8, rows.data(), &count), PPSPARSE_SUCCESS) << last();
+  ASSERT_GE(count, 2);
+  EXPECT_EQ(rows[0], a.n);
+  EXPECT_LT(rows[1], rows[0]);
+  ppsparse_fgmres_control fc;
+  ppsparse_fgmres_control_default(&fc);
+  fc.rtol = 1e-10;
+  std::vector<double> dq(a.R.size(), 0.0), y(a.R.size());
+  ppsparse_mcpi_status st;
+  ASSERT_EQ(ppsparse_mcpi_fgmres(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &fc, &st), PPSPARSE_SUCCESS) << last();
+  EXPECT_EQ(st.reason, PPSPARSE_CONVERGED);
+  EXPECT_EQ(st.sweeps, 0);  // the cycles, not the control's sweeps, precondition
+  ASSERT_EQ(ppsparse_mcpi_multiply(s, dq.data(), y.data(), PPSPARSE_MEMORY_HOST), PPSPARSE_SUCCESS);
+  double r = 0, b = 0;
+  for (size_t q = 0; q < y.size(); ++q) {
+    r += (a.R[q] - y[q]) * (a.R[q] - y[q]);
+    b += a.R[q] * a.R[q];
+  }
+  EXPECT_LE(std::sqrt(r), 1e-9 * std::sqrt(b));
+  EXPECT_EQ(ppsparse_mcpi_destroy(s), PPSPARSE_SUCCESS);
+
+  // Bad options name the C field.
+  m.cycle = 7;
+  EXPECT_EQ(ppsparse_mcpi_create_multigrid(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, PPSPARSE_MEMORY_HOST,
+                                           nullptr, &m),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_EQ(last(), "ppsparse_mcpi_create_multigrid: multigrid.cycle = 7 is not PPSPARSE_CYCLE_V (0), "
+                    "PPSPARSE_CYCLE_W (1) or PPSPARSE_CYCLE_K (2)");
+  ppsparse_multigrid_options_default(&m);
+  m.pre_sweeps = -1;
+  EXPECT_EQ(ppsparse_mcpi_create_multigrid(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, PPSPARSE_MEMORY_HOST,
+                                           nullptr, &m),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(last(), "ppsparse_mcpi_create_multigrid: multigrid.pre_sweeps and post_sweeps must be >= 0, got -1 and 2");
+}
+
 }  // namespace

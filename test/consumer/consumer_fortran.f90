@@ -8,7 +8,11 @@ program consumer_fortran
   type(c_ptr) :: s
   type(ppsparse_mcpi_control) :: c
   type(ppsparse_mcpi_status) :: st
-  integer(c_int) :: ierr, q
+  type(ppsparse_mcpi_options) :: setup
+  type(ppsparse_multigrid_options) :: mg
+  type(ppsparse_fgmres_control) :: g
+  integer(c_int32_t) :: rows(4)
+  integer(c_int) :: ierr, q, levels
   O = 0.1d0
   do q = 1, 24, 3
     O(q) = -1d0
@@ -34,6 +38,27 @@ program consumer_fortran
   ! The defaults, with neither control nor status (optional arguments).
   if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_apply(s, R, dq, PPSPARSE_MEMORY_HOST)
   if (ierr /= PPSPARSE_SUCCESS) print *, 'consumer_fortran: ', ppsparse_error_message()
+  q = ppsparse_mcpi_destroy(s)
+  ! The same system through a multigrid of two levels (the type's layout is the C struct's).
+  call ppsparse_mcpi_options_default(setup)
+  call ppsparse_multigrid_options_default(mg)
+  if (mg%cycle /= PPSPARSE_CYCLE_K .or. mg%coarse_sweeps /= 20) then
+    print *, 'consumer_fortran: FAILED: multigrid defaults', mg%cycle, mg%coarse_sweeps
+    stop 1
+  end if
+  mg%coarse_rows = 2
+  call ppsparse_fgmres_control_default(g)
+  g%rtol = 1d-10
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_create_multigrid(s, 2, 4, row_ptr, col_idx, 1, &
+                                                                        PPSPARSE_MEMORY_HOST, setup, mg)
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_update(s, O, D, PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST)
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_fgmres(s, R, dq, PPSPARSE_MEMORY_HOST, g, st)
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_levels(s, 4, rows, levels)
+  if (ierr /= PPSPARSE_SUCCESS) print *, 'consumer_fortran: ', ppsparse_error_message()
+  if (ierr /= PPSPARSE_SUCCESS .or. st%reason /= PPSPARSE_CONVERGED .or. levels /= 2 .or. rows(1) /= 4) then
+    print *, 'consumer_fortran: FAILED: multigrid', ierr, st%reason, levels, rows(1)
+    stop 1
+  end if
   q = ppsparse_mcpi_destroy(s)
   q = ppsparse_finalize()
   if (ierr /= PPSPARSE_SUCCESS .or. st%reason /= PPSPARSE_CONVERGED) then

@@ -12,10 +12,12 @@
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/fgmres.hpp>
+#include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
 struct ppsparse_mcpi_solver {
   std::unique_ptr<ppsparse::mcpi::Solver<>> solver;
+  std::unique_ptr<ppsparse::mcpi::Multigrid<>> multigrid;  // ppsparse_mcpi_create_multigrid: its finest level
   std::unique_ptr<ppsparse::mcpi::Fgmres<>> fgmres;  // kept while its control is unchanged
   ppsparse::mcpi::FgmresControl fgmres_control;
   std::vector<ppsparse::mcpi::ResidualCheck> history;  // of the last solve
@@ -35,6 +37,13 @@ static_assert(PPSPARSE_O_FP32 == static_cast<int>(mcpi::OFormat::fp32) &&
                   PPSPARSE_O_FP16 == static_cast<int>(mcpi::OFormat::fp16) &&
                   PPSPARSE_O_INT8 == static_cast<int>(mcpi::OFormat::int8),
               "c/mcpi.h's PPSPARSE_O_* and mcpi/o_formats.def disagree");
+
+static_assert(PPSPARSE_CYCLE_V == static_cast<int>(mcpi::MultigridOptions::Cycle::v) &&
+                  PPSPARSE_CYCLE_W == static_cast<int>(mcpi::MultigridOptions::Cycle::w) &&
+                  PPSPARSE_CYCLE_K == static_cast<int>(mcpi::MultigridOptions::Cycle::k) &&
+                  PPSPARSE_SCALING_AUTO == static_cast<int>(mcpi::MultigridOptions::Scaling::automatic) &&
+                  PPSPARSE_SCALING_RESIDUAL == static_cast<int>(mcpi::MultigridOptions::Scaling::residual),
+              "c/mcpi.h's PPSPARSE_CYCLE_* or PPSPARSE_SCALING_* and mcpi/multigrid.hpp disagree");
 
 thread_local std::string last_error;
 bool initialized_here = false;
@@ -69,8 +78,38 @@ void require_kokkos() {
 }
 
 mcpi::Solver<>& solver_of(ppsparse_mcpi_solver* s) {
+  if (s != nullptr && s->multigrid) return s->multigrid->fine();
   if (s == nullptr || !s->solver) throw InvalidArgument("the solver handle is NULL");
   return *s->solver;
+}
+
+/// The C++ multigrid options of the C ones (InvalidArgument naming a bad field).
+mcpi::MultigridOptions multigrid_options_of(const ppsparse_multigrid_options* o) {
+  mcpi::MultigridOptions m;
+  if (o == nullptr) return m;
+  m.max_levels = o->max_levels;
+  m.coarse_rows = o->coarse_rows;
+  m.matching_passes = o->matching_passes;
+  m.pre_sweeps = o->pre_sweeps;
+  m.post_sweeps = o->post_sweeps;
+  m.coarse_sweeps = o->coarse_sweeps;
+  if (o->cycle < PPSPARSE_CYCLE_V || o->cycle > PPSPARSE_CYCLE_K)
+    throw InvalidArgument("multigrid.cycle = " + std::to_string(o->cycle) +
+                          " is not PPSPARSE_CYCLE_V (0), PPSPARSE_CYCLE_W (1) or PPSPARSE_CYCLE_K (2)");
+  if (o->scaling < PPSPARSE_SCALING_AUTO || o->scaling > PPSPARSE_SCALING_RESIDUAL)
+    throw InvalidArgument("multigrid.scaling = " + std::to_string(o->scaling) +
+                          " is not PPSPARSE_SCALING_AUTO (0), _NONE (1), _ENERGY (2) or _RESIDUAL (3)");
+  m.cycle = static_cast<mcpi::MultigridOptions::Cycle>(o->cycle);
+  m.scaling = static_cast<mcpi::MultigridOptions::Scaling>(o->scaling);
+  try {
+    mcpi::check_multigrid_options(m);
+  } catch (const InvalidArgument& e) {
+    std::string what = e.what();  // "mcpi multigrid: X must ...": the C field is multigrid.X
+    const std::string prefix = "mcpi multigrid: ";
+    if (what.compare(0, prefix.size(), prefix) == 0) what = "multigrid." + what.substr(prefix.size());
+    throw InvalidArgument(what);
+  }
+  return m;
 }
 
 void require(const void* p, const char* what) {
@@ -202,7 +241,8 @@ mcpi::OStorage o_storage_of(const ppsparse_mcpi_options* o) {
 template <class Offset>
 int create(const char* function, ppsparse_mcpi_solver** out, int nb, int32_t n, const Offset* row_ptr,
            const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
-           const ppsparse_mcpi_options* setup = nullptr) {
+           const ppsparse_mcpi_options* setup = nullptr, const ppsparse_multigrid_options* multigrid = nullptr,
+           bool with_multigrid = false) {
   if (out != nullptr) *out = nullptr;
   return guarded(function, [&] {
     require_kokkos();
@@ -223,7 +263,10 @@ int create(const char* function, ppsparse_mcpi_solver** out, int nb, int32_t n, 
     options.o_storage = o_storage_of(setup);
     if (colors != nullptr) options.colors = host_copy(colors, static_cast<size_t>(n), memory);
     auto handle = std::make_unique<ppsparse_mcpi_solver>();
-    handle->solver = std::make_unique<mcpi::Solver<>>(pattern, options);
+    if (with_multigrid)
+      handle->multigrid = std::make_unique<mcpi::Multigrid<>>(pattern, multigrid_options_of(multigrid), options);
+    else
+      handle->solver = std::make_unique<mcpi::Solver<>>(pattern, options);
     *out = handle.release();
   });
 }
@@ -237,7 +280,12 @@ int update(const char* function, ppsparse_mcpi_solver* s, const OT* O, const dou
     const size_t nb2 = static_cast<size_t>(solver.nb()) * solver.nb();
     const mcpi::BlockOrder bo = block_order(order);
     with_views(memory, O, static_cast<size_t>(solver.nnzb()) * nb2, D, static_cast<size_t>(solver.n()) * nb2,
-               [&](const auto& o, const auto& d) { solver.update(DefaultExecSpace(), o, d, bo); });
+               [&](const auto& o, const auto& d) {
+                 if (s->multigrid)
+                   s->multigrid->update(DefaultExecSpace(), o, d, bo);  // the hierarchy at the first call
+                 else
+                   solver.update(DefaultExecSpace(), o, d, bo);
+               });
   });
 }
 
@@ -292,6 +340,19 @@ void ppsparse_mcpi_options_default(ppsparse_mcpi_options* o) {
   o->o_keep_fp64 = 0;
 }
 
+void ppsparse_multigrid_options_default(ppsparse_multigrid_options* o) {
+  if (o == nullptr) return;
+  const mcpi::MultigridOptions d;
+  o->max_levels = d.max_levels;
+  o->coarse_rows = d.coarse_rows;
+  o->matching_passes = d.matching_passes;
+  o->pre_sweeps = d.pre_sweeps;
+  o->post_sweeps = d.post_sweeps;
+  o->coarse_sweeps = d.coarse_sweeps;
+  o->cycle = static_cast<int>(d.cycle);
+  o->scaling = static_cast<int>(d.scaling);
+}
+
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* c) {
   if (c == nullptr) return;
   const mcpi::FgmresControl d;
@@ -324,6 +385,29 @@ int ppsparse_mcpi_create64_with(ppsparse_mcpi_solver** solver, int nb, int32_t n
                                 const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
                                 const ppsparse_mcpi_options* options) {
   return create("ppsparse_mcpi_create64_with", solver, nb, n, row_ptr, col_idx, index_base, colors, memory, options);
+}
+
+int ppsparse_mcpi_create_multigrid(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int32_t* row_ptr,
+                                   const int32_t* col_idx, int index_base, int memory,
+                                   const ppsparse_mcpi_options* options, const ppsparse_multigrid_options* multigrid) {
+  return create("ppsparse_mcpi_create_multigrid", solver, nb, n, row_ptr, col_idx, index_base, nullptr, memory, options,
+                multigrid, true);
+}
+
+int ppsparse_mcpi_levels(const ppsparse_mcpi_solver* s, int capacity, int32_t* rows, int* count) {
+  return guarded("ppsparse_mcpi_levels", [&] {
+    const auto& solver = solver_of(const_cast<ppsparse_mcpi_solver*>(s));
+    if (capacity < 0) throw InvalidArgument("capacity must be >= 0, got " + std::to_string(capacity));
+    if (capacity > 0) require(rows, "rows");
+    require(count, "count");
+    std::vector<int32_t> n{solver.n()};
+    if (s->multigrid) {
+      n.clear();
+      for (const auto& l : s->multigrid->levels()) n.push_back(l.n);
+    }
+    for (size_t l = 0; l < n.size() && l < static_cast<size_t>(capacity); ++l) rows[l] = n[l];
+    *count = static_cast<int>(n.size());
+  });
 }
 
 int ppsparse_mcpi_destroy(ppsparse_mcpi_solver* solver) {
@@ -373,6 +457,7 @@ int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* s, const double* R, double* dq, i
     if (!s->fgmres || !(s->fgmres_control == c)) {
       s->fgmres.reset();
       s->fgmres = std::make_unique<mcpi::Fgmres<>>(solver, c);
+      if (s->multigrid) s->fgmres->set_preconditioner(s->multigrid->preconditioner());
       s->fgmres_control = c;
     }
     with_vectors(solver, memory, R, dq, [&](const auto& r, const auto& x) {

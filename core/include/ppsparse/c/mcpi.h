@@ -72,6 +72,24 @@ typedef struct {
                         as stored (default 0; needs the values through update) */
 } ppsparse_mcpi_options;
 
+/** The multigrid's coarse corrections (ppsparse_multigrid_options.cycle; MultigridOptions::Cycle). */
+enum { PPSPARSE_CYCLE_V = 0, PPSPARSE_CYCLE_W = 1, PPSPARSE_CYCLE_K = 2 };
+/** How each coarse correction is scaled (ppsparse_multigrid_options.scaling; MultigridOptions::Scaling). */
+enum { PPSPARSE_SCALING_AUTO = 0, PPSPARSE_SCALING_NONE = 1, PPSPARSE_SCALING_ENERGY = 2, PPSPARSE_SCALING_RESIDUAL = 3 };
+
+/** An aggregation multigrid hierarchy over the solver (ppsparse_mcpi_create_multigrid; see
+ *  ppsparse::mcpi::MultigridOptions; ppsparse_multigrid_options_default sets the defaults). */
+typedef struct {
+  int max_levels;       /**< levels, the finest included, >= 1 (default 12) */
+  int32_t coarse_rows;  /**< coarsening stops at or below this many block rows, >= 1 (default 500) */
+  int matching_passes;  /**< pairwise matchings per level, >= 1 (default 2: aggregates of about 4 rows) */
+  int pre_sweeps;       /**< MCPI sweeps before each coarse correction, >= 0 (default 2) */
+  int post_sweeps;      /**< after it, >= 0 (default 2) */
+  int coarse_sweeps;    /**< on the coarsest level, >= 1 (default 20) */
+  int cycle;            /**< PPSPARSE_CYCLE_K (default), _W or _V */
+  int scaling;          /**< PPSPARSE_SCALING_AUTO (default), _NONE, _ENERGY or _RESIDUAL */
+} ppsparse_multigrid_options;
+
 /** Stopping criteria of ppsparse_mcpi_apply (see ppsparse::mcpi::Control). */
 typedef struct {
   int max_sweeps;           /**< >= 0 (default 15) */
@@ -116,6 +134,7 @@ const char* ppsparse_last_error(void);
 void ppsparse_mcpi_control_default(ppsparse_mcpi_control* control);
 void ppsparse_mcpi_options_default(ppsparse_mcpi_options* options);
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* control);
+void ppsparse_multigrid_options_default(ppsparse_multigrid_options* options);
 
 /** Setup from the structure of O (off-diagonal blocks only): n block rows of size nb, block CSR
  *  row_ptr (n + 1) and col_idx, both index_base-based (0 or 1). colors: one colour per block
@@ -133,6 +152,18 @@ int ppsparse_mcpi_create_with(ppsparse_mcpi_solver** solver, int nb, int32_t n, 
 int ppsparse_mcpi_create64_with(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int64_t* row_ptr,
                                 const int32_t* col_idx, int index_base, const int32_t* colors, int memory,
                                 const ppsparse_mcpi_options* options);
+/** ppsparse_mcpi_create_with whose solver is the finest level of an aggregation multigrid
+ *  (options and multigrid NULL: the defaults). ppsparse_mcpi_update then forms the hierarchy
+ *  from its values (first call) or refreshes its values (later calls); ppsparse_mcpi_fgmres is
+ *  preconditioned by one multigrid cycle per iteration (control.sweeps unused); ppsparse_mcpi_apply
+ *  sweeps the finest level. Errors of a coarse level name the level and its block. */
+int ppsparse_mcpi_create_multigrid(ppsparse_mcpi_solver** solver, int nb, int32_t n, const int32_t* row_ptr,
+                                   const int32_t* col_idx, int index_base, int memory,
+                                   const ppsparse_mcpi_options* options, const ppsparse_multigrid_options* multigrid);
+/** A multigrid handle's levels, finest first: up to `capacity` block-row counts into rows[]
+ *  (may be NULL when capacity is 0), *count the number of levels (1 before the first update;
+ *  1 for a handle without multigrid). */
+int ppsparse_mcpi_levels(const ppsparse_mcpi_solver* solver, int capacity, int32_t* rows, int* count);
 /** Frees the solver (NULL is accepted). */
 int ppsparse_mcpi_destroy(ppsparse_mcpi_solver* solver);
 /** The block size, block rows, off-diagonal blocks and colours of the solver; any output may be NULL. */
@@ -149,7 +180,8 @@ int ppsparse_mcpi_update_f32(ppsparse_mcpi_solver* solver, const float* O, const
  *  is written on every return: reason PPSPARSE_FAILED with a nonzero return code. */
 int ppsparse_mcpi_apply(ppsparse_mcpi_solver* solver, const double* R, double* dq, int memory,
                         const ppsparse_mcpi_control* control, ppsparse_mcpi_status* status);
-/** FGMRES with MCPI preconditioning on A dq = R; control NULL: defaults; status may be NULL
+/** FGMRES with MCPI (or, for a multigrid handle, multigrid) preconditioning on A dq = R;
+ *  control NULL: defaults; status may be NULL
  *  (written on every return, as for ppsparse_mcpi_apply). */
 int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* solver, const double* R, double* dq, int memory,
                          const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status);
