@@ -26,8 +26,9 @@ mcpi::MultigridOptions multigrid_options(const py::dict& d) {
     if (k == "cycle") {
       const std::string v = py::str(value);
       if (v == "v" || v == "w" || v == "k")
-        o.cycle = v == "v" ? mcpi::MultigridOptions::Cycle::v
-                           : v == "w" ? mcpi::MultigridOptions::Cycle::w : mcpi::MultigridOptions::Cycle::k;
+        o.cycle = v == "v"   ? mcpi::MultigridOptions::Cycle::v
+                  : v == "w" ? mcpi::MultigridOptions::Cycle::w
+                             : mcpi::MultigridOptions::Cycle::k;
       else
         throw py::value_error("multigrid: cycle is 'v', 'w' or 'k', got '" + v + "'");
     } else if (k == "scaling") {
@@ -285,11 +286,10 @@ void bind_mcpi(py::module_& m) {
       });
 
   py::class_<McpiSolver>(m, "McpiSolver")
-      .def(
-          py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool, bool,
-                   const py::handle&>(),
-          "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
-          "keep_fp32"_a = false, "keep_fp64"_a = false, "multigrid"_a = py::none())
+      .def(py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool, bool,
+                    const py::handle&>(),
+           "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
+           "keep_fp32"_a = false, "keep_fp64"_a = false, "multigrid"_a = py::none())
       .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major",
            "New values in your numbering: O's blocks in the order of `indices` (nnzb x nb x nb), D's by block "
            "row (n x nb x nb), each block row_major or column_major; D is LU-factored on the device. ValueError "

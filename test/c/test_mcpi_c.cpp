@@ -334,8 +334,9 @@ TEST(McpiC, MultigridPreconditionsFgmresAsTheCppOne) {
                                            nullptr, &m),
             PPSPARSE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(s, nullptr);
-  EXPECT_EQ(last(), "ppsparse_mcpi_create_multigrid: multigrid.cycle = 7 is not PPSPARSE_CYCLE_V (0), "
-                    "PPSPARSE_CYCLE_W (1) or PPSPARSE_CYCLE_K (2)");
+  EXPECT_EQ(last(),
+            "ppsparse_mcpi_create_multigrid: multigrid.cycle = 7 is not PPSPARSE_CYCLE_V (0), "
+            "PPSPARSE_CYCLE_W (1) or PPSPARSE_CYCLE_K (2)");
   ppsparse_multigrid_options_default(&m);
   m.pre_sweeps = -1;
   EXPECT_EQ(ppsparse_mcpi_create_multigrid(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, PPSPARSE_MEMORY_HOST,

@@ -75,19 +75,24 @@ typedef struct {
 /** The multigrid's coarse corrections (ppsparse_multigrid_options.cycle; MultigridOptions::Cycle). */
 enum { PPSPARSE_CYCLE_V = 0, PPSPARSE_CYCLE_W = 1, PPSPARSE_CYCLE_K = 2 };
 /** How each coarse correction is scaled (ppsparse_multigrid_options.scaling; MultigridOptions::Scaling). */
-enum { PPSPARSE_SCALING_AUTO = 0, PPSPARSE_SCALING_NONE = 1, PPSPARSE_SCALING_ENERGY = 2, PPSPARSE_SCALING_RESIDUAL = 3 };
+enum {
+  PPSPARSE_SCALING_AUTO = 0,
+  PPSPARSE_SCALING_NONE = 1,
+  PPSPARSE_SCALING_ENERGY = 2,
+  PPSPARSE_SCALING_RESIDUAL = 3
+};
 
 /** An aggregation multigrid hierarchy over the solver (ppsparse_mcpi_create_multigrid; see
  *  ppsparse::mcpi::MultigridOptions; ppsparse_multigrid_options_default sets the defaults). */
 typedef struct {
-  int max_levels;       /**< levels, the finest included, >= 1 (default 12) */
-  int32_t coarse_rows;  /**< coarsening stops at or below this many block rows, >= 1 (default 500) */
-  int matching_passes;  /**< pairwise matchings per level, >= 1 (default 2: aggregates of about 4 rows) */
-  int pre_sweeps;       /**< MCPI sweeps before each coarse correction, >= 0 (default 2) */
-  int post_sweeps;      /**< after it, >= 0 (default 2) */
-  int coarse_sweeps;    /**< on the coarsest level, >= 1 (default 20) */
-  int cycle;            /**< PPSPARSE_CYCLE_K (default), _W or _V */
-  int scaling;          /**< PPSPARSE_SCALING_AUTO (default), _NONE, _ENERGY or _RESIDUAL */
+  int max_levels;      /**< levels, the finest included, >= 1 (default 12) */
+  int32_t coarse_rows; /**< coarsening stops at or below this many block rows, >= 1 (default 500) */
+  int matching_passes; /**< pairwise matchings per level, >= 1 (default 2: aggregates of about 4 rows) */
+  int pre_sweeps;      /**< MCPI sweeps before each coarse correction, >= 0 (default 2) */
+  int post_sweeps;     /**< after it, >= 0 (default 2) */
+  int coarse_sweeps;   /**< on the coarsest level, >= 1 (default 20) */
+  int cycle;           /**< PPSPARSE_CYCLE_K (default), _W or _V */
+  int scaling;         /**< PPSPARSE_SCALING_AUTO (default), _NONE, _ENERGY or _RESIDUAL */
 } ppsparse_multigrid_options;
 
 /** Stopping criteria of ppsparse_mcpi_apply (see ppsparse::mcpi::Control). */
