@@ -90,5 +90,9 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T max_of(const T& a, const T& b) {
   return value(a) < value(b) ? b : a;
 }
+template <class T>
+KOKKOS_INLINE_FUNCTION T min_of(const T& a, const T& b) {
+  return value(b) < value(a) ? b : a;
+}
 
 }  // namespace flow

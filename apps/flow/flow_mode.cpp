@@ -42,9 +42,8 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
   out.precision(10);
   out << "{\n  \"mesh\": \"" << opt.mesh << "\",\n  \"refine\": " << opt.refine << ",\n  \"vertices\": " << vertices
       << ",\n  \"mach\": " << opt.setup.mach << ",\n  \"alpha\": " << opt.setup.alpha << ",\n  \"flux\": \""
-      << (opt.setup.flux == flow::FluxScheme::roe ? "roe" : "rusanov") << "\",\n  \"linear\": \""
-      << linear_name(opt.control.linear) << "\",\n  \"o_format\": \""
-      << ppsparse::mcpi::name(opt.setup.o_storage.format)
+      << flow::name(opt.setup.flux) << "\",\n  \"linear\": \"" << linear_name(opt.control.linear)
+      << "\",\n  \"o_format\": \"" << ppsparse::mcpi::name(opt.setup.o_storage.format)
       << "\",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
       << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl << ",\n  \"cd\": " << f.cd
       << ",\n  \"steps\": [\n";
@@ -184,7 +183,9 @@ problem:
                          static ones (default: the free stream's totals)
   --inlet-dir X,Y[,Z]    subsonic inlet flow direction (default: the free stream's)
   --outlet-p X           subsonic outlet static pressure / free stream's (default 1)
-  --flux roe|rusanov     numerical flux (default roe, Harten's entropy fix 0.1)
+  --flux roe|hllc|rusanov
+                         numerical flux (default roe, Harten's entropy fix 0.1; hllc: the
+                         HLLC flux, stable at strong shocks where Roe's is not)
   --ref-area A           reference area (2-D: length) of cl and cd (default 1)
   --jacobian-lanes K     device threads per block row of the Jacobian kernel: 2 nb
                          (default) or 2 (a tuning)
@@ -264,8 +265,10 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
         o.setup.flux = flow::FluxScheme::roe;
       } else if (v == "rusanov") {
         o.setup.flux = flow::FluxScheme::rusanov;
+      } else if (v == "hllc") {
+        o.setup.flux = flow::FluxScheme::hllc;
       } else {
-        throw InvalidArgument("mcpi: --flux is roe or rusanov, got '" + v + "'");
+        throw InvalidArgument("mcpi: --flux is roe, hllc or rusanov, got '" + v + "'");
       }
     } else if (a == "--jacobian-lanes") {
       o.setup.jacobian_lanes = static_cast<int>(parse_int(a, value(), 0, 16));

@@ -108,11 +108,7 @@ class EulerSolver final : public FlowSolver {
   void compute_residual() {
     Kokkos::deep_copy(R_, 0.0);
     Kokkos::deep_copy(lambda_, 0.0);
-    if (setup_.flux == FluxScheme::roe) {
-      residual_kernels<FluxScheme::roe>();
-    } else {
-      residual_kernels<FluxScheme::rusanov>();
-    }
+    with_flux(setup_.flux, [&](auto scheme) { this->template residual_kernels<decltype(scheme)::value>(); });
   }
   template <FluxScheme S>
   void residual_kernels() {
@@ -136,11 +132,7 @@ class EulerSolver final : public FlowSolver {
       k.sum_only = true;
       Kokkos::parallel_for("flow::boundary_sum", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()), k);
     };
-    if (setup_.flux == FluxScheme::roe) {
-      run(std::integral_constant<FluxScheme, FluxScheme::roe>{});
-    } else {
-      run(std::integral_constant<FluxScheme, FluxScheme::rusanov>{});
-    }
+    with_flux(setup_.flux, run);
     Kokkos::fence();
     return to_host(sum);
   }
@@ -169,11 +161,7 @@ class EulerSolver final : public FlowSolver {
                            BoundaryJacobian<S, D, DScalar>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal,
                                                            kinds_, U_, Dv, d_slot, constants_});
     };
-    if (setup_.flux == FluxScheme::roe) {
-      run(std::integral_constant<FluxScheme, FluxScheme::roe>{});
-    } else {
-      run(std::integral_constant<FluxScheme, FluxScheme::rusanov>{});
-    }
+    with_flux(setup_.flux, run);
   }
 
   void jacobian(std::vector<double>& O, std::vector<double>& Dh) override {
