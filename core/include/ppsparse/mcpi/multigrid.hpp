@@ -35,7 +35,7 @@ namespace ppsparse::mcpi {
 struct MultigridOptions {
   int max_levels = 12;          ///< levels, the finest included; >= 1
   ordinal_t coarse_rows = 500;  ///< coarsening stops at or below this many block rows; >= 1
-  int matching_passes = 2;      ///< pairwise matchings per level (up to 2^passes rows per aggregate); >= 1
+  int matching_passes = 2;      ///< pairwise matchings per level (mostly 2^passes rows per aggregate); >= 1
   /// MCPI sweeps before and after the coarse correction; >= 0. Two each: on the flows'
   /// Jacobians one each leaves the preconditioner weaker than the sweeps it saves.
   int pre_sweeps = 2;
@@ -47,8 +47,9 @@ struct MultigridOptions {
   /// - k: by up to two steps of a flexible Krylov method (GCR) on the coarse system, each
   ///   preconditioned by the coarser level's cycle, the second skipped where the first cut the
   ///   coarse residual 4-fold (a K-cycle). Aggregation's piecewise-constant prolongation needs
-  ///   the W- or K-cycle for iterations that do not grow with the mesh; on the flows' Jacobians
-  ///   only the K-cycle's coarse corrections beat the sweeps they cost (docs/multigrid.md).
+  ///   the W- or K-cycle for iterations that do not grow with the mesh. On the flows' Jacobians
+  ///   the K-cycle takes the fewest steps; on a GPU its many visits of the coarse levels cost
+  ///   more time than a V-cycle's in a deep hierarchy (docs/perf/multigrid.md).
   enum class Cycle { v, w, k } cycle = Cycle::k;
   /// How each prolonged coarse correction e is scaled before it is added, by an alpha from one
   /// more operator product per correction:
