@@ -1,6 +1,8 @@
 // The checks of a flow's setup and of its nonlinear control (flow_solver.hpp): one line naming
-// the setting, before anything is allocated.
+// the setting, before anything is allocated; and the check of a run for stagnation.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include <ppsparse/error.hpp>
@@ -45,6 +47,51 @@ void check_control(const NonlinearControl& c) {
   if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 1 || c.fgmres_restart < 1 || c.fgmres_iterations < 1)
     bad("sweeps, restart and iteration limits must be >= 1");
   if (c.linear == NonlinearControl::Linear::multigrid) ppsparse::mcpi::check_multigrid_options(c.multigrid);
+}
+
+namespace {
+
+/// The records of solved steps (the closing record has no linear solve).
+std::vector<StepRecord> solved(const std::vector<StepRecord>& h) {
+  std::vector<StepRecord> out;
+  for (const auto& r : h)
+    if (r.cfl > 0) out.push_back(r);
+  return out;
+}
+
+}  // namespace
+
+bool stagnated(const std::vector<StepRecord>& history, int window) {
+  const auto h = solved(history);
+  if (window < 1 || h.size() < static_cast<size_t>(window) + 1) return false;
+  const double before = h[h.size() - 1 - static_cast<size_t>(window)].residual;
+  for (size_t k = h.size() - static_cast<size_t>(window); k < h.size(); ++k)
+    if (h[k].residual < 0.5 * before) return false;
+  return true;
+}
+
+std::string stagnation_advice(const std::vector<StepRecord>& history, int window) {
+  const auto h = solved(history);
+  if (h.empty()) return "";
+  const size_t first = h.size() > static_cast<size_t>(window) ? h.size() - static_cast<size_t>(window) : 0;
+  int at_limit = 0, retries = 0;
+  double cfl_low = h.back().cfl, cfl_high = h.back().cfl;
+  for (size_t k = first; k < h.size(); ++k) {
+    at_limit += h[k].linear_at_limit;
+    retries += h[k].retries;
+    cfl_low = std::min(cfl_low, h[k].cfl);
+    cfl_high = std::max(cfl_high, h[k].cfl);
+  }
+  const int n = static_cast<int>(h.size() - first);
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "flow: stagnating: the density residual has not halved in %d steps (%.3e of the first; CFL %.3g to "
+                "%.3g; %d linear solves at their limit, %d retries); try %s",
+                n, h.back().relative, cfl_low, cfl_high, at_limit, retries,
+                at_limit * 2 > n ? "--linear multigrid or more --sweeps, or a lower --cfl-max"
+                : retries > 0    ? "a lower --cfl or --cfl-max, or --flux rusanov"
+                                 : "a lower --cfl-max, or --flux rusanov");
+  return line;
 }
 
 }  // namespace flow

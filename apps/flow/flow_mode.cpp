@@ -362,21 +362,30 @@ int run_flow_mode(const FlowOptions& opt) {
   std::printf("%5s %12s %10s %9s %6s %6s %9s %9s %9s %9s %9s %8s\n", "step", "residual", "relative", "cfl",
               multigrid ? "cycles" : "lin.it", multigrid ? "levels" : "sweeps", "lin.res", "t_res", "t_jac", "t_factor",
               "t_solve", "elapsed");
+  auto print_step = [multigrid](const flow::StepRecord& r) {
+    if (r.cfl == 0) {  // the residual that ended the run: no linear solve
+      std::printf("%5d %12.5e %10.3e %9s %6s %6s %9s %8.2fms %9s %9s %9s %7.2fs\n", r.step, r.residual, r.relative, "-",
+                  "-", "-", "-", 1e3 * r.t_residual, "-", "-", "-", r.elapsed);
+      return;
+    }
+    std::printf("%5d %12.5e %10.3e %9.3g %6d %6d %9.2e %8.2fms %8.2fms %8.2fms %8.2fms %7.2fs%s\n", r.step, r.residual,
+                r.relative, r.cfl, r.linear_iterations, multigrid ? r.levels : r.sweeps, r.linear_relative,
+                1e3 * r.t_residual, 1e3 * r.t_jacobian, 1e3 * r.t_factor, 1e3 * r.t_solve, r.elapsed,
+                (std::string(r.linear_at_limit ? " (linear solve at its limit)" : "") +
+                 (r.retries ? " (" + std::to_string(r.retries) + " retries)" : ""))
+                    .c_str());
+  };
+  std::vector<flow::StepRecord> so_far;  // for the stagnation check, said once
+  bool said_stagnating = false;
   const auto history = solver->run(
       opt.control,
-      [multigrid](const flow::StepRecord& r) {
-        if (r.cfl == 0) {  // the residual that ended the run: no linear solve
-          std::printf("%5d %12.5e %10.3e %9s %6s %6s %9s %8.2fms %9s %9s %9s %7.2fs\n", r.step, r.residual, r.relative,
-                      "-", "-", "-", "-", 1e3 * r.t_residual, "-", "-", "-", r.elapsed);
-          return;
+      [&](const flow::StepRecord& r) {
+        print_step(r);
+        so_far.push_back(r);
+        if (!said_stagnating && flow::stagnated(so_far)) {
+          std::printf("%s\n", flow::stagnation_advice(so_far).c_str());
+          said_stagnating = true;
         }
-        std::printf("%5d %12.5e %10.3e %9.3g %6d %6d %9.2e %8.2fms %8.2fms %8.2fms %8.2fms %7.2fs%s\n", r.step,
-                    r.residual, r.relative, r.cfl, r.linear_iterations, multigrid ? r.levels : r.sweeps,
-                    r.linear_relative, 1e3 * r.t_residual, 1e3 * r.t_jacobian, 1e3 * r.t_factor, 1e3 * r.t_solve,
-                    r.elapsed,
-                    (std::string(r.linear_at_limit ? " (linear solve at its limit)" : "") +
-                     (r.retries ? " (" + std::to_string(r.retries) + " retries)" : ""))
-                        .c_str());
         std::fflush(stdout);
       },
       opt.dump_steps, dir + "flow_");

@@ -86,6 +86,14 @@ struct StepRecord {
   double elapsed = 0;  ///< seconds since the run started, at the step's end
 };
 
+/// Whether a run has stagnated: over its last `window` steps the density residual never fell
+/// below half of what it was `window` steps before. The history is run()'s, the closing record
+/// included or not; false for fewer than window + 1 steps.
+bool stagnated(const std::vector<StepRecord>& history, int window = 25);
+/// One line for a stagnated run: where the residual stands and what to try, from how its last
+/// steps went (linear solves at their limit, retries, the CFL number).
+std::string stagnation_advice(const std::vector<StepRecord>& history, int window = 25);
+
 struct Forces {
   double cl = 0, cd = 0;
   double force[3] = {0, 0, 0};  ///< pressure force on the walls, non-dimensional

@@ -293,6 +293,37 @@ TEST(FlowSolver, ConvergesInTheBend3D) {
   expect_converges(m, s, NonlinearControl::Linear::mcpi, 40, "MCPI");
 }
 
+TEST(FlowSolver, StagnationIsDetectedAndAdvised) {
+  auto history = [](const std::vector<double>& residuals, bool at_limit) {
+    std::vector<StepRecord> h;
+    for (size_t k = 0; k < residuals.size(); ++k) {
+      StepRecord r;
+      r.step = static_cast<int>(k) + 1;
+      r.residual = residuals[k];
+      r.relative = residuals[k] / residuals[0];
+      r.cfl = 100;
+      r.linear_at_limit = at_limit;
+      h.push_back(r);
+    }
+    return h;
+  };
+  std::vector<double> falling, flat;
+  for (int k = 0; k < 40; ++k) {
+    falling.push_back(std::pow(0.9, k));                                         // halves about every 7 steps
+    flat.push_back(k < 10 ? std::pow(0.5, k) : 1e-3 * (1 + 0.3 * std::sin(k)));  // stuck after step 10
+  }
+  EXPECT_FALSE(stagnated(history(falling, false), 25));
+  EXPECT_TRUE(stagnated(history(flat, true), 25));
+  EXPECT_FALSE(stagnated(history(std::vector<double>(flat.begin(), flat.begin() + 20), true), 25))
+      << "too few steps to tell";
+  const std::string advice = stagnation_advice(history(flat, true), 25);
+  EXPECT_NE(advice.find("flow: stagnating: the density residual has not halved in 25 steps"), std::string::npos)
+      << advice;
+  EXPECT_NE(advice.find("25 linear solves at their limit"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("try --linear multigrid"), std::string::npos) << advice;
+  EXPECT_NE(stagnation_advice(history(flat, false), 25).find("try a lower --cfl-max"), std::string::npos);
+}
+
 TEST(FlowSolver, RefusesBadSetups) {
   const Mesh m = test_meshes::rectangle(3, 3, 0.0);
   FlowSetup s = setup_for(m, {"*=farfield"});
