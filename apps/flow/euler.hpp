@@ -76,37 +76,64 @@ KOKKOS_INLINE_FUNCTION void physical_flux(const T* U, const T& p, const double* 
   F[D + 1] = (U[D + 1] + p) * un;
 }
 
+/// What every numerical flux of a face starts from: its area and unit normal, and each side's
+/// pressure and physical flux through the face (area-weighted, physical_flux).
+template <int D, class T>
+struct FaceFluxes {
+  double area = 0, nh[D] = {};
+  T pL, pR, FL[D + 2], FR[D + 2];
+  KOKKOS_INLINE_FUNCTION FaceFluxes(const T* L, const T* R, const double* n, double gamma) {
+    double area2 = 0;
+    for (int k = 0; k < D; ++k) area2 += n[k] * n[k];
+    area = ppsparse::compat::sqrt(area2);
+    for (int k = 0; k < D; ++k) nh[k] = n[k] / area;
+    pL = pressure<D>(L, gamma);
+    pR = pressure<D>(R, gamma);
+    physical_flux<D>(L, pL, n, FL);
+    physical_flux<D>(R, pR, n, FR);
+  }
+};
+
+/// Roe's averages across a face (Blazek 2015, eq. 4.89): the sides' and the averaged
+/// velocities and their components along the unit normal, the average's |u|^2, total enthalpy,
+/// density and speed of sound.
+template <int D, class T>
+struct RoeAverages {
+  T uL[D], uR[D], u[D];
+  T VL = 0, VR = 0, V = 0, q2 = 0;
+  T H, rho, a;
+  KOKKOS_INLINE_FUNCTION RoeAverages(const T* L, const T* R, const FaceFluxes<D, T>& f, double gamma) {
+    const T sL = sqrt_of(L[0]), sR = sqrt_of(R[0]);
+    const T wsum = sL + sR;
+    for (int k = 0; k < D; ++k) {
+      uL[k] = L[1 + k] / L[0];
+      uR[k] = R[1 + k] / R[0];
+      u[k] = (sL * uL[k] + sR * uR[k]) / wsum;
+      q2 += u[k] * u[k];
+      V += u[k] * f.nh[k];
+      VL += uL[k] * f.nh[k];
+      VR += uR[k] * f.nh[k];
+    }
+    const T HL = (L[D + 1] + f.pL) / L[0], HR = (R[D + 1] + f.pR) / R[0];
+    H = (sL * HL + sR * HR) / wsum;
+    rho = sL * sR;
+    a = sqrt_of((gamma - 1) * (H - 0.5 * q2));
+  }
+};
+
 /// Roe's flux with Harten's entropy fix on all three wave families (Blazek 2015, eqs. 4.89-4.91).
 template <int D, class T>
 KOKKOS_INLINE_FUNCTION void roe_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
-  const double gamma = c.gamma;
-  double area2 = 0;
-  for (int k = 0; k < D; ++k) area2 += n[k] * n[k];
-  const double area = ppsparse::compat::sqrt(area2);
-  double nh[D];
-  for (int k = 0; k < D; ++k) nh[k] = n[k] / area;
-  const T pL = pressure<D>(L, gamma), pR = pressure<D>(R, gamma);
-  T FL[D + 2], FR[D + 2];
-  physical_flux<D>(L, pL, n, FL);
-  physical_flux<D>(R, pR, n, FR);
-  const T sL = sqrt_of(L[0]), sR = sqrt_of(R[0]);
-  const T wsum = sL + sR;
-  T u[D], uL[D], uR[D];
-  T q2 = 0, V = 0, VL = 0, VR = 0;
-  for (int k = 0; k < D; ++k) {
-    uL[k] = L[1 + k] / L[0];
-    uR[k] = R[1 + k] / R[0];
-    u[k] = (sL * uL[k] + sR * uR[k]) / wsum;
-    q2 += u[k] * u[k];
-    V += u[k] * nh[k];
-    VL += uL[k] * nh[k];
-    VR += uR[k] * nh[k];
-  }
-  const T HL = (L[D + 1] + pL) / L[0], HR = (R[D + 1] + pR) / R[0];
-  const T H = (sL * HL + sR * HR) / wsum;
-  const T rho = sL * sR;
-  const T a = sqrt_of((gamma - 1) * (H - 0.5 * q2));
-  const T drho = R[0] - L[0], dp = pR - pL, dV = VR - VL;
+  const FaceFluxes<D, T> face(L, R, n, c.gamma);
+  const RoeAverages<D, T> avg(L, R, face, c.gamma);
+  const double area = face.area;
+  const double* nh = face.nh;
+  const T* FL = face.FL;
+  const T* FR = face.FR;
+  const T* u = avg.u;
+  const T *uL = avg.uL, *uR = avg.uR;
+  const T &V = avg.V, &VL = avg.VL, &VR = avg.VR, &q2 = avg.q2, &H = avg.H, &rho = avg.rho, &a = avg.a;
+  const T drho = R[0] - L[0], dp = face.pR - face.pL, dV = VR - VL;
   const T delta = c.entropy_fix * a;
   auto fixed = [&](const T& lambda) {
     const T m = abs_of(lambda);
@@ -134,13 +161,11 @@ KOKKOS_INLINE_FUNCTION void roe_flux(const T* L, const T* R, const double* n, co
 template <int D, class T>
 KOKKOS_INLINE_FUNCTION void rusanov_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
   const double gamma = c.gamma;
-  double area2 = 0;
-  for (int k = 0; k < D; ++k) area2 += n[k] * n[k];
-  const double area = ppsparse::compat::sqrt(area2);
-  const T pL = pressure<D>(L, gamma), pR = pressure<D>(R, gamma);
-  T FL[D + 2], FR[D + 2];
-  physical_flux<D>(L, pL, n, FL);
-  physical_flux<D>(R, pR, n, FR);
+  const FaceFluxes<D, T> face(L, R, n, gamma);
+  const double area = face.area;
+  const T &pL = face.pL, &pR = face.pR;
+  const T* FL = face.FL;
+  const T* FR = face.FR;
   T VL = 0, VR = 0;
   for (int k = 0; k < D; ++k) {
     VL += L[1 + k] * n[k];
@@ -161,29 +186,13 @@ KOKKOS_INLINE_FUNCTION void rusanov_flux(const T* L, const T* R, const double* n
 template <int D, class T>
 KOKKOS_INLINE_FUNCTION void hllc_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
   const double gamma = c.gamma;
-  double area2 = 0;
-  for (int k = 0; k < D; ++k) area2 += n[k] * n[k];
-  const double area = ppsparse::compat::sqrt(area2);
-  double nh[D];
-  for (int k = 0; k < D; ++k) nh[k] = n[k] / area;
-  const T pL = pressure<D>(L, gamma), pR = pressure<D>(R, gamma);
-  T FL[D + 2], FR[D + 2];
-  physical_flux<D>(L, pL, n, FL);
-  physical_flux<D>(R, pR, n, FR);
-  const T sL = sqrt_of(L[0]), sR = sqrt_of(R[0]);
-  const T wsum = sL + sR;
-  T VL = 0, VR = 0, V = 0, q2 = 0;
-  for (int k = 0; k < D; ++k) {
-    const T uL = L[1 + k] / L[0], uR = R[1 + k] / R[0];
-    const T u = (sL * uL + sR * uR) / wsum;
-    VL += uL * nh[k];
-    VR += uR * nh[k];
-    V += u * nh[k];
-    q2 += u * u;
-  }
-  const T HL = (L[D + 1] + pL) / L[0], HR = (R[D + 1] + pR) / R[0];
-  const T H = (sL * HL + sR * HR) / wsum;
-  const T a = sqrt_of((gamma - 1) * (H - 0.5 * q2));
+  const FaceFluxes<D, T> face(L, R, n, gamma);
+  const RoeAverages<D, T> avg(L, R, face, gamma);
+  const double area = face.area;
+  const double* nh = face.nh;
+  const T* FL = face.FL;
+  const T* FR = face.FR;
+  const T &pL = face.pL, &pR = face.pR, &VL = avg.VL, &VR = avg.VR, &V = avg.V, &a = avg.a;
   const T SL = min_of(T(VL - sqrt_of(gamma * pL / L[0])), T(V - a));
   const T SR = max_of(T(VR + sqrt_of(gamma * pR / R[0])), T(V + a));
   if (value(SL) >= 0) {
