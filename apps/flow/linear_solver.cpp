@@ -4,16 +4,6 @@
 
 namespace flow {
 
-namespace {
-
-bool same(const ppsparse::mcpi::MultigridOptions& a, const ppsparse::mcpi::MultigridOptions& b) {
-  return a.max_levels == b.max_levels && a.coarse_rows == b.coarse_rows && a.matching_passes == b.matching_passes &&
-         a.pre_sweeps == b.pre_sweeps && a.post_sweeps == b.post_sweeps && a.coarse_sweeps == b.coarse_sweeps &&
-         a.cycle == b.cycle;
-}
-
-}  // namespace
-
 LinearSolver::LinearSolver(int nb, ordinal_t n, const std::vector<offset_t>& row_ptr,
                            const std::vector<ordinal_t>& col_idx, const ppsparse::mcpi::OStorage& o_storage,
                            std::function<void(const std::string&)> say)
@@ -23,9 +13,9 @@ LinearSolver::~LinearSolver() = default;
 
 void LinearSolver::prepare(const NonlinearControl& c) {
   const bool multigrid = c.linear == NonlinearControl::Linear::multigrid;
-  const bool have = multigrid ? mg_ && same(control_.multigrid, c.multigrid) : solver_ != nullptr;
+  const bool have = multigrid ? mg_ && control_.multigrid == c.multigrid : solver_ != nullptr;
+  gmres_.reset();  // it refers to the solver
   if (!have) {
-    gmres_.reset();
     solver_.reset();
     mg_.reset();
     if (say_)
@@ -45,7 +35,6 @@ void LinearSolver::prepare(const NonlinearControl& c) {
     }
   }
   control_ = c;
-  gmres_.reset();
   if (c.linear != NonlinearControl::Linear::mcpi) {
     ppsparse::mcpi::FgmresControl fc;
     fc.rtol = c.linear_rtol;

@@ -61,6 +61,12 @@ struct MultigridOptions {
   ///   most a tenth of |O|_F), residual otherwise;
   /// - none: alpha = 1.
   enum class Scaling { automatic, none, energy, residual } scaling = Scaling::automatic;
+
+  friend bool operator==(const MultigridOptions& a, const MultigridOptions& b) {
+    return a.max_levels == b.max_levels && a.coarse_rows == b.coarse_rows && a.matching_passes == b.matching_passes &&
+           a.pre_sweeps == b.pre_sweeps && a.post_sweeps == b.post_sweeps && a.coarse_sweeps == b.coarse_sweeps &&
+           a.cycle == b.cycle && a.scaling == b.scaling;
+  }
 };
 
 /// One level of the hierarchy.

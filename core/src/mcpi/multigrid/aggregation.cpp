@@ -122,17 +122,17 @@ void aggregate_graph(ordinal_t n, const std::vector<offset_t>& row_ptr, const st
   }
 }
 
-/// The strength of each block made symmetric: s(i, j) + s(j, i) where both blocks exist, so that
-/// two rows rank their coupling alike and their proposals can meet (host).
-std::vector<double> symmetric_strengths(ordinal_t n, const std::vector<offset_t>& row_ptr,
-                                        const std::vector<ordinal_t>& col, const std::vector<double>& s) {
+/// Each block's transposed partner: for block k = (i, j), the block (j, i), or -1 where there
+/// is none (or j is outside 0..n-1), by a binary search of each row's sorted columns (host).
+std::vector<offset_t> transposed_blocks(ordinal_t n, const std::vector<offset_t>& row_ptr,
+                                        const std::vector<ordinal_t>& col) {
   std::vector<std::pair<ordinal_t, offset_t>> sorted(col.size());  // per row: (column, block), sorted
   for (ordinal_t i = 0; i < n; ++i) {
     for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
       sorted[static_cast<size_t>(k)] = {col[static_cast<size_t>(k)], k};
     std::sort(sorted.begin() + row_ptr[static_cast<size_t>(i)], sorted.begin() + row_ptr[static_cast<size_t>(i) + 1]);
   }
-  std::vector<double> sym(s);
+  std::vector<offset_t> partner(col.size(), -1);
   for (ordinal_t i = 0; i < n; ++i)
     for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       const ordinal_t j = col[static_cast<size_t>(k)];
@@ -140,8 +140,19 @@ std::vector<double> symmetric_strengths(ordinal_t n, const std::vector<offset_t>
       const auto b = sorted.begin() + row_ptr[static_cast<size_t>(j)];
       const auto e = sorted.begin() + row_ptr[static_cast<size_t>(j) + 1];
       const auto it = std::lower_bound(b, e, std::make_pair(i, offset_t(-1)));
-      if (it != e && it->first == i) sym[static_cast<size_t>(k)] += s[static_cast<size_t>(it->second)];
+      if (it != e && it->first == i) partner[static_cast<size_t>(k)] = it->second;
     }
+  return partner;
+}
+
+/// The strength of each block made symmetric: s(i, j) + s(j, i) where both blocks exist, so that
+/// two rows rank their coupling alike and their proposals can meet (host).
+std::vector<double> symmetric_strengths(ordinal_t n, const std::vector<offset_t>& row_ptr,
+                                        const std::vector<ordinal_t>& col, const std::vector<double>& s) {
+  const std::vector<offset_t> partner = transposed_blocks(n, row_ptr, col);
+  std::vector<double> sym(s);
+  for (size_t k = 0; k < sym.size(); ++k)
+    if (partner[k] >= 0) sym[k] += s[static_cast<size_t>(partner[k])];
   return sym;
 }
 
@@ -188,22 +199,7 @@ double block_asymmetry(const E& exec, const Kokkos::View<const Scalar*, typename
                        const Kokkos::View<const offset_t*, typename E::memory_space>& slot) {
   using M = typename E::memory_space;
   const ordinal_t n = static_cast<ordinal_t>(row_ptr.size()) - 1;
-  // Each block's transposed partner (-1: none), by a binary search of the sorted rows.
-  std::vector<std::pair<ordinal_t, offset_t>> sorted(col_idx.size());
-  for (ordinal_t i = 0; i < n; ++i) {
-    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
-      sorted[static_cast<size_t>(k)] = {col_idx[static_cast<size_t>(k)], k};
-    std::sort(sorted.begin() + row_ptr[static_cast<size_t>(i)], sorted.begin() + row_ptr[static_cast<size_t>(i) + 1]);
-  }
-  std::vector<offset_t> partner(col_idx.size(), -1);
-  for (ordinal_t i = 0; i < n; ++i)
-    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
-      const ordinal_t j = col_idx[static_cast<size_t>(k)];
-      const auto b = sorted.begin() + row_ptr[static_cast<size_t>(j)];
-      const auto e = sorted.begin() + row_ptr[static_cast<size_t>(j) + 1];
-      const auto it = std::lower_bound(b, e, std::make_pair(i, offset_t(-1)));
-      if (it != e && it->first == i) partner[static_cast<size_t>(k)] = it->second;
-    }
+  const std::vector<offset_t> partner = transposed_blocks(n, row_ptr, col_idx);
   const auto t = util::to_device<offset_t, M>(partner, "mg.transposed");
   const bool slotted = slot.extent(0) > 0;
   const size_t nb2 = static_cast<size_t>(nb) * nb;

@@ -60,6 +60,20 @@ Aggregates pairwise_aggregates(const ExecSpace& exec, ordinal_t n, const std::ve
                                const Kokkos::View<const double*, typename ExecSpace::memory_space>& strength,
                                int passes = 2, int rounds = 16);
 
+/// The CSR (ptr, items) grouping the indices q of `key` by key[q] (0 <= key[q] < groups; a
+/// negative key leaves q out), each group's indices in increasing order (host).
+template <class Key, class Item>
+void group_by(const std::vector<Key>& key, size_t groups, std::vector<offset_t>& ptr, std::vector<Item>& items) {
+  ptr.assign(groups + 1, 0);
+  for (const Key k : key)
+    if (k >= 0) ++ptr[static_cast<size_t>(k) + 1];
+  for (size_t g = 0; g < groups; ++g) ptr[g + 1] += ptr[g];
+  items.resize(static_cast<size_t>(ptr[groups]));
+  std::vector<offset_t> next(ptr.begin(), ptr.end() - 1);
+  for (size_t q = 0; q < key.size(); ++q)
+    if (key[q] >= 0) items[static_cast<size_t>(next[static_cast<size_t>(key[q])]++)] = static_cast<Item>(q);
+}
+
 /// The Galerkin coarse operator's structure and the maps that sum the fine values into it.
 template <class MemSpace>
 struct GalerkinMap {
@@ -72,9 +86,9 @@ struct GalerkinMap {
   // fine O blocks inside the aggregate, diag_o_src[diag_o_ptr[I] ..).
   Kokkos::View<offset_t*, MemSpace> diag_d_ptr, diag_d_src, diag_o_ptr, diag_o_src;
   // Where the sums go: coarse block s at o_dst(s) and coarse diagonal block I at d_dst(I)
-  // (empty: at s and I).
-  Kokkos::View<offset_t*, MemSpace> o_dst;
-  Kokkos::View<ordinal_t*, MemSpace> d_dst;
+  // (empty: at s and I); the coarse level's own slot maps, shared.
+  Kokkos::View<const offset_t*, MemSpace> o_dst;
+  Kokkos::View<const ordinal_t*, MemSpace> d_dst;
   offset_t nnzb() const { return static_cast<offset_t>(col_idx.size()); }
 };
 
@@ -87,7 +101,7 @@ GalerkinMap<MemSpace> galerkin_map(ordinal_t n, const std::vector<offset_t>& row
 /// Points the map at the value storage of two MCPI levels (mcpi::Solver::Storage) in place of
 /// the user's order: fine O block k read at slot fine_o_slot(k), fine row i's D at
 /// fine_d_slot(i), coarse block s written at coarse_o_slot(s), coarse row I's at
-/// coarse_d_slot(I). On exec; once, after galerkin_map.
+/// coarse_d_slot(I) (the map keeps these two views). On exec; once, after galerkin_map.
 template <class ExecSpace>
 void place_in_storage(const ExecSpace& exec, GalerkinMap<typename ExecSpace::memory_space>& map,
                       const Kokkos::View<const offset_t*, typename ExecSpace::memory_space>& fine_o_slot,

@@ -13,15 +13,12 @@ namespace ppsparse::mcpi::multigrid {
 
 namespace {
 
-/// lists[s] as one CSR (ptr, src), in list order.
-template <class M>
-void flatten(const std::vector<std::vector<offset_t>>& lists, Kokkos::View<offset_t*, M>& ptr,
+/// The indices q grouped by key[q] (group_by) as device views.
+template <class M, class Key>
+void grouped(const std::vector<Key>& key, size_t groups, Kokkos::View<offset_t*, M>& ptr,
              Kokkos::View<offset_t*, M>& src, const char* label) {
-  std::vector<offset_t> p(1, 0), s;
-  for (const auto& l : lists) {
-    s.insert(s.end(), l.begin(), l.end());
-    p.push_back(static_cast<offset_t>(s.size()));
-  }
+  std::vector<offset_t> p, s;
+  group_by(key, groups, p, s);
   ptr = util::to_device<offset_t, M>(p, label);
   src = util::to_device<offset_t, M>(s, label);
 }
@@ -56,24 +53,25 @@ GalerkinMap<M> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr, c
     map.col_idx.insert(map.col_idx.end(), c.begin(), c.end());
     map.row_ptr.push_back(static_cast<offset_t>(map.col_idx.size()));
   }
-  std::vector<std::vector<offset_t>> off(map.col_idx.size()), diag_o(nc), diag_d(nc);
+  // Each fine block's coarse block (off) or aggregate (diag_o, where both rows share one), -1
+  // where it is of the other kind; each fine row's aggregate (diag_d).
+  std::vector<offset_t> off(col_idx.size(), -1), diag_o(col_idx.size(), -1);
   for (ordinal_t i = 0; i < n; ++i) {
     const ordinal_t I = a.of_row[static_cast<size_t>(i)];
-    diag_d[static_cast<size_t>(I)].push_back(i);
     for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       const ordinal_t J = a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])];
       if (I == J) {
-        diag_o[static_cast<size_t>(I)].push_back(k);
+        diag_o[static_cast<size_t>(k)] = I;
         continue;
       }
       const auto b = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I)];
       const auto e = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I) + 1];
-      off[static_cast<size_t>(std::lower_bound(b, e, J) - map.col_idx.begin())].push_back(k);
+      off[static_cast<size_t>(k)] = std::lower_bound(b, e, J) - map.col_idx.begin();
     }
   }
-  flatten(off, map.off_ptr, map.off_src, "mg.galerkin_off");
-  flatten(diag_o, map.diag_o_ptr, map.diag_o_src, "mg.galerkin_diag_o");
-  flatten(diag_d, map.diag_d_ptr, map.diag_d_src, "mg.galerkin_diag_d");
+  grouped(off, map.col_idx.size(), map.off_ptr, map.off_src, "mg.galerkin_off");
+  grouped(diag_o, nc, map.diag_o_ptr, map.diag_o_src, "mg.galerkin_diag_o");
+  grouped(a.of_row, nc, map.diag_d_ptr, map.diag_d_src, "mg.galerkin_diag_d");
   return map;
 }
 
@@ -91,7 +89,6 @@ void place_in_storage(const E& exec, GalerkinMap<typename E::memory_space>& map,
                       const Kokkos::View<const ordinal_t*, typename E::memory_space>& fine_d_slot,
                       const Kokkos::View<const offset_t*, typename E::memory_space>& coarse_o_slot,
                       const Kokkos::View<const ordinal_t*, typename E::memory_space>& coarse_d_slot) {
-  using M = typename E::memory_space;
   if (coarse_o_slot.extent(0) != static_cast<size_t>(map.nnzb()) ||
       coarse_d_slot.extent(0) != static_cast<size_t>(map.coarse_rows))
     throw InvalidArgument("multigrid: coarse slot maps of " + std::to_string(coarse_o_slot.extent(0)) + " and " +
@@ -100,12 +97,8 @@ void place_in_storage(const E& exec, GalerkinMap<typename E::memory_space>& map,
   compose(exec, map.off_src, fine_o_slot);
   compose(exec, map.diag_o_src, fine_o_slot);
   compose(exec, map.diag_d_src, fine_d_slot);
-  map.o_dst =
-      Kokkos::View<offset_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.o_dst"), coarse_o_slot.extent(0));
-  map.d_dst =
-      Kokkos::View<ordinal_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.d_dst"), coarse_d_slot.extent(0));
-  Kokkos::deep_copy(exec, map.o_dst, coarse_o_slot);
-  Kokkos::deep_copy(exec, map.d_dst, coarse_d_slot);
+  map.o_dst = coarse_o_slot;
+  map.d_dst = coarse_d_slot;
 }
 
 template <class E, class OS, class DS, class OC, class DC>

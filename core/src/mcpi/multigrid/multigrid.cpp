@@ -52,15 +52,19 @@ void restrict_residual(const E& exec, int nb, const Kokkos::View<const offset_t*
       });
 }
 
-/// x(p) += x_c(to_coarse(p)) for every fine row p (colour orders).
+/// x(p) += x_c(to_coarse(p)) for every fine row p (colour orders); x(p) = x_c(...) where not
+/// `accumulate` (one launch, not a fill and an add: the coarse levels are latency-bound).
 template <class E, class M, class XC, class X>
 void prolong_correction(const E& exec, int nb, const Kokkos::View<const ordinal_t*, M>& to_coarse, const XC& xc,
-                        const X& x) {
+                        const X& x, bool accumulate) {
   const ordinal_t n = static_cast<ordinal_t>(to_coarse.extent(0));
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::prolong", Kokkos::RangePolicy<E>(exec, 0, n), KOKKOS_LAMBDA(const ordinal_t p) {
-        for (int e = 0; e < nb; ++e)
-          x(static_cast<size_t>(p) * nb + e) += xc(static_cast<size_t>(to_coarse(p)) * nb + e);
+        for (int e = 0; e < nb; ++e) {
+          const size_t at = static_cast<size_t>(p) * nb + e;
+          const auto v = xc(static_cast<size_t>(to_coarse(p)) * nb + e);
+          x(at) = accumulate ? x(at) + v : v;
+        }
       });
 }
 
@@ -183,19 +187,13 @@ struct Multigrid<E>::Impl {
       const Coloring& up = arrays(coarse.size()).coloring();
       const Coloring& at = c.level->arrays.coloring();
       std::vector<ordinal_t> to(static_cast<size_t>(n_l));
-      std::vector<std::vector<ordinal_t>> from(static_cast<size_t>(agg.count));
       for (ordinal_t p = 0; p < n_l; ++p) {
         const ordinal_t user = up.perm.new_to_old[static_cast<size_t>(p)];
-        const ordinal_t cc = at.perm.old_to_new[static_cast<size_t>(agg.of_row[static_cast<size_t>(user)])];
-        to[static_cast<size_t>(p)] = cc;
-        from[static_cast<size_t>(cc)].push_back(p);
+        to[static_cast<size_t>(p)] = at.perm.old_to_new[static_cast<size_t>(agg.of_row[static_cast<size_t>(user)])];
       }
-      std::vector<offset_t> fptr(1, 0);
+      std::vector<offset_t> fptr;
       std::vector<ordinal_t> frows;
-      for (const auto& f : from) {
-        frows.insert(frows.end(), f.begin(), f.end());
-        fptr.push_back(static_cast<offset_t>(frows.size()));
-      }
+      multigrid::group_by(to, static_cast<size_t>(agg.count), fptr, frows);
       c.to_coarse = util::to_device<ordinal_t, M>(to, "mg.to_coarse");
       c.from_ptr = util::to_device<offset_t, M>(fptr, "mg.from_ptr");
       c.from_rows = util::to_device<ordinal_t, M>(frows, "mg.from_rows");
@@ -287,20 +285,20 @@ struct Multigrid<E>::Impl {
         c.level->arrays.sweeper().rhs = c.b;
         cycle(exec, l + 1);
       }
-      const auto xc = c.level->arrays.dq_owned();
-      if (scaling == MultigridOptions::Scaling::none) {
+      // The coarse correction x_c: the K-cycle's combination of its GCR directions, else the
+      // coarser level's iterate; prolonged onto (accumulate) or into `target`.
+      auto prolong = [&](const auto& target, bool accumulate) {
         if (krylov)
-          multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, c.k_z1, a.dq_owned());
+          multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, c.k_z1, target, accumulate);
         else
-          multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, xc, a.dq_owned());
+          multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, c.level->arrays.dq_owned(), target, accumulate);
+      };
+      if (scaling == MultigridOptions::Scaling::none) {
+        prolong(a.dq_owned(), true);
         continue;
       }
       // e = P x_c, scaled by the factor that minimises the residual |r - alpha A e|.
-      Kokkos::deep_copy(exec, x, 0.0);
-      if (krylov)
-        multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, c.k_z1, x);
-      else
-        multigrid::prolong_correction<E, M>(exec, nb, c.to_coarse, xc, x);
+      prolong(x, false);
       const Kokkos::View<double*, M> ae(image_scratch.data(), len);
       a.operator_apply(exec, typename Arrays::ConstVector(x), ae, false);
       double alpha = 1;
@@ -438,7 +436,7 @@ size_t Multigrid<E>::device_bytes() const {
   for (size_t l = 0; l <= impl_->coarse.size(); ++l) bytes += impl_->arrays(l).device_bytes();
   for (const auto& c : impl_->coarse) {
     const auto& m = c.map;
-    add(m.off_ptr, m.off_src, m.diag_d_ptr, m.diag_d_src, m.diag_o_ptr, m.diag_o_src, m.o_dst, m.d_dst);
+    add(m.off_ptr, m.off_src, m.diag_d_ptr, m.diag_d_src, m.diag_o_ptr, m.diag_o_src);  // o_dst, d_dst: the level's
     add(c.to_coarse, c.from_ptr, c.from_rows, c.b, c.r_above, c.k_r, c.k_z1, c.k_z2, c.k_w1, c.k_w2);
   }
   add(impl_->iterate_scratch, impl_->image_scratch);
