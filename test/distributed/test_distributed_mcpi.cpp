@@ -593,11 +593,28 @@ TEST(DistributedMcpiErrors, NumericalErrorsOnOneRankStopEveryRank) {
   auto s = share_for_errors(3);
   auto solver = mcpi::make_distributed_solver<Exec>(MPI_COMM_WORLD, mcpi::pattern_of(s));
   Exec exec;
-  // A singular diagonal block on the last rank.
+  // The bad rank's first row and its first ghost column, by global id, known to every rank.
+  long long ids[2] = {s.n > 0 ? static_cast<long long>(s.global_ids[0]) : -1, -1};
+  offset_t ghost_block = -1;
+  for (offset_t k = 0; k < s.row_ptr[s.n] && ghost_block < 0; ++k)
+    if (s.col_idx[k] >= s.n) {
+      ghost_block = k;
+      ids[1] = s.ghost_ids[s.col_idx[k] - s.n];
+    }
+  MPI_Bcast(ids, 2, MPI_LONG_LONG, bad, MPI_COMM_WORLD);
+  // A singular diagonal block on the last rank, named by its local index and its global id.
   auto d = s.D;
   if (world_rank() == bad && s.n > 0) std::fill(d.begin(), d.begin() + 9, 0.0);
   PPSPARSE_EXPECT_THROW_MESSAGE(solver.update(exec, view(s.O), view(d)), NumericalError,
-                                "rank " + std::to_string(bad) + ": diagonal block 0: zero or tiny pivot at row 0");
+                                "rank " + std::to_string(bad) + ": diagonal block 0 (global id " +
+                                    std::to_string(ids[0]) + "): zero or tiny pivot at row 0");
+  // NaN in an O block whose column is a ghost: named by the ghost's global id.
+  if (ids[1] >= 0) {
+    auto o = s.O;
+    if (world_rank() == bad) o[static_cast<size_t>(ghost_block) * 9] = std::numeric_limits<double>::quiet_NaN();
+    PPSPARSE_EXPECT_THROW_MESSAGE(solver.update(exec, view(o), view(s.D)), NumericalError,
+                                  "ghost with global id " + std::to_string(ids[1]) + ") holds a NaN or Inf");
+  }
   solver.update(exec, view(s.O), view(s.D));
   // NaN in R on the last rank.
   auto r = s.R;
@@ -606,7 +623,9 @@ TEST(DistributedMcpiErrors, NumericalErrorsOnOneRankStopEveryRank) {
   mcpi::Control control;
   control.rtol = 1e-6;
   PPSPARSE_EXPECT_THROW_MESSAGE(solver.apply(exec, view(r), dq, control), NumericalError,
-                                "rank " + std::to_string(bad) + ": mcpi: R holds a NaN or Inf in block row 0");
+                                "rank " + std::to_string(bad) +
+                                    ": mcpi: R holds a NaN or Inf in block row 0 (global id " + std::to_string(ids[0]) +
+                                    ")");
   // A wrong size on one rank.
   auto shorter = s.R;
   if (world_rank() == bad) shorter.pop_back();

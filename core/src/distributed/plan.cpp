@@ -410,6 +410,9 @@ DistributedPlan make_distributed_plan(MPI_Comm comm, const LocalStructure& s, co
     plan.setup = mcpi::detail::make_setup_plan(s.nb, n, s.row_ptr, columns.data(), base, {}, &coloring, ng);
   });
   plan.setup.boundary_end = std::move(boundary_end);
+  plan.setup.global_ids.assign(s.global_ids, s.global_ids + n);
+  plan.setup.global_ids.resize(static_cast<size_t>(n) + ng);
+  for (ordinal_t j = 0; j < ng; ++j) plan.setup.global_ids[static_cast<size_t>(n + ghost_slot[j])] = s.ghost_ids[j];
 
   // 9. Per exchange colour and neighbour: the rows to send in colour order, and the ghost slots
   // they fill, in the same order on both sides (a pair's first colour sends nothing).

@@ -36,6 +36,7 @@ LevelArrays<E, OS, DS, XS>::LevelArrays(SetupPlan&& plan, const Progress& progre
   n_ = plan.n;
   n_ghost_ = plan.n_ghost;
   base_ = plan.index_base;
+  global_ids_ = std::move(plan.global_ids);
   nnzb_ = static_cast<offset_t>(plan.ja.size());
   coloring_ = std::move(plan.coloring);
   boundary_end_ = std::move(plan.boundary_end);
@@ -204,7 +205,10 @@ void LevelArrays<E, OS, DS, XS>::require_values(const char* what) const {
 /// NumericalError naming the user's block row for a failure code of factor_diagonal_blocks.
 template <class E, class OS, class DS, class XS>
 void LevelArrays<E, OS, DS, XS>::check_factored(long long failure) const {
-  if (failure >= 0) throw_pivot_failure(failure, s_.nb, coloring_.perm.new_to_old[failed_block(failure)], base_);
+  if (failure < 0) return;
+  const ordinal_t user = coloring_.perm.new_to_old[failed_block(failure)];
+  throw_pivot_failure(failure, s_.nb, user, base_,
+                      global_ids_.empty() ? std::string() : std::to_string(global_ids_[static_cast<size_t>(user)]));
 }
 
 /// A device view of the user's input: itself when exec can read it, otherwise a copy in the
@@ -296,8 +300,11 @@ void LevelArrays<E, OS, DS, XS>::throw_not_finite_block(long long k, bool rounde
   const auto row = std::upper_bound(ia_host_.begin(), ia_host_.end(), slot) - ia_host_.begin() - 1;
   ordinal_t col = 0;
   Kokkos::deep_copy(Kokkos::View<ordinal_t, HostSpace>(&col), Kokkos::subview(s_.ja, static_cast<size_t>(slot)));
-  const std::string column =
-      col < n_ ? std::to_string(coloring_.perm.new_to_old[col] + base_) : "ghost " + std::to_string(col - n_ + base_);
+  // A ghost column is named by its global id, the only name the user gave it.
+  const std::string column = col < n_ ? user_row(col, false)
+                             : global_ids_.empty()
+                                 ? "ghost " + std::to_string(col - n_ + base_)
+                                 : "ghost with global id " + std::to_string(global_ids_[static_cast<size_t>(col)]);
   throw NumericalError(
       "mcpi: O block " + std::to_string(k + base_) + " (" + user_row(row, false) + ", " + column + ")" +
       (base_ ? ", numbered from 1," : "") + " holds a NaN or Inf" +
@@ -307,7 +314,10 @@ void LevelArrays<E, OS, DS, XS>::throw_not_finite_block(long long k, bool rounde
 
 template <class E, class OS, class DS, class XS>
 std::string LevelArrays<E, OS, DS, XS>::user_row(ordinal_t row, bool say_base) const {
-  return std::to_string(coloring_.perm.new_to_old[row] + base_) + (say_base && base_ ? " (numbered from 1)" : "");
+  const ordinal_t user = coloring_.perm.new_to_old[row];
+  return std::to_string(user + base_) + (say_base && base_ ? " (numbered from 1)" : "") +
+         (global_ids_.empty() ? std::string()
+                              : " (global id " + std::to_string(global_ids_[static_cast<size_t>(user)]) + ")");
 }
 
 template <class E, class OS, class DS, class XS>

@@ -102,7 +102,8 @@ class LevelArrays {
   std::string operator_system() const;
   std::string residual_system() const;
   /// The user's block row of colour-ordered row `row`, in the user's numbering ("17", with
-  /// " (numbered from 1)" where the base is 1 and `say_base`).
+  /// " (numbered from 1)" where the base is 1 and `say_base`, and " (global id 1234)" on a
+  /// distributed system).
   std::string user_row(ordinal_t row, bool say_base = true) const;
 
  private:
@@ -127,7 +128,8 @@ class LevelArrays {
   SweeperType s_;
   ordinal_t n_ = 0;
   ordinal_t n_ghost_ = 0;
-  int base_ = 0;  ///< the user's index base: errors name blocks and rows from it
+  int base_ = 0;                       ///< the user's index base: errors name blocks and rows from it
+  std::vector<long long> global_ids_;  ///< SetupPlan::global_ids: errors name them too
   offset_t nnzb_ = 0;
   Coloring coloring_;
   std::vector<ordinal_t> boundary_end_;

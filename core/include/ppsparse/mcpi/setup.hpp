@@ -65,6 +65,10 @@ struct SetupPlan {
   std::vector<ordinal_t> boundary_end;
   /// The user's index base (0 or 1): the numeric phase names blocks and rows from it.
   int index_base = 0;
+  /// A distributed system's global ids (as the user gave them): the n owned rows', then the
+  /// n_ghost ghosts' in ghost-column order. Errors name a row by its global id too; empty on
+  /// one rank.
+  std::vector<long long> global_ids;
   /// How the sweeps store O.
   OStorage o_storage;
 };
