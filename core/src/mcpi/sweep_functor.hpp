@@ -8,6 +8,16 @@
 /// team barrier when a group spans several vector groups). State that outlives a phase lives
 /// in team scratch, so the same code runs on CPUs, where lanes are logical and phases run
 /// one after another.
+///
+/// This is the part every portable kernel shares: scratch, the staging of D, the residual of a
+/// checked sweep, the substitution, and the SpMV of block rows too large for a kernel's own
+/// lane map (LaneMap::block_row, Zubair et al. 2016 for nb past a group). A kernel's own SpMV,
+/// r = R_c - O_c dQ over its lane map, is its Body (kernels/<id>.hpp or .cpp):
+///
+///   struct Body {
+///     static constexpr bool prefetch;   // dQ prefetched into scratch (its buffers reserved)
+///     template <class F, ...> KOKKOS_INLINE_FUNCTION static void spmv(const F& functor, ...);
+///   };
 #include <type_traits>
 
 #include <ppsparse/mcpi/geometry.hpp>
@@ -42,8 +52,9 @@ struct SweepViews {
 /// OA, DS, XS: O's accessor and the precisions of D and dQ (SweepViews); the SpMV multiplies
 /// and accumulates in float when O's values and dQ are both float and not WideAcc, else in
 /// double (a true residual needs double, products included).
-template <class ExecSpace, int NB, bool StageD = false, class OA = PlainO<typename ExecSpace::memory_space, float>,
-          class DS = double, class XS = float, bool WideAcc = false>
+template <class Body, class ExecSpace, int NB, bool StageD = false,
+          class OA = PlainO<typename ExecSpace::memory_space, float>, class DS = double, class XS = float,
+          bool WideAcc = false>
 struct SweepFunctor {
   using OS = typename OA::value_type;
   using Acc = std::conditional_t<!WideAcc && std::is_same_v<OS, float> && std::is_same_v<XS, float>, float, double>;
@@ -57,8 +68,8 @@ struct SweepFunctor {
   int nb_rt;
   ordinal_t row_begin, row_end;
   Stage stage;
-  bool prefetch;
-  bool stage_d;  ///< StageD and the group's D blocks fit (see can_stage_d)
+  bool prefetch;  ///< Body::prefetch, where the lane map is the rows one
+  bool stage_d;   ///< StageD and the group's D blocks fit (see can_stage_d)
   /// Add each row's squared residual before its update to v.residual_sq (fused stage).
   bool residual = false;
 
@@ -170,14 +181,14 @@ struct SweepFunctor {
     substitute(m, n_b, nb2, rpg, r_at, d_s, row_of);
   }
 
-  /// Runs body() for lane t of group gi with the group's D blocks (contiguous: its rows are
+  /// Runs loads() for lane t of group gi with the group's D blocks (contiguous: its rows are
   /// consecutive) loaded into registers before and stored to scratch after, so the D loads
-  /// are in flight while body's SpMV loads are: the portable form of an asynchronous copy.
-  template <class Body>
+  /// are in flight while the SpMV's loads are: the portable form of an asynchronous copy.
+  template <class Loads>
   KOKKOS_INLINE_FUNCTION void with_staged_d(const int gi, const int t, const ordinal_t first_row, double* d_s,
-                                            const Body& body) const {
+                                            const Loads& loads) const {
     if (!StageD || !stage_d) {
-      body();
+      loads();
       return;
     }
     const int nb2 = nb() * nb();
@@ -191,7 +202,7 @@ struct SweepFunctor {
       const long long e = t + static_cast<long long>(q) * G;
       if (e < len) regs[q] = v.D(base + e);
     }
-    body();
+    loads();
     PPSPARSE_UNROLL
     for (int q = 0; q < max_staged_per_lane; ++q) {
       const long long e = t + static_cast<long long>(q) * G;
@@ -231,140 +242,33 @@ struct SweepFunctor {
     return a0 + a1;
   }
 
+  /// r = R - O dQ for the group's rows into r_at: the block_row map's (every kernel's for block
+  /// rows too large for its own map), else the kernel's Body.
   template <class RAt, class PartAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv(const member_type& m, const int n_b, const int nb2, const int rpg, const RAt& r_at,
                                    const PartAt& part_at, Acc* pf_base, double* d_s, const RowOf& row_of) const {
-    if (g.map == LaneMap::entry) {
-      // Lanes on the entries of `slots` consecutive blocks: one coalesced load per lane per step.
-      const int slots = g.slots;
-      phase(m, [&](int gi, int t) {
-        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-          const ordinal_t row = row_of(gi, 0);
-          Acc acc = 0;
-          const int s = t / nb2, e = t - s * nb2;
-          if (row < row_end && s < slots) {
-            const int j = e / n_b, i = e - j * n_b;
-            const offset_t kend = v.ia(row + 1);
-            // Four independent blocks per step keep several loads in flight per lane.
-            Acc a1 = 0, a2 = 0, a3 = 0;
-            offset_t k = v.ia(row) + s;
-            for (; k + 3 * slots < kend; k += 4 * slots) {
-              const ordinal_t c0 = v.ja(k), c1 = v.ja(k + slots), c2 = v.ja(k + 2 * slots), c3 = v.ja(k + 3 * slots);
-              acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, i)) *
-                     v.dq_read(static_cast<size_t>(c0) * n_b + j);
-              a1 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + slots) * nb2 + e, k + slots, i)) *
-                    v.dq_read(static_cast<size_t>(c1) * n_b + j);
-              a2 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 2 * slots) * nb2 + e, k + 2 * slots, i)) *
-                    v.dq_read(static_cast<size_t>(c2) * n_b + j);
-              a3 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 3 * slots) * nb2 + e, k + 3 * slots, i)) *
-                    v.dq_read(static_cast<size_t>(c3) * n_b + j);
-            }
-            for (; k < kend; k += slots)
-              acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, i)) *
-                     v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + j);
-            acc += (a1 + a2) + a3;
-          }
-          part_at(gi, t) = acc;
-        });
-      });
-      phase(m, [&](int gi, int t) {
-        const ordinal_t row = row_of(gi, 0);
-        if (t < n_b && row < row_end) {
-          double sum = 0.0;
-          for (int s = 0; s < slots; ++s)
-            for (int j = 0; j < n_b; ++j) sum += part_at(gi, s * nb2 + j * n_b + t);
-          r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + t) - sum;
-        }
-      });
-    } else if (g.map == LaneMap::block_row) {
-      // Lanes on the rows of `slots` blocks; each lane sweeps its block row's columns.
-      const int slots = g.slots, lps = g.lanes_per_slot;
-      phase(m, [&](int gi, int t) {
-        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-          const ordinal_t row = row_of(gi, 0);
-          const int s = t / lps, i = t - s * lps;
-          if (row < row_end && i < n_b) {
-            part_at(gi, s * n_b + i) = block_row_dot(row, i, s, slots, n_b, nb2);
-          }
-        });
-      });
-      phase(m, [&](int gi, int t) {
-        const ordinal_t row = row_of(gi, 0);
-        if (t < n_b && row < row_end) {
-          double sum = 0.0;
-          for (int s = 0; s < slots; ++s) sum += part_at(gi, s * n_b + t);
-          r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + t) - sum;
-        }
-      });
-    } else if (!prefetch) {
-      // rows_per_warp (Walden et al. 2021, fig. 7): nb consecutive lanes own one block row; no reduction.
-      phase(m, [&](int gi, int t) {
-        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-          const int rr = t / n_b, i = t - rr * n_b;
-          const ordinal_t row = row_of(gi, rr);
-          if (rr < rpg && row < row_end) {
-            r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - block_row_dot(row, i, 0, 1, n_b, nb2);
-          }
-        });
-      });
-    } else {
-      spmv_prefetch(m, n_b, nb2, rpg, r_at, pf_base, d_s, row_of);
+    if (g.map != LaneMap::block_row) {
+      Body::spmv(*this, m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
+      return;
     }
-  }
-
-  /// rows_per_warp with dQ prefetched into two scratch buffers (Walden et al. 2021, fig. 9): while the
-  /// lanes multiply block s with buffer s%2, they load dQ of block s+1 into the other buffer.
-  template <class RAt, class RowOf>
-  KOKKOS_INLINE_FUNCTION void spmv_prefetch(const member_type& m, const int n_b, const int nb2, const int rpg,
-                                            const RAt& r_at, Acc* pf_base, double* d_s, const RowOf& row_of) const {
-    const int len = 3 * rpg * n_b;
-    auto buf = [&](int gi, int which) { return pf_base + static_cast<size_t>(gi) * len + which * rpg * n_b; };
-    auto acc_at = [&](int gi, int t) -> Acc& { return pf_base[static_cast<size_t>(gi) * len + 2 * rpg * n_b + t]; };
-    // The step count must be uniform over the team: the longest row of the team.
-    int steps = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(m, g.rows_per_team()),
-        [&](const int q, int& mx) {
-          const ordinal_t row = row_of(0, 0) + q;
-          const int l = row < row_end ? static_cast<int>(v.ia(row + 1) - v.ia(row)) : 0;
-          mx = l > mx ? l : mx;
-        },
-        Kokkos::Max<int>(steps));
+    // Lanes on the rows of `slots` blocks; each lane sweeps its block row's columns.
+    const int slots = g.slots, lps = g.lanes_per_slot;
     phase(m, [&](int gi, int t) {
       with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-        const int rr = t / n_b, i = t - rr * n_b;
-        const ordinal_t row = row_of(gi, rr);
-        if (rr < rpg) {
-          acc_at(gi, t) = 0.0f;
-          if (row < row_end && v.ia(row + 1) > v.ia(row))
-            buf(gi, 0)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(v.ia(row))) * n_b + i);
+        const ordinal_t row = row_of(gi, 0);
+        const int s = t / lps, i = t - s * lps;
+        if (row < row_end && i < n_b) {
+          part_at(gi, s * n_b + i) = block_row_dot(row, i, s, slots, n_b, nb2);
         }
       });
     });
-    for (int s = 0; s < steps; ++s) {
-      phase(m, [&](int gi, int t) {
-        const int rr = t / n_b, i = t - rr * n_b;
-        const ordinal_t row = row_of(gi, rr);
-        if (rr < rpg && row < row_end) {
-          const offset_t k = v.ia(row) + s;
-          const offset_t kend = v.ia(row + 1);
-          if (k < kend) {
-            const Acc* cur = buf(gi, s & 1);
-            Acc a = acc_at(gi, t);
-            const size_t ob = static_cast<size_t>(k) * nb2 + i;
-            for (int j = 0; j < n_b; ++j)
-              a += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, i)) * cur[j * rpg + rr];
-            acc_at(gi, t) = a;
-            if (k + 1 < kend)
-              buf(gi, (s + 1) & 1)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(k + 1)) * n_b + i);
-          }
-        }
-      });
-    }
     phase(m, [&](int gi, int t) {
-      const int rr = t / n_b, i = t - rr * n_b;
-      const ordinal_t row = row_of(gi, rr);
-      if (rr < rpg && row < row_end) r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - acc_at(gi, t);
+      const ordinal_t row = row_of(gi, 0);
+      if (t < n_b && row < row_end) {
+        double sum = 0.0;
+        for (int s = 0; s < slots; ++s) sum += part_at(gi, s * n_b + t);
+        r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + t) - sum;
+      }
     });
   }
 
