@@ -11,7 +11,7 @@
 
 #include <ppsparse/kokkos_compat.hpp>
 #include <ppsparse/mcpi/geometry.hpp>
-#include "../../core/src/mcpi/kernels/rows_per_warp.hpp"  // the functor whose scratch sizes are checked
+#include "../../core/src/mcpi/sweep_functor.hpp"  // the functor whose scratch sizes are checked
 
 #include "mcpi/zubair2016_table_i.hpp"
 
@@ -169,8 +169,8 @@ TEST(McpiGeometryW64, EveryTeamFitsAHipWorkgroupAndItsLds) {
       EXPECT_LE(g.team_size() * kWave, kMaxWorkgroupThreads);
       // The substitution phases need one lane per entry row of every block row of a group.
       EXPECT_GE(g.group_lanes(), g.rows_per_group * nb);
-      using Functor = impl::SweepFunctor<impl::RowsPerWarpBody, Kokkos::DefaultHostExecutionSpace, 0>;
-      const bool prefetch = g.map == LaneMap::rows;  // the most scratch a kernel asks for
+      using Functor = impl::SweepFunctor<Kokkos::DefaultHostExecutionSpace, 0>;
+      const bool prefetch = g.map == LaneMap::rows;
       EXPECT_LE(Functor::scratch_bytes(g, nb, prefetch, false), kLdsBytes);
     }
   }

@@ -8,21 +8,14 @@
 /// team barrier when a group spans several vector groups). State that outlives a phase lives
 /// in team scratch, so the same code runs on CPUs, where lanes are logical and phases run
 /// one after another.
-///
-/// This is the part every portable kernel shares: scratch, the staging of D, the residual of a
-/// checked sweep, the substitution, and the SpMV of block rows too large for a kernel's own
-/// lane map (LaneMap::block_row, Zubair et al. 2016 for nb past a group). A kernel's own SpMV,
-/// r = R_c - O_c dQ over its lane map, is its Body (kernels/<id>.hpp or .cpp):
-///
-///   struct Body {
-///     static constexpr bool prefetch;   // dQ prefetched into scratch (its buffers reserved)
-///     template <class F, ...> KOKKOS_INLINE_FUNCTION static void spmv(const F& functor, ...);
-///   };
 #include <type_traits>
 
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/types.hpp>
 
+#include "kernels/rows_per_warp.hpp"
+#include "kernels/rows_per_warp_prefetch.hpp"
+#include "kernels/warp_per_row.hpp"
 #include "o_access.hpp"
 #include "sweep_stage.hpp"
 
@@ -52,9 +45,8 @@ struct SweepViews {
 /// OA, DS, XS: O's accessor and the precisions of D and dQ (SweepViews); the SpMV multiplies
 /// and accumulates in float when O's values and dQ are both float and not WideAcc, else in
 /// double (a true residual needs double, products included).
-template <class Body, class ExecSpace, int NB, bool StageD = false,
-          class OA = PlainO<typename ExecSpace::memory_space, float>, class DS = double, class XS = float,
-          bool WideAcc = false>
+template <class ExecSpace, int NB, bool StageD = false, class OA = PlainO<typename ExecSpace::memory_space, float>,
+          class DS = double, class XS = float, bool WideAcc = false>
 struct SweepFunctor {
   using OS = typename OA::value_type;
   using Acc = std::conditional_t<!WideAcc && std::is_same_v<OS, float> && std::is_same_v<XS, float>, float, double>;
@@ -68,8 +60,8 @@ struct SweepFunctor {
   int nb_rt;
   ordinal_t row_begin, row_end;
   Stage stage;
-  bool prefetch;  ///< Body::prefetch, where the lane map is the rows one
-  bool stage_d;   ///< StageD and the group's D blocks fit (see can_stage_d)
+  bool prefetch;
+  bool stage_d;  ///< StageD and the group's D blocks fit (see can_stage_d)
   /// Add each row's squared residual before its update to v.residual_sq (fused stage).
   bool residual = false;
 
@@ -181,14 +173,14 @@ struct SweepFunctor {
     substitute(m, n_b, nb2, rpg, r_at, d_s, row_of);
   }
 
-  /// Runs loads() for lane t of group gi with the group's D blocks (contiguous: its rows are
+  /// Runs body() for lane t of group gi with the group's D blocks (contiguous: its rows are
   /// consecutive) loaded into registers before and stored to scratch after, so the D loads
-  /// are in flight while the SpMV's loads are: the portable form of an asynchronous copy.
-  template <class Loads>
+  /// are in flight while body's SpMV loads are: the portable form of an asynchronous copy.
+  template <class Body>
   KOKKOS_INLINE_FUNCTION void with_staged_d(const int gi, const int t, const ordinal_t first_row, double* d_s,
-                                            const Loads& loads) const {
+                                            const Body& body) const {
     if (!StageD || !stage_d) {
-      loads();
+      body();
       return;
     }
     const int nb2 = nb() * nb();
@@ -202,7 +194,7 @@ struct SweepFunctor {
       const long long e = t + static_cast<long long>(q) * G;
       if (e < len) regs[q] = v.D(base + e);
     }
-    loads();
+    body();
     PPSPARSE_UNROLL
     for (int q = 0; q < max_staged_per_lane; ++q) {
       const long long e = t + static_cast<long long>(q) * G;
@@ -242,34 +234,41 @@ struct SweepFunctor {
     return a0 + a1;
   }
 
-  /// r = R - O dQ for the group's rows into r_at: the block_row map's (every kernel's for block
-  /// rows too large for its own map), else the kernel's Body.
+  /// r = R - O dQ for the group's rows into r_at, by the lane map's body: each kernel's own in
+  /// its file (kernels/<id>.hpp), the block_row map's (every layout's for blocks too large for
+  /// its group) here. One functor runs them all, chosen at run time, as it always has: split
+  /// into a functor per body, nvcc compiled the portable kernels 7 % faster to 33 % slower
+  /// (docs/perf/refactoring_ab.md).
   template <class RAt, class PartAt, class RowOf>
   KOKKOS_INLINE_FUNCTION void spmv(const member_type& m, const int n_b, const int nb2, const int rpg, const RAt& r_at,
                                    const PartAt& part_at, Acc* pf_base, double* d_s, const RowOf& row_of) const {
-    if (g.map != LaneMap::block_row) {
-      Body::spmv(*this, m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
-      return;
-    }
-    // Lanes on the rows of `slots` blocks; each lane sweeps its block row's columns.
-    const int slots = g.slots, lps = g.lanes_per_slot;
-    phase(m, [&](int gi, int t) {
-      with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
+    if (g.map == LaneMap::entry) {
+      WarpPerRowBody::spmv(*this, m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
+    } else if (g.map == LaneMap::block_row) {
+      // Lanes on the rows of `slots` blocks; each lane sweeps its block row's columns.
+      const int slots = g.slots, lps = g.lanes_per_slot;
+      phase(m, [&](int gi, int t) {
+        with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
+          const ordinal_t row = row_of(gi, 0);
+          const int s = t / lps, i = t - s * lps;
+          if (row < row_end && i < n_b) {
+            part_at(gi, s * n_b + i) = block_row_dot(row, i, s, slots, n_b, nb2);
+          }
+        });
+      });
+      phase(m, [&](int gi, int t) {
         const ordinal_t row = row_of(gi, 0);
-        const int s = t / lps, i = t - s * lps;
-        if (row < row_end && i < n_b) {
-          part_at(gi, s * n_b + i) = block_row_dot(row, i, s, slots, n_b, nb2);
+        if (t < n_b && row < row_end) {
+          double sum = 0.0;
+          for (int s = 0; s < slots; ++s) sum += part_at(gi, s * n_b + t);
+          r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + t) - sum;
         }
       });
-    });
-    phase(m, [&](int gi, int t) {
-      const ordinal_t row = row_of(gi, 0);
-      if (t < n_b && row < row_end) {
-        double sum = 0.0;
-        for (int s = 0; s < slots; ++s) sum += part_at(gi, s * n_b + t);
-        r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + t) - sum;
-      }
-    });
+    } else if (!prefetch) {
+      RowsPerWarpBody::spmv(*this, m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
+    } else {
+      PrefetchBody::spmv(*this, m, n_b, nb2, rpg, r_at, part_at, pf_base, d_s, row_of);
+    }
   }
 
   /// Adds sum over the group's rows of (r - D dQ_row)^2 to v.residual_sq, r = R - O dQ in r_at

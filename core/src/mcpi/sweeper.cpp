@@ -4,7 +4,6 @@
 
 #include <ppsparse/error.hpp>
 
-#include "kernels/rows_per_warp.hpp"
 #include "sweep_launch.hpp"
 
 namespace ppsparse::mcpi::detail {
@@ -91,7 +90,8 @@ backend::ColorArgs Sweeper<E, OS, DS, XS>::color_args(ordinal_t b, ordinal_t e, 
 
 template <class E, class OS, class DS, class XS>
 void Sweeper<E, OS, DS, XS>::residual_only(const E& exec, ordinal_t b, ordinal_t e, bool full) const {
-  launch_residual_pass<impl::RowsPerWarpBody>(*this, exec, geometry(Kernel::rows_per_warp), b, e, full);
+  launch_sweep_functor(*this, exec, geometry(Kernel::rows_per_warp), impl::Stage::residual_only, false, b, e, true,
+                       full);
 }
 
 #define PPSPARSE_MCPI_INSTANTIATE_SWEEPER(unused, OS, DS, XS) template struct Sweeper<DefaultExecSpace, OS, DS, XS>;

@@ -2,9 +2,8 @@
 /// @file
 /// The MCPI family's sweeper: the arrays a sweep reads and writes, and the dispatch of a
 /// colour's rows to the backend's kernel or to the table of portable kernels that
-/// mcpi/kernels.def generates (each kernel's run_<id> lives in its own file under kernels/ with
-/// its body, the kernel's SpMV over its lane map, and launches the portable functor with it
-/// through sweep_launch.hpp). The colour loop resolves a variant
+/// mcpi/kernels.def generates (each kernel's run_<id> lives in its own file under kernels/ and
+/// launches the portable functor through sweep_launch.hpp). The colour loop resolves a variant
 /// once into a ResolvedSweep and hands it to every sweep.
 #include <string>
 #include <type_traits>

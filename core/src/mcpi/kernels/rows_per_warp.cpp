@@ -1,7 +1,5 @@
 // rows_per_warp: a vector group handles floor(W / nb) block rows, nb lanes per row, no
-// reduction between lanes (its body, rows_per_warp.hpp); one row per group where two do not fit.
-#include "rows_per_warp.hpp"
-
+// reduction between lanes; its body (the SpMV over that lane map) is rows_per_warp.hpp.
 #include "../sweep_launch.hpp"
 
 namespace ppsparse::mcpi::detail {
@@ -9,7 +7,7 @@ namespace ppsparse::mcpi::detail {
 template <class ExecSpace, class OScalar, class DScalar, class XScalar>
 void run_rows_per_warp(const Sweeper<ExecSpace, OScalar, DScalar, XScalar>& s, const ExecSpace& exec, ordinal_t b,
                        ordinal_t e, bool residual) {
-  launch_sweep<impl::RowsPerWarpBody>(s, exec, s.geometry(Kernel::rows_per_warp), impl::Stage::fused, b, e, residual);
+  launch_sweep_functor(s, exec, s.geometry(Kernel::rows_per_warp), impl::Stage::fused, false, b, e, residual);
 }
 PPSPARSE_MCPI_INSTANTIATE_KERNEL(rows_per_warp)
 

@@ -1,15 +1,14 @@
 #pragma once
 // rows_per_warp's SpMV (Walden et al. 2021, fig. 7): nb consecutive lanes own one block row,
-// lane i its entry row i, and sweep the row's blocks with no reduction between lanes. The body
-// of the sweep functor (sweep_functor.hpp) for the rows lane map; also the pass of a checked
-// split sweep and of the true residual.
-#include "../sweep_functor.hpp"
+// lane i its entry row i, and sweep the row's blocks with no reduction between lanes. Called by
+// the sweep functor (sweep_functor.hpp) for the rows lane map without prefetch.
+#include <Kokkos_Core.hpp>
+
+#include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi::impl {
 
 struct RowsPerWarpBody {
-  static constexpr bool prefetch = false;
-
   template <class F, class RAt, class PartAt, class RowOf>
   KOKKOS_INLINE_FUNCTION static void spmv(const F& f, const typename F::member_type& m, const int n_b, const int nb2,
                                           const int rpg, const RAt& r_at, const PartAt&, typename F::Acc*, double* d_s,

@@ -1,82 +1,16 @@
 // rows_per_warp_prefetch: rows_per_warp with dQ prefetched into team scratch, two buffers in
-// turn (Walden et al. 2021, fig. 9): while the lanes multiply block s with buffer s % 2, they
-// load dQ of block s + 1 into the other. Where nb is too large for the rows layout, the group
-// layout falls back to one row per group without prefetch (the functor's block_row map).
+// turn (its body, rows_per_warp_prefetch.hpp): while the lanes multiply block s, they load dQ of
+// block s + 1. Where nb is too large for
+// the rows layout, the group layout falls back to one row per group without prefetch.
 #include "../sweep_launch.hpp"
-
-namespace ppsparse::mcpi::impl {
-
-struct PrefetchBody {
-  static constexpr bool prefetch = true;
-
-  template <class F, class RAt, class PartAt, class RowOf>
-  KOKKOS_INLINE_FUNCTION static void spmv(const F& f, const typename F::member_type& m, const int n_b, const int nb2,
-                                          const int rpg, const RAt& r_at, const PartAt&, typename F::Acc* pf_base,
-                                          double* d_s, const RowOf& row_of) {
-    using Acc = typename F::Acc;
-    const auto& v = f.v;
-    const ordinal_t row_end = f.row_end;
-    const int len = 3 * rpg * n_b;
-    auto buf = [&](int gi, int which) { return pf_base + static_cast<size_t>(gi) * len + which * rpg * n_b; };
-    auto acc_at = [&](int gi, int t) -> Acc& { return pf_base[static_cast<size_t>(gi) * len + 2 * rpg * n_b + t]; };
-    // The step count must be uniform over the team: the longest row of the team.
-    int steps = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(m, f.g.rows_per_team()),
-        [&](const int q, int& mx) {
-          const ordinal_t row = row_of(0, 0) + q;
-          const int l = row < row_end ? static_cast<int>(v.ia(row + 1) - v.ia(row)) : 0;
-          mx = l > mx ? l : mx;
-        },
-        Kokkos::Max<int>(steps));
-    f.phase(m, [&](int gi, int t) {
-      f.with_staged_d(gi, t, row_of(gi, 0), d_s, [&]() {
-        const int rr = t / n_b, i = t - rr * n_b;
-        const ordinal_t row = row_of(gi, rr);
-        if (rr < rpg) {
-          acc_at(gi, t) = 0.0f;
-          if (row < row_end && v.ia(row + 1) > v.ia(row))
-            buf(gi, 0)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(v.ia(row))) * n_b + i);
-        }
-      });
-    });
-    for (int s = 0; s < steps; ++s) {
-      f.phase(m, [&](int gi, int t) {
-        const int rr = t / n_b, i = t - rr * n_b;
-        const ordinal_t row = row_of(gi, rr);
-        if (rr < rpg && row < row_end) {
-          const offset_t k = v.ia(row) + s;
-          const offset_t kend = v.ia(row + 1);
-          if (k < kend) {
-            const Acc* cur = buf(gi, s & 1);
-            Acc a = acc_at(gi, t);
-            const size_t ob = static_cast<size_t>(k) * nb2 + i;
-            for (int j = 0; j < n_b; ++j)
-              a += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, i)) * cur[j * rpg + rr];
-            acc_at(gi, t) = a;
-            if (k + 1 < kend)
-              buf(gi, (s + 1) & 1)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(k + 1)) * n_b + i);
-          }
-        }
-      });
-    }
-    f.phase(m, [&](int gi, int t) {
-      const int rr = t / n_b, i = t - rr * n_b;
-      const ordinal_t row = row_of(gi, rr);
-      if (rr < rpg && row < row_end) r_at(gi, t) = v.R(static_cast<size_t>(row) * n_b + i) - acc_at(gi, t);
-    });
-  }
-};
-
-}  // namespace ppsparse::mcpi::impl
 
 namespace ppsparse::mcpi::detail {
 
 template <class ExecSpace, class OScalar, class DScalar, class XScalar>
 void run_rows_per_warp_prefetch(const Sweeper<ExecSpace, OScalar, DScalar, XScalar>& s, const ExecSpace& exec,
                                 ordinal_t b, ordinal_t e, bool residual) {
-  launch_sweep<impl::PrefetchBody>(s, exec, s.geometry(Kernel::rows_per_warp_prefetch), impl::Stage::fused, b, e,
-                                   residual);
+  const Geometry g = s.geometry(Kernel::rows_per_warp_prefetch);
+  launch_sweep_functor(s, exec, g, impl::Stage::fused, g.map == LaneMap::rows, b, e, residual);
 }
 PPSPARSE_MCPI_INSTANTIATE_KERNEL(rows_per_warp_prefetch)
 

@@ -1,15 +1,15 @@
 #pragma once
 // warp_per_row's SpMV (Zubair et al. 2016): a vector group per block row, its lanes on the
 // entries of `slots` consecutive blocks, one coalesced load per lane per step, the lanes'
-// products then summed per entry row. The body of the sweep functor (sweep_functor.hpp) for
-// the entry lane map; the split kernel's first pass too.
-#include "../sweep_functor.hpp"
+// products then summed per entry row. Called by the sweep functor (sweep_functor.hpp) for
+// the entry lane map: warp_per_row's and the split kernel's first pass.
+#include <Kokkos_Core.hpp>
+
+#include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi::impl {
 
 struct WarpPerRowBody {
-  static constexpr bool prefetch = false;
-
   template <class F, class RAt, class PartAt, class RowOf>
   KOKKOS_INLINE_FUNCTION static void spmv(const F& f, const typename F::member_type& m, const int n_b, const int nb2,
                                           const int, const RAt& r_at, const PartAt& part_at, typename F::Acc*,
