@@ -210,6 +210,7 @@ DualMesh build_dual_mesh(const mesh::Mesh& m, const std::function<void(const std
       for (int k = 0; k < dim; ++k) xh(p, k) = m.coords[static_cast<size_t>(p) * dim + k];
     Kokkos::deep_copy(x, xh);
   }
+  d.coords = x;
   const auto tables = type_tables();
   const auto edges = d.edges;
   const auto normal = d.edge_normal;

@@ -23,6 +23,7 @@ struct DualMesh {
   Kokkos::View<ordinal_t* [2], MemSpace> edges;
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> edge_normal;  ///< nedges x dim
   Kokkos::View<double*, MemSpace> volume;                             ///< per vertex
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> coords;       ///< nvertices x dim
   /// Boundary nodes: one per (vertex, marker) the boundary faces touch, with the vertex's part
   /// of that marker's faces as an outward area-weighted normal.
   Kokkos::View<ordinal_t*, MemSpace> bnode_vertex;

@@ -1,5 +1,5 @@
 #pragma once
-// The compressible Euler equations of an ideal gas, first order in space on median-dual control
+// The compressible Euler equations of an ideal gas on median-dual control
 // volumes (Blazek 2015, ch. 4-5, 8): the physical flux, the Roe, HLLC and Rusanov numerical fluxes
 // and the boundary fluxes, written once for T = double (the residual) and T = Dual<N> (its exact
 // Jacobian). Conserved variables (rho, rho u, rho v, [rho w], rho E), non-dimensional with the

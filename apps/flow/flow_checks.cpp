@@ -34,6 +34,10 @@ void check_setup(const FlowSetup& s, int dim, size_t markers) {
         std::to_string(dim) + "-D mesh");
   if (!(s.outlet_pressure > 0)) bad("the outlet pressure must be > 0");
   if (!(s.ref_area > 0)) bad("the reference area must be > 0");
+  if (s.order != 1 && s.order != 2) bad("the order in space is 1 or 2, got " + std::to_string(s.order));
+  if (!(s.limiter_k >= 0) || !std::isfinite(s.limiter_k)) bad("the limiter constant K must be >= 0 (0: no limiter)");
+  if (!(s.limiter_freeze >= 0) || !(s.limiter_freeze < 1))
+    bad("the limiter's freezing drop must be within [0, 1) (0: never)");
 }
 
 void check_control(const NonlinearControl& c) {

@@ -5,13 +5,15 @@
 
 #include "dual_mesh.hpp"
 #include "euler.hpp"
+#include "reconstruction.hpp"
 
 namespace flow {
 
 using Vector = Kokkos::View<double*, MemSpace>;
 using ConstVector = Kokkos::View<const double*, MemSpace>;
 
-/// R += edge fluxes (R_i += F_ij, R_j -= F_ij) and lambda += each edge's spectral radius.
+/// R += edge fluxes (R_i += F_ij, R_j -= F_ij) and lambda += each edge's spectral radius; with
+/// `second_order`, each flux from the states reconstructed to the edge's midpoint.
 template <FluxScheme S, int D>
 struct EdgeResidual {
   static constexpr int nv = D + 2;
@@ -20,6 +22,8 @@ struct EdgeResidual {
   ConstVector U;
   Vector R, lambda;
   FlowConstants<D> c;
+  bool second_order = false;
+  MidpointStates<D> midpoint = {};
 
   KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t e) const {
     const ordinal_t i = edges(e, 0), j = edges(e, 1);
@@ -30,6 +34,7 @@ struct EdgeResidual {
       avg[k] = 0.5 * (L[k] + Rs[k]);
     }
     for (int k = 0; k < D; ++k) n[k] = normal(e, k);
+    if (second_order) midpoint(i, j, L, Rs);
     numerical_flux<S, D>(L, Rs, n, c, F);
     for (int k = 0; k < nv; ++k) {
       Kokkos::atomic_add(&R(i * nv + k), F[k]);

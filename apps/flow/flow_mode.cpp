@@ -42,8 +42,9 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
   out.precision(10);
   out << "{\n  \"mesh\": \"" << opt.mesh << "\",\n  \"refine\": " << opt.refine << ",\n  \"vertices\": " << vertices
       << ",\n  \"mach\": " << opt.setup.mach << ",\n  \"alpha\": " << opt.setup.alpha << ",\n  \"flux\": \""
-      << flow::name(opt.setup.flux) << "\",\n  \"linear\": \"" << linear_name(opt.control.linear)
-      << "\",\n  \"o_format\": \"" << ppsparse::mcpi::name(opt.setup.o_storage.format)
+      << flow::name(opt.setup.flux) << "\",\n  \"order\": " << opt.setup.order << ",\n  \"linear\": \""
+      << linear_name(opt.control.linear) << "\",\n  \"o_format\": \""
+      << ppsparse::mcpi::name(opt.setup.o_storage.format)
       << "\",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
       << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl << ",\n  \"cd\": " << f.cd
       << ",\n  \"steps\": [\n";
@@ -150,6 +151,12 @@ void report_step_split(const std::vector<flow::StepRecord>& history, const flow:
       100 * ab / jac / 1e9 / copy);
 }
 
+std::string format_number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", x);
+  return text;
+}
+
 }  // namespace
 
 bool wants_flow_mode(int argc, const char* const* argv) {
@@ -161,8 +168,8 @@ bool wants_flow_mode(int argc, const char* const* argv) {
 std::string flow_help_text() {
   return std::string(R"(usage: mcpi --flow MESH --mach M --bc NAME=TYPE ... [options]
 
-Solves the steady compressible Euler equations (first order, median-dual finite volumes,
-implicit pseudo-time stepping) on MESH; each step's linear system is assembled on the device
+Solves the steady compressible Euler equations (median-dual finite volumes, first or second
+order, implicit pseudo-time stepping) on MESH; each step's linear system is assembled on the device
 into the MCPI solver and solved there. Prints a line per step; writes flow_history.json and
 .png, flow_solution.vtu, flow_wall_cp.csv and .png into --output. Exit status: 0 when the
 density residual dropped by --drop, 1 when --steps came first, 2 on bad input.
@@ -186,6 +193,13 @@ problem:
   --flux roe|hllc|rusanov
                          numerical flux (default roe, Harten's entropy fix 0.1; hllc: the
                          HLLC flux, stable at strong shocks where Roe's is not)
+  --order 1|2            order in space (default 1); 2: MUSCL, each face's states
+                         reconstructed from limited Green-Gauss gradients of the primitive
+                         variables (the Jacobian stays first order)
+  --limiter-k K          second order: Venkatakrishnan's limiter constant (default 5; larger
+                         limits less; 0: no limiter, for smooth flows)
+  --limiter-freeze X     second order: keep the limiter as it is once the density residual
+                         fell by X (default 0: never), when its switching stalls convergence
   --ref-area A           reference area (2-D: length) of cl and cd (default 1)
   --jacobian-lanes K     device threads per block row of the Jacobian kernel: 2 nb
                          (default) or 2 (a tuning)
@@ -270,6 +284,12 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
       } else {
         throw InvalidArgument("mcpi: --flux is roe, hllc or rusanov, got '" + v + "'");
       }
+    } else if (a == "--order") {
+      o.setup.order = static_cast<int>(parse_int(a, value(), 1, 2));
+    } else if (a == "--limiter-k") {
+      o.setup.limiter_k = parse_real(a, value());
+    } else if (a == "--limiter-freeze") {
+      o.setup.limiter_freeze = parse_real(a, value());
     } else if (a == "--jacobian-lanes") {
       o.setup.jacobian_lanes = static_cast<int>(parse_int(a, value(), 0, 16));
     } else if (a == "--o-format") {
@@ -355,6 +375,14 @@ int run_flow_mode(const FlowOptions& opt) {
   if (ec) throw ppsparse::InputError(opt.output, "cannot create the output folder: " + ec.message());
   const std::string dir = opt.output + "/";
 
+  say(std::string(flow::name(setup.flux)) + " flux, " +
+      (setup.order == 1 ? std::string("first order")
+                        : "second order (MUSCL, " +
+                              (setup.limiter_k > 0 ? "Venkatakrishnan's limiter, K " + format_number(setup.limiter_k)
+                                                   : std::string("no limiter")) +
+                              (setup.limiter_freeze > 0 ? ", frozen at a drop of " + format_number(setup.limiter_freeze)
+                                                        : std::string()) +
+                              "; first-order Jacobian)"));
   auto solver = flow::make_flow_solver(m, setup, say);
   const bool multigrid = opt.control.linear == flow::NonlinearControl::Linear::multigrid;
   if (multigrid) say("linear solver: FGMRES + " + mcpi_app::describe(opt.control.multigrid));

@@ -76,6 +76,10 @@ class EulerSolver final : public FlowSolver {
     rhs_ = Vector("flow::rhs", static_cast<size_t>(n) * nv);
     dQ_ = Vector("flow::dQ", static_cast<size_t>(n) * nv);
     lambda_ = Vector("flow::lambda", n);
+    if (setup.order == 2) {
+      grad_ = Matrix("flow::gradients", n, nv * D);
+      phi_ = Matrix("flow::limiter", n, nv);
+    }
     linear_ = std::make_unique<LinearSolver>(nv, n, dual_.row_ptr, dual_.col_idx, setup.o_storage, say);
     set_free_stream();
   }
@@ -87,6 +91,7 @@ class EulerSolver final : public FlowSolver {
   const FlowSetup& setup() const override { return setup_; }
 
   void set_free_stream() override {
+    limiter_frozen_ = false;
     const auto U = U_;
     const FlowConstants<D> c = constants_;
     Kokkos::parallel_for(
@@ -101,19 +106,33 @@ class EulerSolver final : public FlowSolver {
                             std::to_string(U_.extent(0)));
     Kokkos::deep_copy(U_, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                               U.data(), U.size()));
+    limiter_frozen_ = false;
   }
   std::vector<double> state() const override { return to_host(U_); }
 
-  // R = R(U), lambda = the spectral radii summed per vertex.
+  // R = R(U), lambda = the spectral radii summed per vertex; at second order from the
+  // gradients and the limiter (kept as it is once frozen) of this U.
   void compute_residual() {
     Kokkos::deep_copy(R_, 0.0);
     Kokkos::deep_copy(lambda_, 0.0);
+    if (setup_.order == 2) {
+      const VertexStencil stencil = VertexStencil::of(dual_);
+      Kokkos::parallel_for("flow::gradients", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+                           PrimitiveGradients<D>{stencil, U_, grad_, constants_.gamma});
+      if (!limiter_frozen_)
+        Kokkos::parallel_for("flow::limiter", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+                             VenkatakrishnanLimiter<D>{stencil, U_, grad_, phi_, constants_.gamma, setup_.limiter_k});
+    }
     with_flux(setup_.flux, [&](auto scheme) { this->template residual_kernels<decltype(scheme)::value>(); });
   }
   template <FluxScheme S>
   void residual_kernels() {
-    Kokkos::parallel_for("flow::edge_residual", Kokkos::RangePolicy<Exec>(0, dual_.nedges()),
-                         EdgeResidual<S, D>{dual_.edges, dual_.edge_normal, U_, R_, lambda_, constants_});
+    EdgeResidual<S, D> edges{dual_.edges, dual_.edge_normal, U_, R_, lambda_, constants_};
+    if (setup_.order == 2) {
+      edges.second_order = true;
+      edges.midpoint = MidpointStates<D>{dual_.coords, grad_, phi_, constants_.gamma};
+    }
+    Kokkos::parallel_for("flow::edge_residual", Kokkos::RangePolicy<Exec>(0, dual_.nedges()), edges);
     Kokkos::parallel_for("flow::boundary_residual", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()),
                          BoundaryResidual<S, D>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal, kinds_, U_,
                                                 R_, lambda_, constants_});
@@ -274,6 +293,7 @@ class EulerSolver final : public FlowSolver {
                               const std::vector<int>& dump_steps, const std::string& dump_prefix) override {
     check_control(c);
     linear_->prepare(c);
+    limiter_frozen_ = false;
     const double cfl_max = c.cfl_max > 0 ? c.cfl_max : c.linear != NonlinearControl::Linear::mcpi ? 1e6 : 5e3;
     std::vector<StepRecord> history;
     const auto start = Clock::now();
@@ -295,6 +315,8 @@ class EulerSolver final : public FlowSolver {
                              std::to_string(step));
       if (step == 1) r0 = rec.residual > 0 ? rec.residual : 1;
       rec.relative = rec.residual / r0;
+      // The limiter frozen from the next residual on.
+      if (setup_.order == 2 && rec.relative <= setup_.limiter_freeze) limiter_frozen_ = true;
       const bool done = rec.relative <= c.drop || rec.residual == 0;
       if (done || step > c.max_steps) {
         rec.elapsed = seconds_since(start);
@@ -354,7 +376,13 @@ class EulerSolver final : public FlowSolver {
 
   double residual_bytes() const override {
     const double n = dual_.nvertices, ne = dual_.nedges(), nbn = dual_.nbnodes();
-    return n * nv * 8 * 2 + n * 8 + ne * (2 * sizeof(ordinal_t) + D * 8) + nbn * (sizeof(ordinal_t) + 4 + D * 8);
+    const double first =
+        n * nv * 8 * 2 + n * 8 + ne * (2 * sizeof(ordinal_t) + D * 8) + nbn * (sizeof(ordinal_t) + 4 + D * 8);
+    if (setup_.order == 1) return first;
+    // Second order: the gradients and the limiter written once and read once, the coordinates
+    // and the pattern (row pointers, columns, each block's edge) read once.
+    const double nnzb = static_cast<double>(dual_.col_idx.size());
+    return first + n * nv * (D + 1) * 8 * 2 + n * D * 8 + n * sizeof(offset_t) + nnzb * 2 * sizeof(ordinal_t);
   }
   double assembly_bytes() const override {
     const double n = dual_.nvertices, ne = dual_.nedges(), nbn = dual_.nbnodes();
@@ -439,6 +467,9 @@ class EulerSolver final : public FlowSolver {
   double direction_[3] = {}, lift_[3] = {};
   Kokkos::View<int*, MemSpace> kinds_;
   Vector U_, R_, rhs_, dQ_, lambda_;
+  using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>;
+  Matrix grad_, phi_;  // second order: the primitives' gradients (n x nv D) and their limiter (n x nv)
+  bool limiter_frozen_ = false;
   std::unique_ptr<LinearSolver> linear_;
 };
 

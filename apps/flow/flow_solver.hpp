@@ -1,6 +1,7 @@
 #pragma once
-// An implicit, first-order, finite-volume Euler solver on median-dual control volumes: the
-// reference integration of ppsparse's MCPI solver. The residual and its exact Jacobian are
+// An implicit finite-volume Euler solver on median-dual control volumes, first order or second
+// (MUSCL with a first-order Jacobian): the reference integration of ppsparse's MCPI solver. The
+// residual and its first-order exact Jacobian are
 // computed on the device; the Jacobian is assembled in place into mcpi::Solver::storage() and
 // factored there; each pseudo-time step solves by MCPI sweeps, FGMRES + MCPI or FGMRES + an
 // aggregation multigrid with MCPI smoothing. Pseudo-transient
@@ -27,7 +28,18 @@ struct FlowSetup {
   int up = 2;                  ///< 3-D: the axis lift points along at alpha = 0 (2: z, as SU2; 1: y); x is the chord
   double gamma = 1.4;
   FluxScheme flux = FluxScheme::roe;
-  double entropy_fix = 0.1;                ///< Harten's delta / speed of sound
+  double entropy_fix = 0.1;  ///< Harten's delta / speed of sound
+  /// Order in space: 1 (each face sees its vertices' states) or 2 (MUSCL: the states
+  /// reconstructed to the face from limited gradients, reconstruction.hpp). The Jacobian is
+  /// first order either way (defect correction).
+  int order = 1;
+  /// Second order: Venkatakrishnan's limiter constant K (eps^2 = (K h)^3: the larger, the less
+  /// it limits in smooth regions); 0: no limiter (smooth flows only).
+  double limiter_k = 5;
+  /// Second order: once the density residual fell by this factor, the limiter is kept as it is
+  /// (frozen), so that its switching cannot stall the convergence (as SU2 and FUN3D allow);
+  /// 0: never.
+  double limiter_freeze = 0;
   std::vector<BoundaryKind> marker_kinds;  ///< one per mesh marker (assign_boundaries)
   /// Subsonic inlet data, relative to the free stream's static pressure and temperature (0: the
   /// free stream's totals); its direction (empty: the free stream's).

@@ -2,6 +2,7 @@
 // Meshes for the flow tests: the builders' boxes and rectangles with their sides as markers, a
 // mirror-symmetric mesh around a body, and the shared real meshes.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -120,6 +121,39 @@ inline mesh::Mesh mirrored_body(int nx, int ny, int bx, int by) {
     const bool outer = std::abs(c[0]) > nx / 2.0 - 1e-12 || std::abs(c[1]) > ny - 1e-12;
     return std::string(outer ? "far" : "body");
   });
+  return m;
+}
+
+// Triangles around the unit circle out to radius `far`: an O-grid of n_theta points around and
+// n_r + 1 rings, spaced geometrically (cells about as long as wide), each quadrilateral split
+// along alternating diagonals. Markers "wall" (the circle) and "far".
+inline mesh::Mesh cylinder(int n_theta, int n_r, double far) {
+  mesh::Mesh m;
+  m.dim = 2;
+  const double growth = std::pow(far, 1.0 / n_r);
+  const double pi = std::acos(-1.0);
+  for (int k = 0; k <= n_r; ++k)
+    for (int l = 0; l < n_theta; ++l) {
+      const double r = std::pow(growth, k), t = 2 * pi * l / n_theta;
+      m.coords.push_back(r * std::cos(t));
+      m.coords.push_back(r * std::sin(t));
+    }
+  auto at = [&](int k, int l) { return static_cast<ordinal_t>(k * n_theta + (l % n_theta)); };
+  auto triangle = [&](ordinal_t a, ordinal_t b, ordinal_t c) {
+    m.types.push_back(mesh::ElementType::triangle);
+    m.elem_nodes.insert(m.elem_nodes.end(), {a, b, c});
+    m.elem_ptr.push_back(static_cast<ppsparse::offset_t>(m.elem_nodes.size()));
+  };
+  for (int k = 0; k < n_r; ++k)
+    for (int l = 0; l < n_theta; ++l) {  // counter-clockwise: outward along k, around along l
+      const ordinal_t a = at(k, l), b = at(k + 1, l), c = at(k + 1, l + 1), d = at(k, l + 1);
+      if ((k + l) % 2 == 0) {
+        triangle(a, b, c), triangle(a, c, d);
+      } else {
+        triangle(a, b, d), triangle(d, b, c);
+      }
+    }
+  add_boundary(m, [&](const double* c) { return std::string(std::hypot(c[0], c[1]) < 1.5 ? "wall" : "far"); });
   return m;
 }
 
