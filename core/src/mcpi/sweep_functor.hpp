@@ -13,9 +13,9 @@
 #include <ppsparse/mcpi/geometry.hpp>
 #include <ppsparse/types.hpp>
 
-#include "kernels/rows_per_warp.hpp"
-#include "kernels/rows_per_warp_prefetch.hpp"
-#include "kernels/warp_per_row.hpp"
+#include "kernels/rows_per_warp_body.hpp"
+#include "kernels/rows_per_warp_prefetch_body.hpp"
+#include "kernels/warp_per_row_body.hpp"
 #include "o_access.hpp"
 #include "sweep_stage.hpp"
 
@@ -235,7 +235,7 @@ struct SweepFunctor {
   }
 
   /// r = R - O dQ for the group's rows into r_at, by the lane map's body: each kernel's own in
-  /// its file (kernels/<id>.hpp), the block_row map's (every layout's for blocks too large for
+  /// its file (kernels/<id>_body.hpp), the block_row map's (every layout's for blocks too large for
   /// its group) here. One functor runs them all, chosen at run time, as it always has: split
   /// into a functor per body, nvcc compiled the portable kernels 7 % faster to 33 % slower
   /// (docs/perf/refactoring_ab.md).

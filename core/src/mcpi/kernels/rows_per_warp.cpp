@@ -1,5 +1,5 @@
 // rows_per_warp: a vector group handles floor(W / nb) block rows, nb lanes per row, no
-// reduction between lanes; its body (the SpMV over that lane map) is rows_per_warp.hpp.
+// reduction between lanes; its body (the SpMV over that lane map) is rows_per_warp_body.hpp.
 #include "../sweep_launch.hpp"
 
 namespace ppsparse::mcpi::detail {

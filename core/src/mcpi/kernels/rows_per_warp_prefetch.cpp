@@ -1,5 +1,5 @@
 // rows_per_warp_prefetch: rows_per_warp with dQ prefetched into team scratch, two buffers in
-// turn (its body, rows_per_warp_prefetch.hpp): while the lanes multiply block s, they load dQ of
+// turn (its body, rows_per_warp_prefetch_body.hpp): while the lanes multiply block s, they load dQ of
 // block s + 1. Where nb is too large for
 // the rows layout, the group layout falls back to one row per group without prefetch.
 #include "../sweep_launch.hpp"

@@ -1,5 +1,5 @@
 // warp_per_row: a vector group (nw of them for large nb) per block row, lanes on the block's
-// entries (its body, warp_per_row.hpp) or, past nb = 16, on its rows (make_geometry).
+// entries (its body, warp_per_row_body.hpp) or, past nb = 16, on its rows (make_geometry).
 #include "../sweep_launch.hpp"
 
 namespace ppsparse::mcpi::detail {
