@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 #include <ppsparse/error.hpp>
 
@@ -81,17 +82,23 @@ BlockRows block_rows(Mat A) {
   b.row_ptr.assign(1, 0);
   b.row_entries.resize(static_cast<size_t>(end - first));
   check_petsc(MatGetNonzeroState(A, &b.nonzero_state), "MatGetNonzeroState");
-  // First pass: each block row's off-diagonal block columns, by global block row, ascending.
+  // One pass over the rows: each block row's off-diagonal block columns (by global block row,
+  // ascending), then where each of its MatGetRow entries goes (its block column and the place
+  // within the block, kept while the row's columns are sorted).
+  const std::int64_t nb2 = static_cast<std::int64_t>(b.nb) * b.nb;
   std::vector<PetscInt> block_cols, row_cols;
+  std::vector<std::pair<PetscInt, std::int64_t>> entries;
   for (ordinal_t i = 0; i < b.n; ++i) {
     const PetscInt global = b.first_block + i;
     bool diagonal = false;
     row_cols.clear();
+    entries.clear();
     for (int s = 0; s < b.nb; ++s) {
       const Row row(A, first + static_cast<PetscInt>(i) * bs + s, false);
       b.row_entries[static_cast<size_t>(i) * b.nb + s] = row.size();
       for (PetscInt j = 0; j < row.size(); ++j) {
         const PetscInt c = row.col(j) / bs;
+        entries.emplace_back(c, static_cast<std::int64_t>(row.col(j) % bs) * b.nb + s);
         if (c == global)
           diagonal = true;
         else
@@ -103,6 +110,15 @@ BlockRows block_rows(Mat A) {
                             " has no diagonal block: MCPI needs every diagonal block, nonsingular");
     std::sort(row_cols.begin(), row_cols.end());
     row_cols.erase(std::unique(row_cols.begin(), row_cols.end()), row_cols.end());
+    const offset_t row_begin = static_cast<offset_t>(block_cols.size());
+    for (const auto& [c, within] : entries) {
+      if (c == global) {
+        b.place.push_back(-1 - (static_cast<std::int64_t>(i) * nb2 + within));
+      } else {
+        const auto k = std::lower_bound(row_cols.begin(), row_cols.end(), c) - row_cols.begin();
+        b.place.push_back((row_begin + static_cast<std::int64_t>(k)) * nb2 + within);
+      }
+    }
     block_cols.insert(block_cols.end(), row_cols.begin(), row_cols.end());
     b.row_ptr.push_back(static_cast<offset_t>(block_cols.size()));
   }
@@ -123,27 +139,6 @@ BlockRows block_rows(Mat A) {
   }
   b.global_ids.resize(static_cast<size_t>(b.n));
   for (ordinal_t i = 0; i < b.n; ++i) b.global_ids[static_cast<size_t>(i)] = b.first_block + i;
-
-  // Second pass: where each entry of MatGetRow goes.
-  const std::int64_t nb2 = static_cast<std::int64_t>(b.nb) * b.nb;
-  for (ordinal_t i = 0; i < b.n; ++i) {
-    const PetscInt global = b.first_block + i;
-    const auto row_begin = block_cols.begin() + b.row_ptr[static_cast<size_t>(i)];
-    const auto row_end = block_cols.begin() + b.row_ptr[static_cast<size_t>(i) + 1];
-    for (int s = 0; s < b.nb; ++s) {
-      const Row row(A, first + static_cast<PetscInt>(i) * bs + s, false);
-      for (PetscInt j = 0; j < row.size(); ++j) {
-        const PetscInt c = row.col(j) / bs;
-        const std::int64_t within = static_cast<std::int64_t>(row.col(j) % bs) * b.nb + s;
-        if (c == global) {
-          b.place.push_back(-1 - (static_cast<std::int64_t>(i) * nb2 + within));
-        } else {
-          const auto k = std::lower_bound(row_begin, row_end, c) - block_cols.begin();
-          b.place.push_back(static_cast<std::int64_t>(k) * nb2 + within);
-        }
-      }
-    }
-  }
   return b;
 }
 

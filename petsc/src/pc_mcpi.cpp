@@ -79,6 +79,21 @@ PetscErrorCode raise(MPI_Comm comm, const std::exception& e) {
   SETERRQ(comm, code_of(e), "%s", message.c_str());
 }
 
+/// A host vector as an unmanaged view.
+template <class T>
+Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged> host_view(const std::vector<T>& v) {
+  return Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
+}
+
+/// The gathered values into the solver (or the multigrid's every level).
+void load_values(PcMcpi& c) {
+  Exec exec;
+  if (c.multigrid)
+    c.multigrid->update(exec, host_view(c.O), host_view(c.D));
+  else
+    c.solver->update(exec, host_view(c.O), host_view(c.D));
+}
+
 /// The first setup: the block rows, the solver (one rank: mcpi::Solver or mcpi::Multigrid;
 /// several: the distributed solver over the matrix's row distribution) and the values.
 void set_up(MPI_Comm comm, PcMcpi& c, Mat A) {
@@ -95,14 +110,10 @@ void set_up(MPI_Comm comm, PcMcpi& c, Mat A) {
     c.D.assign(static_cast<size_t>(c.rows.n) * nb2, 0.0);
     petsc::gather_values(A, c.rows, c.O, c.D);
   });
-  const auto view = [](const auto& v) {
-    using T = typename std::decay_t<decltype(v)>::value_type;
-    return Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
-  };
   mcpi::SetupOptions setup;
   setup.o_storage.format = c.choices.o_format;
   if (ranks == 1) {
-    mcpi::BlockPattern<HostSpace> pattern{c.rows.nb, c.rows.n, view(c.rows.row_ptr), view(c.rows.col_idx)};
+    mcpi::BlockPattern<HostSpace> pattern{c.rows.nb, c.rows.n, host_view(c.rows.row_ptr), host_view(c.rows.col_idx)};
     if (c.choices.multigrid) {
       c.multigrid = std::make_unique<mcpi::Multigrid<Exec>>(pattern, c.choices.multigrid_options, setup);
     } else {
@@ -111,23 +122,20 @@ void set_up(MPI_Comm comm, PcMcpi& c, Mat A) {
   } else {
     mcpi::DistributedPattern<HostSpace> pattern{c.rows.nb,
                                                 c.rows.n,
-                                                view(c.rows.row_ptr),
-                                                view(c.rows.col_idx),
-                                                view(c.rows.global_ids),
-                                                view(c.rows.ghost_ids)};
+                                                host_view(c.rows.row_ptr),
+                                                host_view(c.rows.col_idx),
+                                                host_view(c.rows.global_ids),
+                                                host_view(c.rows.ghost_ids)};
     mcpi::DistributedOptions options;
     options.o_storage = setup.o_storage;
     c.solver = std::make_unique<mcpi::Solver<Exec>>(mcpi::make_distributed_solver<Exec>(comm, pattern, options));
   }
-  Exec exec;
+  load_values(c);
   if (c.multigrid) {
-    c.multigrid->update(exec, view(c.O), view(c.D));
     const size_t len = static_cast<size_t>(c.rows.n) * c.rows.nb;
     c.user = mcpi::Solver<Exec>::Vector("PCMCPI user vector", len);
     c.internal_v = mcpi::Solver<Exec>::Vector("PCMCPI v", len);
     c.internal_z = mcpi::Solver<Exec>::Vector("PCMCPI z", len);
-  } else {
-    c.solver->update(exec, view(c.O), view(c.D));
   }
   c.set_up_with = c.choices;
   ++c.setups;
@@ -140,13 +148,7 @@ bool update(MPI_Comm comm, PcMcpi& c, Mat A) {
   distributed::collectively(comm, [&] { matches = petsc::gather_values(A, c.rows, c.O, c.D) ? 1 : 0; });
   MPI_Allreduce(MPI_IN_PLACE, &matches, 1, MPI_INT, MPI_MIN, comm);
   if (!matches) return false;
-  const auto o = Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(c.O.data(), c.O.size());
-  const auto d = Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(c.D.data(), c.D.size());
-  Exec exec;
-  if (c.multigrid)
-    c.multigrid->update(exec, o, d);
-  else
-    c.solver->update(exec, o, d);
+  load_values(c);
   ++c.updates;
   return true;
 }
@@ -197,14 +199,17 @@ PetscErrorCode PCApply_Mcpi(PC pc, Vec b, Vec x) {
   const PetscScalar* pb = nullptr;
   PetscScalar* px = nullptr;
   PetscMemType tb = PETSC_MEMTYPE_HOST, tx = PETSC_MEMTYPE_HOST;
+  // Each array is restored by the call that matches the one that got it.
   PetscCall(VecGetArrayReadAndMemType(b, &pb, &tb));
-  if (!readable_in_place(tb)) {
+  const bool b_typed = readable_in_place(tb);
+  if (!b_typed) {
     PetscCall(VecRestoreArrayReadAndMemType(b, &pb));
     PetscCall(VecGetArrayRead(b, &pb));
     tb = PETSC_MEMTYPE_HOST;
   }
   PetscCall(VecGetArrayWriteAndMemType(x, &px, &tx));
-  if (!readable_in_place(tx)) {
+  const bool x_typed = readable_in_place(tx);
+  if (!x_typed) {
     PetscCall(VecRestoreArrayWriteAndMemType(x, &px));
     PetscCall(VecGetArrayWrite(x, &px));
     tx = PETSC_MEMTYPE_HOST;
@@ -234,14 +239,14 @@ PetscErrorCode PCApply_Mcpi(PC pc, Vec b, Vec x) {
   } catch (const std::exception&) {
     failure = std::current_exception();
   }
-  if (PetscMemTypeHost(tb))
-    PetscCall(VecRestoreArrayRead(b, &pb));
-  else
+  if (b_typed)
     PetscCall(VecRestoreArrayReadAndMemType(b, &pb));
-  if (PetscMemTypeHost(tx))
-    PetscCall(VecRestoreArrayWrite(x, &px));
   else
+    PetscCall(VecRestoreArrayRead(b, &pb));
+  if (x_typed)
     PetscCall(VecRestoreArrayWriteAndMemType(x, &px));
+  else
+    PetscCall(VecRestoreArrayWrite(x, &px));
   if (failure) {
     try {
       std::rethrow_exception(failure);

@@ -167,16 +167,15 @@ inline ordinal_t failed_block(long long code) { return static_cast<ordinal_t>(co
 
 /// Throws NumericalError for a failure code; user_block is the block's index in the user's
 /// numbering, counted from 0; block and row are named from `base` (the user's index base), and a
-/// 1-based message says so; `global_id` (a distributed row's, if not empty) follows the block.
+/// 1-based message says so; `also_named` (a distributed row's " (global id G)") follows the block.
 [[noreturn]] inline void throw_pivot_failure(long long code, int nb, ordinal_t user_block, int base = 0,
-                                             const std::string& global_id = {}) {
+                                             const std::string& also_named = {}) {
   const long long row = (code / 4) % 64;
   const auto f = static_cast<PivotFailure>(code % 4);
   throw NumericalError("diagonal block " + std::to_string(user_block + base) + (base ? " (numbered from 1)" : "") +
-                       (global_id.empty() ? std::string() : " (global id " + global_id + ")") + ": " +
-                       (f == PivotFailure::tiny ? "zero or tiny pivot" : "NaN or Inf") + " at row " +
-                       std::to_string(row + base) + " of the " + std::to_string(nb) + "x" + std::to_string(nb) +
-                       " block (LU without pivoting cannot factor it)");
+                       also_named + ": " + (f == PivotFailure::tiny ? "zero or tiny pivot" : "NaN or Inf") +
+                       " at row " + std::to_string(row + base) + " of the " + std::to_string(nb) + "x" +
+                       std::to_string(nb) + " block (LU without pivoting cannot factor it)");
 }
 
 }  // namespace ppsparse::mcpi

@@ -207,8 +207,7 @@ template <class E, class OS, class DS, class XS>
 void LevelArrays<E, OS, DS, XS>::check_factored(long long failure) const {
   if (failure < 0) return;
   const ordinal_t user = coloring_.perm.new_to_old[failed_block(failure)];
-  throw_pivot_failure(failure, s_.nb, user, base_,
-                      global_ids_.empty() ? std::string() : std::to_string(global_ids_[static_cast<size_t>(user)]));
+  throw_pivot_failure(failure, s_.nb, user, base_, global_name(user));
 }
 
 /// A device view of the user's input: itself when exec can read it, otherwise a copy in the
@@ -315,9 +314,13 @@ void LevelArrays<E, OS, DS, XS>::throw_not_finite_block(long long k, bool rounde
 template <class E, class OS, class DS, class XS>
 std::string LevelArrays<E, OS, DS, XS>::user_row(ordinal_t row, bool say_base) const {
   const ordinal_t user = coloring_.perm.new_to_old[row];
-  return std::to_string(user + base_) + (say_base && base_ ? " (numbered from 1)" : "") +
-         (global_ids_.empty() ? std::string()
-                              : " (global id " + std::to_string(global_ids_[static_cast<size_t>(user)]) + ")");
+  return std::to_string(user + base_) + (say_base && base_ ? " (numbered from 1)" : "") + global_name(user);
+}
+
+template <class E, class OS, class DS, class XS>
+std::string LevelArrays<E, OS, DS, XS>::global_name(ordinal_t user) const {
+  return global_ids_.empty() ? std::string()
+                             : " (global id " + std::to_string(global_ids_[static_cast<size_t>(user)]) + ")";
 }
 
 template <class E, class OS, class DS, class XS>

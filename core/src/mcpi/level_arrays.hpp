@@ -116,6 +116,8 @@ class LevelArrays {
   void check_encoded(const ExecSpace& exec) const;
   void check_factored(long long failure) const;
   [[noreturn]] void throw_not_finite_block(long long k, bool rounded = false) const;
+  /// " (global id G)" for the user's row `user` of a distributed system, else "".
+  std::string global_name(ordinal_t user) const;
   template <class T>
   Kokkos::View<const T*, memory_space, Kokkos::MemoryUnmanaged> device_input(const ExecSpace& exec, const UserArray& a,
                                                                              size_t byte_offset);
