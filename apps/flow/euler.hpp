@@ -1,7 +1,7 @@
 #pragma once
-// The compressible Euler equations of an ideal gas on median-dual control
-// volumes (Blazek 2015, ch. 4-5, 8): the physical flux, the Roe, HLLC and Rusanov numerical fluxes
-// and the boundary fluxes, written once for T = double (the residual) and T = Dual<N> (its exact
+// The compressible Euler equations of an ideal gas on median-dual control volumes (Blazek 2015,
+// ch. 4-5, 8): the physical flux, the Roe, HLLC, HLLE, AUSM+up and Rusanov numerical fluxes and
+// the boundary fluxes, written once for T = double (the residual) and T = Dual<N> (its exact
 // Jacobian). Conserved variables (rho, rho u, rho v, [rho w], rho E), non-dimensional with the
 // free stream's density 1 and speed of sound 1 (so p_inf = 1 / gamma, T = gamma p / rho).
 #include <type_traits>
@@ -13,11 +13,15 @@
 
 namespace flow {
 
-enum class FluxScheme { roe, rusanov, hllc };
+enum class FluxScheme { roe, rusanov, hllc, ausm_up, hlle };
 
-/// "roe", "rusanov", "hllc".
+/// "roe", "rusanov", "hllc", "ausm+up", "hlle".
 inline const char* name(FluxScheme s) {
-  return s == FluxScheme::roe ? "roe" : s == FluxScheme::rusanov ? "rusanov" : "hllc";
+  return s == FluxScheme::roe       ? "roe"
+         : s == FluxScheme::rusanov ? "rusanov"
+         : s == FluxScheme::hllc    ? "hllc"
+         : s == FluxScheme::hlle    ? "hlle"
+                                    : "ausm+up";
 }
 
 /// f(std::integral_constant<FluxScheme, s>{}): code compiled once per scheme, chosen at run time.
@@ -32,6 +36,12 @@ void with_flux(FluxScheme s, F&& f) {
       return;
     case FluxScheme::hllc:
       f(std::integral_constant<FluxScheme, FluxScheme::hllc>{});
+      return;
+    case FluxScheme::ausm_up:
+      f(std::integral_constant<FluxScheme, FluxScheme::ausm_up>{});
+      return;
+    case FluxScheme::hlle:
+      f(std::integral_constant<FluxScheme, FluxScheme::hlle>{});
       return;
   }
 }
@@ -52,6 +62,7 @@ template <int D>
 struct FlowConstants {
   double gamma = 1.4;
   double entropy_fix = 0.1;  ///< Harten's delta as a fraction of the Roe-averaged speed of sound
+  double mach = 0.5;         ///< the free stream's Mach number (AUSM+up's low-speed scaling)
   double free[D + 2] = {};   ///< the free stream's conserved state
   double inlet_total_pressure = 0, inlet_total_temperature = 0;
   double inlet_direction[D] = {};
@@ -218,12 +229,92 @@ KOKKOS_INLINE_FUNCTION void hllc_flux(const T* L, const T* R, const double* n, c
   for (int k = 0; k < D + 2; ++k) F[k] = FK[k] + area * SK * (star[k] - U[k]);
 }
 
+/// The HLLE flux (Einfeldt 1988): the HLL flux between the two outer waves at Einfeldt's speeds
+/// (those of HLLC, without its contact). Positive and free of the carbuncle (Quirk 1994), it
+/// smears contacts and shear layers as Rusanov's flux does, but its wave speeds are each
+/// side's own rather than the largest of both.
+template <int D, class T>
+KOKKOS_INLINE_FUNCTION void hlle_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
+  const double gamma = c.gamma;
+  const FaceFluxes<D, T> face(L, R, n, gamma);
+  const RoeAverages<D, T> avg(L, R, face, gamma);
+  const T* FL = face.FL;
+  const T* FR = face.FR;
+  const T SL = min_of(T(0.0), min_of(T(avg.VL - sqrt_of(gamma * face.pL / L[0])), T(avg.V - avg.a)));
+  const T SR = max_of(T(0.0), max_of(T(avg.VR + sqrt_of(gamma * face.pR / R[0])), T(avg.V + avg.a)));
+  const T inv = 1.0 / (SR - SL);
+  for (int k = 0; k < D + 2; ++k) F[k] = (SR * FL[k] - SL * FR[k] + face.area * SR * SL * (R[k] - L[k])) * inv;
+}
+
+/// Liou's AUSM+up flux (Liou 2006): the mass flux from split Mach numbers and the pressure from
+/// split pressures at a common speed of sound, each with a dissipation term that acts at low
+/// speed (the pressure jump in the mass flux, the velocity jump in the pressure), scaled by
+/// f_a for all speeds. It upwinds the convected quantities by the sign of the mass flux alone,
+/// which keeps strong shocks free of the carbuncle (Liou 2000).
+template <int D, class T>
+KOKKOS_INLINE_FUNCTION void ausm_up_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
+  constexpr double beta = 1.0 / 8, Kp = 0.25, Ku = 0.75, sigma = 1.0;
+  const double g = c.gamma;
+  double area2 = 0;
+  for (int k = 0; k < D; ++k) area2 += n[k] * n[k];
+  const double area = ppsparse::compat::sqrt(area2);
+  double nh[D];
+  for (int k = 0; k < D; ++k) nh[k] = n[k] / area;
+  const T pL = pressure<D>(L, g), pR = pressure<D>(R, g);
+  T VL = 0, VR = 0;
+  for (int k = 0; k < D; ++k) {
+    VL += L[1 + k] * nh[k];
+    VR += R[1 + k] * nh[k];
+  }
+  VL = VL / L[0];
+  VR = VR / R[0];
+  const T HL = (L[D + 1] + pL) / L[0], HR = (R[D + 1] + pR) / R[0];
+  // The interface speed of sound from each side's critical one (Liou 2006, eq. 28-30).
+  const T sL = 2 * (g - 1) / (g + 1) * HL, sR = 2 * (g - 1) / (g + 1) * HR;
+  const T aL = sL / max_of(sqrt_of(sL), VL), aR = sR / max_of(sqrt_of(sR), T(-VR));
+  const T a = min_of(aL, aR);
+  const T ML = VL / a, MR = VR / a;
+  const T M2 = 0.5 * (ML * ML + MR * MR);  // the mean normal Mach number, squared
+  const double minf2 = c.mach * c.mach < 1 ? c.mach * c.mach : 1.0;
+  const T Mo2 = min_of(T(1.0), max_of(M2, T(minf2)));
+  const T Mo = sqrt_of(Mo2);
+  const T fa = Mo * (2.0 - Mo);
+  const T alpha = (3.0 / 16) * (-4.0 + 5.0 * fa * fa);
+  // The fourth-degree split Mach numbers and fifth-degree split pressures (Liou 2006, eq. 18-19).
+  auto mach_split = [&](const T& M, double sign) -> T {
+    if (value(abs_of(M)) >= 1) return 0.5 * (M + sign * abs_of(M));
+    const T m2p = sign * 0.25 * (M + sign) * (M + sign), m2m = -sign * 0.25 * (M - sign) * (M - sign);
+    return m2p * (1.0 - sign * 16 * beta * m2m);
+  };
+  auto pressure_split = [&](const T& M, double sign) -> T {
+    if (value(abs_of(M)) >= 1) return 0.5 * (M + sign * abs_of(M)) / M;
+    const T m2p = sign * 0.25 * (M + sign) * (M + sign), m2m = -sign * 0.25 * (M - sign) * (M - sign);
+    return m2p * ((sign * 2 - M) - sign * 16 * alpha * M * m2m);
+  };
+  const T rho = 0.5 * (L[0] + R[0]);
+  const T one_minus = 1.0 - sigma * M2;
+  const T Mp = value(one_minus) > 0 ? T(-(Kp / fa) * one_minus * (pR - pL) / (rho * a * a)) : T(0.0);
+  const T M = mach_split(ML, 1) + mach_split(MR, -1) + Mp;
+  const T PL = pressure_split(ML, 1), PR = pressure_split(MR, -1);
+  const T p = PL * pL + PR * pR - Ku * PL * PR * (L[0] + R[0]) * (fa * a) * (VR - VL);
+  const bool left = value(M) > 0;
+  const T* U = left ? L : R;
+  const T mdot = a * M * U[0];
+  F[0] = area * mdot;
+  for (int k = 0; k < D; ++k) F[1 + k] = area * (mdot * (U[1 + k] / U[0]) + p * nh[k]);
+  F[D + 1] = area * mdot * (left ? HL : HR);
+}
+
 template <FluxScheme S, int D, class T>
 KOKKOS_INLINE_FUNCTION void numerical_flux(const T* L, const T* R, const double* n, const FlowConstants<D>& c, T* F) {
   if constexpr (S == FluxScheme::roe) {
     roe_flux<D>(L, R, n, c, F);
   } else if constexpr (S == FluxScheme::hllc) {
     hllc_flux<D>(L, R, n, c, F);
+  } else if constexpr (S == FluxScheme::ausm_up) {
+    ausm_up_flux<D>(L, R, n, c, F);
+  } else if constexpr (S == FluxScheme::hlle) {
+    hlle_flux<D>(L, R, n, c, F);
   } else {
     rusanov_flux<D>(L, R, n, c, F);
   }

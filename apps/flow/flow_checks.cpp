@@ -44,7 +44,7 @@ void check_control(const NonlinearControl& c) {
   auto bad = [](const std::string& what) { throw InvalidArgument("flow: " + what); };
   if (!(c.cfl > 0) || !std::isfinite(c.cfl)) bad("--cfl must be > 0");
   if (c.cfl_max != 0 && !(c.cfl_max >= c.cfl)) bad("--cfl-max must be >= --cfl (or 0: automatic)");
-  if (!(c.ser_exponent >= 0) || c.ser_exponent > 4) bad("the SER exponent must be within [0, 4]");
+  if (!(c.max_change > 0) || !(c.max_change < 1)) bad("--max-change must be within (0, 1)");
   if (!(c.drop > 0) || !(c.drop < 1)) bad("--drop must be within (0, 1)");
   if (c.max_steps < 1) bad("--steps must be >= 1");
   if (!(c.linear_rtol > 0) || !(c.linear_rtol < 1)) bad("--linear-rtol must be within (0, 1)");
@@ -64,6 +64,20 @@ std::vector<StepRecord> solved(const std::vector<StepRecord>& h) {
 }
 
 }  // namespace
+
+CflFactors cfl_factors(const NonlinearControl& c, const StepRecord& last, double residual) {
+  const double fall = residual > 0 ? last.residual / residual : 10;
+  const double solved = std::max(0.5, c.linear_rtol);  // the solve removed at least half
+  CflFactors f;
+  if (last.linear_relative > 0.9) {
+    f.whole = f.limited = 0.5;
+  } else if (fall < 1) {
+    f.whole = f.limited = std::max(0.1, fall);
+  } else if (last.linear_relative <= solved) {
+    f.whole = std::min(10.0, std::max(2.0, fall));
+  }
+  return f;
+}
 
 bool stagnated(const std::vector<StepRecord>& history, int window) {
   const auto h = solved(history);

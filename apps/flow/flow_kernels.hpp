@@ -5,6 +5,7 @@
 
 #include "dual_mesh.hpp"
 #include "euler.hpp"
+#include "flow_solver.hpp"
 #include "reconstruction.hpp"
 
 namespace flow {
@@ -72,7 +73,7 @@ struct BoundaryResidual {
 };
 
 /// The edge fluxes' Jacobian, row by row: block row v holds D_v = sum_j dF_vj/dU_v (plus the
-/// pseudo-time term lambda_v / cfl) and O(v, j) = dF_vj/dU_j, where F_vj is the flux out of v
+/// pseudo-time term lambda_v / cfl_v) and O(v, j) = dF_vj/dU_j, where F_vj is the flux out of v
 /// across the dual face of edge (v, j). Threads share a row by derivative directions: with
 /// M = 1, 2 nv threads of one direction each (Dual<1>); with M = nv, two threads, one for all of
 /// D_v's columns and one for all of each O(v, j)'s (Dual<nv>: the flux's value computed once
@@ -90,7 +91,7 @@ struct RowJacobian {
   Kokkos::View<const ordinal_t* [2], MemSpace> edges;
   Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace> normal;
   ConstVector U, lambda;
-  double cfl;  // 0: no pseudo-time term
+  ConstVector cfl;  // each vertex's CFL number; empty: no pseudo-time term
   Kokkos::View<OScalar*, MemSpace> O;
   Kokkos::View<DScalar*, MemSpace> Dv;
   Kokkos::View<const offset_t*, MemSpace> o_slot;
@@ -131,7 +132,7 @@ struct RowJacobian {
     if (own) {
       DScalar* d = &Dv(static_cast<offset_t>(d_slot(v)) * nb2 + col0 * nv);
       for (int m = 0; m < M; ++m) {
-        if (cfl > 0) dsum[m][col0 + m] += lambda(v) / cfl;
+        if (cfl.extent(0) > 0) dsum[m][col0 + m] += lambda(v) / cfl(v);
         for (int r = 0; r < nv; ++r) d[m * nv + r] = static_cast<DScalar>(dsum[m][r]);
       }
     }
@@ -164,5 +165,106 @@ struct BoundaryJacobian {
       for (int r = 0; r < nv; ++r) Kokkos::atomic_add(&di[col * nv + r], static_cast<DScalar>(F[r].d[col]));
   }
 };
+
+/// The fraction of vertex i's update dQ_i (at most 1) that keeps its density and its pressure
+/// (linearised: dp = (gamma - 1) (dE - u . dm + |u|^2 / 2 drho)) within the factors 1 - x and
+/// 1 / (1 - x) of what they are, x = max_change < 1: positive, and moved by at most
+/// ln(1 / (1 - x)) in the logarithm whether they rise or fall. 0 where the update is not finite.
+template <int D>
+struct LocalRelaxation {
+  static constexpr int nv = D + 2;
+  ConstVector U, dQ;
+  double gamma, max_change;
+
+  // The largest fraction of the change d that keeps q + alpha d within [q (1 - x), q / (1 - x)].
+  KOKKOS_INLINE_FUNCTION double fraction(double q, double d) const {
+    const double allowed = d < 0 ? max_change * q : max_change / (1 - max_change) * q;
+    const double size = d < 0 ? -d : d;
+    return size > allowed ? allowed / size : 1.0;
+  }
+
+  KOKKOS_INLINE_FUNCTION double operator()(const ordinal_t i) const {
+    const double rho = U(i * nv), drho = dQ(i * nv);
+    double kinetic = 0, work = 0;
+    for (int k = 0; k < D; ++k) {
+      const double u = U(i * nv + 1 + k) / rho;
+      kinetic += u * u;
+      work += u * dQ(i * nv + 1 + k);
+    }
+    const double p = (gamma - 1) * (U(i * nv + D + 1) - 0.5 * rho * kinetic);
+    const double dp = (gamma - 1) * (dQ(i * nv + D + 1) - work + 0.5 * kinetic * drho);
+    if (!(ppsparse::compat::fabs(drho) <= 1e300) || !(ppsparse::compat::fabs(dp) <= 1e300)) return 0;  // NaN, inf
+    const double a = fraction(rho, drho), b = fraction(p, dp);
+    return a < b ? a : b;
+  }
+};
+
+/// Each vertex's next CFL number from its last update's fraction (LocalRelaxation) and the
+/// step's factors (cfl_factors): cut where the update was cut to less than a tenth, kept where
+/// it was cut less, and changed by the step's factor where it was whole; within [low, high].
+struct AdaptLocalCfl {
+  Vector cfl;
+  ConstVector relaxation;
+  CflFactors f;
+  double low, high;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const {
+    const double a = relaxation(i);
+    const double next = cfl(i) * (a < 0.1 ? f.cut : a < 1 ? f.limited : f.whole);
+    cfl(i) = next < low ? low : next > high ? high : next;
+  }
+};
+
+/// U += alpha_i dQ_i at each vertex i, alpha_i its LocalRelaxation (also written to `applied`):
+/// the update under-relaxed vertex by vertex, as SU2 does, so that a few vertices (a shock
+/// forming) do not hold back the rest. Returns the smallest alpha_i; or 0, and nothing applied,
+/// where the update is not finite or leaves a density or pressure not positive.
+template <int D>
+double apply_relaxed_update(const Vector& U, const ConstVector& dQ, const Vector& applied, double gamma,
+                            double max_change) {
+  using Exec = ppsparse::DefaultExecSpace;
+  constexpr int nv = D + 2;
+  const ordinal_t n = static_cast<ordinal_t>(applied.extent(0));
+  const LocalRelaxation<D> relaxation{U, dQ, gamma, max_change};
+  double smallest = 1;
+  int bad = 0;
+  Kokkos::parallel_reduce(
+      "flow::update_relaxation", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const ordinal_t i, double& low) {
+        const double alpha = relaxation(i);
+        if (alpha < low) low = alpha;
+      },
+      Kokkos::Min<double>(smallest));
+  Kokkos::parallel_reduce(
+      "flow::check_update", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const ordinal_t i, int& count) {
+        const double alpha = relaxation(i);
+        double W[nv];
+        for (int k = 0; k < nv; ++k) W[k] = U(i * nv + k) + alpha * dQ(i * nv + k);
+        const double p = pressure<D>(W, gamma);
+        if (!(alpha > 0) || !(W[0] > 0) || !(p > 0)) ++count;
+      },
+      bad);
+  if (bad > 0) return 0;
+  Kokkos::parallel_for(
+      "flow::update", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const ordinal_t i) {
+        const double alpha = relaxation(i);
+        for (int k = 0; k < nv; ++k) U(i * nv + k) += alpha * dQ(i * nv + k);
+        applied(i) = alpha;
+      });
+  return smallest;
+}
+
+/// The smallest and the largest entry of v.
+inline void range_of(const ConstVector& v, double& low, double& high) {
+  using Exec = ppsparse::DefaultExecSpace;
+  const auto n = v.extent(0);
+  Kokkos::parallel_reduce(
+      "flow::min", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const size_t i, double& m) { m = v(i) < m ? v(i) : m; }, Kokkos::Min<double>(low));
+  Kokkos::parallel_reduce(
+      "flow::max", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const size_t i, double& m) { m = v(i) > m ? v(i) : m; }, Kokkos::Max<double>(high));
+}
 
 }  // namespace flow

@@ -51,13 +51,14 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
   for (size_t k = 0; k < h.size(); ++k) {
     const auto& r = h[k];
     out << "    {\"step\": " << r.step << ", \"residual\": " << r.residual << ", \"relative\": " << r.relative
-        << ", \"cfl\": " << r.cfl << ", \"linear_iterations\": " << r.linear_iterations << ", \"sweeps\": " << r.sweeps
+        << ", \"cfl\": " << r.cfl << ", \"cfl_min\": " << r.cfl_min
+        << ", \"linear_iterations\": " << r.linear_iterations << ", \"sweeps\": " << r.sweeps
         << ", \"linear_relative\": " << r.linear_relative
         << ", \"linear_at_limit\": " << (r.linear_at_limit ? "true" : "false") << ", \"levels\": " << r.levels
-        << ", \"retries\": " << r.retries << ", \"t_residual\": " << r.t_residual
-        << ", \"t_jacobian\": " << r.t_jacobian << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve
-        << ", \"t_update\": " << r.t_update << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "")
-        << "\n";
+        << ", \"retries\": " << r.retries << ", \"relaxation\": " << r.relaxation
+        << ", \"t_residual\": " << r.t_residual << ", \"t_jacobian\": " << r.t_jacobian
+        << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve << ", \"t_update\": " << r.t_update
+        << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "") << "\n";
   }
   out << "  ]\n}\n";
 }
@@ -190,9 +191,11 @@ problem:
                          static ones (default: the free stream's totals)
   --inlet-dir X,Y[,Z]    subsonic inlet flow direction (default: the free stream's)
   --outlet-p X           subsonic outlet static pressure / free stream's (default 1)
-  --flux roe|hllc|rusanov
-                         numerical flux (default roe, Harten's entropy fix 0.1; hllc: the
-                         HLLC flux, stable at strong shocks where Roe's is not)
+  --flux rusanov|roe|hllc|hlle|ausm+up
+                         numerical flux (default rusanov: the one that converges every
+                         measured case, strong shocks included; roe: Harten's entropy fix
+                         0.1, the least dissipative at first order but unstable at strong
+                         shocks; hllc; hlle; ausm+up, Liou's)
   --order 1|2            order in space (default 1); 2: MUSCL, each face's states
                          reconstructed from limited Green-Gauss gradients of the primitive
                          variables (the Jacobian stays first order)
@@ -209,8 +212,15 @@ problem:
                          operator and the linear solves' true residuals
 
 solver:
-  --cfl C                first CFL number (default 10), ramped by SER: C (R0 / R)^1
+  --cfl C                first CFL number (default 10); local: a vertex's grows 2-10x after
+                         a step that applied its whole update, whose linear solve removed
+                         at least half of its residual and whose density residual fell; it
+                         is cut where the residual rose or the update had to be scaled down
   --cfl-max C            its cap (default 1e6 with FGMRES, 5e3 with MCPI alone)
+  --max-change X         how far a step may move a vertex's density or pressure q: to
+                         within [q (1 - X), q / (1 - X)] (default 0.5); larger updates are
+                         scaled down vertex by vertex, and that vertex's CFL number held
+                         or cut
   --drop X               stop when the density residual fell by X (default 1e-8)
   --steps N              at most N pseudo-time steps (default 100)
   --linear mcpi|fgmres|multigrid
@@ -222,7 +232,7 @@ solver:
          R"(
   --linear-rtol X        each step's linear tolerance (default 1e-2)
   --sweeps K             MCPI: sweep limit (default 100); FGMRES: sweeps per
-                         preconditioner (default 5)
+                         preconditioner (default 20)
 
 output:
   --output DIR           where the files go (default: the current folder)
@@ -281,8 +291,12 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
         o.setup.flux = flow::FluxScheme::rusanov;
       } else if (v == "hllc") {
         o.setup.flux = flow::FluxScheme::hllc;
+      } else if (v == "ausm+up" || v == "ausmup") {
+        o.setup.flux = flow::FluxScheme::ausm_up;
+      } else if (v == "hlle") {
+        o.setup.flux = flow::FluxScheme::hlle;
       } else {
-        throw InvalidArgument("mcpi: --flux is roe, hllc or rusanov, got '" + v + "'");
+        throw InvalidArgument("mcpi: --flux is roe, hllc, hlle, ausm+up or rusanov, got '" + v + "'");
       }
     } else if (a == "--order") {
       o.setup.order = static_cast<int>(parse_int(a, value(), 1, 2));
@@ -302,6 +316,8 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
       o.control.cfl = parse_real(a, value());
     } else if (a == "--cfl-max") {
       o.control.cfl_max = parse_real(a, value());
+    } else if (a == "--max-change") {
+      o.control.max_change = parse_real(a, value());
     } else if (a == "--drop") {
       o.control.drop = parse_real(a, value());
     } else if (a == "--steps") {
@@ -399,7 +415,9 @@ int run_flow_mode(const FlowOptions& opt) {
     std::printf("%5d %12.5e %10.3e %9.3g %6d %6d %9.2e %8.2fms %8.2fms %8.2fms %8.2fms %7.2fs%s\n", r.step, r.residual,
                 r.relative, r.cfl, r.linear_iterations, multigrid ? r.levels : r.sweeps, r.linear_relative,
                 1e3 * r.t_residual, 1e3 * r.t_jacobian, 1e3 * r.t_factor, 1e3 * r.t_solve, r.elapsed,
-                (std::string(r.linear_at_limit ? " (linear solve at its limit)" : "") +
+                (std::string(r.cfl_min < 0.5 * r.cfl ? " (local CFL from " + format_number(r.cfl_min) + ")" : "") +
+                 (r.relaxation < 1 ? " (update x " + format_number(r.relaxation) + ")" : "") +
+                 (r.linear_at_limit ? " (linear solve at its limit)" : "") +
                  (r.retries ? " (" + std::to_string(r.retries) + " retries)" : ""))
                     .c_str());
   };

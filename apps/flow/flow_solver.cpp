@@ -38,6 +38,7 @@ class EulerSolver final : public FlowSolver {
     const double g = setup.gamma;
     constants_.gamma = g;
     constants_.entropy_fix = setup.entropy_fix;
+    constants_.mach = setup.mach;
     const double a = setup.alpha * M_PI / 180, b = setup.beta * M_PI / 180;
     if (D == 2) {
       direction_[0] = std::cos(a), direction_[1] = std::sin(a);
@@ -76,6 +77,8 @@ class EulerSolver final : public FlowSolver {
     rhs_ = Vector("flow::rhs", static_cast<size_t>(n) * nv);
     dQ_ = Vector("flow::dQ", static_cast<size_t>(n) * nv);
     lambda_ = Vector("flow::lambda", n);
+    cfl_ = Vector("flow::cfl", n);
+    relaxation_ = Vector("flow::relaxation", n);
     if (setup.order == 2) {
       grad_ = Matrix("flow::gradients", n, nv * D);
       phi_ = Matrix("flow::limiter", n, nv);
@@ -157,11 +160,13 @@ class EulerSolver final : public FlowSolver {
   }
 
   // The flux Jacobian into O and D through the slot maps, with lambda / cfl on D's diagonal
-  // (cfl 0: none): every block written by the row kernel, then the boundary fluxes' added.
+  // (each vertex's CFL number, cfl_; none without pseudo_time): every block written by the row
+  // kernel, then the boundary fluxes' added.
   template <class OScalar, class DScalar>
   void assemble(const Kokkos::View<OScalar*, MemSpace>& O, const Kokkos::View<DScalar*, MemSpace>& Dv,
                 const Kokkos::View<const offset_t*, MemSpace>& o_slot,
-                const Kokkos::View<const ordinal_t*, MemSpace>& d_slot, double cfl) {
+                const Kokkos::View<const ordinal_t*, MemSpace>& d_slot, bool pseudo_time) {
+    const ConstVector cfl = pseudo_time ? ConstVector(cfl_) : ConstVector();
     auto run = [&](auto scheme) {
       constexpr FluxScheme S = decltype(scheme)::value;
       auto rows = [&](auto directions) {
@@ -194,7 +199,7 @@ class EulerSolver final : public FlowSolver {
         "flow::o_identity", Kokkos::RangePolicy<Exec>(0, nnzb), KOKKOS_LAMBDA(const offset_t k) { os(k) = k; });
     Kokkos::parallel_for(
         "flow::d_identity", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const ordinal_t k) { ds(k) = k; });
-    assemble<double, double>(Od, Dd, os, ds, 0.0);
+    assemble<double, double>(Od, Dd, os, ds, false);
     Kokkos::fence();
     O = to_host(Od);
     Dh = to_host(Dd);
@@ -211,35 +216,14 @@ class EulerSolver final : public FlowSolver {
   }
 
   // The Jacobian plus V / dt on the diagonal, into the solver's storage, factored there.
-  void assemble_system(double cfl, std::vector<double>* dump_D) {
+  void assemble_system(std::vector<double>* dump_D) {
     auto st = linear_->storage();
-    assemble<float, double>(st.O, st.D, st.o_slot, st.d_slot, cfl);
+    assemble<float, double>(st.O, st.D, st.o_slot, st.d_slot, true);
     const auto Dv = st.D;
     if (dump_D) {
       Kokkos::fence();
       *dump_D = to_host(Dv);
     }
-  }
-
-  // U += dQ where every vertex's density and pressure stay positive; false (U unchanged) if not.
-  bool update() {
-    const auto U = U_;
-    const auto dQ = dQ_;
-    const double g = constants_.gamma;
-    int bad = 0;
-    Kokkos::parallel_reduce(
-        "flow::check_update", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
-        KOKKOS_LAMBDA(const ordinal_t i, int& count) {
-          double W[nv];
-          for (int k = 0; k < nv; ++k) W[k] = U(i * nv + k) + dQ(i * nv + k);
-          const double p = pressure<D>(W, g);
-          if (!(W[0] > 0) || !(p > 0)) ++count;
-        },
-        bad);
-    if (bad > 0) return false;
-    Kokkos::parallel_for(
-        "flow::update", Kokkos::RangePolicy<Exec>(0, U.extent(0)), KOKKOS_LAMBDA(const size_t k) { U(k) += dQ(k); });
-    return true;
   }
 
   void dump_system(const std::string& prefix, int step, const std::vector<double>& Dh) {
@@ -294,14 +278,11 @@ class EulerSolver final : public FlowSolver {
     check_control(c);
     linear_->prepare(c);
     limiter_frozen_ = false;
+    Kokkos::deep_copy(cfl_, c.cfl);
     const double cfl_max = c.cfl_max > 0 ? c.cfl_max : c.linear != NonlinearControl::Linear::mcpi ? 1e6 : 5e3;
     std::vector<StepRecord> history;
     const auto start = Clock::now();
-    double r0 = 0, scale = 1;
-    // The CFL number's ceiling from the linear solves: where a step's solve barely reduced its
-    // residual (the system too stiff for the solver at that CFL), the next steps stay at half
-    // that CFL; each step whose solve at least halved it lifts the ceiling again.
-    double solvable = cfl_max;
+    double r0 = 0;
     const Exec exec;
     for (int step = 1;; ++step) {
       StepRecord rec;
@@ -315,6 +296,10 @@ class EulerSolver final : public FlowSolver {
                              std::to_string(step));
       if (step == 1) r0 = rec.residual > 0 ? rec.residual : 1;
       rec.relative = rec.residual / r0;
+      if (!history.empty())
+        Kokkos::parallel_for(
+            "flow::adapt_cfl", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+            AdaptLocalCfl{cfl_, relaxation_, cfl_factors(c, history.back(), rec.residual), 1e-3 * c.cfl, cfl_max});
       // The limiter frozen from the next residual on.
       if (setup_.order == 2 && rec.relative <= setup_.limiter_freeze) limiter_frozen_ = true;
       const bool done = rec.relative <= c.drop || rec.residual == 0;
@@ -330,10 +315,10 @@ class EulerSolver final : public FlowSolver {
           "flow::rhs", Kokkos::RangePolicy<Exec>(0, R.extent(0)), KOKKOS_LAMBDA(const size_t k) { rhs(k) = -R(k); });
       const bool dump = std::find(dump_steps.begin(), dump_steps.end(), step) != dump_steps.end();
       for (;;) {
-        rec.cfl = std::min({cfl_max, solvable, c.cfl * std::pow(r0 / rec.residual, c.ser_exponent)}) * scale;
+        range_of(cfl_, rec.cfl_min, rec.cfl);
         t = Clock::now();
         std::vector<double> Dh;
-        assemble_system(rec.cfl, dump ? &Dh : nullptr);
+        assemble_system(dump ? &Dh : nullptr);
         Kokkos::fence();
         rec.t_jacobian += seconds_since(t);
         if (dump && rec.retries == 0) dump_system(dump_prefix, step, Dh);
@@ -350,22 +335,22 @@ class EulerSolver final : public FlowSolver {
         rec.linear_relative = s.initial_residual > 0 ? s.final_residual / s.initial_residual : 0;
         rec.linear_at_limit = s.reason == ppsparse::mcpi::StopReason::max_sweeps;
         t = Clock::now();
-        const bool ok = s.reason != ppsparse::mcpi::StopReason::not_finite && update();
+        rec.relaxation = s.reason != ppsparse::mcpi::StopReason::not_finite
+                             ? apply_relaxed_update<D>(U_, dQ_, relaxation_, constants_.gamma, c.max_change)
+                             : 0;
         Kokkos::fence();
         rec.t_update += seconds_since(t);
-        if (ok) break;
+        if (rec.relaxation > 0) break;
         // A non-physical update: the same step again at a tenth of the CFL number.
         if (++rec.retries > 6)
           throw NumericalError("flow: step " + std::to_string(step) +
-                               ": the update makes density or pressure negative even at CFL " +
+                               ": the update makes density or pressure negative even at CFL numbers up to " +
                                std::to_string(rec.cfl));
-        scale /= 10;
-      }
-      scale = std::min(1.0, scale * 2);
-      if (rec.linear_relative > 0.9) {  // the solve removed less than a tenth of the residual
-        solvable = std::max(c.cfl, 0.5 * rec.cfl);
-      } else if (rec.linear_relative < 0.5) {
-        solvable = std::min(cfl_max, 2 * solvable);
+        const auto cfl = cfl_;
+        const double low = 1e-3 * c.cfl;
+        Kokkos::parallel_for(
+            "flow::retry_cfl", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+            KOKKOS_LAMBDA(const ordinal_t i) { cfl(i) = cfl(i) / 10 > low ? cfl(i) / 10 : low; });
       }
       rec.elapsed = seconds_since(start);
       history.push_back(rec);
@@ -467,6 +452,9 @@ class EulerSolver final : public FlowSolver {
   double direction_[3] = {}, lift_[3] = {};
   Kokkos::View<int*, MemSpace> kinds_;
   Vector U_, R_, rhs_, dQ_, lambda_;
+  // Each vertex's CFL number (AdaptLocalCfl, as SU2's local CFL numbers) and the fraction of
+  // its last update applied (LocalRelaxation).
+  Vector cfl_, relaxation_;
   using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>;
   Matrix grad_, phi_;  // second order: the primitives' gradients (n x nv D) and their limiter (n x nv)
   bool limiter_frozen_ = false;

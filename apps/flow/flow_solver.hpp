@@ -27,8 +27,8 @@ struct FlowSetup {
   double alpha = 0, beta = 0;  ///< angle of attack and sideslip, degrees
   int up = 2;                  ///< 3-D: the axis lift points along at alpha = 0 (2: z, as SU2; 1: y); x is the chord
   double gamma = 1.4;
-  FluxScheme flux = FluxScheme::roe;
-  double entropy_fix = 0.1;  ///< Harten's delta / speed of sound
+  FluxScheme flux = FluxScheme::rusanov;  ///< the one that converges every measured case (docs/flow.md)
+  double entropy_fix = 0.1;               ///< Harten's delta / speed of sound
   /// Order in space: 1 (each face sees its vertices' states) or 2 (MUSCL: the states
   /// reconstructed to the face from limited gradients, reconstruction.hpp). The Jacobian is
   /// first order either way (defect correction).
@@ -61,19 +61,21 @@ void check_setup(const FlowSetup& s, int dim, size_t markers);
 
 /// How the pseudo-time steps run and stop.
 struct NonlinearControl {
-  double cfl = 10;  ///< the first step's CFL number
-  /// SER's cap; 0: 1e6 with FGMRES, 5e3 with MCPI alone (whose sweeps stall on the stiffer
-  /// systems of larger CFL numbers)
+  double cfl = 10;  ///< the first step's CFL number (adapt_cfl sets the others')
+  /// The CFL number's cap; 0: 1e6 with FGMRES, 5e3 with MCPI alone (whose sweeps stall on the
+  /// stiffer systems of larger CFL numbers)
   double cfl_max = 0;
-  double ser_exponent = 1;  ///< CFL_k = CFL_0 (R_0 / R_k)^exponent
-  double drop = 1e-8;       ///< stop when the density residual fell by this factor
+  /// How far a step may move a vertex's density or pressure q: to within [q (1 - x), q / (1 - x)],
+  /// x in (0, 1); larger updates are scaled down vertex by vertex (StepRecord::relaxation).
+  double max_change = 0.5;
+  double drop = 1e-8;  ///< stop when the density residual fell by this factor
   int max_steps = 100;
   /// MCPI sweeps alone, FGMRES + MCPI sweeps, or FGMRES + an aggregation multigrid cycle
   /// whose levels sweep by MCPI (mcpi/multigrid.hpp).
   enum class Linear { mcpi, fgmres, multigrid } linear = Linear::fgmres;
   double linear_rtol = 1e-2;  ///< each step's linear tolerance
   int mcpi_sweeps = 100;      ///< MCPI alone: the sweep limit
-  int fgmres_sweeps = 5;      ///< FGMRES: sweeps per preconditioner application
+  int fgmres_sweeps = 20;     ///< FGMRES: sweeps per preconditioner application (fastest measured)
   int fgmres_restart = 30;
   int fgmres_iterations = 60;                  ///< FGMRES: the iteration limit
   ppsparse::mcpi::MultigridOptions multigrid;  ///< Linear::multigrid: the hierarchy and its cycle
@@ -83,9 +85,10 @@ void check_control(const NonlinearControl& c);
 /// One pseudo-time step (or, for the last record, the residual that stopped the run).
 struct StepRecord {
   int step = 0;
-  double residual = 0;  ///< ||R_rho||_2 at the step's start
-  double relative = 0;  ///< residual / the first step's
-  double cfl = 0;
+  double residual = 0;         ///< ||R_rho||_2 at the step's start
+  double relative = 0;         ///< residual / the first step's
+  double cfl = 0;              ///< the largest vertex's CFL number (local time steps, AdaptLocalCfl)
+  double cfl_min = 0;          ///< the smallest's
   int linear_iterations = 0;   ///< FGMRES iterations (MCPI: 0); with multigrid, also its cycles
   int levels = 0;              ///< the multigrid's levels (else 0)
   int sweeps = 0;              ///< MCPI sweeps, in all
@@ -94,9 +97,25 @@ struct StepRecord {
   /// (NonlinearControl::linear_rtol): the step went on with a partly solved update.
   bool linear_at_limit = false;
   int retries = 0;  ///< steps redone at a smaller CFL after a non-physical update
+  /// The smallest fraction of a vertex's update applied (1: all), so that no density or
+  /// pressure moved farther than NonlinearControl::max_change allows.
+  double relaxation = 1;
   double t_residual = 0, t_jacobian = 0, t_factor = 0, t_solve = 0, t_update = 0;  ///< seconds
   double elapsed = 0;  ///< seconds since the run started, at the step's end
 };
+
+/// How each vertex's CFL number changes for the next step (AdaptLocalCfl): by `whole` where
+/// its last update was applied whole, by `limited` where it was scaled down to no less than a
+/// tenth, by `cut` where to less.
+struct CflFactors {
+  double whole = 1, limited = 1, cut = 0.1;
+};
+/// The factors after the step `last`, whose update left the density residual `residual`: where
+/// last's linear solve removed at least half of its residual and the density residual fell,
+/// whole updates grow the CFL number by 2-10x (by the residual's fall, as switched evolution
+/// relaxation would, Mulder and van Leer 1985); where the residual rose, every vertex's is cut
+/// by the rise (at most 10x); where the solve removed less than a tenth, halved; otherwise kept.
+CflFactors cfl_factors(const NonlinearControl& c, const StepRecord& last, double residual);
 
 /// Whether a run has stagnated: over its last `window` steps the density residual never fell
 /// below half of what it was `window` steps before. The history is run()'s, the closing record
