@@ -201,8 +201,9 @@ problem:
                          variables (the Jacobian stays first order)
   --limiter-k K          second order: Venkatakrishnan's limiter constant (default 5; larger
                          limits less; 0: no limiter, for smooth flows)
-  --limiter-freeze X     second order: keep the limiter as it is once the density residual
-                         fell by X (default 0: never), when its switching stalls convergence
+  --limiter-freeze X     second order: once the density residual fell by X, each vertex's
+                         limiter may only decrease, which ends its switching (default 0.1;
+                         0: never)
   --ref-area A           reference area (2-D: length) of cl and cd (default 1)
   --jacobian-lanes K     device threads per block row of the Jacobian kernel: 2 nb
                          (default) or 2 (a tuning)
@@ -392,13 +393,14 @@ int run_flow_mode(const FlowOptions& opt) {
   const std::string dir = opt.output + "/";
 
   say(std::string(flow::name(setup.flux)) + " flux, " +
-      (setup.order == 1 ? std::string("first order")
-                        : "second order (MUSCL, " +
-                              (setup.limiter_k > 0 ? "Venkatakrishnan's limiter, K " + format_number(setup.limiter_k)
-                                                   : std::string("no limiter")) +
-                              (setup.limiter_freeze > 0 ? ", frozen at a drop of " + format_number(setup.limiter_freeze)
-                                                        : std::string()) +
-                              "; first-order Jacobian)"));
+      (setup.order == 1
+           ? std::string("first order")
+           : "second order (MUSCL, " +
+                 (setup.limiter_k > 0 ? "Venkatakrishnan's limiter, K " + format_number(setup.limiter_k)
+                                      : std::string("no limiter")) +
+                 (setup.limiter_freeze > 0 ? ", only decreasing after a drop of " + format_number(setup.limiter_freeze)
+                                           : std::string()) +
+                 "; first-order Jacobian)"));
   auto solver = flow::make_flow_solver(m, setup, say);
   const bool multigrid = opt.control.linear == flow::NonlinearControl::Linear::multigrid;
   if (multigrid) say("linear solver: FGMRES + " + mcpi_app::describe(opt.control.multigrid));

@@ -94,7 +94,7 @@ class EulerSolver final : public FlowSolver {
   const FlowSetup& setup() const override { return setup_; }
 
   void set_free_stream() override {
-    limiter_frozen_ = false;
+    limiter_ratchet_ = false;
     const auto U = U_;
     const FlowConstants<D> c = constants_;
     Kokkos::parallel_for(
@@ -109,7 +109,7 @@ class EulerSolver final : public FlowSolver {
                             std::to_string(U_.extent(0)));
     Kokkos::deep_copy(U_, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                               U.data(), U.size()));
-    limiter_frozen_ = false;
+    limiter_ratchet_ = false;
   }
   std::vector<double> state() const override { return to_host(U_); }
 
@@ -122,9 +122,9 @@ class EulerSolver final : public FlowSolver {
       const VertexStencil stencil = VertexStencil::of(dual_);
       Kokkos::parallel_for("flow::gradients", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
                            PrimitiveGradients<D>{stencil, U_, grad_, constants_.gamma});
-      if (!limiter_frozen_)
-        Kokkos::parallel_for("flow::limiter", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
-                             VenkatakrishnanLimiter<D>{stencil, U_, grad_, phi_, constants_.gamma, setup_.limiter_k});
+      Kokkos::parallel_for(
+          "flow::limiter", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+          VenkatakrishnanLimiter<D>{stencil, U_, grad_, phi_, constants_.gamma, setup_.limiter_k, limiter_ratchet_});
     }
     with_flux(setup_.flux, [&](auto scheme) { this->template residual_kernels<decltype(scheme)::value>(); });
   }
@@ -277,7 +277,7 @@ class EulerSolver final : public FlowSolver {
                               const std::vector<int>& dump_steps, const std::string& dump_prefix) override {
     check_control(c);
     linear_->prepare(c);
-    limiter_frozen_ = false;
+    limiter_ratchet_ = false;
     Kokkos::deep_copy(cfl_, c.cfl);
     const double cfl_max = c.cfl_max > 0 ? c.cfl_max : c.linear != NonlinearControl::Linear::mcpi ? 1e6 : 5e3;
     std::vector<StepRecord> history;
@@ -300,8 +300,8 @@ class EulerSolver final : public FlowSolver {
         Kokkos::parallel_for(
             "flow::adapt_cfl", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
             AdaptLocalCfl{cfl_, relaxation_, cfl_factors(c, history.back(), rec.residual), 1e-3 * c.cfl, cfl_max});
-      // The limiter frozen from the next residual on.
-      if (setup_.order == 2 && rec.relative <= setup_.limiter_freeze) limiter_frozen_ = true;
+      // The limiter only decreasing from the next residual on.
+      if (setup_.order == 2 && rec.relative <= setup_.limiter_freeze) limiter_ratchet_ = true;
       const bool done = rec.relative <= c.drop || rec.residual == 0;
       if (done || step > c.max_steps) {
         rec.elapsed = seconds_since(start);
@@ -457,7 +457,8 @@ class EulerSolver final : public FlowSolver {
   Vector cfl_, relaxation_;
   using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>;
   Matrix grad_, phi_;  // second order: the primitives' gradients (n x nv D) and their limiter (n x nv)
-  bool limiter_frozen_ = false;
+  // Each vertex's limiter may only decrease (FlowSetup::limiter_freeze).
+  bool limiter_ratchet_ = false;
   std::unique_ptr<LinearSolver> linear_;
 };
 

@@ -36,10 +36,12 @@ struct FlowSetup {
   /// Second order: Venkatakrishnan's limiter constant K (eps^2 = (K h)^3: the larger, the less
   /// it limits in smooth regions); 0: no limiter (smooth flows only).
   double limiter_k = 5;
-  /// Second order: once the density residual fell by this factor, the limiter is kept as it is
-  /// (frozen), so that its switching cannot stall the convergence (as SU2 and FUN3D allow);
-  /// 0: never.
-  double limiter_freeze = 0;
+  /// Second order: once the density residual fell by this factor, each vertex's limiter may only
+  /// decrease (it becomes the smaller of its last value and the new one). Its switching, which
+  /// stalls the convergence at sharp trailing edges, then ends, while vertices whose states
+  /// still change can still be limited. A limiter kept wholly as it was diverged there
+  /// (docs/perf/flow_defaults.md). 0: never.
+  double limiter_freeze = 0.1;
   std::vector<BoundaryKind> marker_kinds;  ///< one per mesh marker (assign_boundaries)
   /// Subsonic inlet data, relative to the free stream's static pressure and temperature (0: the
   /// free stream's totals); its direction (empty: the free stream's).

@@ -93,6 +93,7 @@ struct VenkatakrishnanLimiter {
   Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace> grad;
   Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> phi;
   double gamma, K;
+  bool only_decrease = false;  // each phi the smaller of its last value and the new one
 
   KOKKOS_INLINE_FUNCTION void operator()(const ordinal_t i) const {
     double Wi[nv], Wj[nv], Uj[nv], lo[nv], hi[nv], limit[nv];
@@ -120,7 +121,10 @@ struct VenkatakrishnanLimiter {
         limit[k] = l < limit[k] ? l : limit[k];
       }
     }
-    for (int k = 0; k < nv; ++k) phi(i, k) = limit[k] > 0 ? limit[k] : 0;
+    for (int k = 0; k < nv; ++k) {
+      const double v = limit[k] > 0 ? limit[k] : 0;
+      phi(i, k) = only_decrease && phi(i, k) < v ? phi(i, k) : v;
+    }
   }
 };
 
