@@ -27,7 +27,7 @@ struct FlowSetup {
   double alpha = 0, beta = 0;  ///< angle of attack and sideslip, degrees
   int up = 2;                  ///< 3-D: the axis lift points along at alpha = 0 (2: z, as SU2; 1: y); x is the chord
   double gamma = 1.4;
-  FluxScheme flux = FluxScheme::rusanov;  ///< the one that converges every measured case (docs/flow.md)
+  FluxScheme flux = FluxScheme::rusanov;  ///< the one that converges every measured case (docs/perf/flow_defaults.md)
   double entropy_fix = 0.1;               ///< Harten's delta / speed of sound
   /// Order in space: 1 (each face sees its vertices' states) or 2 (MUSCL: the states
   /// reconstructed to the face from limited gradients, reconstruction.hpp). The Jacobian is
@@ -63,7 +63,7 @@ void check_setup(const FlowSetup& s, int dim, size_t markers);
 
 /// How the pseudo-time steps run and stop.
 struct NonlinearControl {
-  double cfl = 10;  ///< the first step's CFL number (adapt_cfl sets the others')
+  double cfl = 10;  ///< every vertex's first CFL number (cfl_factors, AdaptLocalCfl: the next ones)
   /// The CFL number's cap; 0: 1e6 with FGMRES, 5e3 with MCPI alone (whose sweeps stall on the
   /// stiffer systems of larger CFL numbers)
   double cfl_max = 0;
