@@ -280,22 +280,25 @@ KOKKOS_INLINE_FUNCTION void ausm_up_flux(const T* L, const T* R, const double* n
   const T Mo = sqrt_of(Mo2);
   const T fa = Mo * (2.0 - Mo);
   const T alpha = (3.0 / 16) * (-4.0 + 5.0 * fa * fa);
-  // The fourth-degree split Mach numbers and fifth-degree split pressures (Liou 2006, eq. 18-19).
-  auto mach_split = [&](const T& M, double sign) -> T {
-    if (value(abs_of(M)) >= 1) return 0.5 * (M + sign * abs_of(M));
+  // The fourth-degree split Mach number and fifth-degree split pressure of M (Liou 2006, eq.
+  // 18-19), + (sign 1) or - (sign -1).
+  auto split = [&](const T& M, double sign, T& mach, T& pressure_factor) {
+    if (value(abs_of(M)) >= 1) {
+      mach = 0.5 * (M + sign * abs_of(M));
+      pressure_factor = mach / M;
+      return;
+    }
     const T m2p = sign * 0.25 * (M + sign) * (M + sign), m2m = -sign * 0.25 * (M - sign) * (M - sign);
-    return m2p * (1.0 - sign * 16 * beta * m2m);
+    mach = m2p * (1.0 - sign * 16 * beta * m2m);
+    pressure_factor = m2p * ((sign * 2 - M) - sign * 16 * alpha * M * m2m);
   };
-  auto pressure_split = [&](const T& M, double sign) -> T {
-    if (value(abs_of(M)) >= 1) return 0.5 * (M + sign * abs_of(M)) / M;
-    const T m2p = sign * 0.25 * (M + sign) * (M + sign), m2m = -sign * 0.25 * (M - sign) * (M - sign);
-    return m2p * ((sign * 2 - M) - sign * 16 * alpha * M * m2m);
-  };
+  T ML4, PL, MR4, PR;
+  split(ML, 1, ML4, PL);
+  split(MR, -1, MR4, PR);
   const T rho = 0.5 * (L[0] + R[0]);
   const T one_minus = 1.0 - sigma * M2;
   const T Mp = value(one_minus) > 0 ? T(-(Kp / fa) * one_minus * (pR - pL) / (rho * a * a)) : T(0.0);
-  const T M = mach_split(ML, 1) + mach_split(MR, -1) + Mp;
-  const T PL = pressure_split(ML, 1), PR = pressure_split(MR, -1);
+  const T M = ML4 + MR4 + Mp;
   const T p = PL * pL + PR * pR - Ku * PL * PR * (L[0] + R[0]) * (fa * a) * (VR - VL);
   const bool left = value(M) > 0;
   const T* U = left ? L : R;

@@ -226,26 +226,20 @@ double apply_relaxed_update(const Vector& U, const ConstVector& dQ, const Vector
   constexpr int nv = D + 2;
   const ordinal_t n = static_cast<ordinal_t>(applied.extent(0));
   const LocalRelaxation<D> relaxation{U, dQ, gamma, max_change};
+  // The smallest fraction, or -1 where a vertex's relaxed update is still not physical.
   double smallest = 1;
-  int bad = 0;
   Kokkos::parallel_reduce(
       "flow::update_relaxation", Kokkos::RangePolicy<Exec>(0, n),
       KOKKOS_LAMBDA(const ordinal_t i, double& low) {
         const double alpha = relaxation(i);
-        if (alpha < low) low = alpha;
-      },
-      Kokkos::Min<double>(smallest));
-  Kokkos::parallel_reduce(
-      "flow::check_update", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const ordinal_t i, int& count) {
-        const double alpha = relaxation(i);
         double W[nv];
         for (int k = 0; k < nv; ++k) W[k] = U(i * nv + k) + alpha * dQ(i * nv + k);
         const double p = pressure<D>(W, gamma);
-        if (!(alpha > 0) || !(W[0] > 0) || !(p > 0)) ++count;
+        const double at = alpha > 0 && W[0] > 0 && p > 0 ? alpha : -1.0;
+        if (at < low) low = at;
       },
-      bad);
-  if (bad > 0) return 0;
+      Kokkos::Min<double>(smallest));
+  if (!(smallest > 0)) return 0;
   Kokkos::parallel_for(
       "flow::update", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const ordinal_t i) {
         const double alpha = relaxation(i);
@@ -258,13 +252,17 @@ double apply_relaxed_update(const Vector& U, const ConstVector& dQ, const Vector
 /// The smallest and the largest entry of v.
 inline void range_of(const ConstVector& v, double& low, double& high) {
   using Exec = ppsparse::DefaultExecSpace;
-  const auto n = v.extent(0);
+  using Reducer = Kokkos::MinMax<double>;
+  typename Reducer::value_type range;
   Kokkos::parallel_reduce(
-      "flow::min", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const size_t i, double& m) { m = v(i) < m ? v(i) : m; }, Kokkos::Min<double>(low));
-  Kokkos::parallel_reduce(
-      "flow::max", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const size_t i, double& m) { m = v(i) > m ? v(i) : m; }, Kokkos::Max<double>(high));
+      "flow::range", Kokkos::RangePolicy<Exec>(0, v.extent(0)),
+      KOKKOS_LAMBDA(const size_t i, typename Reducer::value_type& r) {
+        if (v(i) < r.min_val) r.min_val = v(i);
+        if (v(i) > r.max_val) r.max_val = v(i);
+      },
+      Reducer(range));
+  low = range.min_val;
+  high = range.max_val;
 }
 
 }  // namespace flow

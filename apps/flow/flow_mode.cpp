@@ -285,20 +285,13 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
     } else if (a == "--outlet-p") {
       o.setup.outlet_pressure = parse_real(a, value());
     } else if (a == "--flux") {
-      const std::string v = value();
-      if (v == "roe") {
-        o.setup.flux = flow::FluxScheme::roe;
-      } else if (v == "rusanov") {
-        o.setup.flux = flow::FluxScheme::rusanov;
-      } else if (v == "hllc") {
-        o.setup.flux = flow::FluxScheme::hllc;
-      } else if (v == "ausm+up" || v == "ausmup") {
-        o.setup.flux = flow::FluxScheme::ausm_up;
-      } else if (v == "hlle") {
-        o.setup.flux = flow::FluxScheme::hlle;
-      } else {
-        throw InvalidArgument("mcpi: --flux is roe, hllc, hlle, ausm+up or rusanov, got '" + v + "'");
-      }
+      std::string v = value();
+      if (v == "ausmup") v = "ausm+up";  // also without the '+'
+      bool known = false;
+      for (const auto f : {flow::FluxScheme::roe, flow::FluxScheme::rusanov, flow::FluxScheme::hllc,
+                           flow::FluxScheme::ausm_up, flow::FluxScheme::hlle})
+        if (v == flow::name(f)) o.setup.flux = f, known = true;
+      if (!known) throw InvalidArgument("mcpi: --flux is roe, hllc, hlle, ausm+up or rusanov, got '" + v + "'");
     } else if (a == "--order") {
       o.setup.order = static_cast<int>(parse_int(a, value(), 1, 2));
     } else if (a == "--limiter-k") {

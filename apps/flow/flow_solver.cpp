@@ -346,11 +346,8 @@ class EulerSolver final : public FlowSolver {
           throw NumericalError("flow: step " + std::to_string(step) +
                                ": the update makes density or pressure negative even at CFL numbers up to " +
                                std::to_string(rec.cfl));
-        const auto cfl = cfl_;
-        const double low = 1e-3 * c.cfl;
-        Kokkos::parallel_for(
-            "flow::retry_cfl", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
-            KOKKOS_LAMBDA(const ordinal_t i) { cfl(i) = cfl(i) / 10 > low ? cfl(i) / 10 : low; });
+        Kokkos::parallel_for("flow::retry_cfl", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+                             AdaptLocalCfl{cfl_, relaxation_, CflFactors{0.1, 0.1, 0.1}, 1e-3 * c.cfl, cfl_max});
       }
       rec.elapsed = seconds_since(start);
       history.push_back(rec);

@@ -175,17 +175,19 @@ TEST(FlowSolver, JacobianMatchesFiniteDifferences3D) {
         flow::name(flux));
 }
 
+// The 2-D conserved state of density rho, velocity (u, v) and pressure p (gamma 1.4).
+void state(double rho, double u, double v, double p, double* U) {
+  U[0] = rho;
+  U[1] = rho * u;
+  U[2] = rho * v;
+  U[3] = p / 0.4 + 0.5 * rho * (u * u + v * v);
+}
+
 TEST(FlowSolver, HllcResolvesAContactAndUpwindsSupersonicFaces) {
   // A stationary contact (equal pressure and velocity, a density jump): HLLC's mass and energy
   // fluxes vanish and its momentum flux is the pressure, exactly; Rusanov's smear the jump.
   FlowConstants<2> c;
   const double n[2] = {0.6, 0.0};  // a face of area 0.6 along x
-  auto state = [](double rho, double u, double v, double p, double* U) {
-    U[0] = rho;
-    U[1] = rho * u;
-    U[2] = rho * v;
-    U[3] = p / 0.4 + 0.5 * rho * (u * u + v * v);
-  };
   double L[4], R[4], F[4], G[4];
   state(1.0, 0.0, 0.3, 0.7, L);
   state(0.25, 0.0, -0.2, 0.7, R);
@@ -209,12 +211,6 @@ TEST(FlowSolver, AusmUpResolvesAContactAndUpwindsSupersonicFaces) {
   FlowConstants<2> c;
   c.mach = 0.5;
   const double n[2] = {0.0, -0.8};  // a face of area 0.8 along -y
-  auto state = [](double rho, double u, double v, double p, double* U) {
-    U[0] = rho;
-    U[1] = rho * u;
-    U[2] = rho * v;
-    U[3] = p / 0.4 + 0.5 * rho * (u * u + v * v);
-  };
   double L[4], R[4], F[4], G[4];
   state(1.0, 0.3, 0.0, 0.7, L);
   state(0.25, -0.2, 0.0, 0.7, R);
