@@ -38,6 +38,8 @@ void check_setup(const FlowSetup& s, int dim, size_t markers) {
   if (!(s.limiter_k >= 0) || !std::isfinite(s.limiter_k)) bad("the limiter constant K must be >= 0 (0: no limiter)");
   if (!(s.limiter_freeze >= 0) || !(s.limiter_freeze < 1))
     bad("the limiter's freezing drop must be within [0, 1) (0: never)");
+  if (!(s.limiter_hold >= 0) || !(s.limiter_hold < 1))
+    bad("the limiter's holding drop must be within [0, 1) (0: never)");
 }
 
 void check_control(const NonlinearControl& c) {
@@ -47,10 +49,14 @@ void check_control(const NonlinearControl& c) {
   if (!(c.max_change > 0) || !(c.max_change < 1)) bad("--max-change must be within (0, 1)");
   if (!(c.drop > 0) || !(c.drop < 1)) bad("--drop must be within (0, 1)");
   if (c.max_steps < 1) bad("--steps must be >= 1");
+  if (!(c.first_order_drop == 0 || (c.first_order_drop > c.drop && c.first_order_drop < 1)))
+    bad("--first-order-drop must be 0 (second order from the start) or within (--drop, 1)");
   if (!(c.linear_rtol > 0) || !(c.linear_rtol < 1)) bad("--linear-rtol must be within (0, 1)");
   if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 1 || c.fgmres_restart < 1 || c.fgmres_iterations < 1)
     bad("sweeps, restart and iteration limits must be >= 1");
   if (c.linear == NonlinearControl::Linear::multigrid) ppsparse::mcpi::check_multigrid_options(c.multigrid);
+  if (c.newton_krylov == NonlinearControl::NewtonKrylov::on && c.linear == NonlinearControl::Linear::mcpi)
+    bad("--newton-krylov yes needs FGMRES (--linear fgmres or multigrid), not --linear mcpi");
 }
 
 namespace {

@@ -55,10 +55,11 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
         << ", \"linear_iterations\": " << r.linear_iterations << ", \"sweeps\": " << r.sweeps
         << ", \"linear_relative\": " << r.linear_relative
         << ", \"linear_at_limit\": " << (r.linear_at_limit ? "true" : "false") << ", \"levels\": " << r.levels
-        << ", \"retries\": " << r.retries << ", \"relaxation\": " << r.relaxation
-        << ", \"t_residual\": " << r.t_residual << ", \"t_jacobian\": " << r.t_jacobian
-        << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve << ", \"t_update\": " << r.t_update
-        << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "") << "\n";
+        << ", \"retries\": " << r.retries << ", \"relaxation\": " << r.relaxation << ", \"order\": " << r.order
+        << ", \"newton_krylov\": " << (r.newton_krylov ? "true" : "false") << ", \"t_residual\": " << r.t_residual
+        << ", \"t_jacobian\": " << r.t_jacobian << ", \"t_factor\": " << r.t_factor << ", \"t_solve\": " << r.t_solve
+        << ", \"t_update\": " << r.t_update << ", \"elapsed\": " << r.elapsed << "}" << (k + 1 < h.size() ? "," : "")
+        << "\n";
   }
   out << "  ]\n}\n";
 }
@@ -201,8 +202,11 @@ problem:
                          variables (the Jacobian stays first order)
   --limiter-k K          second order: Venkatakrishnan's limiter constant (default 5; larger
                          limits less; 0: no limiter, for smooth flows)
-  --limiter-freeze X     second order: once the density residual fell by X, each vertex's
-                         limiter may only decrease, which ends its switching (default 0.1;
+  --limiter-freeze X     second order: once the density residual fell by X from its first
+                         second-order value, each vertex's limiter may only decrease, which
+                         ends its switching (default 0.5; 0: never)
+  --limiter-hold X       second order: once the density residual fell by X from its first
+                         second-order value, the limiter is held as it is (default 1e-3;
                          0: never)
   --ref-area A           reference area (2-D: length) of cl and cd (default 1)
   --jacobian-lanes K     device threads per block row of the Jacobian kernel: 2 nb
@@ -223,6 +227,9 @@ solver:
                          scaled down vertex by vertex, and that vertex's CFL number held
                          or cut
   --drop X               stop when the density residual fell by X (default 1e-8)
+  --first-order-drop X   second order: run first order until the density residual fell
+                         by X, then second order from there (default 1e-2; 0: second
+                         order from the start)
   --steps N              at most N pseudo-time steps (default 100)
   --linear mcpi|fgmres|multigrid
                          MCPI sweeps alone, FGMRES + MCPI sweeps (the default), or FGMRES
@@ -231,6 +238,12 @@ solver:
                          step; the step lines then count cycles and levels); its options:
 )" + mcpi_app::multigrid_options_help(2) +
          R"(
+  --newton-krylov auto|yes|no
+                         FGMRES's operator: the residual's own Jacobian by finite
+                         differences (Newton-Krylov), preconditioned over the assembled
+                         first-order one, or the first-order one itself (no: defect
+                         correction). auto (default): Newton-Krylov at second order from
+                         the step at which the limiter only decreases (--limiter-freeze)
   --linear-rtol X        each step's linear tolerance (default 1e-2)
   --sweeps K             MCPI: sweep limit (default 100); FGMRES: sweeps per
                          preconditioner (default 20)
@@ -298,6 +311,8 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
       o.setup.limiter_k = parse_real(a, value());
     } else if (a == "--limiter-freeze") {
       o.setup.limiter_freeze = parse_real(a, value());
+    } else if (a == "--limiter-hold") {
+      o.setup.limiter_hold = parse_real(a, value());
     } else if (a == "--jacobian-lanes") {
       o.setup.jacobian_lanes = static_cast<int>(parse_int(a, value(), 0, 16));
     } else if (a == "--o-format") {
@@ -314,6 +329,8 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
       o.control.max_change = parse_real(a, value());
     } else if (a == "--drop") {
       o.control.drop = parse_real(a, value());
+    } else if (a == "--first-order-drop") {
+      o.control.first_order_drop = parse_real(a, value());
     } else if (a == "--steps") {
       o.control.max_steps = static_cast<int>(parse_int(a, value(), 1, 1000000));
     } else if (a == "--linear") {
@@ -326,6 +343,18 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
         o.control.linear = flow::NonlinearControl::Linear::multigrid;
       } else {
         throw InvalidArgument("mcpi: --linear is mcpi, fgmres or multigrid, got '" + v + "'");
+      }
+    } else if (a == "--newton-krylov") {
+      const std::string v = value();
+      using NK = flow::NonlinearControl::NewtonKrylov;
+      if (v == "auto") {
+        o.control.newton_krylov = NK::automatic;
+      } else if (v == "yes") {
+        o.control.newton_krylov = NK::on;
+      } else if (v == "no") {
+        o.control.newton_krylov = NK::off;
+      } else {
+        throw InvalidArgument("mcpi: --newton-krylov is auto, yes or no, got '" + v + "'");
       }
     } else if (parse_multigrid_option(a, value, o.control.multigrid)) {
       mg_option_given = true;
@@ -386,14 +415,21 @@ int run_flow_mode(const FlowOptions& opt) {
   const std::string dir = opt.output + "/";
 
   say(std::string(flow::name(setup.flux)) + " flux, " +
-      (setup.order == 1
-           ? std::string("first order")
-           : "second order (MUSCL, " +
-                 (setup.limiter_k > 0 ? "Venkatakrishnan's limiter, K " + format_number(setup.limiter_k)
-                                      : std::string("no limiter")) +
-                 (setup.limiter_freeze > 0 ? ", only decreasing after a drop of " + format_number(setup.limiter_freeze)
-                                           : std::string()) +
-                 "; first-order Jacobian)"));
+      (setup.order == 1 ? std::string("first order")
+                        : "second order (MUSCL, " +
+                              (setup.limiter_k > 0 ? "Venkatakrishnan's limiter, K " + format_number(setup.limiter_k)
+                                                   : std::string("no limiter")) +
+                              (setup.limiter_k > 0 && setup.limiter_freeze > 0
+                                   ? ", only decreasing after a drop of " + format_number(setup.limiter_freeze)
+                                   : std::string()) +
+                              (setup.limiter_k > 0 && setup.limiter_hold > 0
+                                   ? ", held after a drop of " + format_number(setup.limiter_hold)
+                                   : std::string()) +
+                              (opt.control.first_order_drop > 0 ? "; from a first-order solution" : "") +
+                              (opt.control.newton_krylov == flow::NonlinearControl::NewtonKrylov::off
+                                   ? std::string("; first-order Jacobian")
+                                   : std::string("; Newton-Krylov steps over the first-order Jacobian")) +
+                              ")"));
   auto solver = flow::make_flow_solver(m, setup, say);
   const bool multigrid = opt.control.linear == flow::NonlinearControl::Linear::multigrid;
   if (multigrid) say("linear solver: FGMRES + " + mcpi_app::describe(opt.control.multigrid));
@@ -421,6 +457,14 @@ int run_flow_mode(const FlowOptions& opt) {
   const auto history = solver->run(
       opt.control,
       [&](const flow::StepRecord& r) {
+        if (r.order == 2 && !so_far.empty() && so_far.back().order == 1)
+          std::printf("second order from step %d (the first-order residual fell by %s)\n", r.step,
+                      format_number(opt.control.first_order_drop).c_str());
+        if (r.newton_krylov && (so_far.empty() || !so_far.back().newton_krylov))
+          std::printf(
+              "Newton-Krylov from step %d: FGMRES's operator is the residual's Jacobian by finite differences, "
+              "preconditioned over the first-order one\n",
+              r.step);
         print_step(r);
         so_far.push_back(r);
         if (!said_stagnating && flow::stagnated(so_far)) {

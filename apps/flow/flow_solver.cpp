@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -33,7 +34,7 @@ class EulerSolver final : public FlowSolver {
   static constexpr int nv = D + 2;
 
   EulerSolver(const ppsparse::mesh::Mesh& m, const FlowSetup& setup, const std::function<void(const std::string&)>& say)
-      : coords_(m.coords), setup_(setup), dual_(build_dual_mesh(m, say)) {
+      : coords_(m.coords), setup_(setup), dual_(build_dual_mesh(m, say)), order_(setup.order) {
     check_setup(setup, D, m.marker_names.size());
     const double g = setup.gamma;
     constants_.gamma = g;
@@ -94,7 +95,7 @@ class EulerSolver final : public FlowSolver {
   const FlowSetup& setup() const override { return setup_; }
 
   void set_free_stream() override {
-    limiter_ratchet_ = false;
+    limiter_ratchet_ = limiter_held_ = false;
     const auto U = U_;
     const FlowConstants<D> c = constants_;
     Kokkos::parallel_for(
@@ -109,36 +110,91 @@ class EulerSolver final : public FlowSolver {
                             std::to_string(U_.extent(0)));
     Kokkos::deep_copy(U_, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                               U.data(), U.size()));
-    limiter_ratchet_ = false;
+    limiter_ratchet_ = limiter_held_ = false;
   }
   std::vector<double> state() const override { return to_host(U_); }
 
-  // R = R(U), lambda = the spectral radii summed per vertex; at second order from the
-  // gradients and the limiter (kept as it is once frozen) of this U.
-  void compute_residual() {
-    Kokkos::deep_copy(R_, 0.0);
-    Kokkos::deep_copy(lambda_, 0.0);
-    if (setup_.order == 2) {
+  // R = R(U), lambda = the spectral radii summed per vertex; at second order from U's gradients
+  // and the limiter, recomputed from U (only decreasing once ratcheted) or, with !limiter, held
+  // as the last evaluation left it.
+  void evaluate_residual(const ConstVector& U, const Vector& R, const Vector& lambda, bool limiter) {
+    Kokkos::deep_copy(R, 0.0);
+    Kokkos::deep_copy(lambda, 0.0);
+    if (order_ == 2) {
       const VertexStencil stencil = VertexStencil::of(dual_);
       Kokkos::parallel_for("flow::gradients", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
-                           PrimitiveGradients<D>{stencil, U_, grad_, constants_.gamma});
-      Kokkos::parallel_for(
-          "flow::limiter", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
-          VenkatakrishnanLimiter<D>{stencil, U_, grad_, phi_, constants_.gamma, setup_.limiter_k, limiter_ratchet_});
+                           PrimitiveGradients<D>{stencil, U, grad_, constants_.gamma});
+      if (limiter)
+        Kokkos::parallel_for(
+            "flow::limiter", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
+            VenkatakrishnanLimiter<D>{stencil, U, grad_, phi_, constants_.gamma, setup_.limiter_k, limiter_ratchet_});
     }
-    with_flux(setup_.flux, [&](auto scheme) { this->template residual_kernels<decltype(scheme)::value>(); });
+    with_flux(setup_.flux,
+              [&](auto scheme) { this->template residual_kernels<decltype(scheme)::value>(U, R, lambda); });
   }
+  void compute_residual() { evaluate_residual(U_, R_, lambda_, !limiter_held_); }
   template <FluxScheme S>
-  void residual_kernels() {
-    EdgeResidual<S, D> edges{dual_.edges, dual_.edge_normal, U_, R_, lambda_, constants_};
-    if (setup_.order == 2) {
+  void residual_kernels(const ConstVector& U, const Vector& R, const Vector& lambda) {
+    EdgeResidual<S, D> edges{dual_.edges, dual_.edge_normal, U, R, lambda, constants_};
+    if (order_ == 2) {
       edges.second_order = true;
       edges.midpoint = MidpointStates<D>{dual_.coords, grad_, phi_, constants_.gamma};
     }
     Kokkos::parallel_for("flow::edge_residual", Kokkos::RangePolicy<Exec>(0, dual_.nedges()), edges);
     Kokkos::parallel_for("flow::boundary_residual", Kokkos::RangePolicy<Exec>(0, dual_.nbnodes()),
-                         BoundaryResidual<S, D>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal, kinds_, U_,
-                                                R_, lambda_, constants_});
+                         BoundaryResidual<S, D>{dual_.bnode_vertex, dual_.bnode_marker, dual_.bnode_normal, kinds_, U,
+                                                R, lambda, constants_});
+  }
+
+  // y = dR/dU x + (lambda / cfl) x with pseudo_time, dR/dU x by a forward difference from R_,
+  // the residual of U_ (Knoll and Keyes 2004): R(U + h x) with the limiter held, h = sqrt(eps)
+  // ||U|| / ||x||, which perturbs U by about sqrt(eps) of itself (truncation and rounding errors
+  // both near 1e-8 of the product).
+  void jacobian_product(const ConstVector& x, const Vector& y, bool pseudo_time) {
+    const size_t len = U_.extent(0);
+    if (U_probe_.extent(0) != len) {
+      U_probe_ = Vector("flow::U_probe", len);
+      R_probe_ = Vector("flow::R_probe", len);
+      lambda_probe_ = Vector("flow::lambda_probe", lambda_.extent(0));
+    }
+    double xx = 0, uu = 0;
+    const auto U = U_;
+    Kokkos::parallel_reduce(
+        "flow::product_norm", Kokkos::RangePolicy<Exec>(0, len),
+        KOKKOS_LAMBDA(const size_t k, double& a) { a += x(k) * x(k); }, xx);
+    Kokkos::parallel_reduce(
+        "flow::state_norm", Kokkos::RangePolicy<Exec>(0, len),
+        KOKKOS_LAMBDA(const size_t k, double& a) { a += U(k) * U(k); }, uu);
+    if (!(xx > 0)) {
+      Kokkos::deep_copy(y, 0.0);
+      return;
+    }
+    const double h = std::sqrt(std::numeric_limits<double>::epsilon() * uu / xx);
+    const auto Up = U_probe_;
+    Kokkos::parallel_for(
+        "flow::probe_state", Kokkos::RangePolicy<Exec>(0, len),
+        KOKKOS_LAMBDA(const size_t k) { Up(k) = U(k) + h * x(k); });
+    evaluate_residual(Up, R_probe_, lambda_probe_, false);
+    const auto Rp = R_probe_, R = R_;
+    const auto lambda = lambda_;
+    const ConstVector cfl = pseudo_time ? ConstVector(cfl_) : ConstVector();
+    Kokkos::parallel_for(
+        "flow::difference_product", Kokkos::RangePolicy<Exec>(0, len), KOKKOS_LAMBDA(const size_t k) {
+          const size_t v = k / nv;
+          y(k) = (Rp(k) - R(k)) / h + (cfl.extent(0) > 0 ? lambda(v) / cfl(v) * x(k) : 0.0);
+        });
+  }
+  std::vector<double> jacobian_product(const std::vector<double>& x) override {
+    if (x.size() != U_.extent(0))
+      throw InvalidArgument("flow: a vector of " + std::to_string(x.size()) + " values for " +
+                            std::to_string(U_.extent(0)));
+    compute_residual();
+    Vector xd("flow::x", x.size()), yd("flow::y", x.size());
+    Kokkos::deep_copy(xd, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                              x.data(), x.size()));
+    jacobian_product(xd, yd, false);
+    Kokkos::fence();
+    return to_host(yd);
   }
   std::vector<double> residual() override {
     compute_residual();
@@ -277,7 +333,10 @@ class EulerSolver final : public FlowSolver {
                               const std::vector<int>& dump_steps, const std::string& dump_prefix) override {
     check_control(c);
     linear_->prepare(c);
-    limiter_ratchet_ = false;
+    limiter_ratchet_ = limiter_held_ = false;
+    // Second order starts from a first-order solution (NonlinearControl::first_order_drop).
+    order_ = setup_.order == 2 && c.first_order_drop > 0 ? 1 : setup_.order;
+    double second_order_r0 = 0;  // the second-order residual at its first step
     Kokkos::deep_copy(cfl_, c.cfl);
     const double cfl_max = c.cfl_max > 0 ? c.cfl_max : c.linear != NonlinearControl::Linear::mcpi ? 1e6 : 5e3;
     std::vector<StepRecord> history;
@@ -290,7 +349,6 @@ class EulerSolver final : public FlowSolver {
       auto t = Clock::now();
       compute_residual();
       rec.residual = density_norm();
-      rec.t_residual = seconds_since(t);
       if (!std::isfinite(rec.residual))
         throw NumericalError("flow: the density residual is " + std::to_string(rec.residual) + " at step " +
                              std::to_string(step));
@@ -300,8 +358,25 @@ class EulerSolver final : public FlowSolver {
         Kokkos::parallel_for(
             "flow::adapt_cfl", Kokkos::RangePolicy<Exec>(0, dual_.nvertices),
             AdaptLocalCfl{cfl_, relaxation_, cfl_factors(c, history.back(), rec.residual), 1e-3 * c.cfl, cfl_max});
+      if (order_ != setup_.order && rec.relative <= c.first_order_drop) {
+        // The switch to second order: its residual of this state, the CFL numbers kept.
+        order_ = setup_.order;
+        compute_residual();
+        rec.residual = density_norm();
+        rec.relative = rec.residual / r0;
+      }
+      rec.order = order_;
+      if (order_ == 2 && second_order_r0 == 0) second_order_r0 = rec.residual > 0 ? rec.residual : 1;
+      rec.t_residual = seconds_since(t);
       // The limiter only decreasing from the next residual on.
-      if (setup_.order == 2 && rec.relative <= setup_.limiter_freeze) limiter_ratchet_ = true;
+      if (order_ == 2 && rec.residual <= setup_.limiter_freeze * second_order_r0) limiter_ratchet_ = true;
+      if (order_ == 2 && rec.residual <= setup_.limiter_hold * second_order_r0) limiter_held_ = true;
+      // FGMRES's operator for this step (NonlinearControl::newton_krylov).
+      using NK = NonlinearControl::NewtonKrylov;
+      rec.newton_krylov =
+          linear_->krylov() &&
+          (c.newton_krylov == NK::on || (c.newton_krylov == NK::automatic && order_ == 2 &&
+                                         (limiter_ratchet_ || setup_.limiter_freeze == 0 || setup_.limiter_k == 0)));
       const bool done = rec.relative <= c.drop || rec.residual == 0;
       if (done || step > c.max_steps) {
         rec.elapsed = seconds_since(start);
@@ -327,6 +402,13 @@ class EulerSolver final : public FlowSolver {
         exec.fence();
         rec.t_factor += seconds_since(t);
         t = Clock::now();
+        if (rec.newton_krylov) {
+          linear_->set_operator(
+              [this](const Exec&, const ConstVector& x, const Vector& y) { jacobian_product(x, y, true); },
+              "the residual's Jacobian by finite differences, plus V / dt");
+        } else if (linear_->krylov()) {
+          linear_->set_operator({}, "");
+        }
         const ppsparse::mcpi::Status s = linear_->solve(exec, rhs_, dQ_);
         exec.fence();
         rec.t_solve += seconds_since(t);
@@ -353,6 +435,7 @@ class EulerSolver final : public FlowSolver {
       history.push_back(rec);
       if (on_step) on_step(rec);
     }
+    order_ = setup_.order;  // residual() and jacobian_product() at the setup's order
     return history;
   }
 
@@ -449,6 +532,7 @@ class EulerSolver final : public FlowSolver {
   double direction_[3] = {}, lift_[3] = {};
   Kokkos::View<int*, MemSpace> kinds_;
   Vector U_, R_, rhs_, dQ_, lambda_;
+  Vector U_probe_, R_probe_, lambda_probe_;  // the finite-difference product's (jacobian_product)
   // Each vertex's CFL number (AdaptLocalCfl, as SU2's local CFL numbers) and the fraction of
   // its last update applied (LocalRelaxation).
   Vector cfl_, relaxation_;
@@ -456,6 +540,11 @@ class EulerSolver final : public FlowSolver {
   Matrix grad_, phi_;  // second order: the primitives' gradients (n x nv D) and their limiter (n x nv)
   // Each vertex's limiter may only decrease (FlowSetup::limiter_freeze).
   bool limiter_ratchet_ = false;
+  // The limiter held as it is, no longer recomputed (FlowSetup::limiter_hold).
+  bool limiter_held_ = false;
+  // The residual's order now: the setup's, or 1 while run() starts second order from a
+  // first-order solution (NonlinearControl::first_order_drop).
+  int order_ = 1;
   std::unique_ptr<LinearSolver> linear_;
 };
 

@@ -1,12 +1,12 @@
 #pragma once
 // An implicit finite-volume Euler solver on median-dual control volumes, first order or second
-// (MUSCL with a first-order Jacobian): the reference integration of ppsparse's MCPI solver. The
-// residual and its first-order exact Jacobian are
-// computed on the device; the Jacobian is assembled in place into mcpi::Solver::storage() and
-// factored there; each pseudo-time step solves by MCPI sweeps, FGMRES + MCPI or FGMRES + an
-// aggregation multigrid with MCPI smoothing. Pseudo-transient
-// continuation with local time steps and switched evolution relaxation (Blazek 2015, ch. 6;
-// Mulder and van Leer 1985).
+// (MUSCL): the reference integration of ppsparse's MCPI solver. The residual and its first-order
+// exact Jacobian are computed on the device; the Jacobian is assembled in place into
+// mcpi::Solver::storage() and factored there; each pseudo-time step solves by MCPI sweeps, FGMRES
+// + MCPI or FGMRES + an aggregation multigrid with MCPI smoothing. At second order FGMRES's
+// operator is the first-order Jacobian (defect correction) or the second-order residual's, by
+// finite differences (Newton-Krylov). Pseudo-transient continuation with local time steps and
+// local CFL numbers (Blazek 2015, ch. 6; Mulder and van Leer 1985).
 #include <functional>
 #include <memory>
 #include <string>
@@ -36,12 +36,19 @@ struct FlowSetup {
   /// Second order: Venkatakrishnan's limiter constant K (eps^2 = (K h)^3: the larger, the less
   /// it limits in smooth regions); 0: no limiter (smooth flows only).
   double limiter_k = 5;
-  /// Second order: once the density residual fell by this factor, each vertex's limiter may only
+  /// Second order: once the density residual fell by this factor from its first second-order
+  /// value (NonlinearControl::first_order_drop), each vertex's limiter may only
   /// decrease (it becomes the smaller of its last value and the new one). Its switching, which
   /// stalls the convergence at sharp trailing edges, then ends, while vertices whose states
   /// still change can still be limited. A limiter kept wholly as it was diverged there
   /// (docs/perf/flow_defaults.md). 0: never.
-  double limiter_freeze = 0.1;
+  double limiter_freeze = 0.5;
+  /// Second order: once the density residual fell by this factor from its first second-order
+  /// value, the limiter is held as it is, no longer recomputed: the residual is then one smooth
+  /// function, which Newton-Krylov steps converge (while the limiter only decreases, each step
+  /// changes the function a little, and the residual crept up on the triangular aerofoil
+  /// refined once, docs/perf/flow_second_order.md). 0: never.
+  double limiter_hold = 1e-3;
   std::vector<BoundaryKind> marker_kinds;  ///< one per mesh marker (assign_boundaries)
   /// Subsonic inlet data, relative to the free stream's static pressure and temperature (0: the
   /// free stream's totals); its direction (empty: the free stream's).
@@ -71,6 +78,10 @@ struct NonlinearControl {
   /// x in (0, 1); larger updates are scaled down vertex by vertex (StepRecord::relaxation).
   double max_change = 0.5;
   double drop = 1e-8;  ///< stop when the density residual fell by this factor
+  /// Second order: the steps run first order until the density residual fell by this factor,
+  /// then second order from that state (its limiter's freezing drop, FlowSetup::limiter_freeze,
+  /// counted from the first second-order residual); 0: second order from the start.
+  double first_order_drop = 1e-2;
   int max_steps = 100;
   /// MCPI sweeps alone, FGMRES + MCPI sweeps, or FGMRES + an aggregation multigrid cycle
   /// whose levels sweep by MCPI (mcpi/multigrid.hpp).
@@ -79,7 +90,15 @@ struct NonlinearControl {
   int mcpi_sweeps = 100;      ///< MCPI alone: the sweep limit
   int fgmres_sweeps = 20;     ///< FGMRES: sweeps per preconditioner application (fastest measured)
   int fgmres_restart = 30;
-  int fgmres_iterations = 60;                  ///< FGMRES: the iteration limit
+  int fgmres_iterations = 60;  ///< FGMRES: the iteration limit
+  /// FGMRES's operator: the assembled first-order Jacobian (defect correction), or the
+  /// finite-difference product of the residual's own Jacobian, the limiter held
+  /// (Jacobian-free Newton-Krylov, Knoll and Keyes 2004), preconditioned by the linear solver
+  /// over the assembled one. automatic: Newton-Krylov at second order from the step at which
+  /// the limiter starts only decreasing (FlowSetup::limiter_freeze; at once where that is 0),
+  /// defect correction before and at first order (whose Jacobian is exact). on: every step.
+  /// Needs FGMRES (Linear::fgmres or multigrid).
+  enum class NewtonKrylov { automatic, off, on } newton_krylov = NewtonKrylov::automatic;
   ppsparse::mcpi::MultigridOptions multigrid;  ///< Linear::multigrid: the hierarchy and its cycle
 };
 void check_control(const NonlinearControl& c);
@@ -99,6 +118,9 @@ struct StepRecord {
   /// (NonlinearControl::linear_rtol): the step went on with a partly solved update.
   bool linear_at_limit = false;
   int retries = 0;  ///< steps redone at a smaller CFL after a non-physical update
+  /// FGMRES's operator was the residual's finite-difference Jacobian (NonlinearControl::newton_krylov).
+  bool newton_krylov = false;
+  int order = 1;  ///< the residual's order in space at this step (NonlinearControl::first_order_drop)
   /// The smallest fraction of a vertex's update applied (1: all), so that no density or
   /// pressure moved farther than NonlinearControl::max_change allows.
   double relaxation = 1;
@@ -152,6 +174,10 @@ class FlowSolver {
   /// dR/dU in FP64 (no pseudo-time term): O's blocks in the order of dual().col_idx and the
   /// diagonal blocks by vertex, each column-major nb x nb.
   virtual void jacobian(std::vector<double>& O, std::vector<double>& D) = 0;
+  /// dR/dU x (no pseudo-time term) by a forward difference of R from the current state, at
+  /// second order with the limiter of that state held: the Newton-Krylov steps' operator
+  /// (NonlinearControl::newton_krylov). x and the result as state().
+  virtual std::vector<double> jacobian_product(const std::vector<double>& x) = 0;
 
   /// Runs pseudo-time steps from the current state; calls on_step after each.
   /// `dump_steps`: steps whose linear system (A, R) is written as Matrix Market files

@@ -134,6 +134,60 @@ TEST(McpiFgmres, ReachesItsToleranceOnRealMeshes) {
   }
 }
 
+/// y += shift x, elementwise (a functor: CUDA's extended lambdas may not live in an unnamed
+/// namespace).
+struct AddShifted {
+  Kokkos::View<const double*, Mem> x;
+  Kokkos::View<double*, Mem> y;
+  double shift;
+  KOKKOS_FUNCTION void operator()(const size_t k) const { y(k) += shift * x(k); }
+};
+
+TEST(McpiFgmres, SolvesAUsersOperatorPreconditionedByTheSolversSweeps) {
+  // The operator is A + 0.4 I; the sweeps precondition with A alone (as a Jacobian-free Newton-
+  // Krylov method's assembled approximation would).
+  const Arrays a = laplacian(gen::tet_mesh_graph(7, 6, 5), 3, 0.1);
+  Solver<> solver = make_solver(a);
+  const double shift = 0.4;
+  FgmresControl fc;
+  fc.rtol = 1e-5;  // the operator applies O as stored (FP32): the FP64 check agrees to about 1e-7
+  fc.sweeps = 2;
+  fc.restart = 3;  // restarts too: the restart's residual uses the operator
+  Fgmres<> gmres(solver, fc);
+  int products = 0;
+  gmres.set_operator(
+      [&](const Exec& exec, const Kokkos::View<const double*, Mem>& x, const Kokkos::View<double*, Mem>& y) {
+        ++products;
+        solver.multiply(exec, x, y);
+        Kokkos::parallel_for("test::add_shifted", Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)),
+                             AddShifted{x, y, shift});
+      },
+      "A + 0.4 I");
+  const auto R = device_view(a.R);
+  Kokkos::View<double*, Mem> dq("dq", a.R.size());
+  Kokkos::deep_copy(dq, std::nan(""));
+  const Status st = gmres.solve(Exec(), R, dq);
+  ASSERT_TRUE(st.converged()) << name(st.reason) << " after " << st.iterations;
+  EXPECT_EQ(st.system, "operator: A + 0.4 I");
+  EXPECT_GT(st.iterations, fc.restart) << "the test should cross a restart";
+  EXPECT_GE(products, st.iterations);
+  // The shifted system's residual, in FP64 on the host: R - A x - shift x.
+  Arrays shifted = a;
+  const size_t nb = static_cast<size_t>(a.nb);
+  for (ordinal_t i = 0; i < a.n; ++i)
+    for (size_t r = 0; r < nb; ++r) shifted.D[static_cast<size_t>(i) * nb * nb + r * nb + r] += shift;
+  const double true_res = host_residual(shifted, to_vector(dq));
+  EXPECT_LE(true_res, 1.01e-5 * st.initial_residual);
+  EXPECT_NEAR(st.final_residual, true_res, 1e-2 * true_res);
+  // Not A's solution: A's residual stays large.
+  EXPECT_GT(host_residual(a, to_vector(dq)), 1e-2 * st.initial_residual);
+  // An empty operator gives the solver's A back.
+  gmres.set_operator({});
+  const Status plain = gmres.solve(Exec(), R, dq);
+  EXPECT_EQ(plain.system, "O as stored (fp32)");
+  EXPECT_LE(host_residual(a, to_vector(dq)), 1.01e-5 * plain.initial_residual);
+}
+
 TEST(McpiFgmres, BadInputGivesClearErrors) {
   const Arrays a = laplacian(gen::tet_mesh_graph(3, 3, 3), 2, 0.5);
   Solver<> solver = make_solver(a);

@@ -51,7 +51,7 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
   }
   Status st;
   st.kernel = solver_.kernel_name(exec, c.variant);
-  st.system = solver_.operator_system();
+  st.system = operator_ ? "operator: " + operator_name_ : solver_.operator_system();
   const double bn = solver_.norm(exec, ConstVector(b_));
   if (!std::isfinite(bn)) throw NumericalError("mcpi fgmres: R holds a NaN or Inf");
   // From dQ = 0 the residual is R itself: no operator product.
@@ -86,7 +86,7 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
         st.sweeps += c.sweeps;
       }
       const auto w = column(V_, j + 1);
-      solver_.multiply_internal(exec, ConstVector(zj), w);
+      multiply(exec, ConstVector(zj), w);
       // Classical Gram-Schmidt, twice, in three passes over V: h = V^T w; w -= V h and
       // h2 = V^T w; w -= V h2 and ||w||.
       const auto Vj = Kokkos::subview(V_, Kokkos::ALL(), Kokkos::make_pair(0, j + 1));
@@ -170,8 +170,29 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
 }
 
 template <class E, class OS, class DS, class XS>
+void Fgmres<E, OS, DS, XS>::set_operator(Operator op, std::string name) {
+  operator_ = std::move(op);
+  operator_name_ = std::move(name);
+  if (operator_ && user_x_.extent(0) == 0) {
+    user_x_ = Vector("fgmres.user_x", b_.extent(0));
+    user_y_ = Vector("fgmres.user_y", b_.extent(0));
+  }
+}
+
+template <class E, class OS, class DS, class XS>
+void Fgmres<E, OS, DS, XS>::multiply(const E& exec, const ConstVector& x, const Vector& y) {
+  if (!operator_) {
+    solver_.multiply_internal(exec, x, y);
+    return;
+  }
+  solver_.to_user(exec, x, user_x_);
+  operator_(exec, ConstVector(user_x_), user_y_);
+  solver_.to_internal(exec, ConstVector(user_y_), y);
+}
+
+template <class E, class OS, class DS, class XS>
 double Fgmres<E, OS, DS, XS>::residual(const E& exec) {
-  solver_.multiply_internal(exec, ConstVector(x_), r_);
+  multiply(exec, ConstVector(x_), r_);
   impl::subtract_from(exec, b_, r_);
   return solver_.norm(exec, ConstVector(r_));
 }
