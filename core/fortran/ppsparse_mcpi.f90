@@ -95,7 +95,7 @@ module ppsparse_mcpi
   public :: ppsparse_mcpi_create, ppsparse_mcpi_create_with, ppsparse_mcpi_options_default
   public :: ppsparse_mcpi_destroy, ppsparse_mcpi_sizes
   public :: ppsparse_mcpi_update, ppsparse_mcpi_update_f32, ppsparse_mcpi_apply, ppsparse_mcpi_fgmres
-  public :: ppsparse_mcpi_multiply, ppsparse_mcpi_history
+  public :: ppsparse_mcpi_multiply, ppsparse_mcpi_history, ppsparse_mcpi_fgmres_operator
   public :: ppsparse_mcpi_create_multigrid, ppsparse_multigrid_options_default, ppsparse_mcpi_levels
 
   interface
@@ -215,6 +215,22 @@ module ppsparse_mcpi
         bind(C, name="ppsparse_mcpi_fgmres")
       import :: c_int, c_double, c_ptr, ppsparse_fgmres_control, ppsparse_mcpi_status
       type(c_ptr), value :: solver
+      real(c_double), intent(in) :: R(*)
+      real(c_double), intent(inout) :: dq(*)
+      integer(c_int), value :: memory
+      type(ppsparse_fgmres_control), intent(in), optional :: control  ! absent: the defaults
+      type(ppsparse_mcpi_status), intent(out), optional :: status
+    end function
+    !> ppsparse_mcpi_fgmres with the caller's operator instead of the handle's A: op is
+    !> c_funloc of an integer(c_int) function op(x, y, context) bind(C) that sets y = A x
+    !> (x and y as R; context a type(c_ptr), value, passed through) and returns 0, or a nonzero
+    !> code that ends the call. The sweeps over the handle's values precondition it.
+    integer(c_int) function ppsparse_mcpi_fgmres_operator(solver, op, context, R, dq, memory, control, status) &
+        bind(C, name="ppsparse_mcpi_fgmres_operator")
+      import :: c_int, c_double, c_ptr, c_funptr, ppsparse_fgmres_control, ppsparse_mcpi_status
+      type(c_ptr), value :: solver
+      type(c_funptr), value :: op
+      type(c_ptr), value :: context
       real(c_double), intent(in) :: R(*)
       real(c_double), intent(inout) :: dq(*)
       integer(c_int), value :: memory

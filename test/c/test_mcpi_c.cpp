@@ -112,6 +112,78 @@ TEST(McpiC, SolvesAsTheCppSolver) {
   EXPECT_EQ(ppsparse_mcpi_destroy(nullptr), PPSPARSE_SUCCESS);
 }
 
+// The caller's operator for ppsparse_mcpi_fgmres_operator: y = A x + shift x through the
+// handle's own multiply, or the code `fail` (nonzero).
+struct ShiftedOperator {
+  ppsparse_mcpi_solver* s;
+  size_t len;
+  double shift;
+  int fail = 0;
+  int calls = 0;
+};
+
+int shifted_operator(const double* x, double* y, void* context) {
+  auto* op = static_cast<ShiftedOperator*>(context);
+  ++op->calls;
+  if (op->fail) return op->fail;
+  if (ppsparse_mcpi_multiply(op->s, x, y, PPSPARSE_MEMORY_HOST) != PPSPARSE_SUCCESS) return -1;
+  for (size_t i = 0; i < op->len; ++i) y[i] += op->shift * x[i];
+  return 0;
+}
+
+TEST(McpiC, FgmresSolvesTheCallersOperator) {
+  const Arrays a = arrays(3);
+  ppsparse_mcpi_solver* s = nullptr;
+  ASSERT_EQ(ppsparse_mcpi_create(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr, PPSPARSE_MEMORY_HOST),
+            PPSPARSE_SUCCESS)
+      << last();
+  ASSERT_EQ(ppsparse_mcpi_update(s, a.O.data(), a.D.data(), PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST),
+            PPSPARSE_SUCCESS);
+  ShiftedOperator op{s, a.R.size(), 0.4};
+  ppsparse_fgmres_control fc;
+  ppsparse_fgmres_control_default(&fc);
+  fc.rtol = 1e-8;
+  std::vector<double> dq(a.R.size(), std::nan(""));
+  ppsparse_mcpi_status st;
+  ASSERT_EQ(
+      ppsparse_mcpi_fgmres_operator(s, shifted_operator, &op, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &fc, &st),
+      PPSPARSE_SUCCESS)
+      << last();
+  EXPECT_EQ(st.reason, PPSPARSE_CONVERGED);
+  EXPECT_GE(op.calls, st.iterations);
+  // R - (A + 0.4 I) dq, A as the handle applies it.
+  auto relative_residual = [&](double shift) {
+    std::vector<double> y(dq.size());
+    EXPECT_EQ(ppsparse_mcpi_multiply(s, dq.data(), y.data(), PPSPARSE_MEMORY_HOST), PPSPARSE_SUCCESS);
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      const double r = a.R[i] - y[i] - shift * dq[i];
+      err += r * r;
+      norm += a.R[i] * a.R[i];
+    }
+    return std::sqrt(err / norm);
+  };
+  EXPECT_LT(relative_residual(0.4), 1e-7);
+  EXPECT_GT(relative_residual(0.0), 1e-3) << "the solution of A + 0.4 I, not of A";
+  // op's own code ends the call, in one line.
+  op.fail = 7;
+  op.calls = 0;
+  EXPECT_EQ(
+      ppsparse_mcpi_fgmres_operator(s, shifted_operator, &op, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &fc, &st),
+      PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(last(), "ppsparse_mcpi_fgmres_operator: op returned 7 at its product 1 (1-based)");
+  EXPECT_EQ(st.reason, PPSPARSE_FAILED);
+  EXPECT_EQ(op.calls, 1);
+  EXPECT_EQ(ppsparse_mcpi_fgmres_operator(s, nullptr, &op, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &fc, &st),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("op"), std::string::npos) << last();
+  // ppsparse_mcpi_fgmres solves A again.
+  ASSERT_EQ(ppsparse_mcpi_fgmres(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &fc, &st), PPSPARSE_SUCCESS) << last();
+  EXPECT_EQ(st.reason, PPSPARSE_CONVERGED);
+  EXPECT_LT(relative_residual(0.0), 1e-7);
+  EXPECT_EQ(ppsparse_mcpi_destroy(s), PPSPARSE_SUCCESS);
+}
+
 TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
   const Arrays a = arrays(5);
   ppsparse_mcpi_options o;

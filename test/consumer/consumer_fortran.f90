@@ -1,10 +1,27 @@
 !> Solves a small MCPI system through the installed Fortran module.
-program consumer_fortran
+module consumer_operator
   use, intrinsic :: iso_c_binding
   use ppsparse_mcpi
   implicit none
+  type(c_ptr) :: handle
+contains
+  !> y = (A + 0.5 I) x through the handle's own multiply: the operator of ppsparse_mcpi_fgmres_operator.
+  integer(c_int) function shifted(x, y, context) bind(C)
+    real(c_double), intent(in) :: x(8)
+    real(c_double), intent(out) :: y(8)
+    type(c_ptr), value :: context
+    shifted = ppsparse_mcpi_multiply(handle, x, y, PPSPARSE_MEMORY_HOST)
+    y = y + 0.5d0 * x
+  end function
+end module consumer_operator
+
+program consumer_fortran
+  use, intrinsic :: iso_c_binding
+  use ppsparse_mcpi
+  use consumer_operator
+  implicit none
   integer(c_int32_t) :: row_ptr(5) = [1, 2, 4, 6, 7], col_idx(6) = [2, 1, 3, 2, 4, 3]
-  real(c_double) :: O(24), D(16), R(8), dq(8)
+  real(c_double) :: O(24), D(16), R(8), dq(8), y(8)
   type(c_ptr) :: s
   type(ppsparse_mcpi_control) :: c
   type(ppsparse_mcpi_status) :: st
@@ -37,7 +54,18 @@ program consumer_fortran
   if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_apply(s, R, dq, PPSPARSE_MEMORY_HOST, c, st)
   ! The defaults, with neither control nor status (optional arguments).
   if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_apply(s, R, dq, PPSPARSE_MEMORY_HOST)
+  ! FGMRES on A + 0.5 I given as a Fortran function, preconditioned by the sweeps over A.
+  call ppsparse_fgmres_control_default(g)
+  g%rtol = 1d-10
+  handle = s
+  if (ierr == PPSPARSE_SUCCESS) ierr = ppsparse_mcpi_fgmres_operator(s, c_funloc(shifted), c_null_ptr, R, dq, &
+                                                                       PPSPARSE_MEMORY_HOST, g, st)
+  if (ierr == PPSPARSE_SUCCESS) ierr = shifted(dq, y, c_null_ptr)
   if (ierr /= PPSPARSE_SUCCESS) print *, 'consumer_fortran: ', ppsparse_error_message()
+  if (ierr /= PPSPARSE_SUCCESS .or. st%reason /= PPSPARSE_CONVERGED .or. norm2(R - y) > 1d-8 * norm2(R)) then
+    print *, 'consumer_fortran: FAILED: the operator', ierr, st%reason, norm2(R - y)
+    stop 1
+  end if
   q = ppsparse_mcpi_destroy(s)
   ! The same system through a multigrid of two levels (the type's layout is the C struct's).
   call ppsparse_mcpi_options_default(setup)

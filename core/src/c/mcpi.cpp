@@ -447,24 +447,74 @@ int ppsparse_mcpi_apply(ppsparse_mcpi_solver* s, const double* R, double* dq, in
   });
 }
 
+}  // extern "C"
+
+namespace {
+
+/// The handle's FGMRES for the control (made anew when the control changed).
+mcpi::Fgmres<>& fgmres_of(ppsparse_mcpi_solver* s, const ppsparse_fgmres_control* control) {
+  auto& solver = solver_of(s);
+  const mcpi::FgmresControl c = to_control(control);
+  mcpi::check_fgmres_control(c);
+  if (!s->fgmres || !(s->fgmres_control == c)) {
+    s->fgmres.reset();
+    s->fgmres = std::make_unique<mcpi::Fgmres<>>(solver, c);
+    if (s->multigrid) s->fgmres->set_preconditioner(s->multigrid->preconditioner());
+    s->fgmres_control = c;
+  }
+  return *s->fgmres;
+}
+
+void solve_fgmres(ppsparse_mcpi_solver* s, mcpi::Fgmres<>& gmres, const double* R, double* dq, int memory,
+                  ppsparse_mcpi_status* status) {
+  with_vectors(solver_of(s), memory, R, dq, [&](const auto& r, const auto& x) {
+    const mcpi::Status st = gmres.solve(DefaultExecSpace(), r, x);
+    s->history = st.history;
+    to_status(st, status);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
 int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* s, const double* R, double* dq, int memory,
                          const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status) {
   failed_status(status);
-  return guarded("ppsparse_mcpi_fgmres", [&] {
-    auto& solver = solver_of(s);
-    const mcpi::FgmresControl c = to_control(control);
-    mcpi::check_fgmres_control(c);
-    if (!s->fgmres || !(s->fgmres_control == c)) {
-      s->fgmres.reset();
-      s->fgmres = std::make_unique<mcpi::Fgmres<>>(solver, c);
-      if (s->multigrid) s->fgmres->set_preconditioner(s->multigrid->preconditioner());
-      s->fgmres_control = c;
-    }
-    with_vectors(solver, memory, R, dq, [&](const auto& r, const auto& x) {
-      const mcpi::Status st = s->fgmres->solve(DefaultExecSpace(), r, x);
-      s->history = st.history;
-      to_status(st, status);
-    });
+  return guarded("ppsparse_mcpi_fgmres", [&] { solve_fgmres(s, fgmres_of(s, control), R, dq, memory, status); });
+}
+
+int ppsparse_mcpi_fgmres_operator(ppsparse_mcpi_solver* s, ppsparse_operator op, void* context, const double* R,
+                                  double* dq, int memory, const ppsparse_fgmres_control* control,
+                                  ppsparse_mcpi_status* status) {
+  failed_status(status);
+  return guarded("ppsparse_mcpi_fgmres_operator", [&] {
+    if (op == nullptr) throw InvalidArgument("op is NULL");
+    check_memory(memory);
+    mcpi::Fgmres<>& gmres = fgmres_of(s, control);
+    const size_t len = static_cast<size_t>(solver_of(s).n()) * solver_of(s).nb();
+    // Host memory: op sees host copies of the device vectors.
+    std::vector<double> hx(memory == PPSPARSE_MEMORY_HOST ? len : 0), hy(hx.size());
+    int products = 0;
+    gmres.set_operator(
+        [&](const DefaultExecSpace& exec, const mcpi::Fgmres<>::ConstVector& x, const mcpi::Fgmres<>::Vector& y) {
+          ++products;
+          const bool host = memory == PPSPARSE_MEMORY_HOST;
+          if (host) Kokkos::deep_copy(exec, wrap<double, HostSpace>(hx.data(), len), x);
+          exec.fence();
+          const int code = host ? op(hx.data(), hy.data(), context) : op(x.data(), y.data(), context);
+          if (code != 0)
+            throw InvalidArgument("op returned " + std::to_string(code) + " at its product " +
+                                  std::to_string(products) + " (1-based)");
+          if (host) Kokkos::deep_copy(exec, y, wrap<const double, HostSpace>(hy.data(), len));
+        },
+        "the caller's op");
+    // The next ppsparse_mcpi_fgmres uses A again, whatever happens here.
+    struct Restore {
+      mcpi::Fgmres<>& g;
+      ~Restore() { g.set_operator({}); }
+    } restore{gmres};
+    solve_fgmres(s, gmres, R, dq, memory, status);
   });
 }
 

@@ -190,6 +190,19 @@ int ppsparse_mcpi_apply(ppsparse_mcpi_solver* solver, const double* R, double* d
  *  (written on every return, as for ppsparse_mcpi_apply). */
 int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* solver, const double* R, double* dq, int memory,
                          const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status);
+/** y = A x for ppsparse_mcpi_fgmres_operator: n * nb doubles each, in the caller's numbering and
+ *  in the call's memory (device pointers with PPSPARSE_MEMORY_DEVICE). Returns 0, or a nonzero
+ *  code of the caller's that stops the solve. */
+typedef int (*ppsparse_operator)(const double* x, double* y, void* context);
+/** ppsparse_mcpi_fgmres with `op` as the operator instead of the handle's A, preconditioned by
+ *  the MCPI sweeps (or the multigrid cycle) over the handle's values: a Jacobian-free
+ *  Newton-Krylov step, for example, whose assembled approximate Jacobian is the handle's.
+ *  `context` is passed to op unchanged. The status's residuals are those of op's system. A
+ *  nonzero return of op ends the call with PPSPARSE_ERROR_INVALID_ARGUMENT, op's code in
+ *  ppsparse_last_error(). Later ppsparse_mcpi_fgmres calls use A again. */
+int ppsparse_mcpi_fgmres_operator(ppsparse_mcpi_solver* solver, ppsparse_operator op, void* context, const double* R,
+                                  double* dq, int memory, const ppsparse_fgmres_control* control,
+                                  ppsparse_mcpi_status* status);
 /** The residual checks of the handle's last solve (apply: every check_interval sweeps; FGMRES:
  *  every iteration): up to `capacity` pairs into steps[] and residuals[]. A step is the number of
  *  sweeps (FGMRES: iterations) behind the iterate that check measured; an MCPI check is formed during
