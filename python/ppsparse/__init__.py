@@ -77,7 +77,9 @@ class McpiSolver(_McpiSolver):
           final_residual=True, variant="auto", sweep_graphs=True) -> (dq, Status)
           (sweep_graphs: the sweeps between checks as one recorded device graph on GPUs)
     fgmres(R, dq=None, rtol=1e-6, atol=0, restart=30, max_iterations=300, sweeps=5,
-           initial_guess=False) -> (dq, Status)
+           initial_guess=False, op=None) -> (dq, Status)
+           (op: a callable op(x) -> y, your own operator in place of A, given NumPy arrays,
+           preconditioned by the sweeps over A: a Jacobian-free Newton-Krylov step)
     multiply(x) -> A x
     R, dq and x may be GPU arrays (both of a call on the GPU, or both on the host).
     """

@@ -159,7 +159,7 @@ class McpiSolver : public Releasable {
   }
 
   py::tuple fgmres(const py::handle& R, const py::handle& dq, double rtol, double atol, int restart, int max_iterations,
-                   int sweeps, bool initial_guess) {
+                   int sweeps, bool initial_guess, const py::object& op) {
     mcpi::FgmresControl fc;
     fc.rtol = rtol;
     fc.atol = atol;
@@ -173,6 +173,28 @@ class McpiSolver : public Releasable {
       if (mg_) gmres_->set_preconditioner(mg_->preconditioner());
       gmres_control_ = fc;
     }
+    if (op.is_none())
+      return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return gmres_->solve(Exec(), r, x); });
+    if (!PyCallable_Check(op.ptr())) throw py::type_error("op: a callable op(x) -> y was expected");
+    // op sees a NumPy copy of each vector (also on GPUs) and returns y of as many numbers.
+    const auto len = static_cast<py::ssize_t>(vector_size());
+    int products = 0;
+    gmres_->set_operator(
+        [&](const Exec& exec, const mcpi::Fgmres<Exec>::ConstVector& x, const mcpi::Fgmres<Exec>::Vector& y) {
+          ++products;
+          py::array_t<double> xh(len);
+          Kokkos::deep_copy(exec, HostOut<double>(xh.mutable_data(), static_cast<size_t>(len)), x);
+          exec.fence();
+          const auto yh = as_array<double>(op(xh), "op's result (product " + std::to_string(products) + ")", len);
+          Kokkos::deep_copy(exec, y, in_view(yh));
+          exec.fence();
+        },
+        "the Python op");
+    // The next fgmres() without op solves A again, whatever happens here.
+    struct Restore {
+      mcpi::Fgmres<Exec>& g;
+      ~Restore() { g.set_operator({}); }
+    } restore{*gmres_};
     return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return gmres_->solve(Exec(), r, x); });
   }
 
@@ -302,12 +324,16 @@ void bind_mcpi(py::module_& m) {
            "initial guess when initial_guess. Returns (dq, Status). The residuals are of the system the "
            "sweeps see: O as stored in o_format (keep_fp32: the FP32 copy).")
       .def("fgmres", &McpiSolver::fgmres, "R"_a, "dq"_a = py::none(), "rtol"_a = 1e-6, "atol"_a = 0.0, "restart"_a = 30,
-           "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false,
+           "max_iterations"_a = 300, "sweeps"_a = 5, "initial_guess"_a = false, "op"_a = py::none(),
            "Solves A dq = R by FGMRES(restart) right-preconditioned by `sweeps` MCPI sweeps (with multigrid: "
            "by one multigrid cycle, `sweeps` unused), to rtol or atol, at most max_iterations iterations. "
            "Returns (dq, Status). Its operator is A with O as the solver "
            "stores it (FP32 by default, keep_fp32 for the reduced formats), or with your values in FP64 "
-           "(keep_fp64): a converged status is of that system, which Status.system names.")
+           "(keep_fp64): a converged status is of that system, which Status.system names. op: a callable "
+           "op(x) -> y that applies your own operator instead of A (x a float64 NumPy array of n * nb, "
+           "in your numbering, copied to the host also on GPUs), preconditioned by the sweeps over A: a "
+           "Jacobian-free Newton-Krylov step whose assembled approximation is A; the status is then op's "
+           "system.")
       .def("multiply", &McpiSolver::multiply, "x"_a,
            "y = A x = (D + O) x in FP64 in your numbering (D through its LU factors).")
       .def("_native_apply_seconds", &McpiSolver::native_apply_seconds, "R"_a, "dq"_a, "repeats"_a = 100,

@@ -38,6 +38,33 @@ def grid_system(g=6, nb=3, seed=7):
     return O, D, A, R
 
 
+def test_fgmres_solves_your_operator_preconditioned_by_the_sweeps():
+    O, D, A, R = grid_system()
+    solver = ppsparse.McpiSolver.from_bsr(O)
+    solver.update(O.data, D)
+    shifted = (A + 0.4 * sp.identity(A.shape[0])).tocsc()
+    calls = []
+
+    def op(x):
+        calls.append(1)
+        return A @ x + 0.4 * x
+
+    dq, st = solver.fgmres(R, rtol=1e-10, restart=2, sweeps=1, op=op)
+    assert st.converged and st.system == "operator: the Python op", st
+    assert len(calls) >= st.iterations > 2  # across restarts
+    exact = spla.spsolve(shifted, R)
+    assert np.linalg.norm(dq - exact) <= 1e-8 * np.linalg.norm(exact)
+    with pytest.raises(ValueError, match=r"op's result \(product 1\) has 3 entries, expected 648"):
+        solver.fgmres(R, op=lambda x: np.zeros(3))
+    with pytest.raises(ZeroDivisionError):
+        solver.fgmres(R, op=lambda x: 1 / 0)
+    with pytest.raises(TypeError, match="op: a callable"):
+        solver.fgmres(R, op=3)
+    dq2, st2 = solver.fgmres(R, rtol=1e-10)  # A again
+    assert st2.system != st.system
+    assert np.linalg.norm(dq2 - spla.spsolve(A.tocsc(), R)) <= 1e-8 * np.linalg.norm(dq2)
+
+
 def test_apply_and_fgmres_solve_what_scipy_solves():
     O, D, A, R = grid_system()
     solver = ppsparse.McpiSolver.from_bsr(O)
