@@ -246,7 +246,7 @@ solver:
                          the step at which the limiter only decreases (--limiter-freeze)
   --linear-rtol X        each step's linear tolerance (default 1e-2)
   --sweeps K             MCPI: sweep limit (default 100); FGMRES: sweeps per
-                         preconditioner (default 20)
+                         preconditioner (default 20 at first order, 40 at second)
 
 output:
   --output DIR           where the files go (default: the current folder)

@@ -88,7 +88,9 @@ struct NonlinearControl {
   enum class Linear { mcpi, fgmres, multigrid } linear = Linear::fgmres;
   double linear_rtol = 1e-2;  ///< each step's linear tolerance
   int mcpi_sweeps = 100;      ///< MCPI alone: the sweep limit
-  int fgmres_sweeps = 20;     ///< FGMRES: sweeps per preconditioner application (fastest measured)
+  /// FGMRES: sweeps per preconditioner application; 0: 20 at first order, 40 at second (the
+  /// fastest measured at each, docs/perf/flow_defaults.md and flow_second_order.md).
+  int fgmres_sweeps = 0;
   int fgmres_restart = 30;
   int fgmres_iterations = 60;  ///< FGMRES: the iteration limit
   /// FGMRES's operator: the assembled first-order Jacobian (defect correction), or the
