@@ -37,9 +37,9 @@ void check_setup(const FlowSetup& s, int dim, size_t markers) {
   if (s.order != 1 && s.order != 2) bad("the order in space is 1 or 2, got " + std::to_string(s.order));
   if (!(s.limiter_k >= 0) || !std::isfinite(s.limiter_k)) bad("the limiter constant K must be >= 0 (0: no limiter)");
   if (!(s.limiter_freeze >= 0) || !(s.limiter_freeze < 1))
-    bad("the limiter's freezing drop must be within [0, 1) (0: never)");
+    bad("the limiter's freezing drop (--limiter-freeze) must be within [0, 1) (0: never)");
   if (!(s.limiter_hold >= 0) || !(s.limiter_hold < 1))
-    bad("the limiter's holding drop must be within [0, 1) (0: never)");
+    bad("the limiter's holding drop (--limiter-hold) must be within [0, 1) (0: never)");
 }
 
 void check_control(const NonlinearControl& c) {
