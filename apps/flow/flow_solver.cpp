@@ -146,25 +146,31 @@ class EulerSolver final : public FlowSolver {
                                                 R, lambda, constants_});
   }
 
+  /// ||U||^2, which sets the difference product's step; once per step, not per product.
+  double state_norm_squared() const {
+    double uu = 0;
+    const auto U = U_;
+    Kokkos::parallel_reduce(
+        "flow::state_norm", Kokkos::RangePolicy<Exec>(0, U.extent(0)),
+        KOKKOS_LAMBDA(const size_t k, double& a) { a += U(k) * U(k); }, uu);
+    return uu;
+  }
   // y = dR/dU x + (lambda / cfl) x with pseudo_time, dR/dU x by a forward difference from R_,
   // the residual of U_ (Knoll and Keyes 2004): R(U + h x) with the limiter held, h = sqrt(eps)
   // ||U|| / ||x||, which perturbs U by about sqrt(eps) of itself (truncation and rounding errors
-  // both near 1e-8 of the product).
-  void jacobian_product(const ConstVector& x, const Vector& y, bool pseudo_time) {
+  // both near 1e-8 of the product). uu = ||U||^2 (state_norm_squared()).
+  void jacobian_product(const ConstVector& x, const Vector& y, bool pseudo_time, double uu) {
     const size_t len = U_.extent(0);
     if (U_probe_.extent(0) != len) {
       U_probe_ = Vector("flow::U_probe", len);
       R_probe_ = Vector("flow::R_probe", len);
       lambda_probe_ = Vector("flow::lambda_probe", lambda_.extent(0));
     }
-    double xx = 0, uu = 0;
+    double xx = 0;
     const auto U = U_;
     Kokkos::parallel_reduce(
         "flow::product_norm", Kokkos::RangePolicy<Exec>(0, len),
         KOKKOS_LAMBDA(const size_t k, double& a) { a += x(k) * x(k); }, xx);
-    Kokkos::parallel_reduce(
-        "flow::state_norm", Kokkos::RangePolicy<Exec>(0, len),
-        KOKKOS_LAMBDA(const size_t k, double& a) { a += U(k) * U(k); }, uu);
     if (!(xx > 0)) {
       Kokkos::deep_copy(y, 0.0);
       return;
@@ -192,7 +198,7 @@ class EulerSolver final : public FlowSolver {
     Vector xd("flow::x", x.size()), yd("flow::y", x.size());
     Kokkos::deep_copy(xd, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                               x.data(), x.size()));
-    jacobian_product(xd, yd, false);
+    jacobian_product(xd, yd, false, state_norm_squared());
     Kokkos::fence();
     return to_host(yd);
   }
@@ -404,14 +410,15 @@ class EulerSolver final : public FlowSolver {
         exec.fence();
         rec.t_factor += seconds_since(t);
         t = Clock::now();
-        if (rec.newton_krylov) {
-          linear_->set_operator(
-              [this](const Exec&, const ConstVector& x, const Vector& y) { jacobian_product(x, y, true); },
-              "the residual's Jacobian by finite differences, plus V / dt");
-        } else if (linear_->krylov()) {
-          linear_->set_operator({}, "");
-        }
-        const ppsparse::mcpi::Status s = linear_->solve(exec, rhs_, dQ_);
+        const ppsparse::mcpi::Status s =
+            rec.newton_krylov
+                ? linear_->solve(
+                      exec, rhs_, dQ_,
+                      [this, uu = state_norm_squared()](const Exec&, const ConstVector& x, const Vector& y) {
+                        jacobian_product(x, y, true, uu);
+                      },
+                      "the residual's Jacobian by finite differences, plus V / dt")
+                : linear_->solve(exec, rhs_, dQ_);
         exec.fence();
         rec.t_solve += seconds_since(t);
         rec.linear_iterations += s.iterations;

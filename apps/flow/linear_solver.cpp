@@ -64,9 +64,10 @@ ppsparse::mcpi::Status LinearSolver::solve(const Exec& exec, const Vector& rhs, 
   return solver_->apply(exec, rhs, dQ, control);
 }
 
-void LinearSolver::set_operator(Operator op, const std::string& name) {
+ppsparse::mcpi::Status LinearSolver::solve(const Exec& exec, const Vector& rhs, const Vector& dQ, const Operator& op,
+                                           const std::string& name) {
   if (!gmres_) throw ppsparse::InvalidArgument("flow: an operator needs FGMRES, and the linear solver is MCPI alone");
-  gmres_->set_operator(std::move(op), name);
+  return gmres_->solve(exec, rhs, dQ, op, name);
 }
 
 namespace {

@@ -36,9 +36,11 @@ class LinearSolver {
   ppsparse::mcpi::Status solve(const Exec& exec, const Vector& rhs, const Vector& dQ);
   /// Whether solve() runs FGMRES (which can take an operator in place of the assembled matrix).
   bool krylov() const { return gmres_ != nullptr; }
-  /// FGMRES's operator from now on (Fgmres::set_operator; empty: the assembled matrix); needs krylov().
+  /// dQ ~ op^-1 rhs by FGMRES with `op` in place of the assembled matrix, which still
+  /// preconditions (Fgmres::solve with an operator); needs krylov().
   using Operator = ppsparse::mcpi::Fgmres<Exec>::Operator;
-  void set_operator(Operator op, const std::string& name);
+  ppsparse::mcpi::Status solve(const Exec& exec, const Vector& rhs, const Vector& dQ, const Operator& op,
+                               const std::string& name);
   /// Its levels' block rows and device memory, in a line ("" before the first prepare()).
   std::string summary() const;
 

@@ -179,23 +179,18 @@ class McpiSolver : public Releasable {
     // op sees a NumPy copy of each vector (also on GPUs) and returns y of as many numbers.
     const auto len = static_cast<py::ssize_t>(vector_size());
     int products = 0;
-    gmres_->set_operator(
-        [&](const Exec& exec, const mcpi::Fgmres<Exec>::ConstVector& x, const mcpi::Fgmres<Exec>::Vector& y) {
-          ++products;
-          py::array_t<double> xh(len);
-          Kokkos::deep_copy(exec, HostOut<double>(xh.mutable_data(), static_cast<size_t>(len)), x);
-          exec.fence();
-          const auto yh = as_array<double>(op(xh), "op's result (product " + std::to_string(products) + ")", len);
-          Kokkos::deep_copy(exec, y, in_view(yh));
-          exec.fence();
-        },
-        "the Python op");
-    // The next fgmres() without op solves A again, whatever happens here.
-    struct Restore {
-      mcpi::Fgmres<Exec>& g;
-      ~Restore() { g.set_operator({}); }
-    } restore{*gmres_};
-    return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return gmres_->solve(Exec(), r, x); });
+    const mcpi::Fgmres<Exec>::Operator product = [&](const Exec& exec, const mcpi::Fgmres<Exec>::ConstVector& x,
+                                                     const mcpi::Fgmres<Exec>::Vector& y) {
+      ++products;
+      py::array_t<double> xh(len);
+      Kokkos::deep_copy(exec, HostOut<double>(xh.mutable_data(), static_cast<size_t>(len)), x);
+      exec.fence();
+      const auto yh = as_array<double>(op(xh), "op's result (product " + std::to_string(products) + ")", len);
+      Kokkos::deep_copy(exec, y, in_view(yh));
+      exec.fence();
+    };
+    return solve(R, dq, initial_guess,
+                 [&](const auto& r, const auto& x) { return gmres_->solve(Exec(), r, x, product, "the Python op"); });
   }
 
   py::object multiply(const py::handle& x) {

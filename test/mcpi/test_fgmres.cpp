@@ -155,18 +155,16 @@ TEST(McpiFgmres, SolvesAUsersOperatorPreconditionedByTheSolversSweeps) {
   fc.restart = 3;  // restarts too: the restart's residual uses the operator
   Fgmres<> gmres(solver, fc);
   int products = 0;
-  gmres.set_operator(
-      [&](const Exec& exec, const Kokkos::View<const double*, Mem>& x, const Kokkos::View<double*, Mem>& y) {
-        ++products;
-        solver.multiply(exec, x, y);
-        Kokkos::parallel_for("test::add_shifted", Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)),
-                             AddShifted{x, y, shift});
-      },
-      "A + 0.4 I");
+  const Fgmres<>::Operator shifted_a = [&](const Exec& exec, const Kokkos::View<const double*, Mem>& x,
+                                           const Kokkos::View<double*, Mem>& y) {
+    ++products;
+    solver.multiply(exec, x, y);
+    Kokkos::parallel_for("test::add_shifted", Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)), AddShifted{x, y, shift});
+  };
   const auto R = device_view(a.R);
   Kokkos::View<double*, Mem> dq("dq", a.R.size());
   Kokkos::deep_copy(dq, std::nan(""));
-  const Status st = gmres.solve(Exec(), R, dq);
+  const Status st = gmres.solve(Exec(), R, dq, shifted_a, "A + 0.4 I");
   ASSERT_TRUE(st.converged()) << name(st.reason) << " after " << st.iterations;
   EXPECT_EQ(st.system, "operator: A + 0.4 I");
   EXPECT_GT(st.iterations, fc.restart) << "the test should cross a restart";
@@ -181,11 +179,19 @@ TEST(McpiFgmres, SolvesAUsersOperatorPreconditionedByTheSolversSweeps) {
   EXPECT_NEAR(st.final_residual, true_res, 1e-2 * true_res);
   // Not A's solution: A's residual stays large.
   EXPECT_GT(host_residual(a, to_vector(dq)), 1e-2 * st.initial_residual);
-  // An empty operator gives the solver's A back.
-  gmres.set_operator({});
+  // The next solve without an operator is A's; an empty operator is A too.
   const Status plain = gmres.solve(Exec(), R, dq);
   EXPECT_EQ(plain.system, "O as stored (fp32)");
   EXPECT_LE(host_residual(a, to_vector(dq)), 1.01e-5 * plain.initial_residual);
+  const Status empty = gmres.solve(Exec(), R, dq, Fgmres<>::Operator{}, "nothing");
+  EXPECT_EQ(empty.system, "O as stored (fp32)");
+  // An operator that throws ends its solve with its error; the next solve is A's.
+  const Fgmres<>::Operator failing = [](const Exec&, const Kokkos::View<const double*, Mem>&,
+                                        const Kokkos::View<double*, Mem>&) {
+    throw InvalidArgument("the product failed");
+  };
+  EXPECT_THROW(gmres.solve(Exec(), R, dq, failing, "failing"), InvalidArgument);
+  EXPECT_EQ(gmres.solve(Exec(), R, dq).system, "O as stored (fp32)");
 }
 
 TEST(McpiFgmres, BadInputGivesClearErrors) {

@@ -465,10 +465,12 @@ mcpi::Fgmres<>& fgmres_of(ppsparse_mcpi_solver* s, const ppsparse_fgmres_control
   return *s->fgmres;
 }
 
+/// FGMRES on A, or on op where it is not null.
 void solve_fgmres(ppsparse_mcpi_solver* s, mcpi::Fgmres<>& gmres, const double* R, double* dq, int memory,
-                  ppsparse_mcpi_status* status) {
+                  ppsparse_mcpi_status* status, const mcpi::Fgmres<>::Operator* op = nullptr) {
   with_vectors(solver_of(s), memory, R, dq, [&](const auto& r, const auto& x) {
-    const mcpi::Status st = gmres.solve(DefaultExecSpace(), r, x);
+    const mcpi::Status st =
+        op ? gmres.solve(DefaultExecSpace(), r, x, *op, "the caller's op") : gmres.solve(DefaultExecSpace(), r, x);
     s->history = st.history;
     to_status(st, status);
   });
@@ -496,25 +498,19 @@ int ppsparse_mcpi_fgmres_operator(ppsparse_mcpi_solver* s, ppsparse_operator op,
     // Host memory: op sees host copies of the device vectors.
     std::vector<double> hx(memory == PPSPARSE_MEMORY_HOST ? len : 0), hy(hx.size());
     int products = 0;
-    gmres.set_operator(
-        [&](const DefaultExecSpace& exec, const mcpi::Fgmres<>::ConstVector& x, const mcpi::Fgmres<>::Vector& y) {
-          ++products;
-          const bool host = memory == PPSPARSE_MEMORY_HOST;
-          if (host) Kokkos::deep_copy(exec, wrap<double, HostSpace>(hx.data(), len), x);
-          exec.fence();
-          const int code = host ? op(hx.data(), hy.data(), context) : op(x.data(), y.data(), context);
-          if (code != 0)
-            throw InvalidArgument("op returned " + std::to_string(code) + " at its product " +
-                                  std::to_string(products) + " (1-based)");
-          if (host) Kokkos::deep_copy(exec, y, wrap<const double, HostSpace>(hy.data(), len));
-        },
-        "the caller's op");
-    // The next ppsparse_mcpi_fgmres uses A again, whatever happens here.
-    struct Restore {
-      mcpi::Fgmres<>& g;
-      ~Restore() { g.set_operator({}); }
-    } restore{gmres};
-    solve_fgmres(s, gmres, R, dq, memory, status);
+    const mcpi::Fgmres<>::Operator product = [&](const DefaultExecSpace& exec, const mcpi::Fgmres<>::ConstVector& x,
+                                                 const mcpi::Fgmres<>::Vector& y) {
+      ++products;
+      const bool host = memory == PPSPARSE_MEMORY_HOST;
+      if (host) Kokkos::deep_copy(exec, wrap<double, HostSpace>(hx.data(), len), x);
+      exec.fence();
+      const int code = host ? op(hx.data(), hy.data(), context) : op(x.data(), y.data(), context);
+      if (code != 0)
+        throw InvalidArgument("op returned " + std::to_string(code) + " at its product " + std::to_string(products) +
+                              " (1-based)");
+      if (host) Kokkos::deep_copy(exec, y, wrap<const double, HostSpace>(hy.data(), len));
+    };
+    solve_fgmres(s, gmres, R, dq, memory, status, &product);
   });
 }
 

@@ -34,7 +34,8 @@ Fgmres<E, OS, DS, XS>::Fgmres(SolverType& solver, const FgmresControl& control) 
 }
 
 template <class E, class OS, class DS, class XS>
-Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArray& R, const detail::UserArray& dQ) {
+Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArray& R, const detail::UserArray& dQ,
+                                           const Operator* op, const std::string& op_name) {
   const size_t len = b_.extent(0);
   if (R.size != len || dQ.size != len)
     throw InvalidArgument("mcpi fgmres: R and dQ must have n * nb = " + std::to_string(len) + " entries, got " +
@@ -51,13 +52,18 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
   }
   Status st;
   st.kernel = solver_.kernel_name(exec, c.variant);
-  st.system = operator_ ? "operator: " + operator_name_ : solver_.operator_system();
+  if (op && !*op) op = nullptr;  // an empty function: the solver's A
+  if (op && user_x_.extent(0) == 0) {
+    user_x_ = Vector("fgmres.user_x", len);
+    user_y_ = Vector("fgmres.user_y", len);
+  }
+  st.system = op ? "operator: " + op_name : solver_.operator_system();
   const double bn = solver_.norm(exec, ConstVector(b_));
   if (!std::isfinite(bn)) throw NumericalError("mcpi fgmres: R holds a NaN or Inf");
   // From dQ = 0 the residual is R itself: no operator product.
   double beta = bn;
   if (given) {
-    beta = residual(exec);
+    beta = residual(exec, op);
   } else {
     Kokkos::deep_copy(exec, r_, b_);
   }
@@ -86,7 +92,7 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
         st.sweeps += c.sweeps;
       }
       const auto w = column(V_, j + 1);
-      multiply(exec, ConstVector(zj), w);
+      multiply(exec, op, ConstVector(zj), w);
       // Classical Gram-Schmidt, twice, in three passes over V: h = V^T w; w -= V h and
       // h2 = V^T w; w -= V h2 and ||w||.
       const auto Vj = Kokkos::subview(V_, Kokkos::ALL(), Kokkos::make_pair(0, j + 1));
@@ -142,7 +148,7 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
     std::vector<double> unused(static_cast<size_t>(j) + 1);
     impl::gram_schmidt_pass(exec, Kokkos::subview(Z_, Kokkos::ALL(), Kokkos::make_pair(0, j)), j, h_, true, false, x_,
                             unused.data());
-    beta = residual(exec);
+    beta = residual(exec, op);
     if (!std::isfinite(beta)) {
       st.reason = StopReason::not_finite;
       break;
@@ -170,29 +176,19 @@ Status Fgmres<E, OS, DS, XS>::solve_arrays(const E& exec, const detail::UserArra
 }
 
 template <class E, class OS, class DS, class XS>
-void Fgmres<E, OS, DS, XS>::set_operator(Operator op, std::string name) {
-  operator_ = std::move(op);
-  operator_name_ = std::move(name);
-  if (operator_ && user_x_.extent(0) == 0) {
-    user_x_ = Vector("fgmres.user_x", b_.extent(0));
-    user_y_ = Vector("fgmres.user_y", b_.extent(0));
-  }
-}
-
-template <class E, class OS, class DS, class XS>
-void Fgmres<E, OS, DS, XS>::multiply(const E& exec, const ConstVector& x, const Vector& y) {
-  if (!operator_) {
+void Fgmres<E, OS, DS, XS>::multiply(const E& exec, const Operator* op, const ConstVector& x, const Vector& y) {
+  if (!op) {
     solver_.multiply_internal(exec, x, y);
     return;
   }
   solver_.to_user(exec, x, user_x_);
-  operator_(exec, ConstVector(user_x_), user_y_);
+  (*op)(exec, ConstVector(user_x_), user_y_);
   solver_.to_internal(exec, ConstVector(user_y_), y);
 }
 
 template <class E, class OS, class DS, class XS>
-double Fgmres<E, OS, DS, XS>::residual(const E& exec) {
-  multiply(exec, ConstVector(x_), r_);
+double Fgmres<E, OS, DS, XS>::residual(const E& exec, const Operator* op) {
+  multiply(exec, op, ConstVector(x_), r_);
   impl::subtract_from(exec, b_, r_);
   return solver_.norm(exec, ConstVector(r_));
 }

@@ -51,40 +51,46 @@ class Fgmres {
   using Preconditioner = std::function<void(const ExecSpace&, const ConstVector&, const Vector&)>;
   void set_preconditioner(Preconditioner p) { preconditioner_ = std::move(p); }
 
-  /// y = A x with x and y in the user's numbering (device views of n * nb doubles): an operator
-  /// in place of the solver's own A, for example the finite-difference product of a nonlinear
-  /// residual's Jacobian (Jacobian-free Newton-Krylov, Knoll and Keyes 2004), preconditioned by
-  /// the sweeps (or the preconditioner above) over the solver's assembled approximation of it.
-  /// The status's residuals are then of this operator's system (Status::system says
-  /// "operator: <name>"). Empty: the solver's A.
-  using Operator = std::function<void(const ExecSpace&, const ConstVector&, const Vector&)>;
-  void set_operator(Operator op, std::string name = "user operator");
-
   /// Solves A dQ = R; R and dQ are n * nb doubles in the user's numbering (device views; host
   /// views are staged). The status counts iterations and preconditioner sweeps; its final
   /// residual is the true ||R - A dQ||_2. Errors as Solver::apply.
   template <class RView, class XView>
   Status solve(const ExecSpace& exec, const RView& R, const XView& dQ) {
     return solve_arrays(exec, detail::user_vector<ExecSpace>(R, "fgmres: R"),
-                        detail::user_vector<ExecSpace>(dQ, "fgmres: dQ"));
+                        detail::user_vector<ExecSpace>(dQ, "fgmres: dQ"), nullptr, {});
+  }
+
+  /// y = A x with x and y in the user's numbering (device views of n * nb doubles).
+  using Operator = std::function<void(const ExecSpace&, const ConstVector&, const Vector&)>;
+  /// Solves op(dQ) = R, this call only, with `op` in place of the solver's own A: for example
+  /// the finite-difference product of a nonlinear residual's Jacobian (Jacobian-free
+  /// Newton-Krylov, Knoll and Keyes 2004), preconditioned by the sweeps (or the preconditioner
+  /// above) over the solver's assembled approximation of it. The status's residuals are of this
+  /// operator's system (Status::system says "operator: <name>"). An error thrown by op ends the
+  /// call with that error.
+  template <class RView, class XView>
+  Status solve(const ExecSpace& exec, const RView& R, const XView& dQ, const Operator& op,
+               const std::string& name = "user operator") {
+    return solve_arrays(exec, detail::user_vector<ExecSpace>(R, "fgmres: R"),
+                        detail::user_vector<ExecSpace>(dQ, "fgmres: dQ"), &op, name);
   }
 
  private:
-  Status solve_arrays(const ExecSpace& exec, const detail::UserArray& R, const detail::UserArray& dQ);
+  /// The solve, by op where it is not null (named op_name), else by the solver's A.
+  Status solve_arrays(const ExecSpace& exec, const detail::UserArray& R, const detail::UserArray& dQ,
+                      const Operator* op, const std::string& op_name);
   static Vector column(const Matrix& M, int j) { return Vector(M.data() + j * M.stride(1), M.extent(0)); }
   /// r = b - A x; returns ||r||_2 (synchronises).
-  double residual(const ExecSpace& exec);
+  double residual(const ExecSpace& exec, const Operator* op);
   /// dst = the user's vector v.
   void stage_in(const ExecSpace& exec, const detail::UserArray& v, const Vector& dst);
-  /// y = A x in the solver's colour order, by the operator set or the solver's own.
-  void multiply(const ExecSpace& exec, const ConstVector& x, const Vector& y);
+  /// y = A x in the solver's colour order, by op where it is not null, else by the solver's own.
+  void multiply(const ExecSpace& exec, const Operator* op, const ConstVector& x, const Vector& y);
 
   SolverType& solver_;
   FgmresControl control_;
   Preconditioner preconditioner_;
-  Operator operator_;
-  std::string operator_name_;
-  Vector user_x_, user_y_;  ///< the operator's vectors in the user's numbering (allocated by set_operator)
+  Vector user_x_, user_y_;  ///< an operator's vectors in the user's numbering (allocated at its first solve)
   Matrix V_, Z_;
   Vector b_, x_, r_;
   Kokkos::View<double*, memory_space> h_, h2_;
