@@ -94,8 +94,12 @@ std::string LinearSolver::summary() const {
   const double all = static_cast<double>(mg_->device_bytes()), finest = static_cast<double>(levels[0].device_bytes);
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.2fx", all / finest);
+  const ppsparse::mcpi::GraphStats gs = mg_->graph_stats();
+  const std::string cycles = gs.recordings > 0 ? "cycles replayed as one device graph (" + std::to_string(gs.replays) +
+                                                     " replays, " + std::to_string(gs.recordings) + " recorded)"
+                                               : "cycles launched kernel by kernel: " + gs.why_not;
   return "multigrid: " + std::to_string(levels.size()) + " levels of " + rows + " block rows; " + bytes(all) +
-         " on the device, " + ratio + " its finest level's " + bytes(finest) + " (a one-level solver's)";
+         " on the device, " + ratio + " its finest level's " + bytes(finest) + " (a one-level solver's); " + cycles;
 }
 
 }  // namespace flow

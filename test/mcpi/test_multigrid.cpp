@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <ppsparse/backend/device_graph.hpp>
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/fgmres.hpp>
@@ -117,17 +118,111 @@ TEST(McpiMultigrid, ARefreshEqualsAFreshHierarchyBitForBit) {
   for (size_t q = 0; q < h2.extent(0); ++q) ASSERT_EQ(h3(q), h2(q)) << q;
 }
 
-/// A host view of v (update() stages host arrays).
-Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged> host_view(const std::vector<double>& v) {
-  return Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
-}
-
 /// z = one cycle of mg on v (the finest colour order), on the host.
 std::vector<double> cycle_once(Multigrid<>& mg, const Kokkos::View<double*, Mem>& v) {
   Kokkos::View<double*, Mem> z("z", v.extent(0));
   mg.precondition(Exec(), v, z);
   const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), z);
   return std::vector<double>(h.data(), h.data() + h.extent(0));
+}
+
+TEST(McpiMultigrid, ARecordedCycleGivesTheEagerCyclesResultBitForBit) {
+  // On GPUs the first cycle runs eagerly, the second is recorded as one device graph and every
+  // later one replays it, across numeric refreshes; on CPUs every cycle is eager. Either way
+  // each cycle's result is the eager cycle's of the same values, bit for bit: the K-cycle's
+  // step sizes stay on the device, and a recorded cycle's unused second direction gets step 0.
+  const Laplacian a = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.02, 3);
+  const Laplacian b = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.05, 4);
+  const auto rp = test::device_view(a.row_ptr);
+  const auto ci = test::device_view(a.col_idx);
+  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  for (const auto cycle : {MultigridOptions::Cycle::k, MultigridOptions::Cycle::v}) {
+    MultigridOptions mo;
+    mo.coarse_rows = 20;
+    mo.cycle = cycle;
+    Multigrid<> mg(pattern, mo);
+    mg.update(Exec(), test::device_view(a.O), test::device_view(a.D));
+    ASSERT_GE(mg.levels().size(), 4u);
+    Kokkos::View<double*, Mem> v("v", a.R.size());
+    mg.fine().to_internal(Exec(), test::device_view(a.R), v);
+    const std::vector<double> eager = cycle_once(mg, v);
+    for (int k = 0; k < 2; ++k) {
+      const std::vector<double> again = cycle_once(mg, v);
+      for (size_t q = 0; q < eager.size(); ++q) ASSERT_EQ(again[q], eager[q]) << "cycle " << k + 1 << ", entry " << q;
+    }
+    // New values through the same hierarchy: the recorded cycle reads them where they are.
+    mg.update(Exec(), test::device_view(b.O), test::device_view(b.D));
+    const std::vector<double> refreshed = cycle_once(mg, v);
+    Multigrid<> fresh(pattern, mo);
+    fresh.update(Exec(), test::device_view(a.O), test::device_view(a.D));  // the same aggregates
+    fresh.update(Exec(), test::device_view(b.O), test::device_view(b.D));
+    const std::vector<double> expected = cycle_once(fresh, v);
+    for (size_t q = 0; q < expected.size(); ++q) ASSERT_EQ(refreshed[q], expected[q]) << q;
+
+    const GraphStats gs = mg.graph_stats();
+    std::string why_not;
+    if (ppsparse::backend::can_record_graph(Exec(), why_not)) {
+      EXPECT_EQ(gs.recordings, 1) << gs.why_not;
+      EXPECT_EQ(gs.replays, 3);
+      EXPECT_EQ(gs.why_not, "");
+    } else {
+      EXPECT_EQ(gs.recordings, 0);
+      EXPECT_NE(gs.why_not.find("records no device graphs"), std::string::npos) << gs.why_not;
+    }
+  }
+}
+
+// With no sweeps a two-level V-cycle returns z = alpha P x_c, the coarse correction scaled by
+// the alpha its option names: residual scaling leaves |v - A z| at its minimum over alpha,
+// energy scaling makes v - A z orthogonal to z (the energy norm's best for a symmetric A).
+// (A cycle whose residual scaling used the wrong inner product stalled the flows.)
+TEST(McpiMultigrid, CorrectionsAreScaledAsTheirOptionSays) {
+  const Laplacian a = laplacian(gen::tet_mesh_graph(9, 8, 7), 2, 0.02, 5);
+  const auto rp = test::device_view(a.row_ptr);
+  const auto ci = test::device_view(a.col_idx);
+  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  for (const auto scaling : {MultigridOptions::Scaling::residual, MultigridOptions::Scaling::energy}) {
+    MultigridOptions mo;
+    mo.max_levels = 2;
+    mo.cycle = MultigridOptions::Cycle::v;
+    mo.pre_sweeps = mo.post_sweeps = 0;
+    mo.scaling = scaling;
+    Multigrid<> mg(pattern, mo);
+    mg.update(Exec(), test::device_view(a.O), test::device_view(a.D));
+    ASSERT_EQ(mg.levels().size(), 2u);
+    Kokkos::View<double*, Mem> v("v", a.R.size()), z("z", a.R.size()), az("az", a.R.size());
+    mg.fine().to_internal(Exec(), test::device_view(a.R), v);
+    mg.precondition(Exec(), v, z);
+    mg.fine().multiply_internal(Exec(), z, az);
+    const auto hv = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
+    const auto hz = Kokkos::create_mirror_view_and_copy(HostSpace(), z);
+    const auto haz = Kokkos::create_mirror_view_and_copy(HostSpace(), az);
+    // |v - beta A z|^2 at beta = 1 (alpha itself) and around it; (z, v - A z) against |z| |v|.
+    auto misfit = [&](double beta) {
+      double sum = 0;
+      for (size_t q = 0; q < hv.extent(0); ++q) sum += (hv(q) - beta * haz(q)) * (hv(q) - beta * haz(q));
+      return sum;
+    };
+    double zr = 0, zz = 0, vv = 0;
+    for (size_t q = 0; q < hv.extent(0); ++q) {
+      zr += hz(q) * (hv(q) - haz(q));
+      zz += hz(q) * hz(q);
+      vv += hv(q) * hv(q);
+    }
+    ASSERT_GT(zz, 0);
+    if (scaling == MultigridOptions::Scaling::residual) {
+      EXPECT_LT(misfit(1), misfit(0.98));
+      EXPECT_LT(misfit(1), misfit(1.02));
+      EXPECT_LT(misfit(1), vv);
+    } else {
+      EXPECT_LT(std::abs(zr), 1e-6 * std::sqrt(zz * vv)) << zr;  // z is rounded to dQ's FP32
+    }
+  }
+}
+
+/// A host view of v (update() stages host arrays).
+Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged> host_view(const std::vector<double>& v) {
+  return Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
 }
 
 TEST(McpiMultigrid, AnAssemblyInPlaceEqualsUpdateInEveryOFormat) {

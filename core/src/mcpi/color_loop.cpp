@@ -82,20 +82,7 @@ bool ColorLoop<E, OS, DS, XS>::run_sweeps(const E& exec, const ResolvedSweep& rs
 template <class E, class OS, class DS, class XS>
 auto ColorLoop<E, OS, DS, XS>::recorded_sweeps(const E& exec, const ResolvedSweep& rs, int count)
     -> const RecordedSweeps* {
-  std::string why_not;
-  if (!graph_failure_.empty()) {
-    why_not = graph_failure_;
-  } else if (!ppsparse::backend::can_record_graph(exec, why_not)) {
-    // why_not is the backend's
-  } else if (!rs.specialised) {
-    why_not = "the portable kernels are launched colour by colour";
-  } else if (rs.variant.l2_window) {
-    why_not = "the L2 window is a setting of the stream, not recorded";
-  } else if (a_.sweeper().stage_diagonal) {
-    why_not = "stage_diagonal is a benchmark setting of the portable kernels";
-  } else if (halo_ && !halo_->recordable()) {
-    why_not = "the exchanges pass through the host (" + halo_->transport() + ")";
-  }
+  const std::string why_not = graph_obstacle(exec, rs);
   graph_stats_.why_not = why_not;
   if (!why_not.empty()) return nullptr;
   const std::vector<const void*> arrays = sweep_arrays();
@@ -139,6 +126,25 @@ auto ColorLoop<E, OS, DS, XS>::recorded_sweeps(const E& exec, const ResolvedSwee
   if (recorded_.size() >= kMaxRecordedSweeps) recorded_.erase(recorded_.begin());
   recorded_.push_back(std::move(r));
   return &recorded_.back();
+}
+
+template <class E, class OS, class DS, class XS>
+std::string ColorLoop<E, OS, DS, XS>::graph_obstacle(const E& exec, const ResolvedSweep& rs) const {
+  std::string why_not;
+  if (!graph_failure_.empty()) {
+    why_not = graph_failure_;
+  } else if (!ppsparse::backend::can_record_graph(exec, why_not)) {
+    // why_not is the backend's
+  } else if (!rs.specialised) {
+    why_not = "the portable kernels are launched colour by colour";
+  } else if (rs.variant.l2_window) {
+    why_not = "the L2 window is a setting of the stream, not recorded";
+  } else if (a_.sweeper().stage_diagonal) {
+    why_not = "stage_diagonal is a benchmark setting of the portable kernels";
+  } else if (halo_ && !halo_->recordable()) {
+    why_not = "the exchanges pass through the host (" + halo_->transport() + ")";
+  }
+  return why_not;
 }
 
 /// The addresses a recorded sweep reads and writes: a graph recorded on other arrays (a new

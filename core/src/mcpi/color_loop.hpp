@@ -51,6 +51,12 @@ class ColorLoop {
   void exchange_all(const ExecSpace& exec);
 
   GraphStats graph_stats() const { return graph_stats_; }
+  /// Why sweeps of rs could not be recorded on exec (empty if they can): the backend, the
+  /// kernels, a stream setting, host exchanges, or an earlier failed recording. The multigrid
+  /// records its whole cycle under the same conditions on every level.
+  std::string graph_obstacle(const ExecSpace& exec, const ResolvedSweep& rs) const;
+  /// The addresses a recorded sweep reads and writes (a graph recorded on others is stale).
+  std::vector<const void*> sweep_arrays() const;
 
   /// The sum of `local` over ranks.
   double global_sum(double local) const { return halo_ ? halo_->sum(local) : local; }
@@ -80,7 +86,6 @@ class ColorLoop {
   };
 
   const RecordedSweeps* recorded_sweeps(const ExecSpace& exec, const ResolvedSweep& rs, int count);
-  std::vector<const void*> sweep_arrays() const;
   double read_residual(const ExecSpace& exec) const;
   template <class Rows>
   void for_each_color(const ExecSpace& exec, bool overlap, Rows&& rows);

@@ -5,7 +5,9 @@
 /// rows are aggregated by repeated pairwise matching along their strongest couplings, each coarse
 /// operator is the Galerkin product of a piecewise-constant block prolongation, and a cycle (K by
 /// default, or V or W) sweeps, restricts the residual, corrects from the coarser level and sweeps
-/// again; the coarsest level is solved by sweeps.
+/// again; the coarsest level is solved by sweeps. A cycle keeps its inner products on the
+/// device, so that on GPUs it is recorded once as a device graph and replayed: its thousands of
+/// small launches on the coarse levels would otherwise bound its time (docs/perf/multigrid.md).
 ///
 ///   mcpi::Multigrid<> mg(pattern);                  // the finest level: an mcpi::Solver
 ///   mg.update(exec, O, D);                         // values: the hierarchy (first call), its values
@@ -117,6 +119,10 @@ class Multigrid {
   void precondition(const ExecSpace& exec, const ConstVector& v, const Vector& z);
   /// precondition() as FGMRES takes it (Fgmres::set_preconditioner); the hierarchy must outlive it.
   std::function<void(const ExecSpace&, const ConstVector&, const Vector&)> preconditioner();
+  /// The recordings and replays of the whole cycle as one device graph (CUDA and HIP: every
+  /// cycle after the first is a replay, with no host work inside it), and why a cycle ran
+  /// eagerly where it did.
+  GraphStats graph_stats() const;
   /// The levels, finest first (only the finest before the first update()).
   std::vector<MultigridLevel> levels() const;
   /// Device memory held: every level's arrays, and the transfers and Galerkin maps between them.

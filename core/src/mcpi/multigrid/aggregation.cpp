@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <map>
 #include <string>
 
 #include <ppsparse/error.hpp>
@@ -98,25 +97,42 @@ Aggregates from_partners(const std::vector<ordinal_t>& partner, const std::vecto
 }
 
 /// The graph of the aggregates: an edge between two aggregates for every fine block between
-/// them, its strength the sum of theirs (host).
+/// them, its strength the sum of theirs in the order of the fine rows and blocks (host). Each
+/// aggregate's row is gathered from its member rows through a marker per aggregate, then
+/// sorted: no container per row (a map each took seconds on millions of aggregates).
 void aggregate_graph(ordinal_t n, const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col,
                      const std::vector<double>& strength, const Aggregates& a, std::vector<offset_t>& c_ptr,
                      std::vector<ordinal_t>& c_col, std::vector<double>& c_strength) {
-  std::vector<std::map<ordinal_t, double>> rows(static_cast<size_t>(a.count));
-  for (ordinal_t i = 0; i < n; ++i) {
-    const ordinal_t I = a.of_row[static_cast<size_t>(i)];
-    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
-      const ordinal_t J = a.of_row[static_cast<size_t>(col[static_cast<size_t>(k)])];
-      if (I != J) rows[static_cast<size_t>(I)][J] += strength[static_cast<size_t>(k)];
-    }
-  }
+  (void)n;
+  std::vector<offset_t> members_ptr;
+  std::vector<ordinal_t> members;
+  group_by(a.of_row, static_cast<size_t>(a.count), members_ptr, members);
+  std::vector<offset_t> where(static_cast<size_t>(a.count), -1);  // J's entry in the row being built
+  std::vector<std::pair<ordinal_t, double>> row;
   c_ptr.assign(1, 0);
   c_col.clear();
   c_strength.clear();
-  for (const auto& r : rows) {
-    for (const auto& [J, s] : r) {
+  for (ordinal_t I = 0; I < a.count; ++I) {
+    row.clear();
+    for (offset_t t = members_ptr[static_cast<size_t>(I)]; t < members_ptr[static_cast<size_t>(I) + 1]; ++t) {
+      const size_t i = static_cast<size_t>(members[static_cast<size_t>(t)]);
+      for (offset_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        const ordinal_t J = a.of_row[static_cast<size_t>(col[static_cast<size_t>(k)])];
+        if (J == I) continue;
+        offset_t& at = where[static_cast<size_t>(J)];
+        if (at < 0) {
+          at = static_cast<offset_t>(row.size());
+          row.emplace_back(J, strength[static_cast<size_t>(k)]);
+        } else {
+          row[static_cast<size_t>(at)].second += strength[static_cast<size_t>(k)];
+        }
+      }
+    }
+    std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [J, st] : row) {
+      where[static_cast<size_t>(J)] = -1;
       c_col.push_back(J);
-      c_strength.push_back(s);
+      c_strength.push_back(st);
     }
     c_ptr.push_back(static_cast<offset_t>(c_col.size()));
   }
@@ -126,13 +142,34 @@ void aggregate_graph(ordinal_t n, const std::vector<offset_t>& row_ptr, const st
 /// is none (or j is outside 0..n-1), by a binary search of each row's sorted columns (host).
 std::vector<offset_t> transposed_blocks(ordinal_t n, const std::vector<offset_t>& row_ptr,
                                         const std::vector<ordinal_t>& col) {
+  std::vector<offset_t> partner(col.size(), -1);
+  // Rows whose columns increase (an assembled pattern's) are searched in place; others through
+  // a sorted copy of (column, block) pairs.
+  bool increasing = true;
+  for (ordinal_t i = 0; i < n && increasing; ++i)
+    for (offset_t k = row_ptr[static_cast<size_t>(i)] + 1; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
+      if (col[static_cast<size_t>(k)] <= col[static_cast<size_t>(k) - 1]) {
+        increasing = false;
+        break;
+      }
+  if (increasing) {
+    for (ordinal_t i = 0; i < n; ++i)
+      for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+        const ordinal_t j = col[static_cast<size_t>(k)];
+        if (j < 0 || j >= n) continue;
+        const auto b = col.begin() + row_ptr[static_cast<size_t>(j)];
+        const auto e = col.begin() + row_ptr[static_cast<size_t>(j) + 1];
+        const auto it = std::lower_bound(b, e, i);
+        if (it != e && *it == i) partner[static_cast<size_t>(k)] = static_cast<offset_t>(it - col.begin());
+      }
+    return partner;
+  }
   std::vector<std::pair<ordinal_t, offset_t>> sorted(col.size());  // per row: (column, block), sorted
   for (ordinal_t i = 0; i < n; ++i) {
     for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
       sorted[static_cast<size_t>(k)] = {col[static_cast<size_t>(k)], k};
     std::sort(sorted.begin() + row_ptr[static_cast<size_t>(i)], sorted.begin() + row_ptr[static_cast<size_t>(i) + 1]);
   }
-  std::vector<offset_t> partner(col.size(), -1);
   for (ordinal_t i = 0; i < n; ++i)
     for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       const ordinal_t j = col[static_cast<size_t>(k)];

@@ -36,21 +36,27 @@ GalerkinMap<M> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr, c
     if (a.of_row[static_cast<size_t>(i)] < 0 || a.of_row[static_cast<size_t>(i)] >= a.count)
       throw InvalidArgument("multigrid: row " + std::to_string(i) + " lies in no aggregate");
   const size_t nc = static_cast<size_t>(a.count);
-  // The coarse rows' columns, sorted, then each fine block's coarse slot.
-  std::vector<std::vector<ordinal_t>> cols(nc);
-  for (ordinal_t i = 0; i < n; ++i) {
-    const ordinal_t I = a.of_row[static_cast<size_t>(i)];
-    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
-      const ordinal_t J = a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])];
-      if (I != J) cols[static_cast<size_t>(I)].push_back(J);
-    }
-  }
+  // The coarse rows' columns, sorted, gathered from each aggregate's member rows through a
+  // marker per aggregate (no container per coarse row); then each fine block's coarse slot.
+  std::vector<offset_t> members_ptr;
+  std::vector<ordinal_t> members;
+  group_by(a.of_row, nc, members_ptr, members);
+  std::vector<char> seen(nc, 0);
   GalerkinMap<M> map;
   map.coarse_rows = a.count;
-  for (auto& c : cols) {
-    std::sort(c.begin(), c.end());
-    c.erase(std::unique(c.begin(), c.end()), c.end());
-    map.col_idx.insert(map.col_idx.end(), c.begin(), c.end());
+  for (size_t I = 0; I < nc; ++I) {
+    const size_t first = map.col_idx.size();
+    for (offset_t t = members_ptr[I]; t < members_ptr[I + 1]; ++t) {
+      const size_t i = static_cast<size_t>(members[static_cast<size_t>(t)]);
+      for (offset_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        const ordinal_t J = a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])];
+        if (static_cast<size_t>(J) == I || seen[static_cast<size_t>(J)]) continue;
+        seen[static_cast<size_t>(J)] = 1;
+        map.col_idx.push_back(J);
+      }
+    }
+    std::sort(map.col_idx.begin() + static_cast<std::ptrdiff_t>(first), map.col_idx.end());
+    for (size_t q = first; q < map.col_idx.size(); ++q) seen[static_cast<size_t>(map.col_idx[q])] = 0;
     map.row_ptr.push_back(static_cast<offset_t>(map.col_idx.size()));
   }
   // Each fine block's coarse block (off) or aggregate (diag_o, where both rows share one), -1

@@ -5,9 +5,13 @@
 #include <ppsparse/mcpi/multigrid.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <type_traits>
 
+#include <Kokkos_Timer.hpp>
+
+#include <ppsparse/backend/device_graph.hpp>
 #include <ppsparse/error.hpp>
 
 #include "../solver_impl.hpp"
@@ -68,32 +72,88 @@ void prolong_correction(const E& exec, int nb, const Kokkos::View<const ordinal_
       });
 }
 
-/// y += a x, on exec.
-template <class E, class X, class Y>
-void add_scaled(const E& exec, double a, const X& x, const Y& y) {
+/// The scalars of one level's coarse correction, kept on the device so that a cycle never
+/// waits for the host (and can be recorded as one device graph): the K-cycle's inner products
+/// and the correction's scaling, each written by dot_into and read by the kernels below.
+enum Scalar : int {
+  w1w1,  ///< (w1, w1), w1 = A_c z1
+  bb,    ///< (b, b)
+  rr,    ///< (r, r), r = b - a1 w1
+  w1b,   ///< (w1, b)
+  w2w1,
+  w2w2,
+  w2r,
+  scale_num,  ///< the correction's scale: scale_num / scale_den
+  scale_den,
+  scalar_count
+};
+
+/// The K-cycle's first step size a1 = (w1, b) / (w1, w1); 1 where w1 = 0 (the first direction
+/// kept as the cycle gave it).
+template <class S>
+KOKKOS_INLINE_FUNCTION double first_step(const S& s) {
+  return s(w1w1) > 0 ? s(w1b) / s(w1w1) : 1.0;
+}
+/// The second step size a2; 0 where the first step cut the coarse residual 4-fold (the second
+/// direction is not used) or there is none.
+template <class S>
+KOKKOS_INLINE_FUNCTION double second_step(const S& s) {
+  const bool used = s(w1w1) > 0 && !(s(rr) <= 0.0625 * s(bb)) && s(w2w2) > 0;
+  return used ? s(w2r) / s(w2w2) : 0.0;
+}
+
+/// s(slot) = x . y, on exec, into device memory (asynchronous).
+template <class E, class X, class Y, class S>
+void dot_into(const E& exec, const X& x, const Y& y, const S& s, Scalar slot) {
+  using M = typename E::memory_space;
+  Kokkos::parallel_reduce(
+      "ppsparse::mcpi::multigrid::dot", Kokkos::RangePolicy<E>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const size_t q, double& acc) { acc += x(q) * y(q); },
+      Kokkos::View<double, M, Kokkos::MemoryUnmanaged>(s.data() + slot));
+}
+
+/// r = b - a1 w1 (a1 from s).
+template <class E, class V, class S>
+void first_residual(const E& exec, const V& b, const V& w1, const V& r, const S& s) {
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::first_residual", Kokkos::RangePolicy<E>(exec, 0, r.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) { r(q) = b(q) - first_step(s) * w1(q); });
+}
+
+/// z2 -= beta z1, w2 -= beta w1, beta = (w2, w1) / (w1, w1): the second direction made
+/// orthogonal to the first's image.
+template <class E, class V, class S>
+void orthogonalise(const E& exec, const V& z1, const V& w1, const V& z2, const V& w2, const S& s) {
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::orthogonalise", Kokkos::RangePolicy<E>(exec, 0, z2.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) {
+        const double beta = s(w1w1) > 0 ? s(w2w1) / s(w1w1) : 0.0;
+        z2(q) -= beta * z1(q);
+        w2(q) -= beta * w1(q);
+      });
+}
+
+/// z1 = a1 z1 + a2 z2; z2 is not read where a2 = 0 (then it may hold anything).
+template <class E, class V, class S>
+void combine(const E& exec, const V& z1, const V& z2, const S& s) {
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::combine", Kokkos::RangePolicy<E>(exec, 0, z1.extent(0)),
+      KOKKOS_LAMBDA(const size_t q) {
+        const double a1 = first_step(s), a2 = second_step(s);
+        z1(q) = a2 == 0 ? a1 * z1(q) : a1 * z1(q) + a2 * z2(q);
+      });
+}
+
+/// y += alpha x with alpha = scale_num / scale_den from s, or `fallback` where scale_den <= 0.
+template <class E, class X, class Y, class S>
+void add_scaled(const E& exec, const X& x, const Y& y, const S& s, double fallback) {
   using T = typename Y::non_const_value_type;
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::add_scaled", Kokkos::RangePolicy<E>(exec, 0, x.extent(0)),
-      KOKKOS_LAMBDA(const size_t q) { y(q) += static_cast<T>(a * x(q)); });
-}
-
-/// x . y, on exec (synchronises).
-template <class E, class X>
-double dot(const E& exec, const X& x, const X& y) {
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "ppsparse::mcpi::multigrid::dot", Kokkos::RangePolicy<E>(exec, 0, x.extent(0)),
-      KOKKOS_LAMBDA(const size_t q, double& acc) { acc += x(q) * y(q); }, sum);
-  exec.fence();
-  return sum;
-}
-
-/// y = a x + b y, on exec.
-template <class E, class X>
-void axpby(const E& exec, double a, const X& x, double b, const X& y) {
-  Kokkos::parallel_for(
-      "ppsparse::mcpi::multigrid::axpby", Kokkos::RangePolicy<E>(exec, 0, x.extent(0)),
-      KOKKOS_LAMBDA(const size_t q) { y(q) = a * x(q) + b * y(q); });
+      KOKKOS_LAMBDA(const size_t q) {
+        const double alpha = s(scale_den) > 0 ? s(scale_num) / s(scale_den) : fallback;
+        y(q) += static_cast<T>(alpha * x(q));
+      });
 }
 
 }  // namespace multigrid
@@ -117,6 +177,8 @@ struct Multigrid<E>::Impl {
     Kokkos::View<double*, M> r_above;  ///< the level above's residual, kept for the correction's scaling
     /// The K-cycle's vectors on this level: the GCR residual, its two directions and their images.
     Kokkos::View<double*, M> k_r, k_z1, k_z2, k_w1, k_w2;
+    /// The scalars of the level above's correction from this one (multigrid::Scalar).
+    Kokkos::View<double*, M> scalars;
   };
   /// A level's value storage (LevelArrays::storage_views): FP32 O, D before its factoring.
   struct Stored {
@@ -137,6 +199,15 @@ struct Multigrid<E>::Impl {
   /// A level's FP64 iterate (then its prolonged correction) and the operator's image of it: one
   /// pair for all levels (each free again before the coarser level runs), sized for the finest.
   Kokkos::View<double*, M> iterate_scratch, image_scratch;
+  /// The whole cycle recorded as one device graph (CUDA, HIP), its finest right-hand side read
+  /// from cycle_rhs; recorded again where any level's arrays moved (cycle_key).
+  Kokkos::View<double*, M> cycle_rhs;
+  ppsparse::backend::DeviceGraph cycle_graph;
+  std::vector<const void*> cycle_key;
+  bool warmed_up = false;     ///< one cycle ran eagerly: the kernels' first-launch work is done
+  bool recording = false;     ///< cycle() is being recorded: no host reads, no nested graphs
+  std::string cycle_failure;  ///< why a recording failed: no more are tried
+  GraphStats cycle_stats;
   bool built = false;
   MultigridOptions::Scaling scaling = MultigridOptions::Scaling::none;  ///< as resolved at build
 
@@ -158,13 +229,28 @@ struct Multigrid<E>::Impl {
     Stored above = stored(0);
     const OStorage storage{fine->o_storage().format, false, false};
     scaling = options.scaling;
+    // Each level's setup time by phase, for its progress line (the first setup of a large
+    // hierarchy takes seconds, most of them on the host).
+    Kokkos::Timer clock;
+    auto lap = [&] {
+      exec.fence();
+      const double t = clock.seconds();
+      clock.reset();
+      return t;
+    };
+    auto seconds = [](double t) {
+      char b[16];
+      std::snprintf(b, sizeof b, "%.2f", t);
+      return std::string(b);
+    };
     if (scaling == MultigridOptions::Scaling::automatic) {
       const double asymmetry = multigrid::block_asymmetry<E, float>(exec, Kokkos::View<const float*, M>(above.O),
                                                                     row_ptr, col_idx, nb, above.o_slot);
       scaling = asymmetry <= 0.1 ? MultigridOptions::Scaling::energy : MultigridOptions::Scaling::residual;
       if (progress)
         progress("multigrid: |O - O^T| / |O| = " + std::to_string(asymmetry) + ": coarse corrections scaled by " +
-                 (scaling == MultigridOptions::Scaling::energy ? "energy" : "residual") + " minimisation");
+                 (scaling == MultigridOptions::Scaling::energy ? "energy" : "residual") + " minimisation (" +
+                 seconds(lap()) + " s)");
     }
     while (static_cast<int>(coarse.size()) + 1 < options.max_levels && n_l > options.coarse_rows) {
       const auto strength = multigrid::block_strengths<E, float>(
@@ -172,17 +258,21 @@ struct Multigrid<E>::Impl {
           coarse.empty() ? arrays(0).index_base() : 0, above.o_slot);
       const multigrid::Aggregates agg =
           multigrid::pairwise_aggregates(exec, n_l, ptr, col, strength, options.matching_passes);
+      const double t_aggregates = lap();
       if (agg.count * 10LL > n_l * 9LL) break;  // coarsening stalled: this level is the coarsest
       Coarse c;
       c.map = multigrid::galerkin_map<M>(n_l, ptr, col, agg);
+      const double t_pattern = lap();
       detail::SetupPlan plan =
           detail::make_setup_plan(nb, agg.count, c.map.row_ptr.data(), c.map.col_idx.data(), 0, {});
       plan.o_storage = storage;
       c.level = std::make_unique<Level>(std::move(plan), nullptr, nullptr);
+      const double t_level = lap();
       Stored here;
       c.level->arrays.storage_views(here.O, here.D, here.o_slot, here.d_slot);
       multigrid::place_in_storage(exec, c.map, above.o_slot, above.d_slot, here.o_slot, here.d_slot);
       multigrid::galerkin_values<E, float, double>(exec, c.map, nb, above.O, above.D, here.O, here.D);
+      const double t_values = lap();
       // The transfers between the colour orders of the level above and of this one.
       const Coloring& up = arrays(coarse.size()).coloring();
       const Coloring& at = c.level->arrays.coloring();
@@ -199,6 +289,7 @@ struct Multigrid<E>::Impl {
       c.from_rows = util::to_device<ordinal_t, M>(frows, "mg.from_rows");
       c.b = Kokkos::View<double*, M>("mg.b", static_cast<size_t>(agg.count) * nb);
       c.r_above = Kokkos::View<double*, M>("mg.r", static_cast<size_t>(n_l) * nb);
+      c.scalars = Kokkos::View<double*, M>("mg.scalars", multigrid::scalar_count);
       if (options.cycle == MultigridOptions::Cycle::k) {
         const size_t len = static_cast<size_t>(agg.count) * nb;
         c.k_r = Kokkos::View<double*, M>("mg.k_r", len);
@@ -210,7 +301,10 @@ struct Multigrid<E>::Impl {
       if (progress)
         progress("multigrid: level " + std::to_string(coarse.size() + 1) + ": " + std::to_string(agg.count) +
                  " block rows (" + ratio(n_l, agg.count) + "x fewer), " + std::to_string(c.map.nnzb()) +
-                 " off-diagonal blocks, " + std::to_string(at.ncolors) + " colours");
+                 " off-diagonal blocks, " + std::to_string(at.ncolors) + " colours; " +
+                 seconds(t_aggregates + t_pattern + t_level + t_values + lap()) + " s (aggregates " +
+                 seconds(t_aggregates) + ", Galerkin pattern " + seconds(t_pattern) + ", colouring and arrays " +
+                 seconds(t_level) + ", values " + seconds(t_values) + ")");
       n_l = agg.count;
       ptr = c.map.row_ptr;
       col = c.map.col_idx;
@@ -254,19 +348,100 @@ struct Multigrid<E>::Impl {
     }
   }
 
+  /// Why the cycle cannot be recorded as one device graph on exec (empty if it can): what
+  /// keeps any level's sweeps from being recorded (ColorLoop::graph_obstacle), or an earlier
+  /// failed recording.
+  std::string graph_obstacle(const E& exec) {
+    if (!cycle_failure.empty()) return cycle_failure;
+    for (size_t l = 0; l <= coarse.size(); ++l) {
+      std::string why = loop(l).graph_obstacle(exec, resolved(exec, l));
+      if (!why.empty()) return "level " + std::to_string(l) + ": " + why;
+    }
+    return {};
+  }
+
+  /// The addresses the recorded cycle reads and writes on every level. A coarse level's
+  /// right-hand side is whichever of its vectors the cycle pointed it at last: it is pointed at
+  /// the first again, so that the key does not depend on where the last cycle left it.
+  std::vector<const void*> arrays_key() {
+    std::vector<const void*> key;
+    for (size_t l = 0; l <= coarse.size(); ++l) {
+      if (l > 0) arrays(l).sweeper().rhs = coarse[l - 1].b;
+      const auto level = loop(l).sweep_arrays();
+      key.insert(key.end(), level.begin(), level.end());
+    }
+    return key;
+  }
+
+  const detail::ResolvedSweep& resolved(const E& exec, size_t l) {
+    return loop(l).resolved(exec, Variant::automatic(), true, KernelTuning{});
+  }
+
+  /// One cycle from the finest level's sweeper().rhs into its dQ: a replay of the recorded
+  /// cycle where one can be recorded (recorded at the second call, after one eager cycle has
+  /// done the kernels' first-launch work), else eagerly.
+  void run_cycle(const E& exec) {
+    const std::string why_not = graph_obstacle(exec);
+    if (!why_not.empty() || !warmed_up) {
+      cycle_stats.why_not = why_not.empty() ? "the first cycle runs eagerly" : why_not;
+      warmed_up = true;
+      cycle(exec, 0);
+      return;
+    }
+    std::vector<const void*> key = arrays_key();
+    if (!cycle_graph || key != cycle_key) {
+      Kokkos::Timer timer;
+      std::string message;
+      recording = true;
+      const ErrorKind kind = capture_error(
+          [&] {
+            ppsparse::backend::begin_graph(exec);
+            try {
+              cycle(exec, 0);
+            } catch (...) {
+              try {
+                ppsparse::backend::end_graph(exec);  // ends the recording; the error is the cycle's
+              } catch (...) {
+              }
+              throw;
+            }
+            cycle_graph = ppsparse::backend::end_graph(exec);
+          },
+          message);
+      recording = false;
+      if (kind != ErrorKind::none) {
+        cycle_graph = {};
+        cycle_failure = cycle_stats.why_not = "recording the cycle failed: " + message;
+        if (progress) progress("multigrid: " + cycle_failure + "; cycles run eagerly from now on");
+        cycle(exec, 0);
+        return;
+      }
+      cycle_key = std::move(key);
+      ++cycle_stats.recordings;
+      cycle_stats.record_seconds += timer.seconds();
+    }
+    cycle_stats.why_not.clear();
+    ppsparse::backend::replay_graph(exec, cycle_graph);
+    ++cycle_stats.replays;
+  }
+
   /// One cycle on level l from dQ = 0 for the right-hand side its sweeper already reads.
+  /// Asynchronous on exec, with one exception outside a recording: the K-cycle reads three of
+  /// its scalars to skip a second coarse step that would not be used.
   void cycle(const E& exec, size_t l) {
     Arrays& a = arrays(l);
     Loop& lp = loop(l);
     auto& s = a.sweeper();
     Kokkos::deep_copy(exec, s.dq, 0.0f);
-    const detail::ResolvedSweep& rs = lp.resolved(exec, Variant::automatic(), true, KernelTuning{});
+    const detail::ResolvedSweep& rs = resolved(exec, l);
+    // Inside the cycle's recording the sweeps are recorded with it, not as graphs of their own.
+    const bool sweep_graphs = !recording;
     if (l == coarse.size()) {
-      lp.run_sweeps(exec, rs, options.coarse_sweeps, false);
+      lp.run_sweeps(exec, rs, options.coarse_sweeps, sweep_graphs);
       return;
     }
     Coarse& c = coarse[l];
-    lp.run_sweeps(exec, rs, options.pre_sweeps, false);
+    lp.run_sweeps(exec, rs, options.pre_sweeps, sweep_graphs);
     const size_t len = static_cast<size_t>(a.n()) * nb;
     const Kokkos::View<double*, M> x(iterate_scratch.data(), len), r = c.r_above;
     // The W-cycle's second correction and the K-cycle's Krylov steps cost more than they give
@@ -297,55 +472,60 @@ struct Multigrid<E>::Impl {
         prolong(a.dq_owned(), true);
         continue;
       }
-      // e = P x_c, scaled by the factor that minimises the residual |r - alpha A e|.
+      // e = P x_c, scaled by alpha: energy, (e, r) / (e, A e), or 1; residual, the alpha that
+      // minimises |r - alpha A e|, or 0.
       prolong(x, false);
       const Kokkos::View<double*, M> ae(image_scratch.data(), len);
       a.operator_apply(exec, typename Arrays::ConstVector(x), ae, false);
-      double alpha = 1;
-      if (scaling == MultigridOptions::Scaling::energy) {
-        const double eae = multigrid::dot(exec, x, ae);
-        alpha = eae > 0 ? multigrid::dot(exec, x, r) / eae : 1.0;
-      } else {
-        const double aeae = multigrid::dot(exec, ae, ae);
-        alpha = aeae > 0 ? multigrid::dot(exec, r, ae) / aeae : 0.0;
-      }
-      multigrid::add_scaled(exec, alpha, x, a.dq_owned());
+      const bool energy = scaling == MultigridOptions::Scaling::energy;
+      multigrid::dot_into(exec, r, energy ? x : ae, c.scalars, multigrid::scale_num);
+      multigrid::dot_into(exec, energy ? x : ae, ae, c.scalars, multigrid::scale_den);
+      multigrid::add_scaled(exec, x, a.dq_owned(), c.scalars, energy ? 1.0 : 0.0);
     }
-    lp.run_sweeps(exec, rs, options.post_sweeps, false);
+    lp.run_sweeps(exec, rs, options.post_sweeps, sweep_graphs);
   }
 
   /// The K-cycle's coarse correction below level l: x_c ~ A_c^-1 b_c by up to two GCR steps,
-  /// each direction a cycle of level l + 1 (Notay and Vassilevski 2008), into c.k_z1.
+  /// each direction a cycle of level l + 1 (Notay and Vassilevski 2008), into c.k_z1. The
+  /// step sizes stay on the device (multigrid::first_step, second_step); a recorded cycle
+  /// always forms the second direction, and its step size is 0 where it is not used, so the
+  /// result is the same bit for bit as an eager cycle's, which skips it.
   void krylov_correction(const E& exec, size_t l) {
     Coarse& c = coarse[l];
     Arrays& ac = c.level->arrays;
     using ConstVector = typename Arrays::ConstVector;
-    // z1 = B b, w1 = A_c z1, x = a1 z1 with a1 minimising |b - a1 w1|.
+    // z1 = B b, w1 = A_c z1, r = b - a1 w1 with a1 minimising |r|.
     ac.sweeper().rhs = c.b;
     cycle(exec, l + 1);
     impl::convert(exec, ac.dq_owned(), c.k_z1);
     ac.operator_apply(exec, ConstVector(c.k_z1), c.k_w1, false);
-    const double w1w1 = multigrid::dot(exec, c.k_w1, c.k_w1);
-    if (!(w1w1 > 0)) return;  // a zero coarse residual: z1 = 0
-    const double a1 = multigrid::dot(exec, c.k_w1, c.b) / w1w1;
-    Kokkos::deep_copy(exec, c.k_r, c.b);
-    multigrid::axpby(exec, -a1, c.k_w1, 1.0, c.k_r);
-    const double bb = multigrid::dot(exec, c.b, c.b), rr = multigrid::dot(exec, c.k_r, c.k_r);
-    if (rr <= 0.0625 * bb) {  // the first step cut the residual 4-fold
-      multigrid::axpby(exec, 0.0, c.k_z1, a1, c.k_z1);
-      return;
+    multigrid::dot_into(exec, c.k_w1, c.k_w1, c.scalars, multigrid::w1w1);
+    multigrid::dot_into(exec, c.k_w1, c.b, c.scalars, multigrid::w1b);
+    multigrid::first_residual(exec, c.b, c.k_w1, c.k_r, c.scalars);
+    multigrid::dot_into(exec, c.b, c.b, c.scalars, multigrid::bb);
+    multigrid::dot_into(exec, c.k_r, c.k_r, c.scalars, multigrid::rr);
+    if (!recording) {
+      // The first step cut the residual 4-fold (or there was none): x_c = a1 z1.
+      double s[3];
+      Kokkos::deep_copy(exec, Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(s, 3),
+                        Kokkos::subview(c.scalars, std::make_pair(0, 3)));
+      exec.fence();
+      static_assert(multigrid::w1w1 == 0 && multigrid::bb == 1 && multigrid::rr == 2);
+      if (!(s[0] > 0) || s[2] <= 0.0625 * s[1]) {
+        multigrid::combine(exec, c.k_z1, c.k_z2, c.scalars);
+        return;
+      }
     }
-    // z2 = B r, w2 = A_c z2, both made orthogonal to w1; x = a1 z1 + a2 z2.
+    // z2 = B r, w2 = A_c z2, both made orthogonal to w1; x_c = a1 z1 + a2 z2.
     ac.sweeper().rhs = c.k_r;
     cycle(exec, l + 1);
     impl::convert(exec, ac.dq_owned(), c.k_z2);
     ac.operator_apply(exec, ConstVector(c.k_z2), c.k_w2, false);
-    const double beta = multigrid::dot(exec, c.k_w2, c.k_w1) / w1w1;
-    multigrid::axpby(exec, -beta, c.k_z1, 1.0, c.k_z2);
-    multigrid::axpby(exec, -beta, c.k_w1, 1.0, c.k_w2);
-    const double w2w2 = multigrid::dot(exec, c.k_w2, c.k_w2);
-    const double a2 = w2w2 > 0 ? multigrid::dot(exec, c.k_w2, c.k_r) / w2w2 : 0.0;
-    multigrid::axpby(exec, a2, c.k_z2, a1, c.k_z1);
+    multigrid::dot_into(exec, c.k_w2, c.k_w1, c.scalars, multigrid::w2w1);
+    multigrid::orthogonalise(exec, c.k_z1, c.k_w1, c.k_z2, c.k_w2, c.scalars);
+    multigrid::dot_into(exec, c.k_w2, c.k_w2, c.scalars, multigrid::w2w2);
+    multigrid::dot_into(exec, c.k_w2, c.k_r, c.scalars, multigrid::w2r);
+    multigrid::combine(exec, c.k_z1, c.k_z2, c.scalars);
   }
 };
 
@@ -405,10 +585,18 @@ template <class E>
 void Multigrid<E>::precondition(const E& exec, const ConstVector& v, const Vector& z) {
   auto& a = impl_->arrays(0);
   a.require_values("multigrid precondition");
-  a.sweeper().rhs = Vector(const_cast<double*>(v.data()), v.extent(0));
-  impl_->cycle(exec, 0);
+  if (!impl_->cycle_rhs.data()) impl_->cycle_rhs = Vector("mg.cycle_rhs", v.extent(0));
+  // A recorded cycle reads its right-hand side from where it was recorded.
+  Kokkos::deep_copy(exec, impl_->cycle_rhs, v);
+  a.sweeper().rhs = impl_->cycle_rhs;
+  impl_->run_cycle(exec);
   impl::convert(exec, a.dq_owned(), z);
   a.sweeper().rhs = a.r();
+}
+
+template <class E>
+GraphStats Multigrid<E>::graph_stats() const {
+  return impl_->cycle_stats;
 }
 
 template <class E>
@@ -437,9 +625,9 @@ size_t Multigrid<E>::device_bytes() const {
   for (const auto& c : impl_->coarse) {
     const auto& m = c.map;
     add(m.off_ptr, m.off_src, m.diag_d_ptr, m.diag_d_src, m.diag_o_ptr, m.diag_o_src);  // o_dst, d_dst: the level's
-    add(c.to_coarse, c.from_ptr, c.from_rows, c.b, c.r_above, c.k_r, c.k_z1, c.k_z2, c.k_w1, c.k_w2);
+    add(c.to_coarse, c.from_ptr, c.from_rows, c.b, c.r_above, c.k_r, c.k_z1, c.k_z2, c.k_w1, c.k_w2, c.scalars);
   }
-  add(impl_->iterate_scratch, impl_->image_scratch);
+  add(impl_->iterate_scratch, impl_->image_scratch, impl_->cycle_rhs);
   return bytes;
 }
 
