@@ -6,20 +6,28 @@
 
 namespace mcpi_app {
 
-std::string multigrid_options_help(int indent) {
+std::string multigrid_options_help(const ppsparse::mcpi::MultigridOptions& defaults, int indent) {
+  using Cycle = ppsparse::mcpi::MultigridOptions::Cycle;
+  const auto d = [](auto v) { return std::to_string(v); };
+  const std::string cycle = defaults.cycle == Cycle::v ? "v" : defaults.cycle == Cycle::w ? "w" : "k";
   const std::string lines = R"(  --mg-cycle v|w|k       the multigrid's cycle: one coarse correction per level (v), two
-                         (w), or up to two Krylov (GCR) steps on the coarse system (k, the
-                         default)
+                         (w), or up to two Krylov (GCR) steps on the coarse system (k);
+                         default )" +
+                            cycle + R"(
   --mg-scaling S         how each coarse correction is scaled: energy (symmetric systems),
                          residual (the flows'), none, or auto (the default: energy where O
                          is nearly symmetric, residual otherwise)
-  --mg-levels N          at most N levels, the finest included (default 12)
-  --mg-coarse-rows N     stop coarsening at N block rows or fewer (default 500)
+  --mg-levels N          at most N levels, the finest included (default )" +
+                            d(defaults.max_levels) + R"()
+  --mg-coarse-rows N     stop coarsening at N block rows or fewer (default )" +
+                            d(defaults.coarse_rows) + R"()
   --mg-passes N          pairwise matchings per level: aggregates of up to 2^N block rows
-                         (default 2)
-  --mg-sweeps PRE[,POST] MCPI sweeps before and after each coarse correction (default 2,2)
-  --mg-coarse-sweeps N   MCPI sweeps on the coarsest level (default 20)
-)";
+                         (default )" +
+                            d(defaults.matching_passes) + R"()
+  --mg-sweeps PRE[,POST] MCPI sweeps before and after each coarse correction (default )" +
+                            d(defaults.pre_sweeps) + "," + d(defaults.post_sweeps) + R"()
+  --mg-coarse-sweeps N   MCPI sweeps on the coarsest level (default )" +
+                            d(defaults.coarse_sweeps) + ")\n";
   std::string out;
   for (size_t at = 0; at < lines.size();) {
     const size_t end = lines.find('\n', at);

@@ -8,8 +8,9 @@
 
 namespace mcpi_app {
 
-/// The options' help lines, each indented by `indent` more spaces.
-std::string multigrid_options_help(int indent = 0);
+/// The options' help lines with `defaults` as their defaults, each indented by `indent` more
+/// spaces.
+std::string multigrid_options_help(const ppsparse::mcpi::MultigridOptions& defaults, int indent = 0);
 /// If `opt` is a multigrid option: its value (from `value`) into mg, true. InvalidArgument
 /// naming the option for a bad value.
 bool parse_multigrid_option(const std::string& opt, const std::function<std::string()>& value,

@@ -236,7 +236,7 @@ solver:
                          + one cycle of an aggregation multigrid whose levels sweep by MCPI
                          (its hierarchy from the first step's Jacobian, refreshed every
                          step; the step lines then count cycles and levels); its options:
-)" + mcpi_app::multigrid_options_help(2) +
+)" + mcpi_app::multigrid_options_help(flow::NonlinearControl{}.multigrid, 2) +
          R"(
   --newton-krylov auto|yes|no
                          FGMRES's operator: the residual's own Jacobian by finite

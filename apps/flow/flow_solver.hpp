@@ -101,7 +101,18 @@ struct NonlinearControl {
   /// defect correction before and at first order (whose Jacobian is exact). on: every step.
   /// Needs FGMRES (Linear::fgmres or multigrid).
   enum class NewtonKrylov { automatic, off, on } newton_krylov = NewtonKrylov::automatic;
-  ppsparse::mcpi::MultigridOptions multigrid;  ///< Linear::multigrid: the hierarchy and its cycle
+  /// Linear::multigrid: the hierarchy and its cycle. The library's defaults but 4 levels, 8
+  /// coarsest sweeps and 8 + 8 sweeps per level, by measurement (docs/perf/multigrid.md): on
+  /// the flows' Jacobians deeper levels and more coarsest sweeps cost cycle time (each of their
+  /// kernels is a few microseconds of latency, visited up to 2^level times by the K-cycle) and
+  /// take no fewer steps, and more sweeps per level take fewer steps and less time.
+  ppsparse::mcpi::MultigridOptions multigrid = [] {
+    ppsparse::mcpi::MultigridOptions o;
+    o.max_levels = 4;
+    o.coarse_sweeps = 8;
+    o.pre_sweeps = o.post_sweeps = 8;
+    return o;
+  }();
 };
 void check_control(const NonlinearControl& c);
 

@@ -87,10 +87,10 @@ options:
       --check-interval K residual check every K sweeps (default 5; 0: none)
       --fgmres           solve each step by FGMRES(30) right-preconditioned by --sweeps
                          MCPI sweeps, to --rtol (default 1e-6 there)
-      --multigrid        with --fgmres: preconditioned instead by one W-cycle of an
+      --multigrid        with --fgmres: preconditioned instead by one cycle of an
                          aggregation multigrid whose levels are MCPI solvers (its hierarchy
                          from the first step's values, refreshed at every step); its options:
-)" + multigrid_options_help(4) +
+)" + multigrid_options_help(ppsparse::mcpi::MultigridOptions{}, 4) +
          R"(
   --seed N               seed of generated values (default 2026)
   --stage-diagonal       stage D through registers into scratch during the SpMV (the
