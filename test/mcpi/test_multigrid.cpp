@@ -82,12 +82,20 @@ TEST(McpiMultigrid, IterationsBarelyGrowWithTheMesh) {
   EXPECT_GT(mcpi_its.back() - mcpi_its.front(), 2) << "a test problem where sweeps alone degrade";
 }
 
+/// Two block systems on one tetrahedral mesh graph's pattern (nb = 3): a hierarchy formed from
+/// a's couplings, refreshed with b's values.
+struct TwoSystems {
+  Laplacian a = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.02, 3);
+  Laplacian b = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.05, 4);
+  Kokkos::View<offset_t*, Mem> rp = test::device_view(a.row_ptr);
+  Kokkos::View<ordinal_t*, Mem> ci = test::device_view(a.col_idx);
+  BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+};
+
 TEST(McpiMultigrid, ARefreshEqualsAFreshHierarchyBitForBit) {
-  const Laplacian a = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.02, 3);
-  const Laplacian b = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.05, 4);
-  const auto rp = test::device_view(a.row_ptr);
-  const auto ci = test::device_view(a.col_idx);
-  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  const TwoSystems sys;
+  const Laplacian &a = sys.a, &b = sys.b;
+  const BlockPattern<Mem>& pattern = sys.pattern;
   MultigridOptions mo;
   mo.coarse_rows = 20;
   Multigrid<> refreshed(pattern, mo), fresh(pattern, mo);
@@ -131,11 +139,9 @@ TEST(McpiMultigrid, ARecordedCycleGivesTheEagerCyclesResultBitForBit) {
   // later one replays it, across numeric refreshes; on CPUs every cycle is eager. Either way
   // each cycle's result is the eager cycle's of the same values, bit for bit: the K-cycle's
   // step sizes stay on the device, and a recorded cycle's unused second direction gets step 0.
-  const Laplacian a = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.02, 3);
-  const Laplacian b = laplacian(gen::tet_mesh_graph(9, 8, 7), 3, 0.05, 4);
-  const auto rp = test::device_view(a.row_ptr);
-  const auto ci = test::device_view(a.col_idx);
-  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  const TwoSystems sys;
+  const Laplacian &a = sys.a, &b = sys.b;
+  const BlockPattern<Mem>& pattern = sys.pattern;
   for (const auto cycle : {MultigridOptions::Cycle::k, MultigridOptions::Cycle::v}) {
     MultigridOptions mo;
     mo.coarse_rows = 20;

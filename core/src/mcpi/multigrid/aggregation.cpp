@@ -142,42 +142,37 @@ void aggregate_graph(ordinal_t n, const std::vector<offset_t>& row_ptr, const st
 /// is none (or j is outside 0..n-1), by a binary search of each row's sorted columns (host).
 std::vector<offset_t> transposed_blocks(ordinal_t n, const std::vector<offset_t>& row_ptr,
                                         const std::vector<ordinal_t>& col) {
-  std::vector<offset_t> partner(col.size(), -1);
   // Rows whose columns increase (an assembled pattern's) are searched in place; others through
-  // a sorted copy of (column, block) pairs.
+  // a sorted copy of their (column, block) pairs.
   bool increasing = true;
   for (ordinal_t i = 0; i < n && increasing; ++i)
-    for (offset_t k = row_ptr[static_cast<size_t>(i)] + 1; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
-      if (col[static_cast<size_t>(k)] <= col[static_cast<size_t>(k) - 1]) {
-        increasing = false;
-        break;
-      }
-  if (increasing) {
-    for (ordinal_t i = 0; i < n; ++i)
-      for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
-        const ordinal_t j = col[static_cast<size_t>(k)];
-        if (j < 0 || j >= n) continue;
-        const auto b = col.begin() + row_ptr[static_cast<size_t>(j)];
-        const auto e = col.begin() + row_ptr[static_cast<size_t>(j) + 1];
-        const auto it = std::lower_bound(b, e, i);
-        if (it != e && *it == i) partner[static_cast<size_t>(k)] = static_cast<offset_t>(it - col.begin());
-      }
-    return partner;
+    for (offset_t k = row_ptr[static_cast<size_t>(i)] + 1; k < row_ptr[static_cast<size_t>(i) + 1] && increasing; ++k)
+      increasing = col[static_cast<size_t>(k)] > col[static_cast<size_t>(k) - 1];
+  std::vector<std::pair<ordinal_t, offset_t>> sorted;
+  if (!increasing) {
+    sorted.resize(col.size());
+    for (ordinal_t i = 0; i < n; ++i) {
+      for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
+        sorted[static_cast<size_t>(k)] = {col[static_cast<size_t>(k)], k};
+      std::sort(sorted.begin() + row_ptr[static_cast<size_t>(i)], sorted.begin() + row_ptr[static_cast<size_t>(i) + 1]);
+    }
   }
-  std::vector<std::pair<ordinal_t, offset_t>> sorted(col.size());  // per row: (column, block), sorted
-  for (ordinal_t i = 0; i < n; ++i) {
-    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k)
-      sorted[static_cast<size_t>(k)] = {col[static_cast<size_t>(k)], k};
-    std::sort(sorted.begin() + row_ptr[static_cast<size_t>(i)], sorted.begin() + row_ptr[static_cast<size_t>(i) + 1]);
-  }
+  // The block (j, i), or -1.
+  auto find = [&](ordinal_t j, ordinal_t i) -> offset_t {
+    const auto b = static_cast<std::ptrdiff_t>(row_ptr[static_cast<size_t>(j)]);
+    const auto e = static_cast<std::ptrdiff_t>(row_ptr[static_cast<size_t>(j) + 1]);
+    if (increasing) {
+      const auto it = std::lower_bound(col.begin() + b, col.begin() + e, i);
+      return it != col.begin() + e && *it == i ? static_cast<offset_t>(it - col.begin()) : -1;
+    }
+    const auto it = std::lower_bound(sorted.begin() + b, sorted.begin() + e, std::make_pair(i, offset_t(-1)));
+    return it != sorted.begin() + e && it->first == i ? it->second : -1;
+  };
+  std::vector<offset_t> partner(col.size(), -1);
   for (ordinal_t i = 0; i < n; ++i)
     for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       const ordinal_t j = col[static_cast<size_t>(k)];
-      if (j < 0 || j >= n) continue;
-      const auto b = sorted.begin() + row_ptr[static_cast<size_t>(j)];
-      const auto e = sorted.begin() + row_ptr[static_cast<size_t>(j) + 1];
-      const auto it = std::lower_bound(b, e, std::make_pair(i, offset_t(-1)));
-      if (it != e && it->first == i) partner[static_cast<size_t>(k)] = it->second;
+      if (j >= 0 && j < n) partner[static_cast<size_t>(k)] = find(j, i);
     }
   return partner;
 }
