@@ -1,5 +1,5 @@
 // The C interface of the MCPI solver: every entry point catches every exception and turns it
-// into a return code and a per-thread message.
+// into a return code and a per-thread message (mcpi_handle.hpp); FGMRES is in mcpi_fgmres.cpp.
 #include <ppsparse/c/mcpi.h>
 
 #include <cctype>
@@ -15,15 +15,9 @@
 #include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/mcpi/solver.hpp>
 
-struct ppsparse_mcpi_solver {
-  std::unique_ptr<ppsparse::mcpi::Solver<>> solver;
-  std::unique_ptr<ppsparse::mcpi::Multigrid<>> multigrid;  // ppsparse_mcpi_create_multigrid: its finest level
-  std::unique_ptr<ppsparse::mcpi::Fgmres<>> fgmres;        // kept while its control is unchanged
-  ppsparse::mcpi::FgmresControl fgmres_control;
-  std::vector<ppsparse::mcpi::ResidualCheck> history;  // of the last solve
-};
+#include "mcpi_handle.hpp"
 
-namespace {
+namespace ppsparse::c_binding {
 
 using ppsparse::DefaultExecSpace;
 using ppsparse::DefaultMemSpace;
@@ -46,32 +40,10 @@ static_assert(PPSPARSE_CYCLE_V == static_cast<int>(mcpi::MultigridOptions::Cycle
               "c/mcpi.h's PPSPARSE_CYCLE_* or PPSPARSE_SCALING_* and mcpi/multigrid.hpp disagree");
 
 thread_local std::string last_error;
-bool initialized_here = false;
 
-/// Runs f, mapping exceptions onto return codes and the message onto last_error.
-template <class F>
-int guarded(const char* function, F&& f) {
-  try {
-    f();
-    last_error.clear();
-    return PPSPARSE_SUCCESS;
-  } catch (const ppsparse::InvalidArgument& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return PPSPARSE_ERROR_INVALID_ARGUMENT;
-  } catch (const ppsparse::NumericalError& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return PPSPARSE_ERROR_NUMERICAL;
-  } catch (const std::bad_alloc&) {
-    last_error = std::string(function) + ": out of memory";
-    return PPSPARSE_ERROR_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return PPSPARSE_ERROR_INTERNAL;
-  } catch (...) {
-    last_error = std::string(function) + ": unknown error";
-    return PPSPARSE_ERROR_INTERNAL;
-  }
-}
+namespace {
+bool initialized_here = false;
+}  // namespace
 
 void require_kokkos() {
   if (!Kokkos::is_initialized()) throw InvalidArgument("Kokkos is not initialised (call ppsparse_initialize first)");
@@ -127,22 +99,6 @@ mcpi::BlockOrder block_order(int order) {
   if (order == PPSPARSE_ROW_MAJOR) return mcpi::BlockOrder::row_major;
   throw InvalidArgument("block_order must be PPSPARSE_COLUMN_MAJOR (0) or PPSPARSE_ROW_MAJOR (1), got " +
                         std::to_string(order));
-}
-
-/// An unmanaged view of a caller's array in the memory it says it is in.
-template <class T, class Mem>
-Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged> wrap(T* p, size_t n) {
-  return Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged>(p, n);
-}
-
-/// Calls f(view_a, view_b) with both arrays wrapped in the memory space `memory` names.
-template <class A, class B, class F>
-void with_views(int memory, A* a, size_t na, B* b, size_t nb, F&& f) {
-  check_memory(memory);
-  if (memory == PPSPARSE_MEMORY_HOST)
-    f(wrap<A, HostSpace>(a, na), wrap<B, HostSpace>(b, nb));
-  else
-    f(wrap<A, DefaultMemSpace>(a, na), wrap<B, DefaultMemSpace>(b, nb));
 }
 
 /// Host copy of a caller's array of n entries.
@@ -289,16 +245,9 @@ int update(const char* function, ppsparse_mcpi_solver* s, const OT* O, const dou
   });
 }
 
-/// Calls f(R, dq) with the caller's vectors wrapped, after checking the pointers.
-template <class F>
-void with_vectors(mcpi::Solver<>& solver, int memory, const double* R, double* dq, F&& f) {
-  require(R, "R");
-  require(dq, "dq");
-  const size_t len = static_cast<size_t>(solver.n()) * solver.nb();
-  with_views(memory, R, len, dq, len, f);
-}
+}  // namespace ppsparse::c_binding
 
-}  // namespace
+using namespace ppsparse::c_binding;
 
 extern "C" {
 
@@ -444,91 +393,6 @@ int ppsparse_mcpi_apply(ppsparse_mcpi_solver* s, const double* R, double* dq, in
       s->history = st.history;
       to_status(st, status);
     });
-  });
-}
-
-}  // extern "C"
-
-namespace {
-
-/// The handle's FGMRES for the control (made anew when the control changed).
-mcpi::Fgmres<>& fgmres_of(ppsparse_mcpi_solver* s, const ppsparse_fgmres_control* control) {
-  auto& solver = solver_of(s);
-  const mcpi::FgmresControl c = to_control(control);
-  mcpi::check_fgmres_control(c);
-  if (!s->fgmres || !(s->fgmres_control == c)) {
-    s->fgmres.reset();
-    s->fgmres = std::make_unique<mcpi::Fgmres<>>(solver, c);
-    if (s->multigrid) s->fgmres->set_preconditioner(s->multigrid->preconditioner());
-    s->fgmres_control = c;
-  }
-  return *s->fgmres;
-}
-
-/// FGMRES on A, or on op where it is not null.
-void solve_fgmres(ppsparse_mcpi_solver* s, mcpi::Fgmres<>& gmres, const double* R, double* dq, int memory,
-                  ppsparse_mcpi_status* status, const mcpi::Fgmres<>::Operator* op = nullptr) {
-  with_vectors(solver_of(s), memory, R, dq, [&](const auto& r, const auto& x) {
-    const mcpi::Status st =
-        op ? gmres.solve(DefaultExecSpace(), r, x, *op, "the caller's op") : gmres.solve(DefaultExecSpace(), r, x);
-    s->history = st.history;
-    to_status(st, status);
-  });
-}
-
-}  // namespace
-
-extern "C" {
-
-int ppsparse_mcpi_fgmres(ppsparse_mcpi_solver* s, const double* R, double* dq, int memory,
-                         const ppsparse_fgmres_control* control, ppsparse_mcpi_status* status) {
-  failed_status(status);
-  return guarded("ppsparse_mcpi_fgmres", [&] { solve_fgmres(s, fgmres_of(s, control), R, dq, memory, status); });
-}
-
-int ppsparse_mcpi_fgmres_operator(ppsparse_mcpi_solver* s, ppsparse_operator op, void* context, const double* R,
-                                  double* dq, int memory, const ppsparse_fgmres_control* control,
-                                  ppsparse_mcpi_status* status) {
-  failed_status(status);
-  return guarded("ppsparse_mcpi_fgmres_operator", [&] {
-    if (op == nullptr) throw InvalidArgument("op is NULL");
-    check_memory(memory);
-    mcpi::Fgmres<>& gmres = fgmres_of(s, control);
-    const size_t len = static_cast<size_t>(solver_of(s).n()) * solver_of(s).nb();
-    // Host memory: op sees host copies of the device vectors.
-    std::vector<double> hx(memory == PPSPARSE_MEMORY_HOST ? len : 0), hy(hx.size());
-    int products = 0;
-    const mcpi::Fgmres<>::Operator product = [&](const DefaultExecSpace& exec, const mcpi::Fgmres<>::ConstVector& x,
-                                                 const mcpi::Fgmres<>::Vector& y) {
-      ++products;
-      const bool host = memory == PPSPARSE_MEMORY_HOST;
-      if (host) Kokkos::deep_copy(exec, wrap<double, HostSpace>(hx.data(), len), x);
-      exec.fence();
-      const int code = host ? op(hx.data(), hy.data(), context) : op(x.data(), y.data(), context);
-      if (code != 0)
-        throw InvalidArgument("op returned " + std::to_string(code) + " at its product " + std::to_string(products) +
-                              " (1-based)");
-      if (host) Kokkos::deep_copy(exec, y, wrap<const double, HostSpace>(hy.data(), len));
-    };
-    solve_fgmres(s, gmres, R, dq, memory, status, &product);
-  });
-}
-
-int ppsparse_mcpi_history(const ppsparse_mcpi_solver* s, int capacity, int* steps, double* residuals, int* count) {
-  return guarded("ppsparse_mcpi_history", [&] {
-    solver_of(const_cast<ppsparse_mcpi_solver*>(s));
-    if (capacity < 0) throw InvalidArgument("capacity must be >= 0, got " + std::to_string(capacity));
-    if (capacity > 0) {
-      require(steps, "steps");
-      require(residuals, "residuals");
-    }
-    require(count, "count");
-    const auto& h = s->history;
-    for (size_t i = 0; i < h.size() && i < static_cast<size_t>(capacity); ++i) {
-      steps[i] = h[i].sweep;
-      residuals[i] = h[i].residual;
-    }
-    *count = static_cast<int>(h.size());
   });
 }
 
