@@ -36,45 +36,44 @@ GalerkinMap<M> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr, c
     if (a.of_row[static_cast<size_t>(i)] < 0 || a.of_row[static_cast<size_t>(i)] >= a.count)
       throw InvalidArgument("multigrid: row " + std::to_string(i) + " lies in no aggregate");
   const size_t nc = static_cast<size_t>(a.count);
-  // The coarse rows' columns, sorted, gathered from each aggregate's member rows through a
-  // marker per aggregate (no container per coarse row); then each fine block's coarse slot.
+  // Each coarse row's columns, sorted, gathered from its aggregate's member rows through a
+  // marker per aggregate (no container per coarse row); then, while those rows are at hand,
+  // each of their blocks' coarse block (off) or aggregate (diag_o, where both rows share one),
+  // -1 where it is of the other kind.
   std::vector<offset_t> members_ptr;
   std::vector<ordinal_t> members;
   group_by(a.of_row, nc, members_ptr, members);
-  std::vector<char> seen(nc, 0);
+  std::vector<offset_t> where(nc, -1);  // J's coarse block in the row being built
+  std::vector<offset_t> off(col_idx.size(), -1), diag_o(col_idx.size(), -1);
   GalerkinMap<M> map;
   map.coarse_rows = a.count;
   for (size_t I = 0; I < nc; ++I) {
     const size_t first = map.col_idx.size();
-    for (offset_t t = members_ptr[I]; t < members_ptr[I + 1]; ++t) {
-      const size_t i = static_cast<size_t>(members[static_cast<size_t>(t)]);
-      for (offset_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-        const ordinal_t J = a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])];
-        if (static_cast<size_t>(J) == I || seen[static_cast<size_t>(J)]) continue;
-        seen[static_cast<size_t>(J)] = 1;
-        map.col_idx.push_back(J);
+    auto each_block = [&](auto&& f) {
+      for (offset_t t = members_ptr[I]; t < members_ptr[I + 1]; ++t) {
+        const size_t i = static_cast<size_t>(members[static_cast<size_t>(t)]);
+        for (offset_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+          f(k, a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])]);
       }
-    }
+    };
+    each_block([&](offset_t, ordinal_t J) {
+      if (static_cast<size_t>(J) == I || where[static_cast<size_t>(J)] >= 0) return;
+      where[static_cast<size_t>(J)] = 0;
+      map.col_idx.push_back(J);
+    });
     std::sort(map.col_idx.begin() + static_cast<std::ptrdiff_t>(first), map.col_idx.end());
-    for (size_t q = first; q < map.col_idx.size(); ++q) seen[static_cast<size_t>(map.col_idx[q])] = 0;
+    for (size_t q = first; q < map.col_idx.size(); ++q)
+      where[static_cast<size_t>(map.col_idx[q])] = static_cast<offset_t>(q);
+    each_block([&](offset_t k, ordinal_t J) {
+      if (static_cast<size_t>(J) == I)
+        diag_o[static_cast<size_t>(k)] = static_cast<offset_t>(I);
+      else
+        off[static_cast<size_t>(k)] = where[static_cast<size_t>(J)];
+    });
+    for (size_t q = first; q < map.col_idx.size(); ++q) where[static_cast<size_t>(map.col_idx[q])] = -1;
     map.row_ptr.push_back(static_cast<offset_t>(map.col_idx.size()));
   }
-  // Each fine block's coarse block (off) or aggregate (diag_o, where both rows share one), -1
-  // where it is of the other kind; each fine row's aggregate (diag_d).
-  std::vector<offset_t> off(col_idx.size(), -1), diag_o(col_idx.size(), -1);
-  for (ordinal_t i = 0; i < n; ++i) {
-    const ordinal_t I = a.of_row[static_cast<size_t>(i)];
-    for (offset_t k = row_ptr[static_cast<size_t>(i)]; k < row_ptr[static_cast<size_t>(i) + 1]; ++k) {
-      const ordinal_t J = a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])];
-      if (I == J) {
-        diag_o[static_cast<size_t>(k)] = I;
-        continue;
-      }
-      const auto b = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I)];
-      const auto e = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I) + 1];
-      off[static_cast<size_t>(k)] = std::lower_bound(b, e, J) - map.col_idx.begin();
-    }
-  }
+  // Each fine row's aggregate (diag_d).
   grouped(off, map.col_idx.size(), map.off_ptr, map.off_src, "mg.galerkin_off");
   grouped(diag_o, nc, map.diag_o_ptr, map.diag_o_src, "mg.galerkin_diag_o");
   grouped(a.of_row, nc, map.diag_d_ptr, map.diag_d_src, "mg.galerkin_diag_d");
