@@ -99,17 +99,9 @@ auto ColorLoop<E, OS, DS, XS>::recorded_sweeps(const E& exec, const ResolvedSwee
   if (halo_) halo_->begin_recording(exec, a_.sweeper().dq);
   ErrorKind kind = capture_error(
       [&] {
-        ppsparse::backend::begin_graph(exec);
-        try {
+        r.graph = ppsparse::backend::record_graph(exec, [&] {
           for (int k = 0; k < count; ++k) sweep(exec, rs);
-        } catch (...) {
-          try {
-            ppsparse::backend::end_graph(exec);  // ends the recording; its error is the sweep's
-          } catch (...) {
-          }
-          throw;
-        }
-        r.graph = ppsparse::backend::end_graph(exec);
+        });
       },
       message);
   if (halo_) {

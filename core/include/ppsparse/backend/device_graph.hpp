@@ -6,9 +6,9 @@
 /// where they stay on the device (NCCL).
 ///
 ///   if (backend::can_record_graph(exec, why_not)) {
-///     backend::begin_graph(exec);
-///     ...enqueue on exec (and on instances that wait for exec and that exec waits for)...
-///     backend::DeviceGraph g = backend::end_graph(exec);  // instantiated
+///     backend::DeviceGraph g = backend::record_graph(exec, [&] {
+///       ...enqueue on exec (and on instances that wait for exec and that exec waits for)...
+///     });                                                  // instantiated
 ///     backend::replay_graph(exec, g);                      // as often as needed
 ///   }
 ///
@@ -69,4 +69,24 @@ void replay_graph(const ExecSpace& /*exec*/, const DeviceGraph& /*g*/) {
   void replay_graph(const Exec& exec, const DeviceGraph& g);
 namespace ppsparse::backend {
 PPSPARSE_DECLARE_BACKEND_HOOKS(DEVICE_GRAPH, PPSPARSE_DEVICE_GRAPH_HOOKS)
+
+// After the backends' overloads, which its calls resolve to.
+/// The work that `enqueue()` puts on exec's stream, recorded and instantiated (begin_graph,
+/// end_graph). Where enqueue() throws, the recording is ended first (so that the stream runs
+/// work again) and enqueue's error is the one that propagates.
+template <class ExecSpace, class Enqueue>
+DeviceGraph record_graph(const ExecSpace& exec, Enqueue&& enqueue) {
+  begin_graph(exec);
+  try {
+    enqueue();
+  } catch (...) {
+    try {
+      end_graph(exec);
+    } catch (...) {
+    }
+    throw;
+  }
+  return end_graph(exec);
+}
+
 }  // namespace ppsparse::backend

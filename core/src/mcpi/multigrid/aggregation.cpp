@@ -100,10 +100,9 @@ Aggregates from_partners(const std::vector<ordinal_t>& partner, const std::vecto
 /// them, its strength the sum of theirs in the order of the fine rows and blocks (host). Each
 /// aggregate's row is gathered from its member rows through a marker per aggregate, then
 /// sorted: no container per row (a map each took seconds on millions of aggregates).
-void aggregate_graph(ordinal_t n, const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col,
+void aggregate_graph(const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col,
                      const std::vector<double>& strength, const Aggregates& a, std::vector<offset_t>& c_ptr,
                      std::vector<ordinal_t>& c_col, std::vector<double>& c_strength) {
-  (void)n;
   std::vector<offset_t> members_ptr;
   std::vector<ordinal_t> members;
   group_by(a.of_row, static_cast<size_t>(a.count), members_ptr, members);
@@ -296,7 +295,7 @@ Aggregates pairwise_aggregates(const E& exec, ordinal_t n, const std::vector<off
     std::vector<offset_t> c_ptr;
     std::vector<ordinal_t> c_col;
     std::vector<double> c_s;
-    aggregate_graph(m, ptr, col, s_host, step, c_ptr, c_col, c_s);
+    aggregate_graph(ptr, col, s_host, step, c_ptr, c_col, c_s);
     ptr = std::move(c_ptr);
     col = std::move(c_col);
     s_host = std::move(c_s);

@@ -1,0 +1,25 @@
+// The multigrid's options checked (mcpi/multigrid.hpp), each bad field named with its value.
+#include <string>
+
+#include <ppsparse/error.hpp>
+#include <ppsparse/mcpi/multigrid.hpp>
+
+namespace ppsparse::mcpi {
+
+void check_multigrid_options(const MultigridOptions& o) {
+  auto bad = [](const std::string& what) { throw InvalidArgument("mcpi multigrid: " + what); };
+  if (o.max_levels < 1) bad("max_levels must be >= 1, got " + std::to_string(o.max_levels));
+  if (o.coarse_rows < 1) bad("coarse_rows must be >= 1, got " + std::to_string(o.coarse_rows));
+  if (o.matching_passes < 1) bad("matching_passes must be >= 1, got " + std::to_string(o.matching_passes));
+  if (o.pre_sweeps < 0 || o.post_sweeps < 0)
+    bad("pre_sweeps and post_sweeps must be >= 0, got " + std::to_string(o.pre_sweeps) + " and " +
+        std::to_string(o.post_sweeps));
+  if (o.coarse_sweeps < 1) bad("coarse_sweeps must be >= 1, got " + std::to_string(o.coarse_sweeps));
+  const int cycle = static_cast<int>(o.cycle);
+  if (cycle < 0 || cycle > 2) bad("cycle must be v, w or k, got the value " + std::to_string(cycle));
+  const int scaling = static_cast<int>(o.scaling);
+  if (scaling < 0 || scaling > 3)
+    bad("scaling must be automatic, none, energy or residual, got the value " + std::to_string(scaling));
+}
+
+}  // namespace ppsparse::mcpi
