@@ -101,18 +101,9 @@ struct NonlinearControl {
   /// defect correction before and at first order (whose Jacobian is exact). on: every step.
   /// Needs FGMRES (Linear::fgmres or multigrid).
   enum class NewtonKrylov { automatic, off, on } newton_krylov = NewtonKrylov::automatic;
-  /// Linear::multigrid: the hierarchy and its cycle. The library's defaults but 4 levels, 8
-  /// coarsest sweeps and 8 + 8 sweeps per level, by measurement (docs/perf/multigrid.md): on
-  /// the flows' Jacobians deeper levels and more coarsest sweeps cost cycle time (each of their
-  /// kernels is a few microseconds of latency, visited up to 2^level times by the K-cycle) and
-  /// take no fewer steps, and more sweeps per level take fewer steps and less time.
-  ppsparse::mcpi::MultigridOptions multigrid = [] {
-    ppsparse::mcpi::MultigridOptions o;
-    o.max_levels = 4;
-    o.coarse_sweeps = 8;
-    o.pre_sweeps = o.post_sweeps = 8;
-    return o;
-  }();
+  /// Linear::multigrid: the hierarchy and its cycle (a V-cycle over aggregates of two block
+  /// rows, by measurement: MultigridOptions::flow_jacobian).
+  ppsparse::mcpi::MultigridOptions multigrid = ppsparse::mcpi::MultigridOptions::flow_jacobian();
 };
 void check_control(const NonlinearControl& c);
 
