@@ -86,10 +86,11 @@ solver:
                          order from the start)
   --steps N              at most N pseudo-time steps (default 100)
   --linear mcpi|fgmres|multigrid
-                         MCPI sweeps alone, FGMRES + MCPI sweeps (the default), or FGMRES
-                         + one cycle of an aggregation multigrid whose levels sweep by MCPI
-                         (its hierarchy from the first step's Jacobian, refreshed every
-                         step; the step lines then count cycles and levels); its options:
+                         MCPI sweeps alone, FGMRES + MCPI sweeps, or FGMRES + one cycle
+                         of an aggregation multigrid whose levels sweep by MCPI (the
+                         default; its hierarchy from the first step's Jacobian, refreshed
+                         every step; the step lines then count cycles and levels); its
+                         options:
 )" + mcpi_app::multigrid_options_help(flow::NonlinearControl{}.multigrid, 2) +
          R"(
   --newton-krylov auto|yes|no
@@ -99,8 +100,9 @@ solver:
                          correction). auto (default): Newton-Krylov at second order from
                          the step at which the limiter only decreases (--limiter-freeze)
   --linear-rtol X        each step's linear tolerance (default 1e-2)
-  --sweeps K             MCPI: sweep limit (default 100); FGMRES: sweeps per
-                         preconditioner (default 20 at first order, 40 at second)
+  --sweeps K             --linear mcpi: sweep limit (default 100); --linear fgmres:
+                         sweeps per preconditioner (default 20 at first order, 40 at
+                         second)
 
 output:
   --output DIR           where the files go (default: the current folder)
@@ -241,6 +243,11 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
   }
   if (mg_option_given && o.control.linear != flow::NonlinearControl::Linear::multigrid)
     throw InvalidArgument("mcpi: the --mg-* options apply to --linear multigrid");
+  // The multigrid's sweeps are per level: --sweeps would silently do nothing there.
+  if (sweeps_given && o.control.linear == flow::NonlinearControl::Linear::multigrid)
+    throw InvalidArgument(
+        "mcpi: --sweeps counts the sweeps of --linear fgmres or mcpi; the multigrid (the default) takes "
+        "--mg-sweeps and --mg-coarse-sweeps");
   flow::check_control(o.control);
   return o;
 }

@@ -84,8 +84,10 @@ struct NonlinearControl {
   double first_order_drop = 1e-2;
   int max_steps = 100;
   /// MCPI sweeps alone, FGMRES + MCPI sweeps, or FGMRES + an aggregation multigrid cycle
-  /// whose levels sweep by MCPI (mcpi/multigrid.hpp).
-  enum class Linear { mcpi, fgmres, multigrid } linear = Linear::fgmres;
+  /// whose levels sweep by MCPI (mcpi/multigrid.hpp; the default, by measurement: 0.40x the
+  /// time of FGMRES + 20 sweeps on the aerofoil refined twice on an H200 and 0.2-0.35x on every
+  /// case measured on CPUs; 1.3x on the unrefined aerofoil on the H200, docs/perf/multigrid.md).
+  enum class Linear { mcpi, fgmres, multigrid } linear = Linear::multigrid;
   double linear_rtol = 1e-2;  ///< each step's linear tolerance
   int mcpi_sweeps = 100;      ///< MCPI alone: the sweep limit
   /// FGMRES: sweeps per preconditioner application; 0: 20 at first order, 40 at second (the

@@ -309,24 +309,32 @@ TEST(FlowSolver, MirrorSymmetricBodyHasNoLiftAtZeroIncidence) {
   NonlinearControl c;
   c.drop = 1e-11;
   c.max_steps = 40;
-  for (FluxScheme flux : {FluxScheme::roe, FluxScheme::hllc, FluxScheme::ausm_up})
-    for (int order : {1, 2})
-      for (double alpha : {0.0, 2.0}) {
-        s.alpha = alpha;
-        s.flux = flux;
-        s.order = order;
-        c.max_steps = order == 2 ? 80 : 40;  // defect correction: about 0.63 a step at the end
-        const std::string what = std::string(flow::name(flux)) + ", order " + std::to_string(order);
-        auto f = make_flow_solver(m, s);
-        const auto h = f->run(c, {});
-        ASSERT_LE(h.back().relative, c.drop) << "alpha " << alpha << ", " << what;
-        const Forces forces = f->forces();
-        if (alpha == 0) {
-          EXPECT_LT(std::abs(forces.cl), 1e-9) << "cd " << forces.cd << ", " << what;
-        } else {
-          EXPECT_GT(forces.cl, 1e-3) << what;  // the same check sees lift where there is some
+  for (auto linear : {NonlinearControl::Linear::fgmres, NonlinearControl::Linear::multigrid})
+    for (FluxScheme flux : {FluxScheme::roe, FluxScheme::hllc, FluxScheme::ausm_up})
+      for (int order : {1, 2})
+        for (double alpha : {0.0, 2.0}) {
+          s.alpha = alpha;
+          s.flux = flux;
+          s.order = order;
+          c.linear = linear;
+          c.max_steps = order == 2 ? 80 : 40;  // defect correction: about 0.63 a step at the end
+          const std::string what = std::string(flow::name(flux)) + ", order " + std::to_string(order) +
+                                   (linear == NonlinearControl::Linear::multigrid ? ", multigrid" : ", sweeps");
+          auto f = make_flow_solver(m, s);
+          const auto h = f->run(c, {});
+          ASSERT_LE(h.back().relative, c.drop) << "alpha " << alpha << ", " << what;
+          const Forces forces = f->forces();
+          // The multigrid's pairwise aggregates are not mirror-symmetric, so its iterates are not
+          // either; at second order the limiter, held from those iterates (it only decreases),
+          // keeps a trace of them in the steady state: a lift of about 3e-7 here, four orders
+          // below what a flux or limiter that broke the symmetry gives.
+          const double zero = order == 2 && linear == NonlinearControl::Linear::multigrid ? 1e-6 : 1e-9;
+          if (alpha == 0) {
+            EXPECT_LT(std::abs(forces.cl), zero) << "cd " << forces.cd << ", " << what;
+          } else {
+            EXPECT_GT(forces.cl, 1e-3) << what;  // the same check sees lift where there is some
+          }
         }
-      }
 }
 
 TEST(FlowSolver, LimiterOnlyDecreasesOnceTheResidualFell) {
