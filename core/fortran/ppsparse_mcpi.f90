@@ -97,6 +97,7 @@ module ppsparse_mcpi
   public :: ppsparse_mcpi_update, ppsparse_mcpi_update_f32, ppsparse_mcpi_apply, ppsparse_mcpi_fgmres
   public :: ppsparse_mcpi_multiply, ppsparse_mcpi_history, ppsparse_mcpi_fgmres_operator
   public :: ppsparse_mcpi_create_multigrid, ppsparse_multigrid_options_default, ppsparse_mcpi_levels
+  public :: ppsparse_multigrid_options_flow_jacobian
 
   interface
     !> Initialises Kokkos unless it already is.
@@ -161,6 +162,12 @@ module ppsparse_mcpi
       type(ppsparse_multigrid_options), intent(in) :: multigrid
     end function
     subroutine ppsparse_multigrid_options_default(options) bind(C, name="ppsparse_multigrid_options_default")
+      import :: ppsparse_multigrid_options
+      type(ppsparse_multigrid_options), intent(out) :: options
+    end subroutine
+    !> The setting for the Jacobians of compressible flows (a V-cycle over pairs; see the C header).
+    subroutine ppsparse_multigrid_options_flow_jacobian(options) &
+        bind(C, name="ppsparse_multigrid_options_flow_jacobian")
       import :: ppsparse_multigrid_options
       type(ppsparse_multigrid_options), intent(out) :: options
     end subroutine

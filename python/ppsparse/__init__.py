@@ -63,8 +63,10 @@ class McpiSolver(_McpiSolver):
     McpiSolver(indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False,
                keep_fp64=False, multigrid=None):
     setup from the block CSR structure of O (off-diagonal blocks only), in your numbering.
-    multigrid=True (or a dict of options: cycle "k"/"w"/"v", scaling "auto"/"energy"/"residual"/
-    "none", max_levels, coarse_rows, matching_passes, pre_sweeps, post_sweeps, coarse_sweeps):
+    multigrid=True (or a preset's name, "default" or "flow_jacobian": a V-cycle over pairs for
+    compressible flows' Jacobians, MultigridOptions::flow_jacobian; or a dict of options: preset,
+    cycle "k"/"w"/"v", scaling "auto"/"energy"/"residual"/"none", max_levels, coarse_rows,
+    matching_passes, pre_sweeps, post_sweeps, coarse_sweeps, over the preset's values):
     an aggregation multigrid hierarchy (ppsparse::mcpi::Multigrid) whose finest level is this
     solver; update() forms it at the first call and refreshes it after; fgmres() is then
     preconditioned by one cycle per iteration; levels lists the levels.

@@ -17,13 +17,22 @@ namespace {
 
 mcpi::Variant variant_of(const std::string& s) { return mcpi::parse_variant(s); }
 
-/// MultigridOptions from a dict of its fields (cycle and scaling as strings); ValueError naming an
-/// unknown key or value.
+/// A named setting: "default" (MultigridOptions{}) or "flow_jacobian"; ValueError otherwise.
+mcpi::MultigridOptions multigrid_preset(const std::string& name) {
+  if (name == "default") return {};
+  if (name == "flow_jacobian") return mcpi::MultigridOptions::flow_jacobian();
+  throw py::value_error("multigrid: the preset is 'default' or 'flow_jacobian', got '" + name + "'");
+}
+
+/// MultigridOptions from a dict of its fields (cycle and scaling as strings), over the setting
+/// its "preset" names (the defaults without one); ValueError naming an unknown key or value.
 mcpi::MultigridOptions multigrid_options(const py::dict& d) {
-  mcpi::MultigridOptions o;
+  mcpi::MultigridOptions o = d.contains("preset") ? multigrid_preset(py::str(d["preset"])) : mcpi::MultigridOptions{};
   for (const auto& [key, value] : d) {
     const std::string k = py::str(key);
-    if (k == "cycle") {
+    if (k == "preset") {
+      continue;
+    } else if (k == "cycle") {
       const std::string v = py::str(value);
       if (v == "v" || v == "w" || v == "k")
         o.cycle = v == "v"   ? mcpi::MultigridOptions::Cycle::v
@@ -54,8 +63,8 @@ mcpi::MultigridOptions multigrid_options(const py::dict& d) {
       o.coarse_sweeps = value.cast<int>();
     } else {
       throw py::value_error("multigrid: unknown option '" + k +
-                            "' (cycle, scaling, max_levels, coarse_rows, matching_passes, pre_sweeps, post_sweeps, "
-                            "coarse_sweeps)");
+                            "' (preset, cycle, scaling, max_levels, coarse_rows, matching_passes, pre_sweeps, "
+                            "post_sweeps, coarse_sweeps)");
     }
   }
   mcpi::check_multigrid_options(o);
@@ -88,8 +97,10 @@ class McpiSolver : public Releasable {
       mcpi::MultigridOptions mo;
       if (py::isinstance<py::dict>(multigrid))
         mo = multigrid_options(multigrid.cast<py::dict>());
+      else if (py::isinstance<py::str>(multigrid))
+        mo = multigrid_preset(multigrid.cast<std::string>());
       else if (!py::isinstance<py::bool_>(multigrid))
-        throw py::type_error("multigrid: True, False, None or a dict of options is expected");
+        throw py::type_error("multigrid: True, False, None, a preset's name or a dict of options is expected");
       mg_ = std::make_unique<mcpi::Multigrid<Exec>>(pattern, mo, options);
     }
     live().insert(this);

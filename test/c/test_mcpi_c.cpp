@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <ppsparse/c/mcpi.h>
+#include <ppsparse/mcpi/multigrid.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
 #include <ppsparse/mcpi/solver.hpp>
@@ -415,6 +416,41 @@ TEST(McpiC, MultigridPreconditionsFgmresAsTheCppOne) {
                                            nullptr, &m),
             PPSPARSE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(last(), "ppsparse_mcpi_create_multigrid: multigrid.pre_sweeps and post_sweeps must be >= 0, got -1 and 2");
+}
+
+TEST(McpiC, FlowJacobianPresetIsTheCppOneAndPreconditions) {
+  ppsparse_multigrid_options m;
+  ppsparse_multigrid_options_flow_jacobian(&m);
+  const auto o = ppsparse::mcpi::MultigridOptions::flow_jacobian();
+  EXPECT_EQ(m.max_levels, o.max_levels);
+  EXPECT_EQ(m.coarse_rows, o.coarse_rows);
+  EXPECT_EQ(m.matching_passes, o.matching_passes);
+  EXPECT_EQ(m.pre_sweeps, o.pre_sweeps);
+  EXPECT_EQ(m.post_sweeps, o.post_sweeps);
+  EXPECT_EQ(m.coarse_sweeps, o.coarse_sweeps);
+  EXPECT_EQ(m.cycle, PPSPARSE_CYCLE_V);
+  EXPECT_EQ(m.scaling, PPSPARSE_SCALING_NONE);
+  const Arrays a = arrays(2);
+  ppsparse_mcpi_solver* s = nullptr;
+  ASSERT_EQ(ppsparse_mcpi_create_multigrid(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, PPSPARSE_MEMORY_HOST,
+                                           nullptr, &m),
+            PPSPARSE_SUCCESS)
+      << last();
+  ASSERT_EQ(ppsparse_mcpi_update(s, a.O.data(), a.D.data(), PPSPARSE_COLUMN_MAJOR, PPSPARSE_MEMORY_HOST),
+            PPSPARSE_SUCCESS)
+      << last();
+  int count = 0;
+  ASSERT_EQ(ppsparse_mcpi_levels(s, 0, nullptr, &count), PPSPARSE_SUCCESS) << last();
+  EXPECT_GE(count, 2);
+  ppsparse_fgmres_control fc;
+  ppsparse_fgmres_control_default(&fc);
+  fc.rtol = 1e-10;
+  std::vector<double> dq(a.R.size(), 0.0);
+  ppsparse_mcpi_status st;
+  ASSERT_EQ(ppsparse_mcpi_fgmres(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &fc, &st), PPSPARSE_SUCCESS) << last();
+  EXPECT_EQ(st.reason, PPSPARSE_CONVERGED);
+  EXPECT_EQ(ppsparse_mcpi_destroy(s), PPSPARSE_SUCCESS);
+  ppsparse_multigrid_options_flow_jacobian(nullptr);  // as the other setters: a null pointer is ignored
 }
 
 }  // namespace

@@ -74,6 +74,11 @@ program consumer_fortran
     print *, 'consumer_fortran: FAILED: multigrid defaults', mg%cycle, mg%coarse_sweeps
     stop 1
   end if
+  call ppsparse_multigrid_options_flow_jacobian(mg)
+  if (mg%cycle /= PPSPARSE_CYCLE_V .or. mg%post_sweeps /= 3 .or. mg%matching_passes /= 1) then
+    print *, 'consumer_fortran: FAILED: the flow_jacobian preset', mg%cycle, mg%post_sweeps, mg%matching_passes
+    stop 1
+  end if
   mg%coarse_rows = 2
   call ppsparse_fgmres_control_default(g)
   g%rtol = 1d-10

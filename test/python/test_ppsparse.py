@@ -318,3 +318,21 @@ def test_multigrid_preconditions_fgmres_and_lists_its_levels():
         ppsparse.McpiSolver.from_bsr(O, multigrid={"cycle": "f"})
     with pytest.raises(ValueError, match="coarse_rows must be >= 1, got 0"):
         ppsparse.McpiSolver.from_bsr(O, multigrid={"coarse_rows": 0})
+
+
+def test_multigrid_flow_jacobian_preset():
+    O, D, A, R = grid_system(g=10, nb=2, seed=5)
+    exact = spla.spsolve(A.tocsc(), R)
+    default = ppsparse.McpiSolver.from_bsr(O, multigrid=True)
+    default.update(O.data, D)
+    # Pairs down to 32 block rows: deeper than the default's aggregates of four down to 500.
+    for preset in ("flow_jacobian", {"preset": "flow_jacobian", "post_sweeps": 4}):
+        mg = ppsparse.McpiSolver.from_bsr(O, multigrid=preset)
+        mg.update(O.data, D)
+        assert len(mg.levels) > len(default.levels) and mg.levels[-1]["n"] <= 32, mg.levels
+        dq, st = mg.fgmres(R, rtol=1e-10)
+        assert st.converged and np.linalg.norm(dq - exact) <= 1e-8 * np.linalg.norm(exact)
+    with pytest.raises(ValueError, match="the preset is 'default' or 'flow_jacobian', got 'euler'"):
+        ppsparse.McpiSolver.from_bsr(O, multigrid="euler")
+    with pytest.raises(TypeError, match="a preset's name or a dict of options"):
+        ppsparse.McpiSolver.from_bsr(O, multigrid=3)

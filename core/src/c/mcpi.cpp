@@ -289,9 +289,8 @@ void ppsparse_mcpi_options_default(ppsparse_mcpi_options* o) {
   o->o_keep_fp64 = 0;
 }
 
-void ppsparse_multigrid_options_default(ppsparse_multigrid_options* o) {
-  if (o == nullptr) return;
-  const mcpi::MultigridOptions d;
+namespace {
+void write_multigrid_options(const mcpi::MultigridOptions& d, ppsparse_multigrid_options* o) {
   o->max_levels = d.max_levels;
   o->coarse_rows = d.coarse_rows;
   o->matching_passes = d.matching_passes;
@@ -300,6 +299,15 @@ void ppsparse_multigrid_options_default(ppsparse_multigrid_options* o) {
   o->coarse_sweeps = d.coarse_sweeps;
   o->cycle = static_cast<int>(d.cycle);
   o->scaling = static_cast<int>(d.scaling);
+}
+}  // namespace
+
+void ppsparse_multigrid_options_default(ppsparse_multigrid_options* o) {
+  if (o != nullptr) write_multigrid_options(mcpi::MultigridOptions{}, o);
+}
+
+void ppsparse_multigrid_options_flow_jacobian(ppsparse_multigrid_options* o) {
+  if (o != nullptr) write_multigrid_options(mcpi::MultigridOptions::flow_jacobian(), o);
 }
 
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* c) {

@@ -140,6 +140,10 @@ void ppsparse_mcpi_control_default(ppsparse_mcpi_control* control);
 void ppsparse_mcpi_options_default(ppsparse_mcpi_options* options);
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* control);
 void ppsparse_multigrid_options_default(ppsparse_multigrid_options* options);
+/** The setting for the Jacobians of compressible flows (MultigridOptions::flow_jacobian): a
+ *  V-cycle over aggregates of two block rows down to 32 block rows, 0 + 3 sweeps per level, 30
+ *  on the coarsest, corrections unscaled (docs/multigrid.md). */
+void ppsparse_multigrid_options_flow_jacobian(ppsparse_multigrid_options* options);
 
 /** Setup from the structure of O (off-diagonal blocks only): n block rows of size nb, block CSR
  *  row_ptr (n + 1) and col_idx, both index_base-based (0 or 1). colors: one colour per block
