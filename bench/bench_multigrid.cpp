@@ -36,12 +36,14 @@
 //   ./bench/bench_multigrid --systems=D/flow_step6 --benchmark_out=mg.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <ppsparse/error.hpp>
@@ -74,8 +76,11 @@ struct Config {
   std::vector<std::string> solvers;
   int sweeps = 20;
   int max_iterations = 300;
-  std::map<std::string, std::string> amgx_configs;           // solver name -> AmgX configuration text
-  std::map<std::string, mcpi::MultigridOptions> multigrids;  // solver name -> its options
+  std::map<std::string, std::string> amgx_configs;  // solver name -> AmgX configuration text
+  // Solver name -> its hierarchy's options: "multigrid" (the library's defaults),
+  // "multigrid_flow" (MultigridOptions::flow_jacobian()) and each set of --multigrid_options.
+  std::map<std::string, mcpi::MultigridOptions> multigrids{{"multigrid", {}},
+                                                           {"multigrid_flow", mcpi::MultigridOptions::flow_jacobian()}};
   int reps = 3;
   std::uint64_t seed = 2024;
 };
@@ -115,7 +120,7 @@ Config parse_config(int& argc, char** argv, const BenchConfig& common) {
     if (name == "--multigrid_options") {
       std::istringstream sets(f.value);
       std::string set;
-      while (std::getline(sets, set, ';')) {
+      for (int number = 1; std::getline(sets, set, ';'); ++number) {
         mcpi::MultigridOptions o;
         std::istringstream words(set);
         std::string word;
@@ -128,7 +133,7 @@ Config parse_config(int& argc, char** argv, const BenchConfig& common) {
                                   "=VALUE option");
         }
         mcpi::check_multigrid_options(o);
-        c.multigrids["multigrid_" + std::to_string(c.multigrids.size() + 1)] = o;
+        c.multigrids["multigrid_" + std::to_string(number)] = o;
       }
     }
     if (name == "--amgx_configs")
@@ -147,16 +152,14 @@ Config parse_config(int& argc, char** argv, const BenchConfig& common) {
         "benchmark flag --amgx_configs: this build has no AmgX (configure with "
         "-DPPSPARSE_AMGX_ROOT=DIR)");
   if (mcpi::AmgxPeer::available()) c.amgx_configs["amgx"] = mcpi::AmgxPeer::default_config();
-  if (c.solvers.empty()) {
-    c.solvers = {"sweeps", "multigrid", "multigrid_flow"};
-    for (const auto& [name, options] : c.multigrids) c.solvers.push_back(name);
-    for (const auto& [name, text] : c.amgx_configs) c.solvers.push_back(name);
-  }
+  std::vector<std::string> known{"sweeps"};
+  for (const auto& [name, options] : c.multigrids) known.push_back(name);
+  for (const auto& [name, text] : c.amgx_configs) known.push_back(name);
+  if (c.solvers.empty()) c.solvers = known;
   for (const auto& s : c.solvers) {
-    if (s == "sweeps" || s == "multigrid" || s == "multigrid_flow" || c.amgx_configs.count(s) || c.multigrids.count(s))
-      continue;
-    std::string valid = "sweeps, multigrid, multigrid_flow";
-    for (const auto& [name, text] : c.amgx_configs) valid += ", " + name;
+    if (std::find(known.begin(), known.end(), s) != known.end()) continue;
+    std::string valid;
+    for (const auto& name : known) valid += (valid.empty() ? "" : ", ") + name;
     throw InvalidArgument("benchmark flag --solvers: '" + s + "' is not a solver of this build (valid: " + valid +
                           (mcpi::AmgxPeer::available() ? "" : "; amgx needs a build with AmgX") + ")");
   }
@@ -223,7 +226,6 @@ std::string system_name(const std::string& key, const std::vector<std::string>& 
 
 System load_dumped(const std::string& prefix, int nb) {
   System s;
-  s.name = system_name(prefix, g_config->systems);
   const auto a = io::read_matrix_market<double>(prefix + "_A.mtx");
   const auto r = io::read_matrix_market<double>(prefix + "_R.mtx");
   if (a.nrows != a.ncols || a.nrows % nb != 0)
@@ -243,7 +245,6 @@ System load_dumped(const std::string& prefix, int nb) {
 
 System generated(int grid, int nb, std::uint64_t seed) {
   System s;
-  s.name = "generated_g" + std::to_string(grid) + "_nb" + std::to_string(nb);
   const auto bs = gen::make_block_system(gen::mixed_mesh_graph(grid, grid, grid, seed), nb, seed);
   s.a = csr_to_bsr(block_system_to_csr(bs), nb);
   s.b.assign(bs.R.data(), bs.R.data() + bs.R.extent(0));
@@ -261,6 +262,7 @@ const System& system_named(const std::string& key) {
     s = std::make_unique<System>(key.rfind("grid:", 0) == 0
                                      ? generated(std::stoi(key.substr(5)), g_config->block, g_config->seed)
                                      : load_dumped(key, g_config->block));
+    s->name = system_name(key, g_config->systems);
     std::cerr << "# bench_multigrid: " << s->name << ": " << s->a.nblockrows << " block rows of " << s->a.nb << ", "
               << s->a.nnzb() << " blocks, read in " << since(t0) << " s\n";
   }
@@ -302,14 +304,14 @@ class Runner {
   virtual int levels() const { return 1; }
 };
 
+// FGMRES preconditioned by the sweeps (multigrid null) or by a cycle of that hierarchy.
 class PpsparseRunner : public Runner {
  public:
-  PpsparseRunner(const std::string& kind, double rtol, const Config& c) : kind_(kind) {
+  PpsparseRunner(const mcpi::MultigridOptions* multigrid, double rtol, const Config& c)
+      : options_(multigrid ? std::optional<mcpi::MultigridOptions>(*multigrid) : std::nullopt) {
     control_.rtol = rtol;
     control_.max_iterations = c.max_iterations;
     control_.sweeps = c.sweeps;
-    if (kind == "multigrid_flow") options_ = mcpi::MultigridOptions::flow_jacobian();
-    if (c.multigrids.count(kind)) options_ = c.multigrids.at(kind);
   }
   double setup(const System& s) override {
     mcpi::SetupOptions setup;
@@ -318,12 +320,12 @@ class PpsparseRunner : public Runner {
     Exec exec;
     exec.fence();
     const auto t0 = Clock::now();
-    if (kind_ == "sweeps") {
+    if (!options_) {
       solver_ = std::make_unique<mcpi::Solver<Exec>>(pattern, setup);
       solver_->update(exec, s.o_values, s.d_values);
       gmres_ = std::make_unique<mcpi::Fgmres<Exec>>(*solver_, control_);
     } else {
-      mg_ = std::make_unique<mcpi::Multigrid<Exec>>(pattern, options_, setup);
+      mg_ = std::make_unique<mcpi::Multigrid<Exec>>(pattern, *options_, setup);
       mg_->update(exec, s.o_values, s.d_values);
       gmres_ = std::make_unique<mcpi::Fgmres<Exec>>(mg_->fine(), control_);
       gmres_->set_preconditioner(mg_->preconditioner());
@@ -362,15 +364,14 @@ class PpsparseRunner : public Runner {
       return "FGMRES(" + std::to_string(control_.restart) + ") + " + std::to_string(control_.sweeps) + " MCPI sweeps";
     std::string rows;
     for (const auto& l : mg_->levels()) rows += (rows.empty() ? "" : " ") + std::to_string(l.n);
-    return "FGMRES(" + std::to_string(control_.restart) + ") + multigrid (" + mcpi_app::describe(options_) +
+    return "FGMRES(" + std::to_string(control_.restart) + ") + multigrid (" + mcpi_app::describe(*options_) +
            "): " + std::to_string(mg_->levels().size()) + " levels of " + rows + " block rows";
   }
   int levels() const override { return mg_ ? static_cast<int>(mg_->levels().size()) : 1; }
 
  private:
-  std::string kind_;
   mcpi::FgmresControl control_;
-  mcpi::MultigridOptions options_;
+  std::optional<mcpi::MultigridOptions> options_;
   std::unique_ptr<mcpi::Solver<Exec>> solver_;
   std::unique_ptr<mcpi::Multigrid<Exec>> mg_;
   std::unique_ptr<mcpi::Fgmres<Exec>> gmres_;
@@ -401,7 +402,8 @@ void bench_solve(benchmark::State& st, const std::string& system_key, const std:
     if (g_config->amgx_configs.count(solver))
       runner = std::make_unique<AmgxRunner>(g_config->amgx_configs.at(solver), rtol, *g_config);
     else
-      runner = std::make_unique<PpsparseRunner>(solver, rtol, *g_config);
+      runner = std::make_unique<PpsparseRunner>(
+          g_config->multigrids.count(solver) ? &g_config->multigrids.at(solver) : nullptr, rtol, *g_config);
     const double setup_s = runner->setup(s);
     const double refresh_s = runner->refresh(s);
     double warm_up = 0;

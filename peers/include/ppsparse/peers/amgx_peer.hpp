@@ -18,9 +18,8 @@ namespace ppsparse::mcpi {
 struct AmgxSolve {
   int iterations = 0;
   bool converged = false;
-  double seconds = 0;           ///< AMGX_solver_solve, the device synchronised after it
-  std::string status;           ///< "success", "failed", "diverged" or "not converged"
-  std::vector<double> history;  ///< AmgX's residual norm after each iteration (index 0: the start)
+  double seconds = 0;  ///< AMGX_solver_solve, the device synchronised after it
+  std::string status;  ///< "success", "failed", "diverged" or "not converged"
 };
 
 class AmgxPeer {
