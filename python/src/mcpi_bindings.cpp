@@ -178,11 +178,11 @@ class McpiSolver : public Releasable {
     fc.max_iterations = max_iterations;
     fc.sweeps = sweeps;
     fc.initial_guess = initial_guess ? mcpi::InitialGuess::given : mcpi::InitialGuess::zero;
-    if (!gmres_ || !(gmres_control_ == fc)) {
-      gmres_.reset();
+    if (gmres_) {
+      gmres_->set_control(fc);
+    } else {
       gmres_ = std::make_unique<mcpi::Fgmres<Exec>>(s(), fc);
       if (mg_) gmres_->set_preconditioner(mg_->preconditioner());
-      gmres_control_ = fc;
     }
     if (op.is_none())
       return solve(R, dq, initial_guess, [&](const auto& r, const auto& x) { return gmres_->solve(Exec(), r, x); });
@@ -279,7 +279,6 @@ class McpiSolver : public Releasable {
   std::unique_ptr<mcpi::Solver<Exec>> solver_;
   std::unique_ptr<mcpi::Multigrid<Exec>> mg_;  ///< multigrid=...: its finest level is the solver
   std::unique_ptr<mcpi::Fgmres<Exec>> gmres_;
-  mcpi::FgmresControl gmres_control_;
 };
 
 }  // namespace

@@ -194,6 +194,33 @@ TEST(McpiFgmres, SolvesAUsersOperatorPreconditionedByTheSolversSweeps) {
   EXPECT_EQ(gmres.solve(Exec(), R, dq).system, "O as stored (fp32)");
 }
 
+TEST(McpiFgmres, ANewControlSolvesAsAFreshFgmresWithIt) {
+  const Arrays a = laplacian(gen::tet_mesh_graph(6, 5, 4), 3, 0.1);
+  Solver<> solver = make_solver(a);
+  const auto R = device_view(a.R);
+  Kokkos::View<double*, Mem> dq("dq", a.R.size()), fresh_dq("fresh dq", a.R.size());
+  Fgmres<> gmres(solver);  // restart 30
+  ASSERT_TRUE(gmres.solve(Exec(), R, dq).converged());
+  FgmresControl changed;
+  changed.restart = 4;  // a new workspace: the solve restarts
+  changed.rtol = 1e-9;
+  changed.sweeps = 3;
+  gmres.set_control(changed);
+  EXPECT_EQ(gmres.control(), changed);
+  const Status st = gmres.solve(Exec(), R, dq);
+  Fgmres<> fresh(solver, changed);
+  const Status fresh_st = fresh.solve(Exec(), R, fresh_dq);
+  ASSERT_TRUE(st.converged());
+  EXPECT_GT(st.iterations, changed.restart);
+  EXPECT_EQ(st.iterations, fresh_st.iterations);
+  EXPECT_EQ(to_vector(dq), to_vector(fresh_dq));  // bit for bit
+  // A bad control is refused as the constructor refuses it, and the last one stays.
+  FgmresControl bad = changed;
+  bad.restart = 0;
+  EXPECT_THROW(gmres.set_control(bad), InvalidArgument);
+  EXPECT_EQ(gmres.control(), changed);
+}
+
 TEST(McpiFgmres, BadInputGivesClearErrors) {
   const Arrays a = laplacian(gen::tet_mesh_graph(3, 3, 3), 2, 0.5);
   Solver<> solver = make_solver(a);

@@ -16,12 +16,11 @@ namespace {
 mcpi::Fgmres<>& fgmres_of(ppsparse_mcpi_solver* s, const ppsparse_fgmres_control* control) {
   auto& solver = solver_of(s);
   const mcpi::FgmresControl c = to_control(control);
-  mcpi::check_fgmres_control(c);
-  if (!s->fgmres || !(s->fgmres_control == c)) {
-    s->fgmres.reset();
+  if (s->fgmres) {
+    s->fgmres->set_control(c);
+  } else {
     s->fgmres = std::make_unique<mcpi::Fgmres<>>(solver, c);
     if (s->multigrid) s->fgmres->set_preconditioner(s->multigrid->preconditioner());
-    s->fgmres_control = c;
   }
   return *s->fgmres;
 }

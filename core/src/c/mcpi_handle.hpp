@@ -17,9 +17,8 @@
 struct ppsparse_mcpi_solver {
   std::unique_ptr<ppsparse::mcpi::Solver<>> solver;
   std::unique_ptr<ppsparse::mcpi::Multigrid<>> multigrid;  // ppsparse_mcpi_create_multigrid: its finest level
-  std::unique_ptr<ppsparse::mcpi::Fgmres<>> fgmres;        // kept while its control is unchanged
-  ppsparse::mcpi::FgmresControl fgmres_control;
-  std::vector<ppsparse::mcpi::ResidualCheck> history;  // of the last solve
+  std::unique_ptr<ppsparse::mcpi::Fgmres<>> fgmres;        // made at the first FGMRES call, then kept
+  std::vector<ppsparse::mcpi::ResidualCheck> history;      // of the last solve
 };
 
 namespace ppsparse::c_binding {

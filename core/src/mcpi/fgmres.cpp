@@ -15,14 +15,10 @@ template <class E, class OS, class DS, class XS>
 Fgmres<E, OS, DS, XS>::Fgmres(SolverType& solver, const FgmresControl& control) : solver_(solver), control_(control) {
   check_fgmres_control(control_);
   const size_t len = static_cast<size_t>(solver.n()) * solver.nb();
-  const int m = control_.restart;
-  V_ = Matrix("fgmres.V", len, m + 1);
-  Z_ = Matrix("fgmres.Z", len, m);
+  allocate_basis(control_.restart);
   b_ = Vector("fgmres.b", len);
   x_ = Vector("fgmres.x", len);
   r_ = Vector("fgmres.r", len);
-  h_ = Kokkos::View<double*, memory_space>("fgmres.h", m + 1);
-  h2_ = Kokkos::View<double*, memory_space>("fgmres.h2", m + 1);
   // The first use of the reductions sets them up (scratch): done here, so that the first solve
   // costs what later ones do.
   const E exec;
@@ -31,6 +27,22 @@ Fgmres<E, OS, DS, XS>::Fgmres(SolverType& solver, const FgmresControl& control) 
   impl::gram_schmidt_pass(exec, V0, 1, h_, true, true, r_, out);
   solver_.norm(exec, ConstVector(b_));
   exec.fence();
+}
+
+template <class E, class OS, class DS, class XS>
+void Fgmres<E, OS, DS, XS>::allocate_basis(int m) {
+  const size_t len = static_cast<size_t>(solver_.n()) * solver_.nb();
+  V_ = Matrix("fgmres.V", len, m + 1);
+  Z_ = Matrix("fgmres.Z", len, m);
+  h_ = Kokkos::View<double*, memory_space>("fgmres.h", m + 1);
+  h2_ = Kokkos::View<double*, memory_space>("fgmres.h2", m + 1);
+}
+
+template <class E, class OS, class DS, class XS>
+void Fgmres<E, OS, DS, XS>::set_control(const FgmresControl& control) {
+  check_fgmres_control(control);
+  if (control.restart != control_.restart) allocate_basis(control.restart);
+  control_ = control;
 }
 
 template <class E, class OS, class DS, class XS>

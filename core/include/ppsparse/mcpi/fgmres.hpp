@@ -45,6 +45,10 @@ class Fgmres {
   Fgmres(SolverType& solver, const FgmresControl& control = {});
 
   const FgmresControl& control() const { return control_; }
+  /// The control of the next solves (checked as the constructor's); the workspace is allocated
+  /// again only where the restart length changed. The solves are then those of an Fgmres built
+  /// with this control.
+  void set_control(const FgmresControl& control);
 
   /// z = M^-1 v in the solver's colour order, on exec: a preconditioner in place of the control's
   /// MCPI sweeps (a multigrid cycle, mcpi/multigrid.hpp). Empty: the sweeps.
@@ -79,6 +83,8 @@ class Fgmres {
   /// The solve, by op where it is not null (named op_name), else by the solver's A.
   Status solve_arrays(const ExecSpace& exec, const detail::UserArray& R, const detail::UserArray& dQ,
                       const Operator* op, const std::string& op_name);
+  /// The Krylov bases and the Hessenberg column for restart length m.
+  void allocate_basis(int m);
   static Vector column(const Matrix& M, int j) { return Vector(M.data() + j * M.stride(1), M.extent(0)); }
   /// r = b - A x; returns ||r||_2 (synchronises).
   double residual(const ExecSpace& exec, const Operator* op);
