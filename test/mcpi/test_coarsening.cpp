@@ -1,12 +1,15 @@
 // The multigrid coarsening (core/src/mcpi/multigrid/coarsening.hpp): pairwise aggregates cover
 // every row once and join neighbours only, coarsen a 3-D mesh graph by about 4x in two passes,
 // leave isolated rows alone; the device's Galerkin coarse operator equals an independent host
-// sum to round-off, and a numeric refresh equals a fresh setup bit for bit.
+// sum to round-off, and a numeric refresh equals a fresh setup bit for bit; a coarse level's
+// plan formed on the device is a valid colouring and colour order of its pattern, the same on
+// every call, also where the pattern is not symmetric.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include <ppsparse/gen/mesh_graph.hpp>
 
 #include "../../core/src/mcpi/multigrid/coarsening.hpp"
+#include "../../core/src/mcpi/multigrid/device_lists.hpp"
 #include "test_util.hpp"
 
 namespace ppsparse::mcpi {
@@ -42,13 +46,37 @@ Pattern pattern_of(const BlockSystem<HostSpace>& s) {
   return p;
 }
 
-multigrid::Aggregates aggregates_of(const BlockSystem<HostSpace>& s, int passes) {
-  const auto strength = multigrid::block_strengths<Exec, float>(Exec(), on_device(s.O.values), s.O.nnzb(), s.nb);
-  const Pattern p = pattern_of(s);
-  return multigrid::pairwise_aggregates(Exec(), p.n, p.row_ptr, p.col, strength, passes);
+multigrid::LevelPattern<Mem> on_device(const Pattern& p) {
+  return multigrid::level_pattern<Mem>(p.n, p.row_ptr, p.col);
 }
 
-void expect_cover(const multigrid::Aggregates& a, ordinal_t n) {
+template <class T>
+std::vector<T> host(const Kokkos::View<T*, Mem>& v) {
+  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
+  return std::vector<T>(h.data(), h.data() + h.extent(0));
+}
+
+Pattern host(const multigrid::LevelPattern<Mem>& d) { return {d.n, host(d.row_ptr), host(d.col_idx)}; }
+
+// Aggregates on the host.
+struct HostAggregates {
+  ordinal_t fine_rows = 0;
+  ordinal_t count = 0;
+  std::vector<ordinal_t> of_row;
+};
+
+HostAggregates host(const multigrid::Aggregates<Mem>& a) { return {a.fine_rows, a.count, host(a.of_row)}; }
+
+multigrid::Aggregates<Mem> device_aggregates_of(const BlockSystem<HostSpace>& s, int passes) {
+  const auto strength = multigrid::block_strengths<Exec, float>(Exec(), on_device(s.O.values), s.O.nnzb(), s.nb);
+  return multigrid::pairwise_aggregates(Exec(), on_device(pattern_of(s)), strength, passes);
+}
+
+HostAggregates aggregates_of(const BlockSystem<HostSpace>& s, int passes) {
+  return host(device_aggregates_of(s, passes));
+}
+
+void expect_cover(const HostAggregates& a, ordinal_t n) {
   ASSERT_EQ(a.fine_rows, n);
   ASSERT_EQ(a.of_row.size(), static_cast<size_t>(n));
   std::vector<int> size(static_cast<size_t>(a.count), 0);
@@ -105,7 +133,7 @@ TEST(MultigridCoarsening, IsolatedRowsStayAlone) {
   p.col = {1, 0, 2, 1, 3, 2};
   Kokkos::View<double*, HostSpace> s("s", p.col.size());
   Kokkos::deep_copy(s, 1.0);
-  const auto a = multigrid::pairwise_aggregates(Exec(), p.n, p.row_ptr, p.col, on_device(s), 2);
+  const auto a = host(multigrid::pairwise_aggregates(Exec(), on_device(p), on_device(s), 2));
   expect_cover(a, p.n);
   EXPECT_NE(a.of_row[4], a.of_row[5]);
   for (ordinal_t i = 0; i < 4; ++i) {
@@ -122,12 +150,19 @@ TEST(MultigridCoarsening, BadInputIsRefusedWithItsPlace) {
       "multigrid: O block 3 (numbered from 1) holds a NaN or Inf");
   const Pattern p = pattern_of(s);
   const Kokkos::View<const double*, Mem> strength = Kokkos::View<double*, Mem>("s", p.col.size());
-  PPSPARSE_EXPECT_THROW_MESSAGE(multigrid::pairwise_aggregates(Exec(), p.n, p.row_ptr, p.col, strength, 0),
-                                InvalidArgument, "multigrid: pairwise matching needs passes >= 1");
+  PPSPARSE_EXPECT_THROW_MESSAGE(multigrid::pairwise_aggregates(Exec(), on_device(p), strength, 0), InvalidArgument,
+                                "multigrid: pairwise matching needs passes >= 1");
+  Pattern q = p;
+  q.col[5] = p.n + 2;
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      multigrid::pairwise_aggregates(Exec(), on_device(q), strength, 1), InvalidArgument,
+      "multigrid: block 5 of row " +
+          std::to_string(std::upper_bound(q.row_ptr.begin(), q.row_ptr.end(), 5) - q.row_ptr.begin() - 1) +
+          " has column " + std::to_string(p.n + 2) + ", outside 0.." + std::to_string(p.n - 1));
 }
 
 // The Galerkin product P^T A P of the piecewise-constant P, summed on the host block by block.
-void host_galerkin(const BlockSystem<HostSpace>& s, const multigrid::Aggregates& a,
+void host_galerkin(const BlockSystem<HostSpace>& s, const HostAggregates& a,
                    std::map<std::pair<ordinal_t, ordinal_t>, std::vector<double>>& blocks) {
   const size_t nb2 = static_cast<size_t>(s.nb) * s.nb;
   auto add = [&](ordinal_t I, ordinal_t J, auto value) {
@@ -146,11 +181,13 @@ void host_galerkin(const BlockSystem<HostSpace>& s, const multigrid::Aggregates&
 
 TEST(MultigridCoarsening, GalerkinOperatorEqualsTheHostProductAndARefreshAFreshSetup) {
   const auto s = gen::make_block_system(gen::tet_mesh_graph(8, 7, 6), 4, 21);
-  const auto a = aggregates_of(s, 2);
-  const Pattern p = pattern_of(s);
-  const auto map = multigrid::galerkin_map<Mem>(p.n, p.row_ptr, p.col, a);
+  const auto da = device_aggregates_of(s, 2);
+  const HostAggregates a = host(da);
+  const auto fine = on_device(pattern_of(s));
+  const auto map = multigrid::galerkin_map(Exec(), fine, da);
+  const Pattern coarse = host(map.coarse);
   const size_t nb2 = static_cast<size_t>(s.nb) * s.nb;
-  Kokkos::View<double*, Mem> cO("cO", static_cast<size_t>(map.nnzb()) * nb2), cD("cD", map.coarse_rows * nb2);
+  Kokkos::View<double*, Mem> cO("cO", static_cast<size_t>(map.nnzb()) * nb2), cD("cD", map.coarse_rows() * nb2);
   multigrid::galerkin_values<Exec, float, double>(Exec(), map, s.nb, on_device(s.O.values), on_device(s.D), cO, cD);
   const auto hO = Kokkos::create_mirror_view_and_copy(HostSpace(), cO);
   const auto hD = Kokkos::create_mirror_view_and_copy(HostSpace(), cD);
@@ -165,11 +202,11 @@ TEST(MultigridCoarsening, GalerkinOperatorEqualsTheHostProductAndARefreshAFreshS
       got = hD.data() + static_cast<size_t>(I) * nb2;
     } else {
       ++off_blocks;
-      const auto be = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I)];
-      const auto en = map.col_idx.begin() + map.row_ptr[static_cast<size_t>(I) + 1];
+      const auto be = coarse.col.begin() + coarse.row_ptr[static_cast<size_t>(I)];
+      const auto en = coarse.col.begin() + coarse.row_ptr[static_cast<size_t>(I) + 1];
       const auto it = std::lower_bound(be, en, J);
       ASSERT_TRUE(it != en && *it == J) << "coarse block (" << I << ", " << J << ") missing";
-      got = hO.data() + static_cast<size_t>(it - map.col_idx.begin()) * nb2;
+      got = hO.data() + static_cast<size_t>(it - coarse.col.begin()) * nb2;
     }
     for (size_t e = 0; e < nb2; ++e)
       EXPECT_NEAR(got[e], b[e], 1e-12 * (1 + std::fabs(b[e]))) << "block (" << I << ", " << J << ") entry " << e;
@@ -179,7 +216,7 @@ TEST(MultigridCoarsening, GalerkinOperatorEqualsTheHostProductAndARefreshAFreshS
   // New values through the same map equal a map built afresh for them, bit for bit.
   const auto s2 = gen::make_block_system(gen::tet_mesh_graph(8, 7, 6), 4, 22);
   multigrid::galerkin_values<Exec, float, double>(Exec(), map, s.nb, on_device(s2.O.values), on_device(s2.D), cO, cD);
-  const auto fresh = multigrid::galerkin_map<Mem>(p.n, p.row_ptr, p.col, a);
+  const auto fresh = multigrid::galerkin_map(Exec(), fine, da);
   Kokkos::View<double*, Mem> fO("fO", cO.extent(0)), fD("fD", cD.extent(0));
   multigrid::galerkin_values<Exec, float, double>(Exec(), fresh, s.nb, on_device(s2.O.values), on_device(s2.D), fO, fD);
   const auto r1 = Kokkos::create_mirror_view_and_copy(HostSpace(), cO);
@@ -188,6 +225,83 @@ TEST(MultigridCoarsening, GalerkinOperatorEqualsTheHostProductAndARefreshAFreshS
   const auto d1 = Kokkos::create_mirror_view_and_copy(HostSpace(), cD);
   const auto d2 = Kokkos::create_mirror_view_and_copy(HostSpace(), fD);
   for (size_t q = 0; q < d1.extent(0); ++q) ASSERT_EQ(d1(q), d2(q)) << q;
+}
+
+TEST(MultigridCoarsening, SegmentSortsOrderByKeyThenValueShortAndLong) {
+  // Short segments sort by insertion, long ones by heap sort: both must give the pairs in
+  // (key, value) order, so that equal keys keep their increasing values.
+  std::mt19937 rng(7);
+  for (const offset_t len : {0, 1, 5, 32, 33, 40, 1000}) {
+    std::vector<ordinal_t> key(static_cast<size_t>(len));
+    std::vector<offset_t> value(static_cast<size_t>(len));
+    for (offset_t a = 0; a < len; ++a) {
+      key[static_cast<size_t>(a)] = static_cast<ordinal_t>(rng() % 17);
+      value[static_cast<size_t>(a)] = a;
+    }
+    std::vector<std::pair<ordinal_t, offset_t>> want;
+    for (offset_t a = 0; a < len; ++a) want.emplace_back(key[static_cast<size_t>(a)], value[static_cast<size_t>(a)]);
+    std::sort(want.begin(), want.end());
+    multigrid::lists::sort_pairs(key.data(), value.data(), len);
+    for (offset_t a = 0; a < len; ++a)
+      ASSERT_EQ(std::make_pair(key[static_cast<size_t>(a)], value[static_cast<size_t>(a)]),
+                want[static_cast<size_t>(a)])
+          << "length " << len << ", entry " << a;
+    std::shuffle(value.begin(), value.end(), rng);
+    std::vector<offset_t> sorted(value);
+    std::sort(sorted.begin(), sorted.end());
+    multigrid::lists::sort_keys(value.data(), len);
+    EXPECT_EQ(value, sorted) << "length " << len;
+  }
+}
+
+// A coarse level's plan: every block's slot holds its column in the colour order, rows sorted,
+// no coupled rows share a colour, each colour contiguous and in the rows' order.
+void expect_plan_of(const Pattern& p, const detail::SetupPlan& plan) {
+  const Coloring& c = plan.coloring;
+  ASSERT_EQ(plan.n, p.n);
+  ASSERT_EQ(c.color.size(), static_cast<size_t>(p.n));
+  ASSERT_EQ(c.color_offsets.size(), static_cast<size_t>(c.ncolors) + 1);
+  for (ordinal_t i = 0; i < p.n; ++i) {
+    const ordinal_t q = c.perm.old_to_new[static_cast<size_t>(i)];
+    const ordinal_t x = c.color[static_cast<size_t>(i)];
+    ASSERT_TRUE(x >= 0 && x < c.ncolors && q >= c.color_offsets[static_cast<size_t>(x)] &&
+                q < c.color_offsets[static_cast<size_t>(x) + 1])
+        << "row " << i;
+    if (q > c.color_offsets[static_cast<size_t>(x)])
+      EXPECT_LT(c.perm.new_to_old[static_cast<size_t>(q) - 1], i) << "row " << i << " out of order in its colour";
+    ASSERT_EQ(plan.ia[static_cast<size_t>(q) + 1] - plan.ia[static_cast<size_t>(q)],
+              p.row_ptr[static_cast<size_t>(i) + 1] - p.row_ptr[static_cast<size_t>(i)]);
+    for (offset_t k = p.row_ptr[static_cast<size_t>(i)]; k < p.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const ordinal_t j = p.col[static_cast<size_t>(k)];
+      EXPECT_NE(c.color[static_cast<size_t>(j)], x) << "rows " << i << " and " << j << " share colour " << x;
+      const offset_t slot = plan.o_slot[static_cast<size_t>(k)];
+      ASSERT_TRUE(slot >= plan.ia[static_cast<size_t>(q)] && slot < plan.ia[static_cast<size_t>(q) + 1]) << k;
+      EXPECT_EQ(plan.ja[static_cast<size_t>(slot)], c.perm.old_to_new[static_cast<size_t>(j)]) << k;
+      if (slot > plan.ia[static_cast<size_t>(q)])
+        EXPECT_LT(plan.ja[static_cast<size_t>(slot) - 1], plan.ja[static_cast<size_t>(slot)]) << k;
+    }
+  }
+}
+
+TEST(MultigridCoarsening, CoarseLevelPlanColoursAndOrdersThePatternTheSameEveryTime) {
+  const auto s = gen::make_block_system(gen::tet_mesh_graph(9, 8, 7), 3, 5);
+  const auto map = multigrid::galerkin_map(Exec(), on_device(pattern_of(s)), device_aggregates_of(s, 1));
+  const auto plan = multigrid::coarse_level_plan(Exec(), 3, map.coarse);
+  expect_plan_of(host(map.coarse), plan);
+  EXPECT_GE(plan.coloring.ncolors, 2);
+  const auto again = multigrid::coarse_level_plan(Exec(), 3, map.coarse);
+  EXPECT_EQ(again.coloring.color, plan.coloring.color);
+  EXPECT_EQ(again.o_slot, plan.o_slot);
+
+  // A pattern whose blocks (i, j) lack their (j, i): coloured as its symmetric closure.
+  Pattern one_way;
+  one_way.n = 5;
+  one_way.row_ptr = {0, 2, 3, 4, 4, 5};
+  one_way.col = {1, 2, 2, 3, 0};  // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 3, 4 -> 0
+  const auto directed = multigrid::coarse_level_plan(Exec(), 2, on_device(one_way));
+  expect_plan_of(one_way, directed);
+  for (const auto& [i, j] : std::vector<std::pair<int, int>>{{1, 0}, {2, 0}, {2, 1}, {3, 2}, {0, 4}})
+    EXPECT_NE(directed.coloring.color[static_cast<size_t>(i)], directed.coloring.color[static_cast<size_t>(j)]);
 }
 
 }  // namespace

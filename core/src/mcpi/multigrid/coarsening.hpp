@@ -6,27 +6,52 @@
 /// prolongation (a coarse block is the sum of the fine blocks between two aggregates; a coarse
 /// diagonal block takes the aggregate's diagonal blocks and its internal couplings).
 ///
-/// The matchings run on the device (a handshake per round: every unmatched row proposes to its
-/// strongest unmatched neighbour, mutual proposals pair). The coarse pattern and the maps from
-/// fine to coarse blocks are built once on the host; every numeric refresh then sums the fine
-/// values on the device through those maps, each coarse entry in a fixed order, so that a
-/// refresh gives the same coarse values as a fresh setup, bit for bit. Every row lies in
-/// exactly one aggregate; a row whose neighbours are all unpaired stays alone.
+/// Everything runs on the device, every level's pattern staying there: the matchings (a
+/// handshake per round: every unmatched row proposes to its strongest unmatched neighbour,
+/// mutual proposals pair), the numbering of the aggregates, the coarse pattern with the maps
+/// from fine to coarse blocks, and each coarse level's colouring and colour order. The results
+/// do not depend on the backend's thread timing: scans number in row order, every list is
+/// sorted, and the colouring is Kokkos Kernels' deterministic one (after Deveci et al. 2016). Every
+/// numeric refresh sums the fine values through the maps, each coarse entry in a fixed order,
+/// so that a refresh gives the same coarse values as a fresh setup, bit for bit. Every row lies
+/// in exactly one aggregate; a row whose neighbours are all unpaired stays alone.
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 
+#include <ppsparse/mcpi/setup.hpp>
 #include <ppsparse/types.hpp>
 
 namespace ppsparse::mcpi::multigrid {
 
-/// One coarsening step's aggregates: fine row i lies in aggregate of_row[i], 0 <= of_row[i] <
+/// A level's block pattern on a memory space: n block rows, 0-based, no diagonal blocks.
+template <class MemSpace>
+struct LevelPattern {
+  ordinal_t n = 0;
+  Kokkos::View<offset_t*, MemSpace> row_ptr;  ///< n + 1 entries
+  Kokkos::View<ordinal_t*, MemSpace> col_idx;
+  offset_t nnzb() const { return static_cast<offset_t>(col_idx.extent(0)); }
+};
+
+/// A host pattern's copy on MemSpace. InvalidArgument where the arrays do not fit n rows.
+template <class MemSpace>
+LevelPattern<MemSpace> level_pattern(ordinal_t n, const std::vector<offset_t>& row_ptr,
+                                     const std::vector<ordinal_t>& col_idx);
+
+/// One coarsening step's aggregates: fine row i lies in aggregate of_row(i), 0 <= of_row(i) <
 /// count, and every aggregate holds at least one row.
+template <class MemSpace>
 struct Aggregates {
   ordinal_t fine_rows = 0;
   ordinal_t count = 0;
-  std::vector<ordinal_t> of_row;
+  Kokkos::View<ordinal_t*, MemSpace> of_row;
 };
+
+/// Each block's transposed partner: for block k = (i, j), the block (j, i), or -1 where there
+/// is none. On exec.
+template <class ExecSpace>
+Kokkos::View<offset_t*, typename ExecSpace::memory_space> transposed_blocks(
+    const ExecSpace& exec, const LevelPattern<typename ExecSpace::memory_space>& pattern);
 
 /// The strength of each block of a block CSR pattern (0-based, no diagonal blocks): the
 /// Frobenius norm of the block's nb x nb values (block k at values[slot(k) * nb * nb], slot(k)
@@ -37,49 +62,40 @@ Kokkos::View<double*, typename ExecSpace::memory_space> block_strengths(
     const ExecSpace& exec, const Kokkos::View<const Scalar*, typename ExecSpace::memory_space>& values, offset_t nnzb,
     int nb, int index_base = 0, const Kokkos::View<const offset_t*, typename ExecSpace::memory_space>& slot = {});
 
-/// |O - O^T|_F / |O|_F of a block pattern's O (row_ptr, col_idx: host, 0-based, no diagonal
-/// blocks; block k's nb x nb values column-major at values[slot(k) * nb * nb], slot(k) = k
-/// where `slot` is empty), a block without its transposed partner counting whole; 0 for O = 0.
-/// On exec (synchronises).
+/// |O - O^T|_F / |O|_F of a level's O (block k's nb x nb values column-major at values[slot(k)
+/// * nb * nb], slot(k) = k where `slot` is empty), a block without its transposed partner
+/// counting whole; 0 for O = 0. On exec (synchronises).
 template <class ExecSpace, class Scalar>
 double block_asymmetry(const ExecSpace& exec,
                        const Kokkos::View<const Scalar*, typename ExecSpace::memory_space>& values,
-                       const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col_idx, int nb,
+                       const LevelPattern<typename ExecSpace::memory_space>& pattern, int nb,
                        const Kokkos::View<const offset_t*, typename ExecSpace::memory_space>& slot = {});
 
-/// Aggregates of the n block rows of a pattern (row_ptr, col_idx: host, 0-based, no diagonal
-/// blocks; strength: one per block, on exec's memory space) by `passes` pairwise matchings, the
-/// second and later on the graph of the previous pass's aggregates (strengths summed): each
-/// pass pairs rows, and a row left unpaired joins its strongest paired neighbour's pair, so that
-/// an aggregate holds up to 3^passes rows (most 2^passes). Each matching runs at most `rounds`
-/// handshake rounds on exec.
-/// InvalidArgument for passes < 1, rounds < 1, or arrays of the wrong sizes.
+/// Aggregates of a level's block rows (strength: one per block) by `passes` pairwise
+/// matchings, the second and later on the graph of the previous pass's aggregates (strengths
+/// summed): each pass pairs rows, and a row left unpaired joins its strongest paired
+/// neighbour's pair, so that an aggregate holds up to 3^passes rows (most 2^passes). Each
+/// matching runs at most `rounds` handshake rounds. On exec.
+/// InvalidArgument for passes < 1, rounds < 1, arrays of the wrong sizes or a column outside
+/// the rows (naming the block and its row).
 template <class ExecSpace>
-Aggregates pairwise_aggregates(const ExecSpace& exec, ordinal_t n, const std::vector<offset_t>& row_ptr,
-                               const std::vector<ordinal_t>& col_idx,
-                               const Kokkos::View<const double*, typename ExecSpace::memory_space>& strength,
-                               int passes = 2, int rounds = 16);
+Aggregates<typename ExecSpace::memory_space> pairwise_aggregates(
+    const ExecSpace& exec, const LevelPattern<typename ExecSpace::memory_space>& pattern,
+    const Kokkos::View<const double*, typename ExecSpace::memory_space>& strength, int passes = 2, int rounds = 16);
 
-/// The CSR (ptr, items) grouping the indices q of `key` by key[q] (0 <= key[q] < groups; a
-/// negative key leaves q out), each group's indices in increasing order (host).
-template <class Key, class Item>
-void group_by(const std::vector<Key>& key, size_t groups, std::vector<offset_t>& ptr, std::vector<Item>& items) {
-  ptr.assign(groups + 1, 0);
-  for (const Key k : key)
-    if (k >= 0) ++ptr[static_cast<size_t>(k) + 1];
-  for (size_t g = 0; g < groups; ++g) ptr[g + 1] += ptr[g];
-  items.resize(static_cast<size_t>(ptr[groups]));
-  std::vector<offset_t> next(ptr.begin(), ptr.end() - 1);
-  for (size_t q = 0; q < key.size(); ++q)
-    if (key[q] >= 0) items[static_cast<size_t>(next[static_cast<size_t>(key[q])]++)] = static_cast<Item>(q);
-}
+/// The CSR (ptr, items) grouping the indices q of `key` by key(q) (0 <= key(q) < groups), each
+/// group's indices increasing, on exec. Meant for the small groups of aggregates (each group is
+/// sorted by one thread).
+template <class ExecSpace, class Item>
+void group_by(const ExecSpace& exec, const Kokkos::View<const ordinal_t*, typename ExecSpace::memory_space>& key,
+              ordinal_t groups, Kokkos::View<offset_t*, typename ExecSpace::memory_space>& ptr,
+              Kokkos::View<Item*, typename ExecSpace::memory_space>& items);
 
 /// The Galerkin coarse operator's structure and the maps that sum the fine values into it.
 template <class MemSpace>
 struct GalerkinMap {
-  ordinal_t coarse_rows = 0;
-  std::vector<offset_t> row_ptr{0};  ///< the coarse O pattern, 0-based, sorted rows, no diagonal
-  std::vector<ordinal_t> col_idx;
+  /// The coarse O pattern: the aggregates' rows, columns sorted, no diagonal.
+  LevelPattern<MemSpace> coarse;
   // Coarse off-diagonal block s = sum of the fine O blocks off_src[off_ptr[s] .. off_ptr[s + 1]).
   Kokkos::View<offset_t*, MemSpace> off_ptr, off_src;
   // Coarse diagonal block I = sum of the fine D blocks diag_d_src[diag_d_ptr[I] ..) and of the
@@ -89,14 +105,36 @@ struct GalerkinMap {
   // (empty: at s and I); the coarse level's own slot maps, shared.
   Kokkos::View<const offset_t*, MemSpace> o_dst;
   Kokkos::View<const ordinal_t*, MemSpace> d_dst;
-  offset_t nnzb() const { return static_cast<offset_t>(col_idx.size()); }
+  ordinal_t coarse_rows() const { return coarse.n; }
+  offset_t nnzb() const { return coarse.nnzb(); }
 };
 
-/// The coarse pattern and maps of the fine pattern (host, 0-based, no diagonal blocks) under
-/// `aggregates`. The contributions to each coarse block are listed in fine order.
-template <class MemSpace>
-GalerkinMap<MemSpace> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr,
-                                   const std::vector<ordinal_t>& col_idx, const Aggregates& aggregates);
+/// The coarse pattern and maps of a level's pattern under `aggregates`, on exec. The
+/// contributions to each coarse block are listed in fine order.
+template <class ExecSpace>
+GalerkinMap<typename ExecSpace::memory_space> galerkin_map(
+    const ExecSpace& exec, const LevelPattern<typename ExecSpace::memory_space>& pattern,
+    const Aggregates<typename ExecSpace::memory_space>& aggregates);
+
+/// The transfers between two levels' colour orders (row i of the level above at
+/// above_order(i), aggregate I at here_order(I)): to_coarse(above_order(i)) =
+/// here_order(of_row(i)), and the rows above grouped by their coarse row (from_ptr, from_rows),
+/// in colour order both. On exec.
+template <class ExecSpace>
+void transfers(const ExecSpace& exec, const Aggregates<typename ExecSpace::memory_space>& aggregates,
+               const Kokkos::View<const ordinal_t*, typename ExecSpace::memory_space>& above_order,
+               const Kokkos::View<const ordinal_t*, typename ExecSpace::memory_space>& here_order,
+               Kokkos::View<ordinal_t*, typename ExecSpace::memory_space>& to_coarse,
+               Kokkos::View<offset_t*, typename ExecSpace::memory_space>& from_ptr,
+               Kokkos::View<ordinal_t*, typename ExecSpace::memory_space>& from_rows);
+
+/// A coarse level's setup plan from its pattern (sorted rows, as galerkin_map makes them), on
+/// exec: a distance-1 colouring of the pattern made symmetric (Kokkos Kernels' deterministic
+/// vertex-based colouring), the colour order and each block's slot, as make_setup_plan builds
+/// them on the host for a user's pattern. NumericalError if the colouring came back invalid.
+template <class ExecSpace>
+detail::SetupPlan coarse_level_plan(const ExecSpace& exec, int nb,
+                                    const LevelPattern<typename ExecSpace::memory_space>& pattern);
 
 /// Points the map at the value storage of two MCPI levels (mcpi::Solver::Storage) in place of
 /// the user's order: fine O block k read at slot fine_o_slot(k), fine row i's D at

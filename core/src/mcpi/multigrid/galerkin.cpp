@@ -1,83 +1,195 @@
-// The Galerkin coarse operator (coarsening.hpp): its pattern and maps on the host, once; its
-// values summed on the device at every numeric refresh. Compiled once on the default execution
-// space.
-#include <algorithm>
+// The Galerkin coarse operator (coarsening.hpp): its pattern and maps formed on the device
+// once; its values summed on the device at every numeric refresh. Compiled once on the default
+// execution space.
+#include <climits>
 #include <string>
+#include <vector>
 
 #include <ppsparse/error.hpp>
 
 #include "../../util/to_device.hpp"
 #include "coarsening.hpp"
+#include "device_lists.hpp"
 
 namespace ppsparse::mcpi::multigrid {
 
-namespace {
-
-/// The indices q grouped by key[q] (group_by) as device views.
-template <class M, class Key>
-void grouped(const std::vector<Key>& key, size_t groups, Kokkos::View<offset_t*, M>& ptr,
-             Kokkos::View<offset_t*, M>& src, const char* label) {
-  std::vector<offset_t> p, s;
-  group_by(key, groups, p, s);
-  ptr = util::to_device<offset_t, M>(p, label);
-  src = util::to_device<offset_t, M>(s, label);
+template <class M>
+LevelPattern<M> level_pattern(ordinal_t n, const std::vector<offset_t>& row_ptr,
+                              const std::vector<ordinal_t>& col_idx) {
+  if (n < 0 || row_ptr.size() != static_cast<size_t>(n) + 1 || row_ptr.front() != 0 ||
+      row_ptr.back() != static_cast<offset_t>(col_idx.size()))
+    throw InvalidArgument("multigrid: the pattern's arrays do not fit its " + std::to_string(n) + " rows");
+  LevelPattern<M> p;
+  p.n = n;
+  p.row_ptr = util::to_device<offset_t, M>(row_ptr, "mg.row_ptr");
+  p.col_idx = util::to_device<ordinal_t, M>(col_idx, "mg.col_idx");
+  return p;
 }
 
-}  // namespace
+template <class E, class Item>
+void group_by(const E& exec, const Kokkos::View<const ordinal_t*, typename E::memory_space>& key, ordinal_t groups,
+              Kokkos::View<offset_t*, typename E::memory_space>& ptr,
+              Kokkos::View<Item*, typename E::memory_space>& items) {
+  using M = typename E::memory_space;
+  const size_t n = key.extent(0);
+  ptr = Kokkos::View<offset_t*, M>("mg.group_ptr", static_cast<size_t>(groups) + 1);
+  const auto p = ptr;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::group_count", Kokkos::RangePolicy<E>(exec, 0, n),
+      KOKKOS_LAMBDA(const size_t q) { Kokkos::atomic_fetch_add(&p(static_cast<size_t>(key(q))), offset_t(1)); });
+  lists::exclusive_scan(exec, p, static_cast<size_t>(groups));
+  Kokkos::View<offset_t*, M> cursor(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.group_cursor"),
+                                    static_cast<size_t>(groups));
+  Kokkos::deep_copy(exec, cursor, Kokkos::subview(p, std::make_pair(size_t(0), static_cast<size_t>(groups))));
+  items = Kokkos::View<Item*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.group_items"), n);
+  const auto it = items;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::group_fill", Kokkos::RangePolicy<E>(exec, 0, n), KOKKOS_LAMBDA(const size_t q) {
+        it(static_cast<size_t>(Kokkos::atomic_fetch_add(&cursor(static_cast<size_t>(key(q))), offset_t(1)))) =
+            static_cast<Item>(q);
+      });
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::group_sort", Kokkos::RangePolicy<E>(exec, 0, static_cast<size_t>(groups)),
+      KOKKOS_LAMBDA(const size_t g) { lists::sort_keys(it.data() + p(g), p(g + 1) - p(g)); });
+}
 
-template <class M>
-GalerkinMap<M> galerkin_map(ordinal_t n, const std::vector<offset_t>& row_ptr, const std::vector<ordinal_t>& col_idx,
-                            const Aggregates& a) {
-  if (n < 0 || a.fine_rows != n || a.of_row.size() != static_cast<size_t>(n) ||
-      row_ptr.size() != static_cast<size_t>(n) + 1 || row_ptr.back() != static_cast<offset_t>(col_idx.size()))
+template <class E>
+GalerkinMap<typename E::memory_space> galerkin_map(const E& exec, const LevelPattern<typename E::memory_space>& fine,
+                                                   const Aggregates<typename E::memory_space>& a) {
+  using M = typename E::memory_space;
+  const ordinal_t n = fine.n;
+  if (n < 0 || a.fine_rows != n || a.of_row.extent(0) != static_cast<size_t>(n) ||
+      fine.row_ptr.extent(0) != static_cast<size_t>(n) + 1)
     throw InvalidArgument("multigrid: aggregates of " + std::to_string(a.fine_rows) + " rows for a pattern of " +
                           std::to_string(n));
-  for (ordinal_t i = 0; i < n; ++i)
-    if (a.of_row[static_cast<size_t>(i)] < 0 || a.of_row[static_cast<size_t>(i)] >= a.count)
-      throw InvalidArgument("multigrid: row " + std::to_string(i) + " lies in no aggregate");
-  const size_t nc = static_cast<size_t>(a.count);
-  // Each coarse row's columns, sorted, gathered from its aggregate's member rows through a
-  // marker per aggregate (no container per coarse row); then, while those rows are at hand,
-  // each of their blocks' coarse block (off) or aggregate (diag_o, where both rows share one),
-  // -1 where it is of the other kind.
-  std::vector<offset_t> members_ptr;
-  std::vector<ordinal_t> members;
-  group_by(a.of_row, nc, members_ptr, members);
-  std::vector<offset_t> where(nc, -1);  // J's coarse block in the row being built
-  std::vector<offset_t> off(col_idx.size(), -1), diag_o(col_idx.size(), -1);
-  GalerkinMap<M> map;
-  map.coarse_rows = a.count;
-  for (size_t I = 0; I < nc; ++I) {
-    const size_t first = map.col_idx.size();
-    auto each_block = [&](auto&& f) {
-      for (offset_t t = members_ptr[I]; t < members_ptr[I + 1]; ++t) {
-        const size_t i = static_cast<size_t>(members[static_cast<size_t>(t)]);
-        for (offset_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-          f(k, a.of_row[static_cast<size_t>(col_idx[static_cast<size_t>(k)])]);
-      }
-    };
-    each_block([&](offset_t, ordinal_t J) {
-      if (static_cast<size_t>(J) == I || where[static_cast<size_t>(J)] >= 0) return;
-      where[static_cast<size_t>(J)] = 0;
-      map.col_idx.push_back(J);
-    });
-    std::sort(map.col_idx.begin() + static_cast<std::ptrdiff_t>(first), map.col_idx.end());
-    for (size_t q = first; q < map.col_idx.size(); ++q)
-      where[static_cast<size_t>(map.col_idx[q])] = static_cast<offset_t>(q);
-    each_block([&](offset_t k, ordinal_t J) {
-      if (static_cast<size_t>(J) == I)
-        diag_o[static_cast<size_t>(k)] = static_cast<offset_t>(I);
-      else
-        off[static_cast<size_t>(k)] = where[static_cast<size_t>(J)];
-    });
-    for (size_t q = first; q < map.col_idx.size(); ++q) where[static_cast<size_t>(map.col_idx[q])] = -1;
-    map.row_ptr.push_back(static_cast<offset_t>(map.col_idx.size()));
+  const auto of_row = a.of_row;
+  const ordinal_t nc = a.count;
+  {
+    ordinal_t first_bad = INT_MAX;
+    Kokkos::parallel_reduce(
+        "ppsparse::mcpi::multigrid::check_aggregates", Kokkos::RangePolicy<E>(exec, 0, n),
+        KOKKOS_LAMBDA(const ordinal_t i, ordinal_t& bad) {
+          if ((of_row(i) < 0 || of_row(i) >= nc) && i < bad) bad = i;
+        },
+        Kokkos::Min<ordinal_t>(first_bad));
+    if (first_bad != INT_MAX)
+      throw InvalidArgument("multigrid: row " + std::to_string(first_bad) + " lies in no aggregate");
   }
-  // Each fine row's aggregate (diag_d).
-  grouped(off, map.col_idx.size(), map.off_ptr, map.off_src, "mg.galerkin_off");
-  grouped(diag_o, nc, map.diag_o_ptr, map.diag_o_src, "mg.galerkin_diag_o");
-  grouped(a.of_row, nc, map.diag_d_ptr, map.diag_d_src, "mg.galerkin_diag_d");
+  GalerkinMap<M> map;
+  map.coarse.n = nc;
+  // Each aggregate's rows, increasing: the fine D blocks of its coarse diagonal block.
+  group_by(exec, Kokkos::View<const ordinal_t*, M>(of_row), nc, map.diag_d_ptr, map.diag_d_src);
+  const auto members_ptr = map.diag_d_ptr;
+  const auto members = map.diag_d_src;
+  const auto row_ptr = fine.row_ptr;
+  const auto col = fine.col_idx;
+  // Each aggregate's segment: the blocks of its rows, as (coarse column, fine block) pairs,
+  // stably sorted by coarse column, so that each coarse block's fine blocks stay in fine order.
+  Kokkos::View<offset_t*, M> seg_ptr("mg.segment_ptr", static_cast<size_t>(nc) + 1);
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::segment_length", Kokkos::RangePolicy<E>(exec, 0, nc),
+      KOKKOS_LAMBDA(const ordinal_t I) {
+        offset_t len = 0;
+        for (offset_t t = members_ptr(I); t < members_ptr(I + 1); ++t) {
+          const offset_t i = members(t);
+          len += row_ptr(i + 1) - row_ptr(i);
+        }
+        seg_ptr(I) = len;
+      });
+  const offset_t seg_total = lists::exclusive_scan(exec, seg_ptr, static_cast<size_t>(nc));
+  Kokkos::View<ordinal_t*, M> seg_col(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.segment_col"),
+                                      static_cast<size_t>(seg_total));
+  Kokkos::View<offset_t*, M> seg_block(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.segment_block"),
+                                       static_cast<size_t>(seg_total));
+  // Per aggregate: its coarse row's length (distinct other aggregates) and its internal blocks.
+  Kokkos::View<offset_t*, M> coarse_len("mg.coarse_len", static_cast<size_t>(nc) + 1);
+  Kokkos::View<offset_t*, M> inner_len("mg.inner_len", static_cast<size_t>(nc) + 1);
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::segment_fill", Kokkos::RangePolicy<E>(exec, 0, nc), KOKKOS_LAMBDA(const ordinal_t I) {
+        offset_t at = seg_ptr(I);
+        for (offset_t t = members_ptr(I); t < members_ptr(I + 1); ++t) {
+          const offset_t i = members(t);
+          for (offset_t k = row_ptr(i); k < row_ptr(i + 1); ++k) {
+            seg_col(at) = of_row(col(k));
+            seg_block(at++) = k;
+          }
+        }
+        const offset_t b = seg_ptr(I), len = seg_ptr(I + 1) - b;
+        lists::sort_pairs(seg_col.data() + b, seg_block.data() + b, len);
+        offset_t distinct = 0, inner = 0;
+        for (offset_t t = b; t < b + len; ++t) {
+          if (seg_col(t) == I)
+            ++inner;
+          else if (t == b || seg_col(t) != seg_col(t - 1))
+            ++distinct;
+        }
+        coarse_len(I) = distinct;
+        inner_len(I) = inner;
+      });
+  const offset_t nnzb = lists::exclusive_scan(exec, coarse_len, static_cast<size_t>(nc));
+  const offset_t inner_total = lists::exclusive_scan(exec, inner_len, static_cast<size_t>(nc));
+  const auto coarse_ptr = coarse_len;
+  const auto inner_ptr = inner_len;
+  map.coarse.row_ptr = coarse_ptr;
+  map.coarse.col_idx = Kokkos::View<ordinal_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.coarse_col"),
+                                                   static_cast<size_t>(nnzb));
+  map.off_ptr = Kokkos::View<offset_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.galerkin_off"),
+                                           static_cast<size_t>(nnzb) + 1);
+  map.off_src = Kokkos::View<offset_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.galerkin_off"),
+                                           static_cast<size_t>(seg_total - inner_total));
+  map.diag_o_ptr = inner_ptr;
+  map.diag_o_src = Kokkos::View<offset_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.galerkin_diag_o"),
+                                              static_cast<size_t>(inner_total));
+  const auto coarse_col = map.coarse.col_idx;
+  const auto off_ptr = map.off_ptr;
+  const auto off_src = map.off_src;
+  const auto diag_o_src = map.diag_o_src;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::coarse_pattern", Kokkos::RangePolicy<E>(exec, 0, nc),
+      KOKKOS_LAMBDA(const ordinal_t I) {
+        offset_t s = coarse_ptr(I) - 1;
+        offset_t inner = inner_ptr(I);
+        offset_t off = seg_ptr(I) - inner_ptr(I);  // the blocks of the aggregates before, less their inner ones
+        ordinal_t last = -1;
+        for (offset_t t = seg_ptr(I); t < seg_ptr(I + 1); ++t) {
+          const ordinal_t J = seg_col(t);
+          if (J == I) {
+            diag_o_src(inner++) = seg_block(t);
+            continue;
+          }
+          if (J != last) {
+            coarse_col(++s) = J;
+            off_ptr(s) = off;
+            last = J;
+          }
+          off_src(off++) = seg_block(t);
+        }
+      });
+  Kokkos::deep_copy(exec, Kokkos::subview(map.off_ptr, static_cast<size_t>(nnzb)), seg_total - inner_total);
+  exec.fence();
   return map;
+}
+
+template <class E>
+void transfers(const E& exec, const Aggregates<typename E::memory_space>& a,
+               const Kokkos::View<const ordinal_t*, typename E::memory_space>& above_order,
+               const Kokkos::View<const ordinal_t*, typename E::memory_space>& here_order,
+               Kokkos::View<ordinal_t*, typename E::memory_space>& to_coarse,
+               Kokkos::View<offset_t*, typename E::memory_space>& from_ptr,
+               Kokkos::View<ordinal_t*, typename E::memory_space>& from_rows) {
+  using M = typename E::memory_space;
+  if (above_order.extent(0) != static_cast<size_t>(a.fine_rows) || here_order.extent(0) != static_cast<size_t>(a.count))
+    throw InvalidArgument("multigrid: colour orders of " + std::to_string(above_order.extent(0)) + " and " +
+                          std::to_string(here_order.extent(0)) + " rows for aggregates of " +
+                          std::to_string(a.fine_rows) + " into " + std::to_string(a.count));
+  to_coarse = Kokkos::View<ordinal_t*, M>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.to_coarse"),
+                                          static_cast<size_t>(a.fine_rows));
+  const auto to = to_coarse;
+  const auto of_row = a.of_row;
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::to_coarse", Kokkos::RangePolicy<E>(exec, 0, a.fine_rows),
+      KOKKOS_LAMBDA(const ordinal_t i) { to(above_order(i)) = here_order(of_row(i)); });
+  group_by(exec, Kokkos::View<const ordinal_t*, M>(to_coarse), a.count, from_ptr, from_rows);
 }
 
 /// src(t) = slot(src(t)) for every entry, on exec.
@@ -95,10 +207,10 @@ void place_in_storage(const E& exec, GalerkinMap<typename E::memory_space>& map,
                       const Kokkos::View<const offset_t*, typename E::memory_space>& coarse_o_slot,
                       const Kokkos::View<const ordinal_t*, typename E::memory_space>& coarse_d_slot) {
   if (coarse_o_slot.extent(0) != static_cast<size_t>(map.nnzb()) ||
-      coarse_d_slot.extent(0) != static_cast<size_t>(map.coarse_rows))
+      coarse_d_slot.extent(0) != static_cast<size_t>(map.coarse_rows()))
     throw InvalidArgument("multigrid: coarse slot maps of " + std::to_string(coarse_o_slot.extent(0)) + " and " +
                           std::to_string(coarse_d_slot.extent(0)) + " entries for " + std::to_string(map.nnzb()) +
-                          " blocks and " + std::to_string(map.coarse_rows) + " rows");
+                          " blocks and " + std::to_string(map.coarse_rows()) + " rows");
   compose(exec, map.off_src, fine_o_slot);
   compose(exec, map.diag_o_src, fine_o_slot);
   compose(exec, map.diag_d_src, fine_d_slot);
@@ -114,11 +226,11 @@ void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>&
                      const Kokkos::View<DC*, typename E::memory_space>& coarse_D) {
   const size_t nb2 = static_cast<size_t>(nb) * nb;
   if (nb < 1 || coarse_O.extent(0) < static_cast<size_t>(map.nnzb()) * nb2 ||
-      coarse_D.extent(0) < static_cast<size_t>(map.coarse_rows) * nb2)
+      coarse_D.extent(0) < static_cast<size_t>(map.coarse_rows()) * nb2)
     throw InvalidArgument("multigrid: coarse arrays of " + std::to_string(coarse_O.extent(0)) + " and " +
                           std::to_string(coarse_D.extent(0)) + " values for " + std::to_string(map.nnzb()) +
-                          " blocks and " + std::to_string(map.coarse_rows) + " rows of " + std::to_string(nb) + " x " +
-                          std::to_string(nb));
+                          " blocks and " + std::to_string(map.coarse_rows()) + " rows of " + std::to_string(nb) +
+                          " x " + std::to_string(nb));
   const auto off_ptr = map.off_ptr;
   const auto off_src = map.off_src;
   const auto o_dst = map.o_dst;
@@ -141,7 +253,7 @@ void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>&
   const bool d_placed = d_dst.extent(0) > 0;
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::galerkin_diag",
-      Kokkos::RangePolicy<E>(exec, 0, static_cast<offset_t>(map.coarse_rows) * static_cast<offset_t>(nb2)),
+      Kokkos::RangePolicy<E>(exec, 0, static_cast<offset_t>(map.coarse_rows()) * static_cast<offset_t>(nb2)),
       KOKKOS_LAMBDA(const offset_t q) {
         const offset_t I = q / static_cast<offset_t>(nb2);
         const size_t e = static_cast<size_t>(q - I * static_cast<offset_t>(nb2));
@@ -154,8 +266,19 @@ void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>&
       });
 }
 
-template GalerkinMap<DefaultMemSpace> galerkin_map(ordinal_t, const std::vector<offset_t>&,
-                                                   const std::vector<ordinal_t>&, const Aggregates&);
+template LevelPattern<DefaultMemSpace> level_pattern(ordinal_t, const std::vector<offset_t>&,
+                                                     const std::vector<ordinal_t>&);
+template void group_by(const DefaultExecSpace&, const Kokkos::View<const ordinal_t*, DefaultMemSpace>&, ordinal_t,
+                       Kokkos::View<offset_t*, DefaultMemSpace>&, Kokkos::View<offset_t*, DefaultMemSpace>&);
+template void group_by(const DefaultExecSpace&, const Kokkos::View<const ordinal_t*, DefaultMemSpace>&, ordinal_t,
+                       Kokkos::View<offset_t*, DefaultMemSpace>&, Kokkos::View<ordinal_t*, DefaultMemSpace>&);
+template void transfers(const DefaultExecSpace&, const Aggregates<DefaultMemSpace>&,
+                        const Kokkos::View<const ordinal_t*, DefaultMemSpace>&,
+                        const Kokkos::View<const ordinal_t*, DefaultMemSpace>&,
+                        Kokkos::View<ordinal_t*, DefaultMemSpace>&, Kokkos::View<offset_t*, DefaultMemSpace>&,
+                        Kokkos::View<ordinal_t*, DefaultMemSpace>&);
+template GalerkinMap<DefaultMemSpace> galerkin_map(const DefaultExecSpace&, const LevelPattern<DefaultMemSpace>&,
+                                                   const Aggregates<DefaultMemSpace>&);
 template void place_in_storage(const DefaultExecSpace&, GalerkinMap<DefaultMemSpace>&,
                                const Kokkos::View<const offset_t*, DefaultMemSpace>&,
                                const Kokkos::View<const ordinal_t*, DefaultMemSpace>&,

@@ -58,8 +58,7 @@ struct Multigrid<E>::Impl {
   std::unique_ptr<Solver<E>> fine;
   int nb = 1;
   ordinal_t n = 0;
-  std::vector<offset_t> row_ptr;  ///< the finest pattern, 0-based, the user's numbering
-  std::vector<ordinal_t> col_idx;
+  multigrid::LevelPattern<M> finest;  ///< the finest pattern, 0-based, the user's numbering
   std::vector<Coarse> coarse;
   /// A level's FP64 iterate (then its prolonged correction) and the operator's image of it: one
   /// pair for all levels (each free again before the coarser level runs), sized for the finest.
@@ -88,14 +87,11 @@ struct Multigrid<E>::Impl {
   /// The hierarchy below the finest level, from the finest values in its storage (not yet
   /// factored): each level's aggregates, pattern, colouring and values.
   void build(const E& exec) {
-    ordinal_t n_l = n;
-    std::vector<offset_t> ptr = row_ptr;
-    std::vector<ordinal_t> col = col_idx;
+    multigrid::LevelPattern<M> pattern = finest;
     Stored above = stored(0);
     const OStorage storage{fine->o_storage().format, false, false};
     scaling = options.scaling;
-    // Each level's setup time by phase, for its progress line (the first setup of a large
-    // hierarchy takes seconds, most of them on the host).
+    // Each level's setup time by phase, for its progress line.
     Kokkos::Timer clock;
     auto lap = [&] {
       if (!progress) return 0.0;  // nobody hears the times: no fence for them
@@ -110,27 +106,27 @@ struct Multigrid<E>::Impl {
       return std::string(b);
     };
     if (scaling == MultigridOptions::Scaling::automatic) {
-      const double asymmetry = multigrid::block_asymmetry<E, float>(exec, Kokkos::View<const float*, M>(above.O),
-                                                                    row_ptr, col_idx, nb, above.o_slot);
+      const double asymmetry =
+          multigrid::block_asymmetry<E, float>(exec, Kokkos::View<const float*, M>(above.O), finest, nb, above.o_slot);
       scaling = asymmetry <= 0.1 ? MultigridOptions::Scaling::energy : MultigridOptions::Scaling::residual;
       if (progress)
         progress("multigrid: |O - O^T| / |O| = " + std::to_string(asymmetry) + ": coarse corrections scaled by " +
                  (scaling == MultigridOptions::Scaling::energy ? "energy" : "residual") + " minimisation (" +
                  seconds(lap()) + " s)");
     }
-    while (static_cast<int>(coarse.size()) + 1 < options.max_levels && n_l > options.coarse_rows) {
-      const auto strength = multigrid::block_strengths<E, float>(
-          exec, Kokkos::View<const float*, M>(above.O), static_cast<offset_t>(col.size()), nb,
-          coarse.empty() ? arrays(0).index_base() : 0, above.o_slot);
-      const multigrid::Aggregates agg =
-          multigrid::pairwise_aggregates(exec, n_l, ptr, col, strength, options.matching_passes);
+    while (static_cast<int>(coarse.size()) + 1 < options.max_levels && pattern.n > options.coarse_rows) {
+      const ordinal_t n_l = pattern.n;
+      const auto strength =
+          multigrid::block_strengths<E, float>(exec, Kokkos::View<const float*, M>(above.O), pattern.nnzb(), nb,
+                                               coarse.empty() ? arrays(0).index_base() : 0, above.o_slot);
+      const multigrid::Aggregates<M> agg =
+          multigrid::pairwise_aggregates(exec, pattern, strength, options.matching_passes);
       const double t_aggregates = lap();
       if (agg.count * 10LL > n_l * 9LL) break;  // coarsening stalled: this level is the coarsest
       Coarse c;
-      c.map = multigrid::galerkin_map<M>(n_l, ptr, col, agg);
+      c.map = multigrid::galerkin_map(exec, pattern, agg);
       const double t_pattern = lap();
-      detail::SetupPlan plan =
-          detail::make_setup_plan(nb, agg.count, c.map.row_ptr.data(), c.map.col_idx.data(), 0, {});
+      detail::SetupPlan plan = multigrid::coarse_level_plan(exec, nb, c.map.coarse);
       plan.o_storage = storage;
       c.level = std::make_unique<Level>(std::move(plan), nullptr, nullptr);
       const double t_level = lap();
@@ -139,20 +135,9 @@ struct Multigrid<E>::Impl {
       multigrid::place_in_storage(exec, c.map, above.o_slot, above.d_slot, here.o_slot, here.d_slot);
       multigrid::galerkin_values<E, float, double>(exec, c.map, nb, above.O, above.D, here.O, here.D);
       const double t_values = lap();
-      // The transfers between the colour orders of the level above and of this one.
-      const Coloring& up = arrays(coarse.size()).coloring();
-      const Coloring& at = c.level->arrays.coloring();
-      std::vector<ordinal_t> to(static_cast<size_t>(n_l));
-      for (ordinal_t p = 0; p < n_l; ++p) {
-        const ordinal_t user = up.perm.new_to_old[static_cast<size_t>(p)];
-        to[static_cast<size_t>(p)] = at.perm.old_to_new[static_cast<size_t>(agg.of_row[static_cast<size_t>(user)])];
-      }
-      std::vector<offset_t> fptr;
-      std::vector<ordinal_t> frows;
-      multigrid::group_by(to, static_cast<size_t>(agg.count), fptr, frows);
-      c.to_coarse = util::to_device<ordinal_t, M>(to, "mg.to_coarse");
-      c.from_ptr = util::to_device<offset_t, M>(fptr, "mg.from_ptr");
-      c.from_rows = util::to_device<ordinal_t, M>(frows, "mg.from_rows");
+      // The transfers between the colour orders of the level above and of this one (a level's
+      // d_slot is its colour order).
+      multigrid::transfers(exec, agg, above.d_slot, here.d_slot, c.to_coarse, c.from_ptr, c.from_rows);
       c.b = Kokkos::View<double*, M>("mg.b", static_cast<size_t>(agg.count) * nb);
       c.r_above = Kokkos::View<double*, M>("mg.r", static_cast<size_t>(n_l) * nb);
       c.scalars = Kokkos::View<double*, M>("mg.scalars", multigrid::scalar_count);
@@ -167,13 +152,11 @@ struct Multigrid<E>::Impl {
       if (progress)
         progress("multigrid: level " + std::to_string(coarse.size() + 1) + ": " + std::to_string(agg.count) +
                  " block rows (" + ratio(n_l, agg.count) + "x fewer), " + std::to_string(c.map.nnzb()) +
-                 " off-diagonal blocks, " + std::to_string(at.ncolors) + " colours; " +
+                 " off-diagonal blocks, " + std::to_string(c.level->arrays.coloring().ncolors) + " colours; " +
                  seconds(t_aggregates + t_pattern + t_level + t_values + lap()) + " s (aggregates " +
                  seconds(t_aggregates) + ", Galerkin pattern " + seconds(t_pattern) + ", colouring and arrays " +
                  seconds(t_level) + ", values " + seconds(t_values) + ")");
-      n_l = agg.count;
-      ptr = c.map.row_ptr;
-      col = c.map.col_idx;
+      pattern = c.map.coarse;
       above = here;
       coarse.push_back(std::move(c));
     }
@@ -397,10 +380,11 @@ Multigrid<E>::Multigrid(const detail::HostPattern& p, const MultigridOptions& op
   impl_->fine.reset(new Solver<E>(p, setup));  // the pattern checked there
   impl_->nb = p.nb;
   impl_->n = p.n;
-  impl_->row_ptr.resize(static_cast<size_t>(p.n) + 1);
-  for (size_t i = 0; i < impl_->row_ptr.size(); ++i) impl_->row_ptr[i] = p.row_ptr[i] - p.index_base;
-  impl_->col_idx.resize(static_cast<size_t>(impl_->row_ptr.back()));
-  for (size_t k = 0; k < impl_->col_idx.size(); ++k) impl_->col_idx[k] = p.col_idx[k] - p.index_base;
+  std::vector<offset_t> row_ptr(static_cast<size_t>(p.n) + 1);
+  for (size_t i = 0; i < row_ptr.size(); ++i) row_ptr[i] = p.row_ptr[i] - p.index_base;
+  std::vector<ordinal_t> col_idx(static_cast<size_t>(row_ptr.back()));
+  for (size_t k = 0; k < col_idx.size(); ++k) col_idx[k] = p.col_idx[k] - p.index_base;
+  impl_->finest = multigrid::level_pattern<typename Impl::M>(p.n, row_ptr, col_idx);
 }
 
 template <class E>
