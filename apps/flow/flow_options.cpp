@@ -54,7 +54,7 @@ problem:
   --order 1|2            order in space (default 1); 2: MUSCL, each face's states
                          reconstructed from limited Green-Gauss gradients of the primitive
                          variables (the Jacobian stays first order)
-  --limiter-k K          second order: Venkatakrishnan's limiter constant (default 5; larger
+  --limiter-k K          second order: Venkatakrishnan's limiter constant (default 1; larger
                          limits less; 0: no limiter, for smooth flows)
   --limiter-freeze X     second order: once the density residual fell by X from its first
                          second-order value, each vertex's limiter may only decrease, which

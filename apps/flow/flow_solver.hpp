@@ -34,8 +34,11 @@ struct FlowSetup {
   /// first order either way (defect correction).
   int order = 1;
   /// Second order: Venkatakrishnan's limiter constant K (eps^2 = (K h)^3: the larger, the less
-  /// it limits in smooth regions); 0: no limiter (smooth flows only).
-  double limiter_k = 5;
+  /// it limits in smooth regions); 0: no limiter (smooth flows only). 1 by measurement
+  /// (docs/perf/flow_second_order.md): with 5 the triangular aerofoil refined once and the bend
+  /// refined twice stalled, their limiters switching at sharp corners; with 1 they converge and
+  /// the NACA 0012's cl moves by less than 0.001.
+  double limiter_k = 1;
   /// Second order: once the density residual fell by this factor from its first second-order
   /// value (NonlinearControl::first_order_drop), each vertex's limiter may only
   /// decrease (it becomes the smaller of its last value and the new one). Its switching, which

@@ -75,7 +75,7 @@ program consumer_fortran
     stop 1
   end if
   call ppsparse_multigrid_options_flow_jacobian(mg)
-  if (mg%cycle /= PPSPARSE_CYCLE_V .or. mg%post_sweeps /= 3 .or. mg%matching_passes /= 1) then
+  if (mg%cycle /= PPSPARSE_CYCLE_V .or. mg%post_sweeps /= 4 .or. mg%matching_passes /= 1) then
     print *, 'consumer_fortran: FAILED: the flow_jacobian preset', mg%cycle, mg%post_sweeps, mg%matching_passes
     stop 1
   end if

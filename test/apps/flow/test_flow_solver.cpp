@@ -326,9 +326,10 @@ TEST(FlowSolver, MirrorSymmetricBodyHasNoLiftAtZeroIncidence) {
           const Forces forces = f->forces();
           // The multigrid's pairwise aggregates are not mirror-symmetric, so its iterates are not
           // either; at second order the limiter, held from those iterates (it only decreases),
-          // keeps a trace of them in the steady state: a lift of about 3e-7 here, four orders
+          // keeps a trace of them in the steady state: a lift of 4e-6 to 2e-5 here with the
+          // default limiter constant 1 (3e-7 with 5, which limits less of the flow), two orders
           // below what a flux or limiter that broke the symmetry gives.
-          const double zero = order == 2 && linear == NonlinearControl::Linear::multigrid ? 1e-6 : 1e-9;
+          const double zero = order == 2 && linear == NonlinearControl::Linear::multigrid ? 1e-4 : 1e-9;
           if (alpha == 0) {
             EXPECT_LT(std::abs(forces.cl), zero) << "cd " << forces.cd << ", " << what;
           } else {

@@ -141,7 +141,7 @@ void ppsparse_mcpi_options_default(ppsparse_mcpi_options* options);
 void ppsparse_fgmres_control_default(ppsparse_fgmres_control* control);
 void ppsparse_multigrid_options_default(ppsparse_multigrid_options* options);
 /** The setting for the Jacobians of compressible flows (MultigridOptions::flow_jacobian): a
- *  V-cycle over aggregates of two block rows down to 32 block rows, 0 + 3 sweeps per level, 30
+ *  V-cycle over aggregates of two block rows down to 32 block rows, 1 + 4 sweeps per level, 30
  *  on the coarsest, corrections unscaled (docs/multigrid.md). */
 void ppsparse_multigrid_options_flow_jacobian(ppsparse_multigrid_options* options);
 

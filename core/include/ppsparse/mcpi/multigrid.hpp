@@ -66,19 +66,19 @@ struct MultigridOptions {
 
   /// The setting for the Jacobians of compressible flows (nonsymmetric, convection-dominated),
   /// by measurement (docs/perf/multigrid.md): aggregates of two block rows (one matching pass)
-  /// down to 32 block rows, a V-cycle with 3 MCPI sweeps after each coarse correction and none
-  /// before, 30 sweeps on the coarsest level, the corrections unscaled (AmgX's aggregation AMG
-  /// cycles the same way). On the triangular aerofoil refined twice FGMRES takes 13 iterations
-  /// per Newton step with it, against 30 with the K-cycle over aggregates of four, and the
-  /// same V-cycle with the automatic (residual) scaling does not converge. mcpi --flow's
-  /// default for --linear multigrid.
+  /// down to 32 block rows, a V-cycle with 1 MCPI sweep before each coarse correction and 4
+  /// after, 30 sweeps on the coarsest level, the corrections unscaled (AmgX's aggregation AMG
+  /// cycles the same way, with 0 + 3). On the triangular aerofoil refined twice FGMRES takes 8
+  /// iterations per Newton step with it, against 13 with 0 + 3 sweeps and 30 with the K-cycle
+  /// over aggregates of four, and the same V-cycle with the automatic (residual) scaling does
+  /// not converge. mcpi --flow's default for --linear multigrid.
   static MultigridOptions flow_jacobian() {
     MultigridOptions o;
     o.max_levels = 20;
     o.coarse_rows = 32;
     o.matching_passes = 1;
-    o.pre_sweeps = 0;
-    o.post_sweeps = 3;
+    o.pre_sweeps = 1;
+    o.post_sweeps = 4;
     o.coarse_sweeps = 30;
     o.cycle = Cycle::v;
     o.scaling = Scaling::none;
