@@ -108,13 +108,18 @@ std::string stagnation_advice(const std::vector<StepRecord>& history, int window
   }
   const int n = static_cast<int>(h.size() - first);
   char line[400];
-  std::snprintf(line, sizeof line,
-                "flow: stagnating: the density residual has not halved in %d steps (%.3e of the first; CFL %.3g to "
-                "%.3g; %d linear solves at their limit, %d retries); try %s",
-                n, h.back().relative, cfl_low, cfl_high, at_limit, retries,
-                at_limit * 2 > n ? "--linear multigrid or more --sweeps, or a lower --cfl-max"
-                : retries > 0    ? "a lower --cfl or --cfl-max, or --flux rusanov"
-                                 : "a lower --cfl-max, or --flux rusanov");
+  std::snprintf(
+      line, sizeof line,
+      "flow: stagnating: the density residual has not halved in %d steps (%.3e of the first; CFL %.3g to "
+      "%.3g; %d linear solves at their limit, %d retries); try %s",
+      n, h.back().relative, cfl_low, cfl_high, at_limit, retries,
+      at_limit * 2 > n
+          // Linear solves that fail at large CFL numbers: a cap keeps the systems
+          // diagonally stronger (the aerofoil refined twice at second order converges
+          // with 1e4 and stalls with 1e6, docs/perf/flow_second_order.md).
+          ? (h.back().levels > 0 ? "a lower --cfl-max such as 1e4, or more --mg-sweeps"
+                                 : "--linear multigrid or more --sweeps, or a lower --cfl-max")
+          : retries > 0 ? "a lower --cfl or --cfl-max, or --flux rusanov" : "a lower --cfl-max, or --flux rusanov");
   return line;
 }
 

@@ -561,6 +561,10 @@ TEST(FlowSolver, StagnationIsDetectedAndAdvised) {
   EXPECT_NE(advice.find("25 linear solves at their limit"), std::string::npos) << advice;
   EXPECT_NE(advice.find("try --linear multigrid"), std::string::npos) << advice;
   EXPECT_NE(stagnation_advice(history(flat, false), 25).find("try a lower --cfl-max"), std::string::npos);
+  auto with_multigrid = history(flat, true);
+  for (auto& r : with_multigrid) r.levels = 9;
+  const std::string mg_advice = stagnation_advice(with_multigrid, 25);
+  EXPECT_NE(mg_advice.find("try a lower --cfl-max such as 1e4, or more --mg-sweeps"), std::string::npos) << mg_advice;
 }
 
 TEST(FlowSolver, RefusesBadSetups) {
