@@ -38,8 +38,13 @@ struct Multigrid<E>::Impl {
     Kokkos::View<ordinal_t*, M> to_coarse;  ///< the level above's colour row -> this level's colour row
     Kokkos::View<offset_t*, M> from_ptr;    ///< this level's colour row -> the level above's colour rows
     Kokkos::View<ordinal_t*, M> from_rows;
-    Kokkos::View<double*, M> b;        ///< this level's right-hand side (colour order)
-    Kokkos::View<double*, M> r_above;  ///< the level above's residual, kept for the correction's scaling
+    /// This level's right-hand side (colour order): its arrays' R, which a coarse level has no
+    /// other use for.
+    Kokkos::View<double*, M> b;
+    /// The level above's residual: the shared residual_scratch where the corrections are not
+    /// scaled (restricted, then free again), else this level's own, which the scaling reads
+    /// after the coarser cycle.
+    Kokkos::View<double*, M> r_above;
     /// The K-cycle's vectors on this level: the GCR residual, its two directions and their images.
     Kokkos::View<double*, M> k_r, k_z1, k_z2, k_w1, k_w2;
     /// The scalars of the level above's correction from this one (multigrid::Scalar).
@@ -61,8 +66,9 @@ struct Multigrid<E>::Impl {
   multigrid::LevelPattern<M> finest;  ///< the finest pattern, 0-based, the user's numbering
   std::vector<Coarse> coarse;
   /// A level's FP64 iterate (then its prolonged correction) and the operator's image of it: one
-  /// pair for all levels (each free again before the coarser level runs), sized for the finest.
-  Kokkos::View<double*, M> iterate_scratch, image_scratch;
+  /// pair for all levels (each free again before the coarser level runs), sized for the finest;
+  /// and, for unscaled corrections, every level's residual (Coarse::r_above).
+  Kokkos::View<double*, M> iterate_scratch, image_scratch, residual_scratch;
   /// The whole cycle recorded as one device graph (CUDA, HIP), its finest right-hand side read
   /// from cycle_rhs; recorded again where any level's arrays moved (cycle_key).
   Kokkos::View<double*, M> cycle_rhs;
@@ -138,8 +144,14 @@ struct Multigrid<E>::Impl {
       // The transfers between the colour orders of the level above and of this one (a level's
       // d_slot is its colour order).
       multigrid::transfers(exec, agg, above.d_slot, here.d_slot, c.to_coarse, c.from_ptr, c.from_rows);
-      c.b = Kokkos::View<double*, M>("mg.b", static_cast<size_t>(agg.count) * nb);
-      c.r_above = Kokkos::View<double*, M>("mg.r", static_cast<size_t>(n_l) * nb);
+      c.b = c.level->arrays.r();
+      if (scaling == MultigridOptions::Scaling::none) {
+        if (residual_scratch.extent(0) == 0)
+          residual_scratch = Kokkos::View<double*, M>("mg.residual", static_cast<size_t>(n) * nb);
+        c.r_above = Kokkos::View<double*, M>(residual_scratch.data(), static_cast<size_t>(n_l) * nb);
+      } else {
+        c.r_above = Kokkos::View<double*, M>("mg.r", static_cast<size_t>(n_l) * nb);
+      }
       c.scalars = Kokkos::View<double*, M>("mg.scalars", multigrid::scalar_count);
       if (options.cycle == MultigridOptions::Cycle::k) {
         const size_t len = static_cast<size_t>(agg.count) * nb;
@@ -464,9 +476,11 @@ size_t Multigrid<E>::device_bytes() const {
   for (const auto& c : impl_->coarse) {
     const auto& m = c.map;
     add(m.off_ptr, m.off_src, m.diag_d_ptr, m.diag_d_src, m.diag_o_ptr, m.diag_o_src);  // o_dst, d_dst: the level's
-    add(c.to_coarse, c.from_ptr, c.from_rows, c.b, c.r_above, c.k_r, c.k_z1, c.k_z2, c.k_w1, c.k_w2, c.scalars);
+    // b is the level's R, counted with its arrays; a shared r_above with residual_scratch.
+    add(c.to_coarse, c.from_ptr, c.from_rows, c.k_r, c.k_z1, c.k_z2, c.k_w1, c.k_w2, c.scalars);
+    if (!impl_->residual_scratch.data()) add(c.r_above);
   }
-  add(impl_->iterate_scratch, impl_->image_scratch, impl_->cycle_rhs);
+  add(impl_->iterate_scratch, impl_->image_scratch, impl_->residual_scratch, impl_->cycle_rhs);
   return bytes;
 }
 
