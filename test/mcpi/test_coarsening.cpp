@@ -19,6 +19,7 @@
 
 #include "../../core/src/mcpi/multigrid/coarsening.hpp"
 #include "../../core/src/mcpi/multigrid/device_lists.hpp"
+#include "../../core/src/util/to_device.hpp"
 #include "test_util.hpp"
 
 namespace ppsparse::mcpi {
@@ -50,13 +51,9 @@ multigrid::LevelPattern<Mem> on_device(const Pattern& p) {
   return multigrid::level_pattern<Mem>(p.n, p.row_ptr, p.col);
 }
 
-template <class T>
-std::vector<T> host(const Kokkos::View<T*, Mem>& v) {
-  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
-  return std::vector<T>(h.data(), h.data() + h.extent(0));
+Pattern host(const multigrid::LevelPattern<Mem>& d) {
+  return {d.n, util::to_host(d.row_ptr), util::to_host(d.col_idx)};
 }
-
-Pattern host(const multigrid::LevelPattern<Mem>& d) { return {d.n, host(d.row_ptr), host(d.col_idx)}; }
 
 // Aggregates on the host.
 struct HostAggregates {
@@ -65,7 +62,7 @@ struct HostAggregates {
   std::vector<ordinal_t> of_row;
 };
 
-HostAggregates host(const multigrid::Aggregates<Mem>& a) { return {a.fine_rows, a.count, host(a.of_row)}; }
+HostAggregates host(const multigrid::Aggregates<Mem>& a) { return {a.fine_rows, a.count, util::to_host(a.of_row)}; }
 
 multigrid::Aggregates<Mem> device_aggregates_of(const BlockSystem<HostSpace>& s, int passes) {
   const auto strength = multigrid::block_strengths<Exec, float>(Exec(), on_device(s.O.values), s.O.nnzb(), s.nb);

@@ -11,19 +11,13 @@
 
 #include <ppsparse/error.hpp>
 
+#include "../../util/to_device.hpp"
 #include "coarsening.hpp"
 #include "device_lists.hpp"
 
 namespace ppsparse::mcpi::multigrid {
 
 namespace {
-
-template <class T, class M>
-std::vector<T> to_host(const Kokkos::View<T*, M>& v) {
-  std::vector<T> h(v.extent(0));
-  Kokkos::deep_copy(Kokkos::View<T*, HostSpace, Kokkos::MemoryUnmanaged>(h.data(), h.size()), v);
-  return h;
-}
 
 /// The pattern made symmetric (every block (i, j) with its (j, i)), rows sorted: the graph
 /// Kokkos Kernels colours. The pattern itself where it is symmetric already (a Galerkin product
@@ -127,7 +121,7 @@ mcpi::detail::SetupPlan coarse_level_plan(const E& exec, int nb, const LevelPatt
       "ppsparse::mcpi::multigrid::color_rows", Kokkos::RangePolicy<E>(exec, 0, n), KOKKOS_LAMBDA(const ordinal_t i) {
         Kokkos::atomic_fetch_add(&per_color(static_cast<size_t>(color(i))), offset_t(1));
       });
-  const std::vector<offset_t> rows_of = to_host(per_color);
+  const std::vector<offset_t> rows_of = util::to_host(per_color);
   std::vector<ordinal_t> compact(rows_of.size(), -1);
   mcpi::detail::SetupPlan plan;
   plan.nb = nb;
@@ -139,10 +133,7 @@ mcpi::detail::SetupPlan coarse_level_plan(const E& exec, int nb, const LevelPatt
       compact[k] = c.ncolors++;
       c.color_offsets.push_back(c.color_offsets.back() + static_cast<ordinal_t>(rows_of[k]));
     }
-  Kokkos::View<ordinal_t*, M> compact_d(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.color_ids"),
-                                        compact.size());
-  Kokkos::deep_copy(exec, compact_d,
-                    Kokkos::View<const ordinal_t*, HostSpace, Kokkos::MemoryUnmanaged>(compact.data(), compact.size()));
+  const auto compact_d = util::to_device<ordinal_t, M>(compact, "mg.color_ids");
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::compact_colors", Kokkos::RangePolicy<E>(exec, 0, n),
       KOKKOS_LAMBDA(const ordinal_t i) { color(i) = compact_d(static_cast<size_t>(color(i))); });
@@ -190,11 +181,11 @@ mcpi::detail::SetupPlan coarse_level_plan(const E& exec, int nb, const LevelPatt
         for (offset_t s = ia(q); s < ia(q + 1); ++s) o_slot(block(s)) = s;
       });
   exec.fence();
-  plan.ia = to_host(ia);
-  plan.ja = to_host(ja);
-  plan.o_slot = to_host(o_slot);
-  c.color = to_host(color);
-  c.perm = Permutation::from_new_to_old(to_host(new_to_old));
+  plan.ia = util::to_host(ia);
+  plan.ja = util::to_host(ja);
+  plan.o_slot = util::to_host(o_slot);
+  c.color = util::to_host(color);
+  c.perm = Permutation::from_new_to_old(util::to_host(new_to_old));
   return plan;
 }
 
