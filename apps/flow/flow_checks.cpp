@@ -115,8 +115,7 @@ std::string stagnation_advice(const std::vector<StepRecord>& history, int window
       n, h.back().relative, cfl_low, cfl_high, at_limit, retries,
       at_limit * 2 > n
           // Linear solves that fail at large CFL numbers: a cap keeps the systems
-          // diagonally stronger (the aerofoil refined twice at second order converges
-          // with 1e4 and stalls with 1e6, docs/perf/flow_second_order.md).
+          // diagonally stronger (docs/perf/flow_second_order.md).
           ? (h.back().levels > 0 ? "a lower --cfl-max such as 1e4, or more --mg-sweeps"
                                  : "--linear multigrid or more --sweeps, or a lower --cfl-max")
           : retries > 0 ? "a lower --cfl or --cfl-max, or --flux rusanov" : "a lower --cfl-max, or --flux rusanov");

@@ -35,9 +35,8 @@ struct FlowSetup {
   int order = 1;
   /// Second order: Venkatakrishnan's limiter constant K (eps^2 = (K h)^3: the larger, the less
   /// it limits in smooth regions); 0: no limiter (smooth flows only). 1 by measurement
-  /// (docs/perf/flow_second_order.md): with 5 the triangular aerofoil refined once and the bend
-  /// refined twice stalled, their limiters switching at sharp corners; with 1 they converge and
-  /// the NACA 0012's cl moves by less than 0.001.
+  /// (docs/perf/flow_second_order.md): with 5, flows past sharp corners stalled, their limiters
+  /// switching there; with 1 they converge and smooth bodies' forces barely change.
   double limiter_k = 1;
   /// Second order: once the density residual fell by this factor from its first second-order
   /// value (NonlinearControl::first_order_drop), each vertex's limiter may only
@@ -87,9 +86,8 @@ struct NonlinearControl {
   double first_order_drop = 1e-2;
   int max_steps = 100;
   /// MCPI sweeps alone, FGMRES + MCPI sweeps, or FGMRES + an aggregation multigrid cycle
-  /// whose levels sweep by MCPI (mcpi/multigrid.hpp; the default, by measurement: 0.40x the
-  /// time of FGMRES + 20 sweeps on the aerofoil refined twice on an H200 and 0.2-0.35x on every
-  /// case measured on CPUs; 1.3x on the unrefined aerofoil on the H200, docs/perf/multigrid.md).
+  /// whose levels sweep by MCPI (mcpi/multigrid.hpp; the default, by measurement: faster than
+  /// FGMRES + sweeps on the large meshes, GPU and CPU alike, docs/perf/multigrid.md).
   enum class Linear { mcpi, fgmres, multigrid } linear = Linear::multigrid;
   double linear_rtol = 1e-2;  ///< each step's linear tolerance
   int mcpi_sweeps = 100;      ///< MCPI alone: the sweep limit

@@ -68,10 +68,9 @@ struct MultigridOptions {
   /// by measurement (docs/perf/multigrid.md): aggregates of two block rows (one matching pass)
   /// down to 32 block rows, a V-cycle with 1 MCPI sweep before each coarse correction and 4
   /// after, 30 sweeps on the coarsest level, the corrections unscaled (AmgX's aggregation AMG
-  /// cycles the same way, with 0 + 3). On the triangular aerofoil refined twice FGMRES takes 8
-  /// iterations per Newton step with it, against 13 with 0 + 3 sweeps and 30 with the K-cycle
-  /// over aggregates of four, and the same V-cycle with the automatic (residual) scaling does
-  /// not converge. mcpi --flow's default for --linear multigrid.
+  /// cycles the same way, with 0 + 3). On the flows it takes fewer FGMRES iterations than the
+  /// K-cycle over aggregates of four, and the same V-cycle with the automatic (residual)
+  /// scaling does not converge. mcpi --flow's default for --linear multigrid.
   static MultigridOptions flow_jacobian() {
     MultigridOptions o;
     o.max_levels = 20;
