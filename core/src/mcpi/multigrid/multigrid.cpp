@@ -63,7 +63,9 @@ struct Multigrid<E>::Impl {
   std::unique_ptr<Solver<E>> fine;
   int nb = 1;
   ordinal_t n = 0;
-  multigrid::LevelPattern<M> finest;  ///< the finest pattern, 0-based, the user's numbering
+  /// The finest pattern, 0-based, the user's numbering: what build() coarsens first, released
+  /// once the hierarchy stands (the finest level's arrays hold it in colour order).
+  multigrid::LevelPattern<M> finest;
   std::vector<Coarse> coarse;
   /// A level's FP64 iterate (then its prolonged correction) and the operator's image of it: one
   /// pair for all levels (each free again before the coarser level runs), sized for the finest;
@@ -177,6 +179,7 @@ struct Multigrid<E>::Impl {
       if (scaling != MultigridOptions::Scaling::none)
         image_scratch = Kokkos::View<double*, M>("mg.image", static_cast<size_t>(n) * nb);
     }
+    finest = {};
     built = true;
   }
 
