@@ -52,8 +52,8 @@ void check_control(const NonlinearControl& c) {
   if (!(c.first_order_drop == 0 || (c.first_order_drop > c.drop && c.first_order_drop < 1)))
     bad("--first-order-drop must be 0 (second order from the start) or within (--drop, 1)");
   if (!(c.linear_rtol > 0) || !(c.linear_rtol < 1)) bad("--linear-rtol must be within (0, 1)");
-  if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 0 || c.fgmres_restart < 1 || c.fgmres_iterations < 1)
-    bad("sweeps, restart and iteration limits must be >= 1 (FGMRES's sweeps 0: by the order)");
+  if (c.mcpi_sweeps < 1 || c.fgmres_sweeps < 0 || c.fgmres_restart < 0 || c.fgmres_iterations < 1)
+    bad("sweeps, restart and iteration limits must be >= 1 (FGMRES's sweeps and restart 0: by the order)");
   if (c.linear == NonlinearControl::Linear::multigrid) ppsparse::mcpi::check_multigrid_options(c.multigrid);
   if (c.newton_krylov == NonlinearControl::NewtonKrylov::on && c.linear == NonlinearControl::Linear::mcpi)
     bad("--newton-krylov yes needs FGMRES (--linear fgmres or multigrid), not --linear mcpi");
@@ -70,6 +70,13 @@ std::vector<StepRecord> solved(const std::vector<StepRecord>& h) {
 }
 
 }  // namespace
+
+NonlinearControl resolve_control(const NonlinearControl& c, int order) {
+  NonlinearControl r = c;
+  if (r.fgmres_sweeps == 0) r.fgmres_sweeps = order == 2 ? 40 : 20;
+  if (r.fgmres_restart == 0) r.fgmres_restart = order == 2 ? r.fgmres_iterations : 30;
+  return r;
+}
 
 CflFactors cfl_factors(const NonlinearControl& c, const StepRecord& last, double residual) {
   const double fall = residual > 0 ? last.residual / residual : 10;

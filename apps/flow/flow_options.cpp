@@ -100,6 +100,9 @@ solver:
                          correction). auto (default): Newton-Krylov at second order from
                          the step at which the limiter only decreases (--limiter-freeze)
   --linear-rtol X        each step's linear tolerance (default 1e-2)
+  --linear-iterations K  FGMRES's iteration limit per step (default 60)
+  --restart K            FGMRES's restart length (default 30 at first order; at second,
+                         the iteration limit: no restart)
   --sweeps K             --linear mcpi: sweep limit (default 100); --linear fgmres:
                          sweeps per preconditioner (default 20 at first order, 40 at
                          second)
@@ -216,6 +219,10 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
       mg_option_given = true;
     } else if (a == "--linear-rtol") {
       o.control.linear_rtol = parse_real(a, value());
+    } else if (a == "--linear-iterations") {
+      o.control.fgmres_iterations = static_cast<int>(parse_int(a, value(), 1, 100000));
+    } else if (a == "--restart") {
+      o.control.fgmres_restart = static_cast<int>(parse_int(a, value(), 1, 100000));
     } else if (a == "--sweeps") {
       sweeps = static_cast<int>(parse_int(a, value(), 1, 100000));
       sweeps_given = true;

@@ -11,9 +11,7 @@ std::vector<StepRecord> EulerSolver<D>::run(const NonlinearControl& c,
                                             const std::function<void(const StepRecord&)>& on_step,
                                             const std::vector<int>& dump_steps, const std::string& dump_prefix) {
   check_control(c);
-  NonlinearControl resolved = c;
-  if (resolved.fgmres_sweeps == 0) resolved.fgmres_sweeps = setup_.order == 2 ? 40 : 20;
-  linear_->prepare(resolved);
+  linear_->prepare(resolve_control(c, setup_.order));
   limiter_ratchet_ = limiter_held_ = false;
   // Second order starts from a first-order solution (NonlinearControl::first_order_drop).
   order_ = setup_.order == 2 && c.first_order_drop > 0 ? 1 : setup_.order;

@@ -94,7 +94,11 @@ struct NonlinearControl {
   /// FGMRES: sweeps per preconditioner application; 0: 20 at first order, 40 at second (the
   /// fastest measured at each, docs/perf/flow_defaults.md and flow_second_order.md).
   int fgmres_sweeps = 0;
-  int fgmres_restart = 30;
+  /// FGMRES: the restart length; 0: 30 at first order, the iteration limit at second (no
+  /// restart), where the Newton-Krylov steps' solves, preconditioned over the first-order
+  /// Jacobian, converge slowly and a restart throws away the subspace they built
+  /// (docs/perf/flow_second_order.md).
+  int fgmres_restart = 0;
   int fgmres_iterations = 60;  ///< FGMRES: the iteration limit
   /// FGMRES's operator: the assembled first-order Jacobian (defect correction), or the
   /// finite-difference product of the residual's own Jacobian, the limiter held
@@ -109,6 +113,9 @@ struct NonlinearControl {
   ppsparse::mcpi::MultigridOptions multigrid = ppsparse::mcpi::MultigridOptions::flow_jacobian();
 };
 void check_control(const NonlinearControl& c);
+/// The control with its "by the order" settings (0) made concrete for a run at `order`: FGMRES's
+/// sweeps per preconditioner application and its restart length.
+NonlinearControl resolve_control(const NonlinearControl& c, int order);
 
 /// One pseudo-time step (or, for the last record, the residual that stopped the run).
 struct StepRecord {

@@ -608,6 +608,24 @@ TEST(FlowSolver, RefusesBadSetups) {
   EXPECT_NE(control_error(first).find("--first-order-drop must be 0"), std::string::npos) << control_error(first);
   first.first_order_drop = 0;
   EXPECT_EQ(control_error(first), "(no error)");
+  NonlinearControl restart;
+  restart.fgmres_restart = -1;
+  EXPECT_NE(control_error(restart).find("restart and iteration limits must be >= 1"), std::string::npos)
+      << control_error(restart);
+}
+
+TEST(FlowSolver, ResolvesTheSettingsByTheOrder) {
+  NonlinearControl c;
+  c.fgmres_iterations = 80;
+  const NonlinearControl first = resolve_control(c, 1), second = resolve_control(c, 2);
+  EXPECT_EQ(first.fgmres_sweeps, 20);
+  EXPECT_EQ(first.fgmres_restart, 30);
+  EXPECT_EQ(second.fgmres_sweeps, 40);
+  EXPECT_EQ(second.fgmres_restart, 80);  // no restart within a Newton-Krylov step's solve
+  c.fgmres_restart = 25;
+  c.fgmres_sweeps = 7;
+  EXPECT_EQ(resolve_control(c, 2).fgmres_restart, 25);
+  EXPECT_EQ(resolve_control(c, 2).fgmres_sweeps, 7);
 }
 
 }  // namespace
