@@ -37,12 +37,15 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
   std::ofstream out(path);
   if (!out) throw ppsparse::Error("mcpi: cannot write '" + path + "'");
   out.precision(10);
+  const flow::NonlinearControl resolved = flow::resolve_control(opt.control, opt.setup.order);
   out << "{\n  \"mesh\": \"" << opt.mesh << "\",\n  \"refine\": " << opt.refine << ",\n  \"vertices\": " << vertices
       << ",\n  \"mach\": " << opt.setup.mach << ",\n  \"alpha\": " << opt.setup.alpha << ",\n  \"flux\": \""
       << flow::name(opt.setup.flux) << "\",\n  \"order\": " << opt.setup.order << ",\n  \"linear\": \""
       << linear_name(opt.control.linear) << "\",\n  \"o_format\": \""
       << ppsparse::mcpi::name(opt.setup.o_storage.format)
-      << "\",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
+      << "\",\n  \"fgmres_iterations\": " << resolved.fgmres_iterations
+      << ",\n  \"fgmres_restart\": " << resolved.fgmres_restart
+      << ",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
       << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl << ",\n  \"cd\": " << f.cd
       << ",\n  \"steps\": [\n";
   for (size_t k = 0; k < h.size(); ++k) {
@@ -199,7 +202,17 @@ int run_flow_mode(const FlowOptions& opt) {
                               ")"));
   auto solver = flow::make_flow_solver(m, setup, say);
   const bool multigrid = opt.control.linear == flow::NonlinearControl::Linear::multigrid;
-  if (multigrid) say("linear solver: FGMRES + " + mcpi_app::describe(opt.control.multigrid));
+  if (opt.control.linear != flow::NonlinearControl::Linear::mcpi) {
+    const flow::NonlinearControl c = flow::resolve_control(opt.control, opt.setup.order);
+    const std::string krylov =
+        "FGMRES (at most " + std::to_string(c.fgmres_iterations) + " iterations a step, " +
+        (c.fgmres_restart >= c.fgmres_iterations ? std::string("no restart")
+                                                 : "restarted every " + std::to_string(c.fgmres_restart)) +
+        ")";
+    say("linear solver: " + krylov + " + " +
+        (multigrid ? mcpi_app::describe(opt.control.multigrid)
+                   : std::to_string(c.fgmres_sweeps) + " MCPI sweeps per preconditioner application"));
+  }
   // With multigrid, each FGMRES iteration is one cycle, and the sweeps column counts the levels.
   std::printf("%5s %12s %10s %9s %6s %6s %9s %9s %9s %9s %9s %8s\n", "step", "residual", "relative", "cfl",
               multigrid ? "cycles" : "lin.it", multigrid ? "levels" : "sweeps", "lin.res", "t_res", "t_jac", "t_factor",
