@@ -364,7 +364,8 @@ class PpsparseRunner : public Runner {
       return "FGMRES(" + std::to_string(control_.restart) + ") + " + std::to_string(control_.sweeps) + " MCPI sweeps";
     std::string rows;
     for (const auto& l : mg_->levels()) rows += (rows.empty() ? "" : " ") + std::to_string(l.n);
-    return "FGMRES(" + std::to_string(control_.restart) + ") + multigrid (" + mcpi_app::describe(*options_) +
+    return "FGMRES(" + std::to_string(control_.restart) + ") + multigrid (" +
+           mcpi_app::describe(*options_, mg_->fine().o_storage().format) +
            "): " + std::to_string(mg_->levels().size()) + " levels of " + rows + " block rows";
   }
   int levels() const override { return mg_ ? static_cast<int>(mg_->levels().size()) : 1; }

@@ -27,7 +27,10 @@ std::string multigrid_options_help(const ppsparse::mcpi::MultigridOptions& defau
   --mg-sweeps PRE[,POST] MCPI sweeps before and after each coarse correction (default )" +
                             d(defaults.pre_sweeps) + "," + d(defaults.post_sweeps) + R"()
   --mg-coarse-sweeps N   MCPI sweeps on the coarsest level (default )" +
-                            d(defaults.coarse_sweeps) + ")\n";
+                            d(defaults.coarse_sweeps) + R"()
+  --mg-o-format F        the coarse levels' O: fp32, bf16, fp16 or int8 (default bf16 where
+                         the finest level's O is fp32, else the finest level's format)
+)";
   std::string out;
   for (size_t at = 0; at < lines.size();) {
     const size_t end = lines.find('\n', at);
@@ -78,13 +81,20 @@ bool parse_multigrid_option(const std::string& opt, const std::function<std::str
         comma == std::string::npos ? mg.pre_sweeps : static_cast<int>(parse_int(opt, v.substr(comma + 1), 0, 1000));
   } else if (opt == "--mg-coarse-sweeps") {
     mg.coarse_sweeps = static_cast<int>(parse_int(opt, value(), 1, 100000));
+  } else if (opt == "--mg-o-format") {
+    const std::string v = value();
+    try {
+      mg.coarse_o_format = ppsparse::mcpi::parse_o_format(v);
+    } catch (const ppsparse::InvalidArgument& e) {
+      throw ppsparse::InvalidArgument("mcpi: --mg-o-format: " + std::string(e.what()));
+    }
   } else {
     return false;
   }
   return true;
 }
 
-std::string describe(const ppsparse::mcpi::MultigridOptions& mg) {
+std::string describe(const ppsparse::mcpi::MultigridOptions& mg, ppsparse::mcpi::OFormat finest) {
   using Cycle = ppsparse::mcpi::MultigridOptions::Cycle;
   return std::string(mg.cycle == Cycle::v   ? "V"
                      : mg.cycle == Cycle::w ? "W"
@@ -95,7 +105,8 @@ std::string describe(const ppsparse::mcpi::MultigridOptions& mg) {
          (mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::automatic ? ""
           : mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::none    ? ", corrections unscaled"
           : mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::energy  ? ", corrections scaled in energy"
-                                                                             : ", corrections scaled by residual");
+                                                                             : ", corrections scaled by residual") +
+         ", coarse levels' O in " + ppsparse::mcpi::name(ppsparse::mcpi::coarse_o_format(mg, finest));
 }
 
 }  // namespace mcpi_app

@@ -15,7 +15,8 @@ std::string multigrid_options_help(const ppsparse::mcpi::MultigridOptions& defau
 /// naming the option for a bad value.
 bool parse_multigrid_option(const std::string& opt, const std::function<std::string()>& value,
                             ppsparse::mcpi::MultigridOptions& mg);
-/// "K-cycle, 2+2 MCPI sweeps per level, 20 on the coarsest, aggregates of up to 4 block rows".
-std::string describe(const ppsparse::mcpi::MultigridOptions& mg);
+/// "K-cycle, 2+2 MCPI sweeps per level, 20 on the coarsest, aggregates of up to 4 block rows,
+/// coarse levels' O in bf16" for a finest level whose O is in `finest`.
+std::string describe(const ppsparse::mcpi::MultigridOptions& mg, ppsparse::mcpi::OFormat finest);
 
 }  // namespace mcpi_app

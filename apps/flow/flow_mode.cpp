@@ -42,7 +42,8 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
       << ",\n  \"mach\": " << opt.setup.mach << ",\n  \"alpha\": " << opt.setup.alpha << ",\n  \"flux\": \""
       << flow::name(opt.setup.flux) << "\",\n  \"order\": " << opt.setup.order << ",\n  \"linear\": \""
       << linear_name(opt.control.linear) << "\",\n  \"o_format\": \""
-      << ppsparse::mcpi::name(opt.setup.o_storage.format)
+      << ppsparse::mcpi::name(opt.setup.o_storage.format) << "\",\n  \"coarse_o_format\": \""
+      << ppsparse::mcpi::name(ppsparse::mcpi::coarse_o_format(opt.control.multigrid, opt.setup.o_storage.format))
       << "\",\n  \"fgmres_iterations\": " << resolved.fgmres_iterations
       << ",\n  \"fgmres_restart\": " << resolved.fgmres_restart
       << ",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
@@ -210,7 +211,7 @@ int run_flow_mode(const FlowOptions& opt) {
                                                  : "restarted every " + std::to_string(c.fgmres_restart)) +
         ")";
     say("linear solver: " + krylov + " + " +
-        (multigrid ? mcpi_app::describe(opt.control.multigrid)
+        (multigrid ? mcpi_app::describe(opt.control.multigrid, opt.setup.o_storage.format)
                    : std::to_string(c.fgmres_sweeps) + " MCPI sweeps per preconditioner application"));
   }
   // With multigrid, each FGMRES iteration is one cycle, and the sweeps column counts the levels.

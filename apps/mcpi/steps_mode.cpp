@@ -99,7 +99,7 @@ int run_steps_mode(const Problem& p, const Options& opt) {
   if (mg) gmres->set_preconditioner(mg->preconditioner());
   if (mg)
     std::printf("solver    FGMRES(%d) right-preconditioned by one cycle of aggregation multigrid (%s), rtol %.1e\n",
-                fc.restart, describe(opt.mg).c_str(), fc.rtol);
+                fc.restart, describe(opt.mg, opt.o_storage.format).c_str(), fc.rtol);
   else if (opt.fgmres)
     std::printf("solver    FGMRES(%d) right-preconditioned by %d MCPI sweeps, rtol %.1e\n", fc.restart, fc.sweeps,
                 fc.rtol);

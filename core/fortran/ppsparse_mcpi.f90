@@ -56,6 +56,7 @@ module ppsparse_mcpi
     integer(c_int) :: coarse_sweeps
     integer(c_int) :: cycle
     integer(c_int) :: scaling
+    integer(c_int) :: coarse_o_format  !< PPSPARSE_O_*, or -1 (default): BF16 where the finest is FP32
   end type
 
   !> Stopping criteria of ppsparse_mcpi_apply (ppsparse_mcpi_control_default sets the defaults).

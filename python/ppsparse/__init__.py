@@ -66,7 +66,9 @@ class McpiSolver(_McpiSolver):
     multigrid=True (or a preset's name, "default" or "flow_jacobian": a V-cycle over pairs for
     compressible flows' Jacobians, MultigridOptions::flow_jacobian; or a dict of options: preset,
     cycle "k"/"w"/"v", scaling "auto"/"energy"/"residual"/"none", max_levels, coarse_rows,
-    matching_passes, pre_sweeps, post_sweeps, coarse_sweeps, over the preset's values):
+    matching_passes, pre_sweeps, post_sweeps, coarse_sweeps, coarse_o_format (the coarse levels'
+    O: "fp32", "bf16", "fp16" or "int8"; bf16 by default where o_format is fp32), over the
+    preset's values):
     an aggregation multigrid hierarchy (ppsparse::mcpi::Multigrid) whose finest level is this
     solver; update() forms it at the first call and refreshes it after; fgmres() is then
     preconditioned by one cycle per iteration; levels lists the levels.

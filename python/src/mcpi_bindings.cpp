@@ -61,10 +61,16 @@ mcpi::MultigridOptions multigrid_options(const py::dict& d) {
       o.post_sweeps = value.cast<int>();
     } else if (k == "coarse_sweeps") {
       o.coarse_sweeps = value.cast<int>();
+    } else if (k == "coarse_o_format") {
+      try {
+        o.coarse_o_format = mcpi::parse_o_format(py::str(value));
+      } catch (const InvalidArgument& e) {
+        throw py::value_error(std::string("multigrid: coarse_o_format: ") + e.what());
+      }
     } else {
       throw py::value_error("multigrid: unknown option '" + k +
                             "' (preset, cycle, scaling, max_levels, coarse_rows, matching_passes, pre_sweeps, "
-                            "post_sweeps, coarse_sweeps)");
+                            "post_sweeps, coarse_sweeps, coarse_o_format)");
     }
   }
   mcpi::check_multigrid_options(o);

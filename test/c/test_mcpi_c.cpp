@@ -416,6 +416,15 @@ TEST(McpiC, MultigridPreconditionsFgmresAsTheCppOne) {
                                            nullptr, &m),
             PPSPARSE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(last(), "ppsparse_mcpi_create_multigrid: multigrid.pre_sweeps and post_sweeps must be >= 0, got -1 and 2");
+  ppsparse_multigrid_options_default(&m);
+  EXPECT_EQ(m.coarse_o_format, -1);
+  m.coarse_o_format = 7;
+  EXPECT_EQ(ppsparse_mcpi_create_multigrid(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, PPSPARSE_MEMORY_HOST,
+                                           nullptr, &m),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(last(),
+            "ppsparse_mcpi_create_multigrid: multigrid.coarse_o_format = 7 is not PPSPARSE_O_FP32 (0), "
+            "PPSPARSE_O_BF16 (1), PPSPARSE_O_FP16 (2), PPSPARSE_O_INT8 (3) or -1 (the default)");
 }
 
 TEST(McpiC, FlowJacobianPresetIsTheCppOneAndPreconditions) {

@@ -26,12 +26,7 @@ namespace {
 using Exec = DefaultExecSpace;
 using Mem = DefaultMemSpace;
 
-template <class T>
-std::vector<T> to_host(const Kokkos::View<T*, Mem>& v) {
-  std::vector<T> h(v.extent(0));
-  Kokkos::deep_copy(Kokkos::View<T*, HostSpace, Kokkos::MemoryUnmanaged>(h.data(), h.size()), v);
-  return h;
-}
+using util::to_host;
 template <class T>
 Kokkos::View<T*, Mem> to_device(const std::vector<T>& h) {
   Kokkos::View<T*, Mem> v("v", h.size());

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <random>
@@ -16,6 +17,7 @@
 #include <ppsparse/error.hpp>
 #include <ppsparse/gen/block_system.hpp>
 #include <ppsparse/gen/mesh_graph.hpp>
+#include <ppsparse/mcpi/reference.hpp>
 
 #include "../../core/src/mcpi/multigrid/coarsening.hpp"
 #include "../../core/src/mcpi/multigrid/device_lists.hpp"
@@ -222,6 +224,104 @@ TEST(MultigridCoarsening, GalerkinOperatorEqualsTheHostProductAndARefreshAFreshS
   const auto d1 = Kokkos::create_mirror_view_and_copy(HostSpace(), cD);
   const auto d2 = Kokkos::create_mirror_view_and_copy(HostSpace(), fD);
   for (size_t q = 0; q < d1.extent(0); ++q) ASSERT_EQ(d1(q), d2(q)) << q;
+}
+
+/// O coded by Codec on the device from `source` for the block CSR ia of n rows and nnzb blocks.
+template <class Codec>
+struct Coded {
+  Kokkos::View<typename Codec::stored*, Mem> values;
+  Kokkos::View<std::int8_t*, Mem> scale;
+};
+
+template <class Codec, class Source>
+Coded<Codec> encoded(const Source& source, const Kokkos::View<offset_t*, Mem>& ia, ordinal_t n, offset_t nnzb, int nb) {
+  Coded<Codec> c;
+  c.values = Kokkos::View<typename Codec::stored*, Mem>("coded", static_cast<size_t>(nnzb) * nb * nb);
+  const size_t scales = Codec::scale == detail::OScale::per_block_row      ? static_cast<size_t>(n)
+                        : Codec::scale == detail::OScale::per_row_of_block ? static_cast<size_t>(nnzb) * nb
+                                                                           : 0;
+  c.scale = Kokkos::View<std::int8_t*, Mem>("scale", scales);
+  Kokkos::View<long long, Mem> bad("bad");
+  Kokkos::deep_copy(bad, LLONG_MAX);
+  impl::encode_o<Codec>(Exec(), source, ia, n, nb, c.values, c.scale, bad);
+  long long first = 0;
+  Kokkos::deep_copy(first, bad);
+  EXPECT_EQ(first, LLONG_MAX);
+  return c;
+}
+
+/// Every entry a source reads, in slot order, on the host. (A free function: a CUDA extended
+/// lambda may not sit in a test's private TestBody.)
+template <class Source>
+std::vector<float> read_all(const Source& source, size_t entries, int nb2) {
+  Kokkos::View<float*, Mem> back("back", entries);
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, entries),
+      KOKKOS_LAMBDA(const size_t q) { back(q) = source(static_cast<offset_t>(q / nb2), static_cast<int>(q % nb2)); });
+  return util::to_host(back);
+}
+
+TEST(MultigridCoarsening, ACoarseLevelCodedFromItsSumsIsItsFp32SumsCodedAndReadsBackAsTheHostRounds) {
+  const auto s = gen::make_block_system(gen::tet_mesh_graph(8, 7, 6), 3, 23);
+  const auto da = device_aggregates_of(s, 1);
+  const auto map = multigrid::galerkin_map(Exec(), on_device(pattern_of(s)), da);
+  const int nb = s.nb, nb2 = nb * nb;
+  const ordinal_t nc = map.coarse_rows();
+  const offset_t nnzb = map.nnzb();
+  const impl::SlotValues<Kokkos::View<const float*, Mem>> fine{on_device(s.O.values), nb2};
+  Kokkos::View<float*, Mem> sums("sums", static_cast<size_t>(nnzb) * nb2);
+  multigrid::galerkin_off_values(Exec(), map, nb, fine, sums);
+  BsrMatrix<float, HostSpace> coarse(nb, nc, nc, nnzb);
+  Kokkos::deep_copy(coarse.ia, map.coarse.row_ptr);
+  Kokkos::deep_copy(coarse.ja, map.coarse.col_idx);
+  Kokkos::deep_copy(coarse.values, sums);
+  // The next level's aggregates, formed from the FP32 sums.
+  const auto da2 = multigrid::pairwise_aggregates(Exec(), map.coarse,
+                                                  multigrid::block_strengths<Exec, float>(Exec(), sums, nnzb, nb), 1);
+  const auto map2 = multigrid::galerkin_map(Exec(), map.coarse, da2);
+  ASSERT_GT(map2.nnzb(), 0);
+  int formats = 0;
+  for (const OFormat f : all_o_formats()) {
+    detail::with_codec(f, [&](auto codec) {
+      using Codec = decltype(codec);
+      if constexpr (!Codec::plain) {
+        ++formats;
+        // Coded straight from the Galerkin sums, as through an FP32 copy of them.
+        const auto direct = encoded<Codec>(multigrid::galerkin_off_sum(map, fine), map.coarse.row_ptr, nc, nnzb, nb);
+        const auto staged = encoded<Codec>(impl::SlotValues<Kokkos::View<const float*, Mem>>{sums, nb2},
+                                           map.coarse.row_ptr, nc, nnzb, nb);
+        const auto v1 = util::to_host(direct.values), v2 = util::to_host(staged.values);
+        ASSERT_EQ(v1, v2) << name(f);
+        ASSERT_EQ(util::to_host(direct.scale), util::to_host(staged.scale)) << name(f);
+        // Read back by the next level's sums: the values the host rounds them to.
+        impl::CodedSlotValues<Mem, Codec> read;
+        read.values = direct.values;
+        read.scale_exp = direct.scale;
+        read.ia = map.coarse.row_ptr;
+        read.n = nc;
+        read.nb = nb;
+        const std::vector<float> got = read_all(read, sums.extent(0), nb2);
+        const std::vector<double> want = reference_round_o(f, coarse);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t q = 0; q < got.size(); ++q)
+          ASSERT_EQ(static_cast<double>(got[q]), want[q]) << name(f) << " entry " << q;
+        // The next level's sums through the coded level equal its sums of the rounded values.
+        std::vector<float> rounded(want.begin(), want.end());
+        Kokkos::View<float*, Mem> from_coded("from_coded", static_cast<size_t>(map2.nnzb()) * nb2),
+            from_rounded("from_rounded", from_coded.extent(0));
+        multigrid::galerkin_off_values(Exec(), map2, nb, read, from_coded);
+        multigrid::galerkin_off_values(
+            Exec(), map2, nb, impl::SlotValues<Kokkos::View<const float*, Mem>>{test::device_view(rounded), nb2},
+            from_rounded);
+        ASSERT_EQ(util::to_host(from_coded), util::to_host(from_rounded)) << name(f);
+        // And so do the strengths that aggregate it.
+        const auto st_coded = multigrid::block_strengths_from(Exec(), read, nnzb, nb);
+        const auto st_rounded = multigrid::block_strengths<Exec, float>(Exec(), test::device_view(rounded), nnzb, nb);
+        ASSERT_EQ(util::to_host(st_coded), util::to_host(st_rounded)) << name(f);
+      }
+    });
+  }
+  EXPECT_EQ(formats, 3);
 }
 
 TEST(MultigridCoarsening, SegmentSortsOrderByKeyThenValueShortAndLong) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -231,6 +232,17 @@ Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged> host_view(const 
   return Kokkos::View<const double*, HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
 }
 
+/// FGMRES to 1e-8 (at most 200 iterations) on a's system, preconditioned by mg's cycles.
+Status preconditioned_solve(Multigrid<>& mg, const Laplacian& a) {
+  FgmresControl fc;
+  fc.rtol = 1e-8;
+  fc.max_iterations = 200;
+  Fgmres<> gmres(mg.fine(), fc);
+  gmres.set_preconditioner(mg.preconditioner());
+  Kokkos::View<double*, Mem> dq("dq", a.R.size());
+  return gmres.solve(Exec(), test::device_view(a.R), dq);
+}
+
 TEST(McpiMultigrid, AnAssemblyInPlaceEqualsUpdateInEveryOFormat) {
   const Laplacian a = laplacian(gen::tet_mesh_graph(8, 7, 6), 3, 0.02, 11);
   const auto rp = test::device_view(a.row_ptr);
@@ -270,19 +282,60 @@ TEST(McpiMultigrid, AnAssemblyInPlaceEqualsUpdateInEveryOFormat) {
     const std::vector<double> z3 = cycle_once(in_place, v);
     for (size_t q = 0; q < z1.size(); ++q) ASSERT_EQ(z1[q], z3[q]) << name(f) << " refreshed, entry " << q;
 
-    FgmresControl fc;
-    fc.rtol = 1e-8;
-    fc.max_iterations = 200;
-    Fgmres<> gmres(updated.fine(), fc);
-    gmres.set_preconditioner(updated.preconditioner());
-    Kokkos::View<double*, Mem> dq("dq", a.R.size());
-    const Status s = gmres.solve(Exec(), test::device_view(a.R), dq);
+    const Status s = preconditioned_solve(updated, a);
     ASSERT_TRUE(s.converged()) << name(f);
     iterations.push_back(s.iterations);
   }
   // Reduced O formats on every level cost the cycle little.
   EXPECT_LE(iterations[1], iterations[0] + 3);
   EXPECT_LE(iterations[2], iterations[0] + 3);
+}
+
+TEST(McpiMultigrid, CoarseLevelsHoldTheirOInTheirFormatOnly) {
+  const Laplacian a = laplacian(gen::tet_mesh_graph(8, 7, 6), 3, 0.02, 11);
+  const size_t nb2 = static_cast<size_t>(a.nb) * a.nb;
+  MultigridOptions mo;
+  mo.coarse_rows = 20;
+  struct Run {
+    std::vector<MultigridLevel> levels;
+    int iterations = 0;
+  };
+  auto run = [&](std::optional<OFormat> coarse) {
+    MultigridOptions o = mo;
+    o.coarse_o_format = coarse;
+    const auto rp = test::device_view(a.row_ptr);
+    const auto ci = test::device_view(a.col_idx);
+    Multigrid<> mg(BlockPattern<Mem>{a.nb, a.n, rp, ci}, o);
+    mg.update(Exec(), test::device_view(a.O), test::device_view(a.D));
+    const Status st = preconditioned_solve(mg, a);
+    EXPECT_TRUE(st.converged()) << (coarse ? name(*coarse) : "default");
+    return Run{mg.levels(), st.iterations};
+  };
+  const Run fp32 = run(OFormat::fp32), automatic = run(std::nullopt), int8 = run(OFormat::int8);
+  EXPECT_EQ(coarse_o_format(mo, OFormat::fp32), OFormat::bf16);
+  EXPECT_EQ(coarse_o_format(mo, OFormat::int8), OFormat::int8);
+  ASSERT_GE(fp32.levels.size(), 3u);
+  for (const Run* r : {&automatic, &int8}) {
+    // The finest level is the same; the first coarse level too, aggregated from the finest
+    // values (the deeper ones are aggregated from the coded values above them). A reduced
+    // coarse level neither stages its O in FP32 nor keeps a map to a user's blocks.
+    ASSERT_GE(r->levels.size(), 3u);
+    EXPECT_EQ(r->levels[0].device_bytes, fp32.levels[0].device_bytes);
+    const MultigridLevel &w = fp32.levels[1], &c = r->levels[1];
+    ASSERT_EQ(c.n, w.n);
+    ASSERT_EQ(c.nnzb, w.nnzb);
+    const size_t entries = static_cast<size_t>(w.nnzb) * nb2;
+    const size_t coded = r == &automatic ? 2 * entries + 16                                         // bf16
+                                         : entries + 16 + static_cast<size_t>(w.nnzb) * a.nb + 16;  // int8
+    EXPECT_EQ(c.device_bytes, w.device_bytes - 4 * entries + coded);
+    // Coded coarse operators cost the cycle little.
+    EXPECT_LE(r->iterations, fp32.iterations + 2);
+  }
+  MultigridOptions bad;
+  bad.coarse_o_format = static_cast<OFormat>(9);
+  PPSPARSE_EXPECT_THROW_MESSAGE(
+      check_multigrid_options(bad), InvalidArgument,
+      "mcpi multigrid: coarse_o_format must be one of fp32, bf16, fp16, int8, got the value 9");
 }
 
 TEST(McpiMultigrid, HoldsNoCopyOfTheFinestValues) {

@@ -318,6 +318,16 @@ def test_multigrid_preconditions_fgmres_and_lists_its_levels():
         ppsparse.McpiSolver.from_bsr(O, multigrid={"cycle": "f"})
     with pytest.raises(ValueError, match="coarse_rows must be >= 1, got 0"):
         ppsparse.McpiSolver.from_bsr(O, multigrid={"coarse_rows": 0})
+    with pytest.raises(ValueError, match="coarse_o_format: unknown O format 'fp8'"):
+        ppsparse.McpiSolver.from_bsr(O, multigrid={"coarse_o_format": "fp8"})
+    # Coarse levels in FP32 (BF16 is the default under an FP32 finest level): the first coarse
+    # level the same, holding 2 more bytes per O entry.
+    wide = ppsparse.McpiSolver.from_bsr(O, multigrid={"coarse_rows": 20, "cycle": "k", "coarse_o_format": "fp32"})
+    wide.update(O.data, D)
+    assert wide.levels[1]["nnzb"] == levels[1]["nnzb"]  # deeper levels are aggregated from the coded values
+    assert wide.levels[1]["device_bytes"] == levels[1]["device_bytes"] + 2 * 4 * levels[1]["nnzb"] - 16
+    dq, st = wide.fgmres(R, rtol=1e-10)
+    assert st.converged and np.linalg.norm(dq - exact) <= 1e-8 * np.linalg.norm(exact)
 
 
 def test_multigrid_flow_jacobian_preset():

@@ -103,11 +103,7 @@ Kokkos::View<S*, Mem> to_device(const std::vector<S>& v, const char* label = "v"
   return d;
 }
 
-template <class S>
-std::vector<S> to_host(const Kokkos::View<S*, Mem>& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), d);
-  return std::vector<S>(h.data(), h.data() + h.extent(0));
-}
+using util::to_host;
 
 struct AlphaBeta {
   double alpha, beta;

@@ -55,6 +55,27 @@ mcpi::Solver<>& solver_of(ppsparse_mcpi_solver* s) {
   return *s->solver;
 }
 
+/// The O format of a PPSPARSE_O_<ID> constant, the format's position in mcpi/o_formats.def
+/// (InvalidArgument naming the C field `field` and the valid values, `other` among them where
+/// given).
+mcpi::OFormat o_format_of(int value, const char* field, const std::string& other = "") {
+  const auto& formats = mcpi::all_o_formats();
+  if (value < 0 || static_cast<size_t>(value) >= formats.size()) {
+    std::vector<std::string> valid;
+    for (size_t k = 0; k < formats.size(); ++k) {
+      std::string id = mcpi::name(formats[k]);
+      for (char& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      valid.push_back("PPSPARSE_O_" + id + " (" + std::to_string(k) + ")");
+    }
+    if (!other.empty()) valid.push_back(other);
+    std::string list;
+    for (size_t k = 0; k < valid.size(); ++k)
+      list += std::string(k == 0 ? "" : k + 1 < valid.size() ? ", " : " or ") + valid[k];
+    throw InvalidArgument(std::string(field) + " = " + std::to_string(value) + " is not " + list);
+  }
+  return formats[static_cast<size_t>(value)];
+}
+
 /// The C++ multigrid options of the C ones (InvalidArgument naming a bad field).
 mcpi::MultigridOptions multigrid_options_of(const ppsparse_multigrid_options* o) {
   mcpi::MultigridOptions m;
@@ -73,6 +94,8 @@ mcpi::MultigridOptions multigrid_options_of(const ppsparse_multigrid_options* o)
                           " is not PPSPARSE_SCALING_AUTO (0), _NONE (1), _ENERGY (2) or _RESIDUAL (3)");
   m.cycle = static_cast<mcpi::MultigridOptions::Cycle>(o->cycle);
   m.scaling = static_cast<mcpi::MultigridOptions::Scaling>(o->scaling);
+  if (o->coarse_o_format != -1)
+    m.coarse_o_format = o_format_of(o->coarse_o_format, "multigrid.coarse_o_format", "-1 (the default)");
   try {
     mcpi::check_multigrid_options(m);
   } catch (const InvalidArgument& e) {
@@ -174,21 +197,7 @@ void to_status(const mcpi::Status& s, ppsparse_mcpi_status* out) {
 mcpi::OStorage o_storage_of(const ppsparse_mcpi_options* o) {
   mcpi::OStorage s;
   if (o == nullptr) return s;
-  // PPSPARSE_O_<ID> is the format's position in mcpi/o_formats.def.
-  const auto& formats = mcpi::all_o_formats();
-  if (o->o_format < 0 || static_cast<size_t>(o->o_format) >= formats.size()) {
-    std::string valid;
-    for (size_t k = 0; k < formats.size(); ++k) {
-      std::string id = mcpi::name(formats[k]);
-      for (char& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      valid += std::string(k == 0                   ? ""
-                           : k + 1 < formats.size() ? ", "
-                                                    : " or ") +
-               "PPSPARSE_O_" + id + " (" + std::to_string(k) + ")";
-    }
-    throw InvalidArgument("options.o_format = " + std::to_string(o->o_format) + " is not " + valid);
-  }
-  s.format = formats[static_cast<size_t>(o->o_format)];
+  s.format = o_format_of(o->o_format, "options.o_format");
   s.keep_fp32 = flag(o->o_keep_fp32, "options.o_keep_fp32");
   s.keep_fp64 = flag(o->o_keep_fp64, "options.o_keep_fp64");
   return s;
@@ -299,6 +308,7 @@ void write_multigrid_options(const mcpi::MultigridOptions& d, ppsparse_multigrid
   o->coarse_sweeps = d.coarse_sweeps;
   o->cycle = static_cast<int>(d.cycle);
   o->scaling = static_cast<int>(d.scaling);
+  o->coarse_o_format = d.coarse_o_format ? static_cast<int>(*d.coarse_o_format) : -1;
 }
 }  // namespace
 

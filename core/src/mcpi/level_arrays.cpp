@@ -27,6 +27,16 @@ void copy_in(const Kokkos::View<T*, M>& dst, const std::vector<T>& src) {
 
 constexpr int kResidualSlots = 1024;
 
+/// to_user(slot(k)) = k for every block k (synchronises). A free function: a CUDA extended
+/// lambda may not sit in a private member.
+template <class E, class M>
+void invert_slots(const Kokkos::View<offset_t*, M>& slot, const Kokkos::View<offset_t*, M>& to_user) {
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::slot_to_user", Kokkos::RangePolicy<E>(0, slot.extent(0)),
+      KOKKOS_LAMBDA(const size_t k) { to_user(static_cast<size_t>(slot(k))) = static_cast<offset_t>(k); });
+  Kokkos::fence();
+}
+
 }  // namespace
 
 template <class E, class OS, class DS, class XS>
@@ -55,13 +65,6 @@ LevelArrays<E, OS, DS, XS>::LevelArrays(SetupPlan&& plan, const Progress& progre
   copy_in(s_.ia, plan.ia);
   copy_in(s_.ja, plan.ja);
   copy_in(o_slot_, plan.o_slot);
-  if (reduced()) {
-    std::vector<offset_t> slot_to_user(plan.o_slot.size());
-    for (size_t k = 0; k < plan.o_slot.size(); ++k)
-      slot_to_user[static_cast<size_t>(plan.o_slot[k])] = static_cast<offset_t>(k);
-    slot_to_user_ = Kokkos::View<offset_t*, memory_space>("mcpi.slot_to_user", slot_to_user.size());
-    copy_in(slot_to_user_, slot_to_user);
-  }
   copy_in(new_to_old_, coloring_.perm.new_to_old);
   copy_in(old_to_new_, coloring_.perm.old_to_new);
   ia_host_ = std::move(plan.ia);
@@ -70,6 +73,7 @@ LevelArrays<E, OS, DS, XS>::LevelArrays(SetupPlan&& plan, const Progress& progre
   work_ = Vector("mcpi.work", static_cast<size_t>(n_) * nb);
   s_.residual_sq = Vector("mcpi.residual_sq", kResidualSlots);
   first_bad_block_ = Kokkos::View<long long, memory_space>("mcpi.first_bad_block");
+  Kokkos::deep_copy(first_bad_block_, LLONG_MAX);
   ordinal_t max_color_rows = 0;
   for (ordinal_t c = 0; c < coloring_.ncolors; ++c)
     max_color_rows = std::max(max_color_rows, coloring_.color_offsets[c + 1] - coloring_.color_offsets[c]);
@@ -113,6 +117,17 @@ void LevelArrays<E, OS, DS, XS>::allocate_o(const SetupPlan& plan) {
   });
 }
 
+/// slot_to_user_ from o_slot_, at its first use: a coded O encoded from the user's arrays, or
+/// an error naming the user's block of a slot. A multigrid's coarse level, which has no user
+/// arrays, holds none while its values are finite.
+template <class E, class OS, class DS, class XS>
+void LevelArrays<E, OS, DS, XS>::make_slot_to_user() const {
+  if (slot_to_user_.extent(0) == static_cast<size_t>(nnzb_)) return;
+  slot_to_user_ = Kokkos::View<offset_t*, memory_space>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "mcpi.slot_to_user"), static_cast<size_t>(nnzb_));
+  invert_slots<E>(o_slot_, slot_to_user_);
+}
+
 /// Converts O from `source` (o_encode.hpp) into the coded format, the first slot holding a
 /// NaN or Inf into first_bad_block_ (set by the caller).
 template <class E, class OS, class DS, class XS>
@@ -152,6 +167,7 @@ template <class E, class OS, class DS, class XS>
 void LevelArrays<E, OS, DS, XS>::check_encoded(const E& exec) const {
   const long long bad = first_bad(exec);
   if (bad == LLONG_MAX) return;
+  make_slot_to_user();
   offset_t k = 0;
   Kokkos::deep_copy(Kokkos::View<offset_t, HostSpace>(&k), Kokkos::subview(slot_to_user_, static_cast<size_t>(bad)));
   throw_not_finite_block(k, o_storage_.format != OFormat::fp32);
@@ -172,8 +188,8 @@ void LevelArrays<E, OS, DS, XS>::storage(Kokkos::View<OS*, memory_space>& O, Kok
 template <class E, class OS, class DS, class XS>
 void LevelArrays<E, OS, DS, XS>::storage_views(Kokkos::View<OS*, memory_space>& O, Kokkos::View<DS*, memory_space>& D,
                                                Kokkos::View<const offset_t*, memory_space>& o_slot,
-                                               Kokkos::View<const ordinal_t*, memory_space>& d_slot) {
-  allocate_staging();
+                                               Kokkos::View<const ordinal_t*, memory_space>& d_slot, bool fp32_o) {
+  if (fp32_o) allocate_staging();
   O = s_.O;
   D = s_.D;
   o_slot = o_slot_;
@@ -189,7 +205,10 @@ void LevelArrays<E, OS, DS, XS>::allocate_staging() {
 template <class E, class OS, class DS, class XS>
 void LevelArrays<E, OS, DS, XS>::factor(const E& exec) {
   has_values_ = false;
-  if (reduced() && s_.O.extent(0) > 0) encode_fp32_copy(exec);  // O written in place: convert it
+  if (reduced() && s_.O.extent(0) > 0)
+    encode_fp32_copy(exec);  // O written in place: convert it
+  else if (reduced())
+    check_encoded(exec);  // coded by encode_o_from
   check_factored(factor_diagonal_blocks(exec, s_.D, s_.nb, n_));
   has_values_ = true;
 }
@@ -270,6 +289,7 @@ void LevelArrays<E, OS, DS, XS>::load_typed(const E& exec, const UserArray& O, c
   if (operator_full() || stage) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, s_.O, first_bad_block_);
   if (o_storage_.keep_fp64) impl::scatter_o(exec, o, o_slot_, s_.nb, row_major, o_user_, first_bad_block_);
   const bool encode_user = reduced() && !o_storage_.keep_fp32 && !stage;
+  if (encode_user) make_slot_to_user();
   if (encode_user)
     encode_o(exec, impl::UserValues<decltype(o), decltype(slot_to_user_)>{o, slot_to_user_, s_.nb, row_major});
   const impl::UserDiagonalBlocks<decltype(d), decltype(new_to_old_)> source{d, new_to_old_, s_.nb, row_major};

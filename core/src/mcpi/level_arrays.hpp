@@ -6,7 +6,9 @@
 /// numbering and the colour order, and R; update() and factor() fill and check the values,
 /// naming the user's blocks in errors. It knows no halo and runs no sweep: the colour loop
 /// (color_loop.hpp) sweeps over its Sweeper, and a multigrid level holds one of each.
+#include <climits>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include <ppsparse/reorder/coloring.hpp>
 #include <ppsparse/types.hpp>
 
+#include "o_encode.hpp"
 #include "sweeper.hpp"
 
 namespace ppsparse::mcpi::detail {
@@ -69,10 +72,24 @@ class LevelArrays {
                Kokkos::View<const ordinal_t*, memory_space>& d_slot);
   /// The same views, unchecked and leaving the values in place: the multigrid's Galerkin
   /// product reads and writes its levels' values there between load_values (Load::stage) and
-  /// factor().
+  /// factor(). With `fp32_o` false a reduced format gets no FP32 staging (O empty): a coarse
+  /// level's O is then coded straight from its Galerkin sums (encode_o_from).
   void storage_views(Kokkos::View<OScalar*, memory_space>& O, Kokkos::View<DScalar*, memory_space>& D,
                      Kokkos::View<const offset_t*, memory_space>& o_slot,
-                     Kokkos::View<const ordinal_t*, memory_space>& d_slot);
+                     Kokkos::View<const ordinal_t*, memory_space>& d_slot, bool fp32_o = true);
+  /// O coded straight from `source` (o_encode.hpp: entry j * nb + i of the block in slot p, as
+  /// FP32) by Codec, the codec of the level's reduced format, with no FP32 staging; the next
+  /// factor() names the block of a NaN or Inf. Asynchronous on exec.
+  template <class Codec, class Source>
+  void encode_o_from(const ExecSpace& exec, const Source& source) {
+    if (o_storage_.format == OFormat::fp32 || s_.O.extent(0) > 0)
+      throw std::logic_error("mcpi: encode_o_from needs a reduced O without its FP32 staging");
+    using Stored = typename Codec::stored;
+    const Kokkos::View<Stored*, memory_space, Kokkos::MemoryUnmanaged> stored(
+        reinterpret_cast<Stored*>(s_.o_coded.data()), s_.o_coded.extent(0) / sizeof(Stored));
+    Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
+    impl::encode_o<Codec>(exec, source, s_.ia, n_, s_.nb, stored, s_.o_scale, first_bad_block_);
+  }
   /// After an assembly in place: O converted into its stored format, D factored.
   void factor(const ExecSpace& exec);
   bool has_values() const { return has_values_; }
@@ -112,6 +129,7 @@ class LevelArrays {
   template <class Source>
   void encode_o(const ExecSpace& exec, const Source& source);
   void encode_fp32_copy(const ExecSpace& exec);
+  void make_slot_to_user() const;
   long long first_bad(const ExecSpace& exec) const;
   void check_encoded(const ExecSpace& exec) const;
   void check_factored(long long failure) const;
@@ -140,11 +158,11 @@ class LevelArrays {
   Kokkos::View<ordinal_t*, memory_space> new_to_old_, old_to_new_;
   Kokkos::View<offset_t*, memory_space> o_slot_;
   OStorage o_storage_;
-  Kokkos::View<offset_t*, memory_space> slot_to_user_;     ///< a reduced format's errors and conversion
-  Vector work_;                                            ///< U x of the operator, n * nb
-  Kokkos::View<double*, memory_space> o_user_;             ///< OStorage::keep_fp64: the user's O in FP64
-  Kokkos::View<unsigned char*, memory_space> stage_;       ///< host inputs of update(), on first use
-  Kokkos::View<long long, memory_space> first_bad_block_;  ///< the first user block of O with a NaN or Inf
+  mutable Kokkos::View<offset_t*, memory_space> slot_to_user_;  ///< a reduced format's, made at first use
+  Vector work_;                                                 ///< U x of the operator, n * nb
+  Kokkos::View<double*, memory_space> o_user_;                  ///< OStorage::keep_fp64: the user's O in FP64
+  Kokkos::View<unsigned char*, memory_space> stage_;            ///< host inputs of update(), on first use
+  Kokkos::View<long long, memory_space> first_bad_block_;       ///< the first user block of O with a NaN or Inf
   bool has_values_ = false;
 };
 

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -26,6 +27,44 @@ struct SlotValues {
     return static_cast<float>(O(static_cast<size_t>(p) * nb2 + e));
   }
 };
+
+/// Entry e (j * nb + i) of the block in slot p, decoded from O stored by Codec (a coded
+/// format's entries, and their scale exponents where the codec has them): a coded level read
+/// as FP32 values, as the multigrid's Galerkin sums read the level above. ia, the colour-ordered
+/// block CSR of n rows, finds a slot's block row (by bisection) for a scale per block row.
+template <class MemSpace, class Codec>
+struct CodedSlotValues {
+  Kokkos::View<const typename Codec::stored*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> values;
+  Kokkos::View<const std::int8_t*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> scale_exp;
+  Kokkos::View<const offset_t*, MemSpace> ia;
+  ordinal_t n = 0;
+  int nb = 1;
+  KOKKOS_INLINE_FUNCTION float operator()(const offset_t p, const int e) const {
+    const typename Codec::stored v = values(static_cast<size_t>(p) * nb * nb + e);
+    if constexpr (Codec::scale == detail::OScale::per_block_row) {
+      ordinal_t lo = 0, hi = n;  // the row r with ia(r) <= p < ia(r + 1)
+      while (hi - lo > 1) {
+        const ordinal_t mid = lo + (hi - lo) / 2;
+        if (ia(mid) <= p)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      return Codec::decode(v, scale_exp(lo));
+    } else if constexpr (Codec::scale == detail::OScale::per_row_of_block) {
+      return Codec::decode(v, scale_exp(static_cast<size_t>(p) * nb + e % nb));
+    } else {
+      return Codec::decode(v, 0);
+    }
+  }
+};
+
+/// The source that reads O stored by Codec: its FP32 values for the plain format, else its
+/// coded entries. The multigrid reads every level's O through one of these (one per line of
+/// o_formats.def).
+template <class MemSpace, class Codec>
+using StoredValues = std::conditional_t<Codec::plain, SlotValues<Kokkos::View<const float*, MemSpace>>,
+                                        CodedSlotValues<MemSpace, Codec>>;
 
 /// Entry e (j * nb + i) of the block in slot p, from the user's array of blocks in user order
 /// (slot_to_user: slot -> the user's block), each block column- or row-major.
@@ -65,12 +104,13 @@ void encode_o(const ExecSpace& exec, const Source& src, const IA& ia, const ordi
     }
     return a;
   };
-  // Entry (slot p, entry t = j * nb + i) stored with exponent e.
-  const auto put = [=] KOKKOS_FUNCTION(const offset_t p, const int t, const int e) {
-    const typename Codec::stored v = Codec::encode(src(p, t), e);
+  // Entry (slot p, entry t = j * nb + i) of value x stored with exponent e.
+  const auto put_value = [=] KOKKOS_FUNCTION(const offset_t p, const int t, const float x, const int e) {
+    const typename Codec::stored v = Codec::encode(x, e);
     if (Codec::out_of_range(v)) Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(p));
     stored(static_cast<size_t>(p) * nb2 + t) = v;
   };
+  const auto put = [=] KOKKOS_FUNCTION(const offset_t p, const int t, const int e) { put_value(p, t, src(p, t), e); };
   if constexpr (Codec::scale == detail::OScale::none) {
     Kokkos::parallel_for(
         "ppsparse::mcpi::encode_o", policy, KOKKOS_LAMBDA(const Member& m) {
@@ -78,9 +118,11 @@ void encode_o(const ExecSpace& exec, const Source& src, const IA& ia, const ordi
           const offset_t k0 = ia(r);
           const int len = static_cast<int>(ia(r + 1) - k0) * nb2;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
+            // Each entry read once: a source may be a sum (the multigrid's Galerkin sums).
             const offset_t p = k0 + t / nb2;
-            magnitude(src(p, t % nb2), p);
-            put(p, t % nb2, 0);
+            const float x = src(p, t % nb2);
+            magnitude(x, p);
+            put_value(p, t % nb2, x, 0);
           });
         });
   } else if constexpr (Codec::scale == detail::OScale::per_block_row) {

@@ -93,6 +93,8 @@ typedef struct {
   int coarse_sweeps;   /**< on the coarsest level, >= 1 (default 20) */
   int cycle;           /**< PPSPARSE_CYCLE_K (default), _W or _V */
   int scaling;         /**< PPSPARSE_SCALING_AUTO (default), _NONE, _ENERGY or _RESIDUAL */
+  int coarse_o_format; /**< the coarse levels' O: PPSPARSE_O_FP32, _BF16, _FP16 or _INT8, or -1 (default):
+                            BF16 where the finest level's O is FP32, else the finest's format */
 } ppsparse_multigrid_options;
 
 /** Stopping criteria of ppsparse_mcpi_apply (see ppsparse::mcpi::Control). */

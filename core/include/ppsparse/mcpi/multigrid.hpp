@@ -22,10 +22,12 @@
 /// its values' couplings, and kept: every later one refreshes the coarse values only (a flow's
 /// Newton steps), which gives the same hierarchy as a fresh setup, bit for bit. Each coarse
 /// level's values are summed (in FP64) from the level above's storage straight into its own:
-/// O in FP32 (or, with a reduced O format, its FP32 staging, 4 bytes per entry, then coded),
-/// D in FP64 before it is factored. The hierarchy keeps no other copy of any level's values.
+/// O in FP32 or coded straight from the sums (MultigridOptions::coarse_o_format; BF16 by
+/// default), D in FP64 before it is factored. The hierarchy keeps no other copy of any level's
+/// values.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,12 @@ struct MultigridOptions {
   ///   most a tenth of |O|_F), residual otherwise;
   /// - none: alpha = 1.
   enum class Scaling { automatic, none, energy, residual } scaling = Scaling::automatic;
+  /// O's storage format on the coarse levels (mcpi/o_formats.def), each level coded straight
+  /// from its Galerkin sums, with no FP32 copy. Unset (the default): BF16 where the finest
+  /// level's O is FP32, else the finest level's format. The coarse operators only precondition:
+  /// on the flows' Jacobians BF16 coarse levels take the steps FP32 ones take, for half their O
+  /// bytes (docs/perf/multigrid.md).
+  std::optional<OFormat> coarse_o_format;
 
   /// The setting for the Jacobians of compressible flows (nonsymmetric, convection-dominated),
   /// by measurement (docs/perf/multigrid.md): aggregates of two block rows (one matching pass)
@@ -87,7 +95,7 @@ struct MultigridOptions {
   friend bool operator==(const MultigridOptions& a, const MultigridOptions& b) {
     return a.max_levels == b.max_levels && a.coarse_rows == b.coarse_rows && a.matching_passes == b.matching_passes &&
            a.pre_sweeps == b.pre_sweeps && a.post_sweeps == b.post_sweeps && a.coarse_sweeps == b.coarse_sweeps &&
-           a.cycle == b.cycle && a.scaling == b.scaling;
+           a.cycle == b.cycle && a.scaling == b.scaling && a.coarse_o_format == b.coarse_o_format;
   }
 };
 
@@ -101,6 +109,10 @@ struct MultigridLevel {
 
 /// InvalidArgument naming the field unless o is valid.
 void check_multigrid_options(const MultigridOptions& o);
+
+/// The coarse levels' O format under o for a finest level whose O is in `finest`
+/// (MultigridOptions::coarse_o_format resolved).
+OFormat coarse_o_format(const MultigridOptions& o, OFormat finest);
 
 template <class ExecSpace = DefaultExecSpace>
 class Multigrid {

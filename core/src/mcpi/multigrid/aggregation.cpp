@@ -173,27 +173,26 @@ Kokkos::View<offset_t*, typename E::memory_space> transposed_blocks(const E& exe
   return t;
 }
 
-template <class E, class Scalar>
-Kokkos::View<double*, typename E::memory_space> block_strengths(
-    const E& exec, const Kokkos::View<const Scalar*, typename E::memory_space>& values, offset_t nnzb, int nb,
-    int index_base, const Kokkos::View<const offset_t*, typename E::memory_space>& slot) {
+template <class E, class Source>
+Kokkos::View<double*, typename E::memory_space> block_strengths_from(
+    const E& exec, const Source& values, offset_t nnzb, int nb, int index_base,
+    const Kokkos::View<const offset_t*, typename E::memory_space>& slot) {
   using M = typename E::memory_space;
-  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  const int nb2 = nb * nb;
   const bool slotted = slot.extent(0) > 0;
-  if (nb < 1 || values.extent(0) < static_cast<size_t>(nnzb) * nb2 ||
-      (slotted && slot.extent(0) != static_cast<size_t>(nnzb)))
-    throw InvalidArgument("multigrid: " + std::to_string(values.extent(0)) + " O values for " + std::to_string(nnzb) +
-                          " blocks of " + std::to_string(nb) + " x " + std::to_string(nb));
+  if (nb < 1 || (slotted && slot.extent(0) != static_cast<size_t>(nnzb)))
+    throw InvalidArgument("multigrid: a slot map of " + std::to_string(slot.extent(0)) + " entries for " +
+                          std::to_string(nnzb) + " blocks of " + std::to_string(nb) + " x " + std::to_string(nb));
   Kokkos::View<double*, M> s(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.strength"), static_cast<size_t>(nnzb));
   Kokkos::View<long long, M> first_bad("mg.first_bad");
   Kokkos::deep_copy(exec, first_bad, LLONG_MAX);
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::block_strengths", Kokkos::RangePolicy<E>(exec, 0, nnzb),
       KOKKOS_LAMBDA(const offset_t k) {
-        const size_t at = static_cast<size_t>(slotted ? slot(k) : k) * nb2;
+        const offset_t p = slotted ? slot(k) : k;
         double sum = 0;
-        for (size_t e = 0; e < nb2; ++e) {
-          const double v = static_cast<double>(values(at + e));
+        for (int e = 0; e < nb2; ++e) {
+          const double v = static_cast<double>(values(p, e));
           sum += v * v;
         }
         if (!(sum <= 1.7976931348623157e308)) Kokkos::atomic_fetch_min(&first_bad(), static_cast<long long>(k));
@@ -206,6 +205,28 @@ Kokkos::View<double*, typename E::memory_space> block_strengths(
     throw NumericalError("multigrid: O block " + std::to_string(bad + index_base) +
                          (index_base ? " (numbered from 1)" : "") + " holds a NaN or Inf");
   return s;
+}
+
+/// Entry e of the block in slot p of plain values, in their own precision.
+template <class V>
+struct PlainSlotValues {
+  V values;
+  int nb2;
+  KOKKOS_INLINE_FUNCTION typename V::value_type operator()(const offset_t p, const int e) const {
+    return values(static_cast<size_t>(p) * nb2 + e);
+  }
+};
+
+template <class E, class Scalar>
+Kokkos::View<double*, typename E::memory_space> block_strengths(
+    const E& exec, const Kokkos::View<const Scalar*, typename E::memory_space>& values, offset_t nnzb, int nb,
+    int index_base, const Kokkos::View<const offset_t*, typename E::memory_space>& slot) {
+  if (nb < 1 || values.extent(0) < static_cast<size_t>(nnzb) * nb * nb)
+    throw InvalidArgument("multigrid: " + std::to_string(values.extent(0)) + " O values for " + std::to_string(nnzb) +
+                          " blocks of " + std::to_string(nb) + " x " + std::to_string(nb));
+  return block_strengths_from(exec,
+                              PlainSlotValues<Kokkos::View<const Scalar*, typename E::memory_space>>{values, nb * nb},
+                              nnzb, nb, index_base, slot);
 }
 
 template <class E, class Scalar>
@@ -321,6 +342,12 @@ template Kokkos::View<double*, DefaultMemSpace> block_strengths(const DefaultExe
                                                                 const Kokkos::View<const double*, DefaultMemSpace>&,
                                                                 offset_t, int, int,
                                                                 const Kokkos::View<const offset_t*, DefaultMemSpace>&);
+#define PPSPARSE_MCPI_O_FORMAT(id, codec, summary)                                                            \
+  template Kokkos::View<double*, DefaultMemSpace> block_strengths_from(                                       \
+      const DefaultExecSpace&, const impl::StoredValues<DefaultMemSpace, detail::codec>&, offset_t, int, int, \
+      const Kokkos::View<const offset_t*, DefaultMemSpace>&);
+#include <ppsparse/mcpi/o_formats.def>
+#undef PPSPARSE_MCPI_O_FORMAT
 template double block_asymmetry(const DefaultExecSpace&, const Kokkos::View<const float*, DefaultMemSpace>&,
                                 const LevelPattern<DefaultMemSpace>&, int,
                                 const Kokkos::View<const offset_t*, DefaultMemSpace>&);

@@ -22,6 +22,8 @@
 #include <ppsparse/mcpi/setup.hpp>
 #include <ppsparse/types.hpp>
 
+#include "../o_encode.hpp"
+
 namespace ppsparse::mcpi::multigrid {
 
 /// A level's block pattern on a memory space: n block rows, 0-based, no diagonal blocks.
@@ -62,6 +64,14 @@ Kokkos::View<double*, typename ExecSpace::memory_space> block_strengths(
     const ExecSpace& exec, const Kokkos::View<const Scalar*, typename ExecSpace::memory_space>& values, offset_t nnzb,
     int nb, int index_base = 0, const Kokkos::View<const offset_t*, typename ExecSpace::memory_space>& slot = {});
 
+/// block_strengths from O read through `values` (o_encode.hpp's sources: entry e of the block
+/// in slot p as FP32, from FP32 storage or a coded format's), block k's at slot(k) (k where
+/// `slot` is empty): how a coarse level whose O is coded is coarsened further.
+template <class ExecSpace, class Source>
+Kokkos::View<double*, typename ExecSpace::memory_space> block_strengths_from(
+    const ExecSpace& exec, const Source& values, offset_t nnzb, int nb, int index_base = 0,
+    const Kokkos::View<const offset_t*, typename ExecSpace::memory_space>& slot = {});
+
 /// |O - O^T|_F / |O|_F of a level's O (block k's nb x nb values column-major at values[slot(k)
 /// * nb * nb], slot(k) = k where `slot` is empty), a block without its transposed partner
 /// counting whole; 0 for O = 0. On exec (synchronises).
@@ -96,14 +106,15 @@ template <class MemSpace>
 struct GalerkinMap {
   /// The coarse O pattern: the aggregates' rows, columns sorted, no diagonal.
   LevelPattern<MemSpace> coarse;
-  // Coarse off-diagonal block s = sum of the fine O blocks off_src[off_ptr[s] .. off_ptr[s + 1]).
+  // Coarse off-diagonal block s = sum of the fine O blocks off_src[off_ptr[s] .. off_ptr[s + 1]);
+  // s is the block's place in `coarse` until place_in_storage, then its slot in the coarse
+  // level's storage.
   Kokkos::View<offset_t*, MemSpace> off_ptr, off_src;
   // Coarse diagonal block I = sum of the fine D blocks diag_d_src[diag_d_ptr[I] ..) and of the
   // fine O blocks inside the aggregate, diag_o_src[diag_o_ptr[I] ..).
   Kokkos::View<offset_t*, MemSpace> diag_d_ptr, diag_d_src, diag_o_ptr, diag_o_src;
-  // Where the sums go: coarse block s at o_dst(s) and coarse diagonal block I at d_dst(I)
-  // (empty: at s and I); the coarse level's own slot maps, shared.
-  Kokkos::View<const offset_t*, MemSpace> o_dst;
+  // Where coarse diagonal block I goes: d_dst(I) (empty: I); the coarse level's own colour
+  // order, shared.
   Kokkos::View<const ordinal_t*, MemSpace> d_dst;
   ordinal_t coarse_rows() const { return coarse.n; }
   offset_t nnzb() const { return coarse.nnzb(); }
@@ -138,8 +149,9 @@ detail::SetupPlan coarse_level_plan(const ExecSpace& exec, int nb,
 
 /// Points the map at the value storage of two MCPI levels (mcpi::Solver::Storage) in place of
 /// the user's order: fine O block k read at slot fine_o_slot(k), fine row i's D at
-/// fine_d_slot(i), coarse block s written at coarse_o_slot(s), coarse row I's at
-/// coarse_d_slot(I) (the map keeps these two views). On exec; once, after galerkin_map.
+/// fine_d_slot(i), coarse block s written at coarse_o_slot(s) (the off-diagonal sums reordered
+/// by their slots), coarse row I's at coarse_d_slot(I) (the map keeps this view). On exec;
+/// once, after galerkin_map.
 template <class ExecSpace>
 void place_in_storage(const ExecSpace& exec, GalerkinMap<typename ExecSpace::memory_space>& map,
                       const Kokkos::View<const offset_t*, typename ExecSpace::memory_space>& fine_o_slot,
@@ -147,10 +159,46 @@ void place_in_storage(const ExecSpace& exec, GalerkinMap<typename ExecSpace::mem
                       const Kokkos::View<const offset_t*, typename ExecSpace::memory_space>& coarse_o_slot,
                       const Kokkos::View<const ordinal_t*, typename ExecSpace::memory_space>& coarse_d_slot);
 
-/// The coarse values on exec: coarse_O (nnzb * nb * nb) and coarse_D (coarse_rows * nb * nb),
-/// each entry summed in FP64 from the fine O (nnzb_fine blocks, the fine pattern's order) and D
-/// (fine rows), every block in the same layout as the fine ones (column- or row-major alike);
-/// blocks read and written where the map says (place_in_storage).
+/// The Galerkin sums of the coarse off-diagonal blocks as an encode source (o_encode.hpp):
+/// entry e (j * nb + i) of coarse block s (its slot once placed) is the FP64 sum of entry e of
+/// its fine blocks, in fine order, read through `fine` (a source: entry e of the fine block in
+/// slot p as FP32). A coarse level in a coded format is encoded from it with no FP32 copy.
+template <class MemSpace, class FineO>
+struct GalerkinOffSum {
+  Kokkos::View<const offset_t*, MemSpace> ptr, src;
+  FineO fine;
+  KOKKOS_INLINE_FUNCTION double sum(const offset_t s, const int e) const {
+    double total = 0;
+    for (offset_t t = ptr(s); t < ptr(s + 1); ++t) total += static_cast<double>(fine(src(t), e));
+    return total;
+  }
+  KOKKOS_INLINE_FUNCTION float operator()(const offset_t s, const int e) const { return static_cast<float>(sum(s, e)); }
+};
+
+template <class MemSpace, class FineO>
+GalerkinOffSum<MemSpace, FineO> galerkin_off_sum(const GalerkinMap<MemSpace>& map, const FineO& fine) {
+  return {map.off_ptr, map.off_src, fine};
+}
+
+/// The coarse off-diagonal blocks' values on exec into coarse_O (nnzb * nb * nb, block s at s),
+/// each entry summed in FP64 from the fine O read through `fine_O` (a source, as for
+/// GalerkinOffSum), every block in the layout of the fine ones (column- or row-major alike).
+template <class ExecSpace, class FineO, class OCoarse>
+void galerkin_off_values(const ExecSpace& exec, const GalerkinMap<typename ExecSpace::memory_space>& map, int nb,
+                         const FineO& fine_O, const Kokkos::View<OCoarse*, typename ExecSpace::memory_space>& coarse_O);
+
+/// The coarse diagonal blocks' values on exec into coarse_D (coarse_rows * nb * nb, where the
+/// map says): each entry the FP64 sum of the aggregate's fine D blocks and of the fine O blocks
+/// inside it (O read through the source `fine_O`).
+template <class ExecSpace, class FineO, class DScalar, class DCoarse>
+void galerkin_diagonal_values(const ExecSpace& exec, const GalerkinMap<typename ExecSpace::memory_space>& map, int nb,
+                              const FineO& fine_O,
+                              const Kokkos::View<const DScalar*, typename ExecSpace::memory_space>& fine_D,
+                              const Kokkos::View<DCoarse*, typename ExecSpace::memory_space>& coarse_D);
+
+/// Both of the above for a fine O in FP32 storage: coarse_O (nnzb * nb * nb) and coarse_D
+/// (coarse_rows * nb * nb) from the fine O (nnzb_fine blocks, the fine pattern's order or, once
+/// placed, its slots) and D (fine rows).
 template <class ExecSpace, class OScalar, class DScalar, class OCoarse, class DCoarse>
 void galerkin_values(const ExecSpace& exec, const GalerkinMap<typename ExecSpace::memory_space>& map, int nb,
                      const Kokkos::View<const OScalar*, typename ExecSpace::memory_space>& fine_O,

@@ -206,6 +206,7 @@ void place_in_storage(const E& exec, GalerkinMap<typename E::memory_space>& map,
                       const Kokkos::View<const ordinal_t*, typename E::memory_space>& fine_d_slot,
                       const Kokkos::View<const offset_t*, typename E::memory_space>& coarse_o_slot,
                       const Kokkos::View<const ordinal_t*, typename E::memory_space>& coarse_d_slot) {
+  using M = typename E::memory_space;
   if (coarse_o_slot.extent(0) != static_cast<size_t>(map.nnzb()) ||
       coarse_d_slot.extent(0) != static_cast<size_t>(map.coarse_rows()))
     throw InvalidArgument("multigrid: coarse slot maps of " + std::to_string(coarse_o_slot.extent(0)) + " and " +
@@ -214,37 +215,53 @@ void place_in_storage(const E& exec, GalerkinMap<typename E::memory_space>& map,
   compose(exec, map.off_src, fine_o_slot);
   compose(exec, map.diag_o_src, fine_o_slot);
   compose(exec, map.diag_d_src, fine_d_slot);
-  map.o_dst = coarse_o_slot;
+  // The off-diagonal sums reordered by their coarse slots, so that a coarse slot's sum is found
+  // where an encoder reading slot by slot looks for it (GalerkinOffSum); each keeps its order.
+  const size_t nnzb = static_cast<size_t>(map.nnzb());
+  const auto old_ptr = map.off_ptr;
+  const auto old_src = map.off_src;
+  Kokkos::View<offset_t*, M> ptr("mg.galerkin_off", nnzb + 1);
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::slot_lengths", Kokkos::RangePolicy<E>(exec, 0, nnzb),
+      KOKKOS_LAMBDA(const size_t s) { ptr(static_cast<size_t>(coarse_o_slot(s))) = old_ptr(s + 1) - old_ptr(s); });
+  lists::exclusive_scan(exec, ptr, nnzb);
+  Kokkos::View<offset_t*, M> src(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg.galerkin_off"), old_src.extent(0));
+  Kokkos::parallel_for(
+      "ppsparse::mcpi::multigrid::slot_sources", Kokkos::RangePolicy<E>(exec, 0, nnzb), KOKKOS_LAMBDA(const size_t s) {
+        offset_t to = ptr(static_cast<size_t>(coarse_o_slot(s)));
+        for (offset_t t = old_ptr(s); t < old_ptr(s + 1); ++t) src(static_cast<size_t>(to++)) = old_src(t);
+      });
+  map.off_ptr = ptr;
+  map.off_src = src;
   map.d_dst = coarse_d_slot;
 }
 
-template <class E, class OS, class DS, class OC, class DC>
-void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>& map, int nb,
-                     const Kokkos::View<const OS*, typename E::memory_space>& fine_O,
-                     const Kokkos::View<const DS*, typename E::memory_space>& fine_D,
-                     const Kokkos::View<OC*, typename E::memory_space>& coarse_O,
-                     const Kokkos::View<DC*, typename E::memory_space>& coarse_D) {
+template <class E, class FineO, class OC>
+void galerkin_off_values(const E& exec, const GalerkinMap<typename E::memory_space>& map, int nb, const FineO& fine_O,
+                         const Kokkos::View<OC*, typename E::memory_space>& coarse_O) {
   const size_t nb2 = static_cast<size_t>(nb) * nb;
-  if (nb < 1 || coarse_O.extent(0) < static_cast<size_t>(map.nnzb()) * nb2 ||
-      coarse_D.extent(0) < static_cast<size_t>(map.coarse_rows()) * nb2)
-    throw InvalidArgument("multigrid: coarse arrays of " + std::to_string(coarse_O.extent(0)) + " and " +
-                          std::to_string(coarse_D.extent(0)) + " values for " + std::to_string(map.nnzb()) +
-                          " blocks and " + std::to_string(map.coarse_rows()) + " rows of " + std::to_string(nb) +
-                          " x " + std::to_string(nb));
-  const auto off_ptr = map.off_ptr;
-  const auto off_src = map.off_src;
-  const auto o_dst = map.o_dst;
-  const bool o_placed = o_dst.extent(0) > 0;
+  if (nb < 1 || coarse_O.extent(0) < static_cast<size_t>(map.nnzb()) * nb2)
+    throw InvalidArgument("multigrid: coarse O of " + std::to_string(coarse_O.extent(0)) + " values for " +
+                          std::to_string(map.nnzb()) + " blocks of " + std::to_string(nb) + " x " + std::to_string(nb));
+  const auto sums = galerkin_off_sum(map, fine_O);
   Kokkos::parallel_for(
       "ppsparse::mcpi::multigrid::galerkin_off",
       Kokkos::RangePolicy<E>(exec, 0, map.nnzb() * static_cast<offset_t>(nb2)), KOKKOS_LAMBDA(const offset_t q) {
         const offset_t s = q / static_cast<offset_t>(nb2);
-        const size_t e = static_cast<size_t>(q - s * static_cast<offset_t>(nb2));
-        double sum = 0;
-        for (offset_t t = off_ptr(s); t < off_ptr(s + 1); ++t)
-          sum += static_cast<double>(fine_O(static_cast<size_t>(off_src(t)) * nb2 + e));
-        coarse_O(static_cast<size_t>(o_placed ? o_dst(s) : s) * nb2 + e) = static_cast<OC>(sum);
+        const int e = static_cast<int>(q - s * static_cast<offset_t>(nb2));
+        coarse_O(static_cast<size_t>(q)) = static_cast<OC>(sums.sum(s, e));
       });
+}
+
+template <class E, class FineO, class DS, class DC>
+void galerkin_diagonal_values(const E& exec, const GalerkinMap<typename E::memory_space>& map, int nb,
+                              const FineO& fine_O, const Kokkos::View<const DS*, typename E::memory_space>& fine_D,
+                              const Kokkos::View<DC*, typename E::memory_space>& coarse_D) {
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  if (nb < 1 || coarse_D.extent(0) < static_cast<size_t>(map.coarse_rows()) * nb2)
+    throw InvalidArgument("multigrid: coarse D of " + std::to_string(coarse_D.extent(0)) + " values for " +
+                          std::to_string(map.coarse_rows()) + " rows of " + std::to_string(nb) + " x " +
+                          std::to_string(nb));
   const auto d_ptr = map.diag_d_ptr;
   const auto d_src = map.diag_d_src;
   const auto o_ptr = map.diag_o_ptr;
@@ -256,14 +273,25 @@ void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>&
       Kokkos::RangePolicy<E>(exec, 0, static_cast<offset_t>(map.coarse_rows()) * static_cast<offset_t>(nb2)),
       KOKKOS_LAMBDA(const offset_t q) {
         const offset_t I = q / static_cast<offset_t>(nb2);
-        const size_t e = static_cast<size_t>(q - I * static_cast<offset_t>(nb2));
+        const int e = static_cast<int>(q - I * static_cast<offset_t>(nb2));
         double sum = 0;
         for (offset_t t = d_ptr(I); t < d_ptr(I + 1); ++t)
-          sum += static_cast<double>(fine_D(static_cast<size_t>(d_src(t)) * nb2 + e));
-        for (offset_t t = o_ptr(I); t < o_ptr(I + 1); ++t)
-          sum += static_cast<double>(fine_O(static_cast<size_t>(o_src(t)) * nb2 + e));
-        coarse_D(static_cast<size_t>(d_placed ? static_cast<offset_t>(d_dst(I)) : I) * nb2 + e) = static_cast<DC>(sum);
+          sum += static_cast<double>(fine_D(static_cast<size_t>(d_src(t)) * nb2 + static_cast<size_t>(e)));
+        for (offset_t t = o_ptr(I); t < o_ptr(I + 1); ++t) sum += static_cast<double>(fine_O(o_src(t), e));
+        coarse_D(static_cast<size_t>(d_placed ? static_cast<offset_t>(d_dst(I)) : I) * nb2 + static_cast<size_t>(e)) =
+            static_cast<DC>(sum);
       });
+}
+
+template <class E, class OS, class DS, class OC, class DC>
+void galerkin_values(const E& exec, const GalerkinMap<typename E::memory_space>& map, int nb,
+                     const Kokkos::View<const OS*, typename E::memory_space>& fine_O,
+                     const Kokkos::View<const DS*, typename E::memory_space>& fine_D,
+                     const Kokkos::View<OC*, typename E::memory_space>& coarse_O,
+                     const Kokkos::View<DC*, typename E::memory_space>& coarse_D) {
+  const impl::SlotValues<Kokkos::View<const OS*, typename E::memory_space>> fine{fine_O, nb * nb};
+  galerkin_off_values(exec, map, nb, fine, coarse_O);
+  galerkin_diagonal_values(exec, map, nb, fine, fine_D, coarse_D);
 }
 
 template LevelPattern<DefaultMemSpace> level_pattern(ordinal_t, const std::vector<offset_t>&,
@@ -290,7 +318,18 @@ template void place_in_storage(const DefaultExecSpace&, GalerkinMap<DefaultMemSp
                                 const Kokkos::View<const DS*, DefaultMemSpace>&,                   \
                                 const Kokkos::View<OC*, DefaultMemSpace>&, const Kokkos::View<DC*, DefaultMemSpace>&);
 PPSPARSE_MG_INSTANTIATE_GALERKIN(float, double, double, double)  // the tests' reference
-PPSPARSE_MG_INSTANTIATE_GALERKIN(float, double, float, double)   // level to level, in the storage
 #undef PPSPARSE_MG_INSTANTIATE_GALERKIN
+// Level to level, in the storage: from every O format into a coarse FP32 O (the coded coarse
+// formats encode from GalerkinOffSum) and into the coarse FP64 D.
+#define PPSPARSE_MCPI_O_FORMAT(id, codec, summary)                                                          \
+  template void galerkin_off_values(const DefaultExecSpace&, const GalerkinMap<DefaultMemSpace>&, int,      \
+                                    const impl::StoredValues<DefaultMemSpace, detail::codec>&,              \
+                                    const Kokkos::View<float*, DefaultMemSpace>&);                          \
+  template void galerkin_diagonal_values(const DefaultExecSpace&, const GalerkinMap<DefaultMemSpace>&, int, \
+                                         const impl::StoredValues<DefaultMemSpace, detail::codec>&,         \
+                                         const Kokkos::View<const double*, DefaultMemSpace>&,               \
+                                         const Kokkos::View<double*, DefaultMemSpace>&);
+#include <ppsparse/mcpi/o_formats.def>
+#undef PPSPARSE_MCPI_O_FORMAT
 
 }  // namespace ppsparse::mcpi::multigrid

@@ -50,7 +50,8 @@ struct Multigrid<E>::Impl {
     /// The scalars of the level above's correction from this one (multigrid::Scalar).
     Kokkos::View<double*, M> scalars;
   };
-  /// A level's value storage (LevelArrays::storage_views): FP32 O, D before its factoring.
+  /// A level's value storage (LevelArrays::storage_views): FP32 O (empty on a coarse level in a
+  /// coded format), D before its factoring.
   struct Stored {
     Kokkos::View<float*, M> O;
     Kokkos::View<double*, M> D;
@@ -86,18 +87,71 @@ struct Multigrid<E>::Impl {
   Arrays& arrays(size_t l) { return l == 0 ? fine->impl_->arrays : coarse[l - 1].level->arrays; }
   const Arrays& arrays(size_t l) const { return l == 0 ? fine->impl_->arrays : coarse[l - 1].level->arrays; }
   Loop& loop(size_t l) { return l == 0 ? fine->impl_->loop : coarse[l - 1].level->loop; }
+  /// The coarse levels' O format (MultigridOptions::coarse_o_format, resolved at build).
+  OFormat coarse_format = OFormat::fp32;
+
   Stored stored(size_t l) {
     Stored st;
-    arrays(l).storage_views(st.O, st.D, st.o_slot, st.d_slot);
+    // Only the finest level keeps an FP32 O beside a coded one (the staging of its assembly).
+    arrays(l).storage_views(st.O, st.D, st.o_slot, st.d_slot, l == 0);
     return st;
+  }
+
+  /// f(source) with level l's O as the multigrid reads it (o_encode.hpp's StoredValues): its
+  /// FP32 values where it holds them (an FP32 level, the finest level's staging), else its
+  /// coded entries.
+  template <class F>
+  void with_o_source(size_t l, F&& f) {
+    const auto& s = arrays(l).sweeper();
+    const int nb2 = nb * nb;
+    if (s.O.extent(0) > 0) {
+      f(impl::SlotValues<Kokkos::View<const float*, M>>{s.O, nb2});
+      return;
+    }
+    detail::with_codec(s.o_format, [&](auto codec) {
+      using Codec = decltype(codec);
+      if constexpr (!Codec::plain) {
+        using Stored = typename Codec::stored;
+        impl::CodedSlotValues<M, Codec> source;
+        source.values = Kokkos::View<const Stored*, M, Kokkos::MemoryTraits<Kokkos::RandomAccess>>(
+            reinterpret_cast<const Stored*>(s.o_coded.data()), s.o_coded.extent(0) / sizeof(Stored));
+        source.scale_exp = s.o_scale;
+        source.ia = s.ia;
+        source.n = arrays(l).n();
+        source.nb = nb;
+        f(source);
+      }
+    });
+  }
+
+  /// Level l + 1's values from level l's storage: its D (FP64, unfactored) and its O, summed
+  /// into its FP32 storage or coded straight from the sums.
+  void coarse_values(const E& exec, size_t l) {
+    Coarse& c = coarse[l];
+    const Stored above = stored(l), here = stored(l + 1);
+    with_o_source(l, [&](const auto& fine_o) {
+      multigrid::galerkin_diagonal_values(exec, c.map, nb, fine_o, Kokkos::View<const double*, M>(above.D), here.D);
+      if (here.O.extent(0) > 0) {
+        multigrid::galerkin_off_values(exec, c.map, nb, fine_o, here.O);
+        return;
+      }
+      detail::with_codec(coarse_format, [&](auto codec) {
+        using Codec = decltype(codec);
+        if constexpr (!Codec::plain)
+          c.level->arrays.template encode_o_from<Codec>(exec, multigrid::galerkin_off_sum(c.map, fine_o));
+      });
+    });
   }
 
   /// The hierarchy below the finest level, from the finest values in its storage (not yet
   /// factored): each level's aggregates, pattern, colouring and values.
   void build(const E& exec) {
+    coarse.clear();  // what a failed build left
     multigrid::LevelPattern<M> pattern = finest;
     Stored above = stored(0);
-    const OStorage storage{fine->o_storage().format, false, false};
+    const OFormat finest_format = fine->o_storage().format;
+    coarse_format = coarse_o_format(options, finest_format);
+    const OStorage storage{coarse_format, false, false};
     scaling = options.scaling;
     // Each level's setup time by phase, for its progress line.
     Kokkos::Timer clock;
@@ -124,24 +178,26 @@ struct Multigrid<E>::Impl {
     }
     while (static_cast<int>(coarse.size()) + 1 < options.max_levels && pattern.n > options.coarse_rows) {
       const ordinal_t n_l = pattern.n;
-      const auto strength =
-          multigrid::block_strengths<E, float>(exec, Kokkos::View<const float*, M>(above.O), pattern.nnzb(), nb,
-                                               coarse.empty() ? arrays(0).index_base() : 0, above.o_slot);
+      Kokkos::View<double*, M> strength;
+      with_o_source(coarse.size(), [&](const auto& o) {
+        strength = multigrid::block_strengths_from(exec, o, pattern.nnzb(), nb,
+                                                   coarse.empty() ? arrays(0).index_base() : 0, above.o_slot);
+      });
       const multigrid::Aggregates<M> agg =
           multigrid::pairwise_aggregates(exec, pattern, strength, options.matching_passes);
       const double t_aggregates = lap();
       if (agg.count * 10LL > n_l * 9LL) break;  // coarsening stalled: this level is the coarsest
-      Coarse c;
+      coarse.emplace_back();
+      Coarse& c = coarse.back();
       c.map = multigrid::galerkin_map(exec, pattern, agg);
       const double t_pattern = lap();
       detail::SetupPlan plan = multigrid::coarse_level_plan(exec, nb, c.map.coarse);
       plan.o_storage = storage;
       c.level = std::make_unique<Level>(std::move(plan), nullptr, nullptr);
       const double t_level = lap();
-      Stored here;
-      c.level->arrays.storage_views(here.O, here.D, here.o_slot, here.d_slot);
+      const Stored here = stored(coarse.size());
       multigrid::place_in_storage(exec, c.map, above.o_slot, above.d_slot, here.o_slot, here.d_slot);
-      multigrid::galerkin_values<E, float, double>(exec, c.map, nb, above.O, above.D, here.O, here.D);
+      coarse_values(exec, coarse.size() - 1);
       const double t_values = lap();
       // The transfers between the colour orders of the level above and of this one (a level's
       // d_slot is its colour order).
@@ -164,7 +220,7 @@ struct Multigrid<E>::Impl {
         c.k_w2 = Kokkos::View<double*, M>("mg.k_w2", len);
       }
       if (progress)
-        progress("multigrid: level " + std::to_string(coarse.size() + 1) + ": " + std::to_string(agg.count) +
+        progress("multigrid: level " + std::to_string(coarse.size()) + ": " + std::to_string(agg.count) +
                  " block rows (" + ratio(n_l, agg.count) + "x fewer), " + std::to_string(c.map.nnzb()) +
                  " off-diagonal blocks, " + std::to_string(c.level->arrays.coloring().ncolors) + " colours; " +
                  seconds(t_aggregates + t_pattern + t_level + t_values + lap()) + " s (aggregates " +
@@ -172,7 +228,6 @@ struct Multigrid<E>::Impl {
                  seconds(t_level) + ", values " + seconds(t_values) + ")");
       pattern = c.map.coarse;
       above = here;
-      coarse.push_back(std::move(c));
     }
     if (!coarse.empty()) {
       iterate_scratch = Kokkos::View<double*, M>("mg.iterate", static_cast<size_t>(n) * nb);
@@ -190,10 +245,7 @@ struct Multigrid<E>::Impl {
 
   /// Every coarse level's values from the level above's storage (fresh values in the finest).
   void galerkin_all(const E& exec) {
-    for (size_t l = 0; l < coarse.size(); ++l) {
-      const Stored above = stored(l), here = stored(l + 1);
-      multigrid::galerkin_values<E, float, double>(exec, coarse[l].map, nb, above.O, above.D, here.O, here.D);
-    }
+    for (size_t l = 0; l < coarse.size(); ++l) coarse_values(exec, l);
   }
 
   /// Every level's numeric phase completed (O encoded, D factored), finest first.
@@ -478,7 +530,7 @@ size_t Multigrid<E>::device_bytes() const {
   for (size_t l = 0; l <= impl_->coarse.size(); ++l) bytes += impl_->arrays(l).device_bytes();
   for (const auto& c : impl_->coarse) {
     const auto& m = c.map;
-    add(m.off_ptr, m.off_src, m.diag_d_ptr, m.diag_d_src, m.diag_o_ptr, m.diag_o_src);  // o_dst, d_dst: the level's
+    add(m.off_ptr, m.off_src, m.diag_d_ptr, m.diag_d_src, m.diag_o_ptr, m.diag_o_src);  // d_dst: the level's
     // b is the level's R, counted with its arrays; a shared r_above with residual_scratch.
     add(c.to_coarse, c.from_ptr, c.from_rows, c.k_r, c.k_z1, c.k_z2, c.k_w1, c.k_w2, c.scalars);
     if (!impl_->residual_scratch.data()) add(c.r_above);

@@ -1,4 +1,5 @@
 // The multigrid's options checked (mcpi/multigrid.hpp), each bad field named with its value.
+#include <algorithm>
 #include <string>
 
 #include <ppsparse/error.hpp>
@@ -20,6 +21,19 @@ void check_multigrid_options(const MultigridOptions& o) {
   const int scaling = static_cast<int>(o.scaling);
   if (scaling < 0 || scaling > 3)
     bad("scaling must be automatic, none, energy or residual, got the value " + std::to_string(scaling));
+  if (o.coarse_o_format) {
+    const auto& all = all_o_formats();
+    if (std::find(all.begin(), all.end(), *o.coarse_o_format) == all.end()) {
+      std::string names;
+      for (const OFormat f : all) names += std::string(names.empty() ? "" : ", ") + name(f);
+      bad("coarse_o_format must be one of " + names + ", got the value " +
+          std::to_string(static_cast<int>(*o.coarse_o_format)));
+    }
+  }
+}
+
+OFormat coarse_o_format(const MultigridOptions& o, const OFormat finest) {
+  return o.coarse_o_format.value_or(finest == OFormat::fp32 ? OFormat::bf16 : finest);
 }
 
 }  // namespace ppsparse::mcpi
