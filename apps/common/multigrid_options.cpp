@@ -14,6 +14,10 @@ std::string multigrid_options_help(const ppsparse::mcpi::MultigridOptions& defau
                          (w), or up to two Krylov (GCR) steps on the coarse system (k);
                          default )" +
                             cycle + R"(
+  --mg-cycle-every N     the w or k cycle's corrections at every N-th level only, the V-cycle's
+                         between (default 1: every level)
+  --mg-cycle-min-rows N  the w or k cycle's corrections only on levels of N block rows or more,
+                         the V-cycle's below (default 0: every level)
   --mg-scaling S         how each coarse correction is scaled: energy (symmetric systems),
                          residual (the flows'), none, or auto (the default: energy where O
                          is nearly symmetric, residual otherwise)
@@ -67,6 +71,10 @@ bool parse_multigrid_option(const std::string& opt, const std::function<std::str
     } else {
       throw ppsparse::InvalidArgument("mcpi: --mg-scaling is auto, none, energy or residual, got '" + v + "'");
     }
+  } else if (opt == "--mg-cycle-every") {
+    mg.cycle_every = static_cast<int>(parse_int(opt, value(), 1, 64));
+  } else if (opt == "--mg-cycle-min-rows") {
+    mg.cycle_min_rows = static_cast<ppsparse::ordinal_t>(parse_int(opt, value(), 0, 2147483647));
   } else if (opt == "--mg-levels") {
     mg.max_levels = static_cast<int>(parse_int(opt, value(), 1, 64));
   } else if (opt == "--mg-coarse-rows") {
@@ -99,8 +107,14 @@ std::string describe(const ppsparse::mcpi::MultigridOptions& mg, ppsparse::mcpi:
   return std::string(mg.cycle == Cycle::v   ? "V"
                      : mg.cycle == Cycle::w ? "W"
                                             : "K") +
-         "-cycle, " + std::to_string(mg.pre_sweeps) + "+" + std::to_string(mg.post_sweeps) +
-         " MCPI sweeps per level, " + std::to_string(mg.coarse_sweeps) + " on the coarsest, aggregates of up to " +
+         "-cycle" +
+         (mg.cycle != Cycle::v && mg.cycle_every > 1 ? " at every " + std::to_string(mg.cycle_every) + " levels"
+                                                     : std::string()) +
+         (mg.cycle != Cycle::v && mg.cycle_min_rows > 0
+              ? " of at least " + std::to_string(mg.cycle_min_rows) + " block rows (V below)"
+              : std::string()) +
+         ", " + std::to_string(mg.pre_sweeps) + "+" + std::to_string(mg.post_sweeps) + " MCPI sweeps per level, " +
+         std::to_string(mg.coarse_sweeps) + " on the coarsest, aggregates of up to " +
          std::to_string(1 << mg.matching_passes) + " block rows" +
          (mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::automatic ? ""
           : mg.scaling == ppsparse::mcpi::MultigridOptions::Scaling::none    ? ", corrections unscaled"

@@ -55,6 +55,8 @@ module ppsparse_mcpi
     integer(c_int) :: post_sweeps
     integer(c_int) :: coarse_sweeps
     integer(c_int) :: cycle
+    integer(c_int) :: cycle_every  !< the W or K corrections at every cycle_every-th level only (default 1)
+    integer(c_int32_t) :: cycle_min_rows  !< and only on levels of at least this many block rows (default 0)
     integer(c_int) :: scaling
     integer(c_int) :: coarse_o_format  !< PPSPARSE_O_*, or -1 (default): BF16 where the finest is FP32
   end type

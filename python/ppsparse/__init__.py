@@ -65,7 +65,8 @@ class McpiSolver(_McpiSolver):
     setup from the block CSR structure of O (off-diagonal blocks only), in your numbering.
     multigrid=True (or a preset's name, "default" or "flow_jacobian": a V-cycle over pairs for
     compressible flows' Jacobians, MultigridOptions::flow_jacobian; or a dict of options: preset,
-    cycle "k"/"w"/"v", scaling "auto"/"energy"/"residual"/"none", max_levels, coarse_rows,
+    cycle "k"/"w"/"v", cycle_every and cycle_min_rows (the W or K corrections at every N-th level only,
+    and only on levels of at least so many block rows), scaling "auto"/"energy"/"residual"/"none", max_levels, coarse_rows,
     matching_passes, pre_sweeps, post_sweeps, coarse_sweeps, coarse_o_format (the coarse levels'
     O: "fp32", "bf16", "fp16" or "int8"; bf16 by default where o_format is fp32), over the
     preset's values):

@@ -49,6 +49,10 @@ mcpi::MultigridOptions multigrid_options(const py::dict& d) {
       if (it == names.end())
         throw py::value_error("multigrid: scaling is 'auto', 'none', 'energy' or 'residual', got '" + v + "'");
       o.scaling = it->second;
+    } else if (k == "cycle_every") {
+      o.cycle_every = value.cast<int>();
+    } else if (k == "cycle_min_rows") {
+      o.cycle_min_rows = value.cast<ordinal_t>();
     } else if (k == "max_levels") {
       o.max_levels = value.cast<int>();
     } else if (k == "coarse_rows") {
@@ -69,7 +73,8 @@ mcpi::MultigridOptions multigrid_options(const py::dict& d) {
       }
     } else {
       throw py::value_error("multigrid: unknown option '" + k +
-                            "' (preset, cycle, scaling, max_levels, coarse_rows, matching_passes, pre_sweeps, "
+                            "' (preset, cycle, cycle_every, cycle_min_rows, scaling, max_levels, coarse_rows, "
+                            "matching_passes, pre_sweeps, "
                             "post_sweeps, coarse_sweeps, coarse_o_format)");
     }
   }

@@ -418,6 +418,8 @@ TEST(McpiC, MultigridPreconditionsFgmresAsTheCppOne) {
   EXPECT_EQ(last(), "ppsparse_mcpi_create_multigrid: multigrid.pre_sweeps and post_sweeps must be >= 0, got -1 and 2");
   ppsparse_multigrid_options_default(&m);
   EXPECT_EQ(m.coarse_o_format, -1);
+  EXPECT_EQ(m.cycle_every, 1);
+  EXPECT_EQ(m.cycle_min_rows, 0);
   m.coarse_o_format = 7;
   EXPECT_EQ(ppsparse_mcpi_create_multigrid(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, PPSPARSE_MEMORY_HOST,
                                            nullptr, &m),

@@ -32,6 +32,11 @@ Laplacian laplacian(const Graph& g, int nb, double shift, std::uint64_t seed) {
   return test::block_laplacian(g, nb, 1.0, shift, seed);
 }
 
+/// a's block pattern on the device.
+BlockPattern<Mem> device_pattern(const Laplacian& a) {
+  return {a.nb, a.n, test::device_view(a.row_ptr), test::device_view(a.col_idx)};
+}
+
 struct Solve {
   int iterations = 0;
   bool converged = false;
@@ -39,9 +44,7 @@ struct Solve {
 };
 
 Solve fgmres(const Laplacian& a, bool multigrid, const MultigridOptions& mo = {}) {
-  const auto rp = test::device_view(a.row_ptr);
-  const auto ci = test::device_view(a.col_idx);
-  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  const BlockPattern<Mem> pattern = device_pattern(a);
   FgmresControl fc;
   fc.rtol = 1e-8;
   fc.max_iterations = 1000;
@@ -185,9 +188,7 @@ TEST(McpiMultigrid, ARecordedCycleGivesTheEagerCyclesResultBitForBit) {
 // (A cycle whose residual scaling used the wrong inner product stalled the flows.)
 TEST(McpiMultigrid, CorrectionsAreScaledAsTheirOptionSays) {
   const Laplacian a = laplacian(gen::tet_mesh_graph(9, 8, 7), 2, 0.02, 5);
-  const auto rp = test::device_view(a.row_ptr);
-  const auto ci = test::device_view(a.col_idx);
-  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  const BlockPattern<Mem> pattern = device_pattern(a);
   for (const auto scaling : {MultigridOptions::Scaling::residual, MultigridOptions::Scaling::energy}) {
     MultigridOptions mo;
     mo.max_levels = 2;
@@ -245,9 +246,7 @@ Status preconditioned_solve(Multigrid<>& mg, const Laplacian& a) {
 
 TEST(McpiMultigrid, AnAssemblyInPlaceEqualsUpdateInEveryOFormat) {
   const Laplacian a = laplacian(gen::tet_mesh_graph(8, 7, 6), 3, 0.02, 11);
-  const auto rp = test::device_view(a.row_ptr);
-  const auto ci = test::device_view(a.col_idx);
-  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  const BlockPattern<Mem> pattern = device_pattern(a);
   const size_t nb2 = static_cast<size_t>(a.nb) * a.nb;
   MultigridOptions mo;
   mo.coarse_rows = 20;
@@ -303,9 +302,7 @@ TEST(McpiMultigrid, CoarseLevelsHoldTheirOInTheirFormatOnly) {
   auto run = [&](std::optional<OFormat> coarse) {
     MultigridOptions o = mo;
     o.coarse_o_format = coarse;
-    const auto rp = test::device_view(a.row_ptr);
-    const auto ci = test::device_view(a.col_idx);
-    Multigrid<> mg(BlockPattern<Mem>{a.nb, a.n, rp, ci}, o);
+    Multigrid<> mg(device_pattern(a), o);
     mg.update(Exec(), test::device_view(a.O), test::device_view(a.D));
     const Status st = preconditioned_solve(mg, a);
     EXPECT_TRUE(st.converged()) << (coarse ? name(*coarse) : "default");
@@ -338,11 +335,52 @@ TEST(McpiMultigrid, CoarseLevelsHoldTheirOInTheirFormatOnly) {
       "mcpi multigrid: coarse_o_format must be one of fp32, bf16, fp16, int8, got the value 9");
 }
 
+TEST(McpiMultigrid, KCycleAtSomeLevelsSitsBetweenTheVAndTheKCycle) {
+  const Laplacian a = laplacian(gen::tet_mesh_graph(10, 9, 8), 2, 0.02, 17);
+  const BlockPattern<Mem> pattern = device_pattern(a);
+  MultigridOptions mo;
+  mo.coarse_rows = 20;
+  mo.matching_passes = 1;
+  mo.scaling = MultigridOptions::Scaling::none;
+  auto with = [&](MultigridOptions::Cycle cycle, int every, ordinal_t min_rows = 0) {
+    MultigridOptions o = mo;
+    o.cycle = cycle;
+    o.cycle_every = every;
+    o.cycle_min_rows = min_rows;
+    return o;
+  };
+  const auto K = MultigridOptions::Cycle::k;
+  Multigrid<> v(pattern, with(MultigridOptions::Cycle::v, 1)), k(pattern, with(K, 1)), k2(pattern, with(K, 2)),
+      none(pattern, with(K, 64)), too_small(pattern, with(K, 1, a.n + 1)), top(pattern, with(K, 1, a.n / 4));
+  for (Multigrid<>* mg : {&v, &k, &k2, &none, &too_small, &top})
+    mg->update(Exec(), test::device_view(a.O), test::device_view(a.D));
+  ASSERT_GE(v.levels().size(), 5u);
+  Kokkos::View<double*, Mem> r("r", a.R.size());
+  v.fine().to_internal(Exec(), test::device_view(a.R), r);
+  const std::vector<double> zv = cycle_once(v, r), zk = cycle_once(k, r), zk2 = cycle_once(k2, r);
+  // K-cycle corrections at no level (none every 64 levels, none on levels of more rows than the
+  // finest's): the V-cycle, bit for bit; at every second level, or on the largest levels only:
+  // neither.
+  EXPECT_EQ(cycle_once(none, r), zv);
+  EXPECT_EQ(cycle_once(too_small, r), zv);
+  EXPECT_NE(zk2, zv);
+  EXPECT_NE(zk2, zk);
+  const std::vector<double> ztop = cycle_once(top, r);
+  EXPECT_NE(ztop, zv);
+  EXPECT_NE(ztop, zk);
+  const Status sv = preconditioned_solve(v, a), sk = preconditioned_solve(k, a), sk2 = preconditioned_solve(k2, a);
+  ASSERT_TRUE(sv.converged() && sk.converged() && sk2.converged());
+  EXPECT_LE(sk2.iterations, sv.iterations);
+  EXPECT_GE(sk2.iterations, sk.iterations);
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_multigrid_options(with(K, 0)), InvalidArgument,
+                                "mcpi multigrid: cycle_every must be >= 1, got 0");
+  PPSPARSE_EXPECT_THROW_MESSAGE(check_multigrid_options(with(K, 1, -1)), InvalidArgument,
+                                "mcpi multigrid: cycle_min_rows must be >= 0, got -1");
+}
+
 TEST(McpiMultigrid, HoldsNoCopyOfTheFinestValues) {
   const Laplacian a = laplacian(gen::tet_mesh_graph(10, 10, 10), 4, 0.02, 5);
-  const auto rp = test::device_view(a.row_ptr);
-  const auto ci = test::device_view(a.col_idx);
-  const BlockPattern<Mem> pattern{a.nb, a.n, rp, ci};
+  const BlockPattern<Mem> pattern = device_pattern(a);
   MultigridOptions mo;
   mo.coarse_rows = 40;
   Multigrid<> mg(pattern, mo);

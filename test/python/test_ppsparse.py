@@ -336,7 +336,8 @@ def test_multigrid_flow_jacobian_preset():
     default = ppsparse.McpiSolver.from_bsr(O, multigrid=True)
     default.update(O.data, D)
     # Pairs down to 32 block rows: deeper than the default's aggregates of four down to 500.
-    for preset in ("flow_jacobian", {"preset": "flow_jacobian", "post_sweeps": 6}):
+    for preset in ("flow_jacobian", {"preset": "flow_jacobian", "post_sweeps": 6},
+                   {"preset": "flow_jacobian", "cycle": "k", "cycle_every": 3}):
         mg = ppsparse.McpiSolver.from_bsr(O, multigrid=preset)
         mg.update(O.data, D)
         assert len(mg.levels) > len(default.levels) and mg.levels[-1]["n"] <= 32, mg.levels

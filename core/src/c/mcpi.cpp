@@ -93,6 +93,8 @@ mcpi::MultigridOptions multigrid_options_of(const ppsparse_multigrid_options* o)
     throw InvalidArgument("multigrid.scaling = " + std::to_string(o->scaling) +
                           " is not PPSPARSE_SCALING_AUTO (0), _NONE (1), _ENERGY (2) or _RESIDUAL (3)");
   m.cycle = static_cast<mcpi::MultigridOptions::Cycle>(o->cycle);
+  m.cycle_every = o->cycle_every;
+  m.cycle_min_rows = o->cycle_min_rows;
   m.scaling = static_cast<mcpi::MultigridOptions::Scaling>(o->scaling);
   if (o->coarse_o_format != -1)
     m.coarse_o_format = o_format_of(o->coarse_o_format, "multigrid.coarse_o_format", "-1 (the default)");
@@ -307,6 +309,8 @@ void write_multigrid_options(const mcpi::MultigridOptions& d, ppsparse_multigrid
   o->post_sweeps = d.post_sweeps;
   o->coarse_sweeps = d.coarse_sweeps;
   o->cycle = static_cast<int>(d.cycle);
+  o->cycle_every = d.cycle_every;
+  o->cycle_min_rows = d.cycle_min_rows;
   o->scaling = static_cast<int>(d.scaling);
   o->coarse_o_format = d.coarse_o_format ? static_cast<int>(*d.coarse_o_format) : -1;
 }

@@ -85,16 +85,20 @@ enum {
 /** An aggregation multigrid hierarchy over the solver (ppsparse_mcpi_create_multigrid; see
  *  ppsparse::mcpi::MultigridOptions; ppsparse_multigrid_options_default sets the defaults). */
 typedef struct {
-  int max_levels;      /**< levels, the finest included, >= 1 (default 12) */
-  int32_t coarse_rows; /**< coarsening stops at or below this many block rows, >= 1 (default 500) */
-  int matching_passes; /**< pairwise matchings per level, >= 1 (default 2: aggregates of about 4 rows) */
-  int pre_sweeps;      /**< MCPI sweeps before each coarse correction, >= 0 (default 2) */
-  int post_sweeps;     /**< after it, >= 0 (default 2) */
-  int coarse_sweeps;   /**< on the coarsest level, >= 1 (default 20) */
-  int cycle;           /**< PPSPARSE_CYCLE_K (default), _W or _V */
-  int scaling;         /**< PPSPARSE_SCALING_AUTO (default), _NONE, _ENERGY or _RESIDUAL */
-  int coarse_o_format; /**< the coarse levels' O: PPSPARSE_O_FP32, _BF16, _FP16 or _INT8, or -1 (default):
-                            BF16 where the finest level's O is FP32, else the finest's format */
+  int max_levels;         /**< levels, the finest included, >= 1 (default 12) */
+  int32_t coarse_rows;    /**< coarsening stops at or below this many block rows, >= 1 (default 500) */
+  int matching_passes;    /**< pairwise matchings per level, >= 1 (default 2: aggregates of about 4 rows) */
+  int pre_sweeps;         /**< MCPI sweeps before each coarse correction, >= 0 (default 2) */
+  int post_sweeps;        /**< after it, >= 0 (default 2) */
+  int coarse_sweeps;      /**< on the coarsest level, >= 1 (default 20) */
+  int cycle;              /**< PPSPARSE_CYCLE_K (default), _W or _V */
+  int cycle_every;        /**< the W or K corrections at every cycle_every-th level only, the V-cycle's
+                               between, >= 1 (default 1: every level) */
+  int32_t cycle_min_rows; /**< the W or K corrections only on levels of at least this many block rows,
+                               the V-cycle's below, >= 0 (default 0: every level) */
+  int scaling;            /**< PPSPARSE_SCALING_AUTO (default), _NONE, _ENERGY or _RESIDUAL */
+  int coarse_o_format;    /**< the coarse levels' O: PPSPARSE_O_FP32, _BF16, _FP16 or _INT8, or -1 (default):
+                               BF16 where the finest level's O is FP32, else the finest's format */
 } ppsparse_multigrid_options;
 
 /** Stopping criteria of ppsparse_mcpi_apply (see ppsparse::mcpi::Control). */

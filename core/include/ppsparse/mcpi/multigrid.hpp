@@ -55,6 +55,15 @@ struct MultigridOptions {
   ///   the K-cycle takes the fewest steps; on a GPU its many visits of the coarse levels cost
   ///   more time than a V-cycle's in a deep hierarchy (docs/perf/multigrid.md).
   enum class Cycle { v, w, k } cycle = Cycle::k;
+  /// The W- or K-cycle's corrections at every cycle_every-th level only (levels cycle_every - 1,
+  /// 2 cycle_every - 1, ..., the finest being 0), the V-cycle's single correction between; >= 1.
+  /// Over aggregates of two, 2 visits each level about as often as a K-cycle over aggregates of
+  /// four does.
+  int cycle_every = 1;
+  /// The W- or K-cycle's corrections only at levels of at least this many block rows, the
+  /// V-cycle's single correction below; >= 0. The deep levels of a hierarchy over pairs are small
+  /// and many: visited more than once, their launches, not their bytes, bound the cycle's time.
+  ordinal_t cycle_min_rows = 0;
   /// How each prolonged coarse correction e is scaled before it is added, by an alpha from one
   /// more operator product per correction:
   /// - energy: alpha = (e, r) / (e, A e), the energy norm's best for a symmetric A (near 2 on the
@@ -95,7 +104,8 @@ struct MultigridOptions {
   friend bool operator==(const MultigridOptions& a, const MultigridOptions& b) {
     return a.max_levels == b.max_levels && a.coarse_rows == b.coarse_rows && a.matching_passes == b.matching_passes &&
            a.pre_sweeps == b.pre_sweeps && a.post_sweeps == b.post_sweeps && a.coarse_sweeps == b.coarse_sweeps &&
-           a.cycle == b.cycle && a.scaling == b.scaling && a.coarse_o_format == b.coarse_o_format;
+           a.cycle == b.cycle && a.cycle_every == b.cycle_every && a.cycle_min_rows == b.cycle_min_rows &&
+           a.scaling == b.scaling && a.coarse_o_format == b.coarse_o_format;
   }
 };
 

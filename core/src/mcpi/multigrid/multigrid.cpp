@@ -355,9 +355,13 @@ struct Multigrid<E>::Impl {
     const Kokkos::View<double*, M> x(iterate_scratch.data(), len), r = c.r_above;
     // The W-cycle's second correction and the K-cycle's Krylov steps cost more than they give
     // above the coarsest level, which its sweeps solve about as well once as twice.
+    // Levels between those of cycle_every correct once, as a V-cycle does.
     const bool next_coarsest = l + 1 == coarse.size();
-    const bool krylov = options.cycle == MultigridOptions::Cycle::k && !next_coarsest;
-    const int corrections = options.cycle == MultigridOptions::Cycle::w && !next_coarsest ? 2 : 1;
+    const bool strong = !next_coarsest &&
+                        static_cast<int>(l % static_cast<size_t>(options.cycle_every)) == options.cycle_every - 1 &&
+                        a.n() >= options.cycle_min_rows;
+    const bool krylov = options.cycle == MultigridOptions::Cycle::k && strong;
+    const int corrections = options.cycle == MultigridOptions::Cycle::w && strong ? 2 : 1;
     for (int k = 0; k < corrections; ++k) {
       impl::convert(exec, a.dq_owned(), x);
       a.operator_apply(exec, typename Arrays::ConstVector(x), r, false);

@@ -16,6 +16,8 @@ void check_multigrid_options(const MultigridOptions& o) {
     bad("pre_sweeps and post_sweeps must be >= 0, got " + std::to_string(o.pre_sweeps) + " and " +
         std::to_string(o.post_sweeps));
   if (o.coarse_sweeps < 1) bad("coarse_sweeps must be >= 1, got " + std::to_string(o.coarse_sweeps));
+  if (o.cycle_every < 1) bad("cycle_every must be >= 1, got " + std::to_string(o.cycle_every));
+  if (o.cycle_min_rows < 0) bad("cycle_min_rows must be >= 0, got " + std::to_string(o.cycle_min_rows));
   const int cycle = static_cast<int>(o.cycle);
   if (cycle < 0 || cycle > 2) bad("cycle must be v, w or k, got the value " + std::to_string(cycle));
   const int scaling = static_cast<int>(o.scaling);
