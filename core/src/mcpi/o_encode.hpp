@@ -153,13 +153,31 @@ void encode_o(const ExecSpace& exec, const Source& src, const IA& ia, const ordi
             const offset_t p = k0 + t / nb;
             const int i = t % nb;
             float mx = 0.0f;
-            for (int j = 0; j < nb; ++j) {
-              const float a = magnitude(src(p, j * nb + i), p);
-              mx = a > mx ? a : mx;
+            // Small blocks keep the row's values in registers (a fixed-size, unrolled array),
+            // so that a source that sums (the multigrid's Galerkin sums) is read once per entry.
+            constexpr int cached = 8;
+            float x[cached];
+            if (nb <= cached) {
+              for (int j = 0; j < cached; ++j)
+                if (j < nb) {
+                  x[j] = src(p, j * nb + i);
+                  const float a = magnitude(x[j], p);
+                  mx = a > mx ? a : mx;
+                }
+            } else {
+              for (int j = 0; j < nb; ++j) {
+                const float a = magnitude(src(p, j * nb + i), p);
+                mx = a > mx ? a : mx;
+              }
             }
             const int e = Codec::scale_exp(mx);
             scale_exp(static_cast<size_t>(p) * nb + i) = static_cast<std::int8_t>(e);
-            for (int j = 0; j < nb; ++j) put(p, j * nb + i, e);
+            if (nb <= cached) {
+              for (int j = 0; j < cached; ++j)
+                if (j < nb) put_value(p, j * nb + i, x[j], e);
+            } else {
+              for (int j = 0; j < nb; ++j) put(p, j * nb + i, e);
+            }
           });
         });
   }
