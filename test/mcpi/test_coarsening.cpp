@@ -294,12 +294,10 @@ TEST(MultigridCoarsening, ACoarseLevelCodedFromItsSumsIsItsFp32SumsCodedAndReads
         ASSERT_EQ(v1, v2) << name(f);
         ASSERT_EQ(util::to_host(direct.scale), util::to_host(staged.scale)) << name(f);
         // Read back by the next level's sums: the values the host rounds them to.
-        impl::CodedSlotValues<Mem, Codec> read;
-        read.values = direct.values;
-        read.scale_exp = direct.scale;
-        read.ia = map.coarse.row_ptr;
-        read.n = nc;
-        read.nb = nb;
+        const impl::CodedSlotValues<Mem, Codec> read{
+            {impl::RandomAccessView<Mem, typename Codec::stored>(direct.values), direct.scale, nb},
+            map.coarse.row_ptr,
+            nc};
         const std::vector<float> got = read_all(read, sums.extent(0), nb2);
         const std::vector<double> want = reference_round_o(f, coarse);
         ASSERT_EQ(got.size(), want.size());

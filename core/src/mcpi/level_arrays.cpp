@@ -135,12 +135,7 @@ template <class Source>
 void LevelArrays<E, OS, DS, XS>::encode_o(const E& exec, const Source& source) {
   with_codec(o_storage_.format, [&](auto codec) {
     using Codec = decltype(codec);
-    using Stored = typename Codec::stored;
-    if constexpr (!Codec::plain) {
-      const Kokkos::View<Stored*, memory_space, Kokkos::MemoryUnmanaged> stored(
-          reinterpret_cast<Stored*>(s_.o_coded.data()), s_.o_coded.extent(0) / sizeof(Stored));
-      impl::encode_o<Codec>(exec, source, s_.ia, n_, s_.nb, stored, s_.o_scale, first_bad_block_);
-    }
+    if constexpr (!Codec::plain) encode_by<Codec>(exec, source);
   });
 }
 

@@ -84,11 +84,8 @@ class LevelArrays {
   void encode_o_from(const ExecSpace& exec, const Source& source) {
     if (o_storage_.format == OFormat::fp32 || s_.O.extent(0) > 0)
       throw std::logic_error("mcpi: encode_o_from needs a reduced O without its FP32 staging");
-    using Stored = typename Codec::stored;
-    const Kokkos::View<Stored*, memory_space, Kokkos::MemoryUnmanaged> stored(
-        reinterpret_cast<Stored*>(s_.o_coded.data()), s_.o_coded.extent(0) / sizeof(Stored));
     Kokkos::deep_copy(exec, first_bad_block_, LLONG_MAX);
-    impl::encode_o<Codec>(exec, source, s_.ia, n_, s_.nb, stored, s_.o_scale, first_bad_block_);
+    encode_by<Codec>(exec, source);
   }
   /// After an assembly in place: O converted into its stored format, D factored.
   void factor(const ExecSpace& exec);
@@ -128,6 +125,14 @@ class LevelArrays {
   void allocate_o(const SetupPlan& plan);
   template <class Source>
   void encode_o(const ExecSpace& exec, const Source& source);
+  /// encode_o by Codec (a coded format's): o_coded read as its stored type.
+  template <class Codec, class Source>
+  void encode_by(const ExecSpace& exec, const Source& source) {
+    using Stored = typename Codec::stored;
+    const Kokkos::View<Stored*, memory_space, Kokkos::MemoryUnmanaged> stored(
+        reinterpret_cast<Stored*>(s_.o_coded.data()), s_.o_coded.extent(0) / sizeof(Stored));
+    impl::encode_o<Codec>(exec, source, s_.ia, n_, s_.nb, stored, s_.o_scale, first_bad_block_);
+  }
   void encode_fp32_copy(const ExecSpace& exec);
   void make_slot_to_user() const;
   long long first_bad(const ExecSpace& exec) const;

@@ -16,46 +16,43 @@
 #include <ppsparse/mcpi/o_format.hpp>
 #include <ppsparse/types.hpp>
 
+#include "o_access.hpp"
+
 namespace ppsparse::mcpi::impl {
 
-/// Entry e (j * nb + i) of the block in slot p, from O's FP32 slots.
+/// Entry e (j * nb + i) of the block in slot p, from O's plain slots (FP32 for the encoder,
+/// which takes it as FP32), in the view's own precision.
 template <class V>
 struct SlotValues {
   V O;
   int nb2;
-  KOKKOS_INLINE_FUNCTION float operator()(const offset_t p, const int e) const {
-    return static_cast<float>(O(static_cast<size_t>(p) * nb2 + e));
+  KOKKOS_INLINE_FUNCTION typename V::non_const_value_type operator()(const offset_t p, const int e) const {
+    return O(static_cast<size_t>(p) * nb2 + e);
   }
 };
 
-/// Entry e (j * nb + i) of the block in slot p, decoded from O stored by Codec (a coded
-/// format's entries, and their scale exponents where the codec has them): a coded level read
-/// as FP32 values, as the multigrid's Galerkin sums read the level above. ia, the colour-ordered
-/// block CSR of n rows, finds a slot's block row (by bisection) for a scale per block row.
+/// Entry e (j * nb + i) of the block in slot p of O stored by Codec, decoded by its accessor
+/// (o_access.hpp): a coded level read as FP32 values, as the multigrid's Galerkin sums read the
+/// level above. ia, the colour-ordered block CSR of n rows, finds a slot's block row (by
+/// bisection) for a codec with a scale per block row.
 template <class MemSpace, class Codec>
 struct CodedSlotValues {
-  Kokkos::View<const typename Codec::stored*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> values;
-  Kokkos::View<const std::int8_t*, MemSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>> scale_exp;
+  CodedO<MemSpace, Codec> o;
   Kokkos::View<const offset_t*, MemSpace> ia;
   ordinal_t n = 0;
-  int nb = 1;
   KOKKOS_INLINE_FUNCTION float operator()(const offset_t p, const int e) const {
-    const typename Codec::stored v = values(static_cast<size_t>(p) * nb * nb + e);
+    ordinal_t row = 0;
     if constexpr (Codec::scale == detail::OScale::per_block_row) {
-      ordinal_t lo = 0, hi = n;  // the row r with ia(r) <= p < ia(r + 1)
-      while (hi - lo > 1) {
-        const ordinal_t mid = lo + (hi - lo) / 2;
+      ordinal_t hi = n;  // the row with ia(row) <= p < ia(row + 1)
+      while (hi - row > 1) {
+        const ordinal_t mid = row + (hi - row) / 2;
         if (ia(mid) <= p)
-          lo = mid;
+          row = mid;
         else
           hi = mid;
       }
-      return Codec::decode(v, scale_exp(lo));
-    } else if constexpr (Codec::scale == detail::OScale::per_row_of_block) {
-      return Codec::decode(v, scale_exp(static_cast<size_t>(p) * nb + e % nb));
-    } else {
-      return Codec::decode(v, 0);
     }
+    return o(row, static_cast<size_t>(p) * o.nb * o.nb + static_cast<size_t>(e), p, e % o.nb);
   }
 };
 

@@ -207,16 +207,6 @@ Kokkos::View<double*, typename E::memory_space> block_strengths_from(
   return s;
 }
 
-/// Entry e of the block in slot p of plain values, in their own precision.
-template <class V>
-struct PlainSlotValues {
-  V values;
-  int nb2;
-  KOKKOS_INLINE_FUNCTION typename V::value_type operator()(const offset_t p, const int e) const {
-    return values(static_cast<size_t>(p) * nb2 + e);
-  }
-};
-
 template <class E, class Scalar>
 Kokkos::View<double*, typename E::memory_space> block_strengths(
     const E& exec, const Kokkos::View<const Scalar*, typename E::memory_space>& values, offset_t nnzb, int nb,
@@ -225,7 +215,7 @@ Kokkos::View<double*, typename E::memory_space> block_strengths(
     throw InvalidArgument("multigrid: " + std::to_string(values.extent(0)) + " O values for " + std::to_string(nnzb) +
                           " blocks of " + std::to_string(nb) + " x " + std::to_string(nb));
   return block_strengths_from(exec,
-                              PlainSlotValues<Kokkos::View<const Scalar*, typename E::memory_space>>{values, nb * nb},
+                              impl::SlotValues<Kokkos::View<const Scalar*, typename E::memory_space>>{values, nb * nb},
                               nnzb, nb, index_base, slot);
 }
 

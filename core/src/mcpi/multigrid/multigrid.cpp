@@ -87,9 +87,6 @@ struct Multigrid<E>::Impl {
   Arrays& arrays(size_t l) { return l == 0 ? fine->impl_->arrays : coarse[l - 1].level->arrays; }
   const Arrays& arrays(size_t l) const { return l == 0 ? fine->impl_->arrays : coarse[l - 1].level->arrays; }
   Loop& loop(size_t l) { return l == 0 ? fine->impl_->loop : coarse[l - 1].level->loop; }
-  /// The coarse levels' O format (MultigridOptions::coarse_o_format, resolved at build).
-  OFormat coarse_format = OFormat::fp32;
-
   Stored stored(size_t l) {
     Stored st;
     // Only the finest level keeps an FP32 O beside a coded one (the staging of its assembly).
@@ -110,17 +107,7 @@ struct Multigrid<E>::Impl {
     }
     detail::with_codec(s.o_format, [&](auto codec) {
       using Codec = decltype(codec);
-      if constexpr (!Codec::plain) {
-        using Stored = typename Codec::stored;
-        impl::CodedSlotValues<M, Codec> source;
-        source.values = Kokkos::View<const Stored*, M, Kokkos::MemoryTraits<Kokkos::RandomAccess>>(
-            reinterpret_cast<const Stored*>(s.o_coded.data()), s.o_coded.extent(0) / sizeof(Stored));
-        source.scale_exp = s.o_scale;
-        source.ia = s.ia;
-        source.n = arrays(l).n();
-        source.nb = nb;
-        f(source);
-      }
+      if constexpr (!Codec::plain) f(impl::CodedSlotValues<M, Codec>{s.template coded<Codec>(), s.ia, arrays(l).n()});
     });
   }
 
@@ -135,7 +122,7 @@ struct Multigrid<E>::Impl {
         multigrid::galerkin_off_values(exec, c.map, nb, fine_o, here.O);
         return;
       }
-      detail::with_codec(coarse_format, [&](auto codec) {
+      detail::with_codec(c.level->arrays.o_storage().format, [&](auto codec) {
         using Codec = decltype(codec);
         if constexpr (!Codec::plain)
           c.level->arrays.template encode_o_from<Codec>(exec, multigrid::galerkin_off_sum(c.map, fine_o));
@@ -149,9 +136,7 @@ struct Multigrid<E>::Impl {
     coarse.clear();  // what a failed build left
     multigrid::LevelPattern<M> pattern = finest;
     Stored above = stored(0);
-    const OFormat finest_format = fine->o_storage().format;
-    coarse_format = coarse_o_format(options, finest_format);
-    const OStorage storage{coarse_format, false, false};
+    const OStorage storage{coarse_o_format(options, fine->o_storage().format), false, false};
     scaling = options.scaling;
     // Each level's setup time by phase, for its progress line.
     Kokkos::Timer clock;
