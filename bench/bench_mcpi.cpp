@@ -34,6 +34,8 @@
 // the auto variant on a solver storing O in that format (mcpi/o_format.hpp), its bytes model
 // with O's stored bytes; checked against the same solver's portable rows_per_warp (counter
 // check_err) and, for the rounding's size, against the FP32 reference (counter vs_fp32).
+// D's LU factors in FP32 (o_<format>_lu_fp32/auto/..., for each of --lu_fp32_formats [none]; fp32
+// allowed): the same with OStorage::lu_fp32, its bytes model reading D in FP32.
 // FGMRES + MCPI (fgmres/first_call, fgmres/iteration): see bench_fgmres (mcpi/step_cases.cpp).
 //
 // Validation (before any time is reported): every case runs --check_sweeps sweeps [3] from
@@ -112,15 +114,18 @@ void register_mcpi_benchmarks(const BenchConfig& common, const McpiConfig& confi
             (prefix + mcpi::name(v) + "/portable").c_str(),
             [spec, &config, v](benchmark::State& st) { bench_variant(st, spec, config, v, false); }));
     }
-    for (const mcpi::OFormat f : config.o_formats)
+    std::vector<StoredAs> stored;
+    for (const mcpi::OFormat f : config.o_formats) stored.push_back({f, false});
+    for (const mcpi::OFormat f : config.lu_fp32_formats) stored.push_back({f, true});
+    for (const StoredAs s : stored)
       for (const bool backend : {true, false}) {
         if (backend &&
             !(gpu && mcpi::backend::has_kernel(
-                         Exec(), mcpi::resolve_variant(mcpi::Variant::automatic(), spec.nb).kernel, spec.nb, f)))
+                         Exec(), mcpi::resolve_variant(mcpi::Variant::automatic(), spec.nb).kernel, spec.nb, s.first)))
           continue;
         finish(benchmark::RegisterBenchmark(
-            (prefix + "o_" + mcpi::name(f) + "/auto/" + (backend ? "backend" : "portable")).c_str(),
-            [spec, &config, f, backend](benchmark::State& st) { bench_reduced(st, spec, config, f, backend); }));
+            (prefix + stored_name(s) + "/auto/" + (backend ? "backend" : "portable")).c_str(),
+            [spec, &config, s, backend](benchmark::State& st) { bench_reduced(st, spec, config, s, backend); }));
       }
     for (StepCase c : {StepCase::sweeps, StepCase::update_f32, StepCase::update_f64, StepCase::in_place,
                        StepCase::checked, StepCase::checked_no_final})

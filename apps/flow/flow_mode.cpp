@@ -47,6 +47,7 @@ void write_history(const std::string& path, const FlowOptions& opt, const std::v
       << "\",\n  \"fgmres_iterations\": " << resolved.fgmres_iterations
       << ",\n  \"fgmres_restart\": " << resolved.fgmres_restart
       << ",\n  \"o_keep_fp32\": " << (opt.setup.o_storage.keep_fp32 ? "true" : "false")
+      << ",\n  \"lu_fp32\": " << (opt.setup.o_storage.lu_fp32 ? "true" : "false")
       << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"cl\": " << f.cl << ",\n  \"cd\": " << f.cd
       << ",\n  \"steps\": [\n";
   for (size_t k = 0; k < h.size(); ++k) {
@@ -203,6 +204,11 @@ int run_flow_mode(const FlowOptions& opt) {
                               ")"));
   auto solver = flow::make_flow_solver(m, setup, say);
   const bool multigrid = opt.control.linear == flow::NonlinearControl::Linear::multigrid;
+  say(std::string("Jacobian: off-diagonal blocks in ") + ppsparse::mcpi::name(opt.setup.o_storage.format) +
+      (opt.setup.o_storage.keep_fp32 && opt.setup.o_storage.format != ppsparse::mcpi::OFormat::fp32
+           ? " (and FP32 for FGMRES's operator)"
+           : "") +
+      ", diagonal blocks' LU factors in FP64" + (opt.setup.o_storage.lu_fp32 ? ", read by the sweeps in FP32" : ""));
   if (opt.control.linear != flow::NonlinearControl::Linear::mcpi) {
     const flow::NonlinearControl c = flow::resolve_control(opt.control, opt.setup.order);
     const std::string krylov =

@@ -69,6 +69,8 @@ problem:
                          fp32 (default), bf16, fp16 or int8 (mcpi/o_format.hpp)
   --o-keep-fp32          with a reduced --o-format, also keep them in FP32 for FGMRES's
                          operator and the linear solves' true residuals
+  --lu-fp32              the MCPI sweeps read the diagonal blocks' LU factors rounded to FP32
+                         (4 bytes per entry instead of 8; FGMRES's operator keeps FP64)
 
 solver:
   --cfl C                first CFL number (default 10); local: a vertex's grows 2-10x after
@@ -178,6 +180,8 @@ FlowOptions parse_flow_options(int argc, const char* const* argv) {
       o.setup.o_storage.format = ppsparse::mcpi::parse_o_format(value());
     } else if (a == "--o-keep-fp32") {
       o.setup.o_storage.keep_fp32 = true;
+    } else if (a == "--lu-fp32") {
+      o.setup.o_storage.lu_fp32 = true;
     } else if (a == "--ref-area") {
       o.setup.ref_area = parse_real(a, value());
     } else if (a == "--cfl") {

@@ -73,6 +73,7 @@ int run(const mcpi_app::Options& opt) {
               static_cast<long long>(s.O.nnzb()), s.n ? static_cast<double>(s.O.nnzb()) / s.n : 0.0,
               mcpi::name(opt.o_storage.format),
               opt.o_storage.keep_fp32 && opt.o_storage.format != mcpi::OFormat::fp32 ? " (and an FP32 copy)" : "");
+  std::printf("D         LU factors in FP64%s\n", opt.o_storage.lu_fp32 ? ", read by the sweeps rounded to FP32" : "");
   std::printf("colours   %d; rows per colour:", col.ncolors);
   for (ordinal_t c = 0; c < col.ncolors; ++c) std::printf(" %d", col.color_offsets[c + 1] - col.color_offsets[c]);
   std::printf("\n");
@@ -97,7 +98,10 @@ int run(const mcpi_app::Options& opt) {
   if (verify) {
     progress("computing the FP64 host reference (" + std::to_string(opt.sweeps) + " sweeps)");
     // The sweeps read O as stored: the reference sweeps that system (O rounded unless fp32).
-    ref = mcpi::reference_sweeps(mcpi::reference_rounded_system(opt.o_storage.format, s), col, opt.sweeps);
+    // ... and, with --lu-fp32, D as the product of its rounded factors.
+    const auto rounded = mcpi::reference_rounded_system(opt.o_storage.format, s);
+    ref =
+        mcpi::reference_sweeps(opt.o_storage.lu_fp32 ? mcpi::reference_rounded_lu(rounded) : rounded, col, opt.sweeps);
     if (opt.test_perturb_reference > 0 && !ref.empty())
       mcpi_app::perturb_reference_entry(ref, ref.size() / 2, opt.test_perturb_reference);
   }
@@ -177,6 +181,7 @@ int run(const mcpi_app::Options& opt) {
        << ", \"colours\": " << col.ncolors << ",\n  \"bytes_per_sweep\": " << tr.total()
        << ", \"copy_gbs\": " << copy.gbs << ", \"sweeps\": " << opt.sweeps << ",\n  \"o_format\": \""
        << mcpi::name(opt.o_storage.format) << "\", \"o_keep_fp32\": " << (opt.o_storage.keep_fp32 ? "true" : "false")
+       << ", \"lu_fp32\": " << (opt.o_storage.lu_fp32 ? "true" : "false")
        << ", \"device_bytes\": " << solver.device_bytes() << ",\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];

@@ -72,6 +72,9 @@ options:
                          the true residuals
   --o-keep-fp64          also keep the values as given in FP64 for the operator: FGMRES's
                          residuals and convergence (--steps N --fgmres) are then the file's own
+  --lu-fp32              the sweeps read D's LU factors rounded to FP32 (4 bytes per entry of D
+                         instead of 8); --verify then compares with the FP64 reference whose D
+                         is the product of the rounded factors
   --portable             run only the portable Kokkos kernels (no backend specialisations)
   --mpk P                matrix power kernel mode: y_k = A^k x for k = 1..P on the scalar
                          matrix of the problem (or the --matrix file itself, FP64): every
@@ -234,6 +237,8 @@ Options parse_options(int argc, const char* const* argv) {
       o.o_storage.keep_fp32 = true;
     } else if (a == "--o-keep-fp64") {
       o.o_storage.keep_fp64 = true;
+    } else if (a == "--lu-fp32") {
+      o.o_storage.lu_fp32 = true;
     } else if (a == "--portable") {
       o.portable = true;
     } else if (a == "--stage-diagonal") {

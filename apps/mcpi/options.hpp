@@ -31,7 +31,7 @@ struct Options {
   bool stage_diagonal = false;          // --stage-diagonal
   bool portable = false;                // --portable: no backend-specialised kernels
   int recolor_passes = 0;               // --recolor-passes P: iterated-greedy passes after the colouring
-  ppsparse::mcpi::OStorage o_storage;   // --o-format F, --o-keep-fp32
+  ppsparse::mcpi::OStorage o_storage;   // --o-format F, --o-keep-fp32, --o-keep-fp64, --lu-fp32
   int mpk = 0;                          // --mpk P: run the matrix power kernel y_k = A^k x, k = 1..P
   int steps = 0;                        // --steps N: a time-step loop of N steps (update + solve each)
   double rtol = 0;                      // --rtol X: the steps' relative tolerance (0: --sweeps sweeps)

@@ -12,6 +12,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <string>
+#include <utility>
 #include <stdexcept>
 #include <memory>
 #include <sstream>
@@ -65,6 +67,8 @@ struct McpiConfig {
   int steps = 5;                    // --steps              PPSPARSE_BENCH_MCPI_STEPS
   std::vector<std::string> groups{"default", "nb_sweep", "mesh"};  // --problems PPSPARSE_BENCH_MCPI_PROBLEMS
   std::vector<mcpi::OFormat> o_formats{mcpi::OFormat::bf16, mcpi::OFormat::fp16, mcpi::OFormat::int8};  // --o_formats
+  // O formats (fp32 included) also timed with D's LU factors in FP32 (OStorage::lu_fp32).
+  std::vector<mcpi::OFormat> lu_fp32_formats;  // --lu_fp32_formats=fp32,int8  PPSPARSE_BENCH_MCPI_LU_FP32_FORMATS
   // Settings of the CUDA kernels (mcpi/tuning.hpp). The environment names are those the library
   // read before the tuning became options, so that the commands recorded in docs/perf still run.
   mcpi::KernelTuning tuning;
@@ -92,6 +96,13 @@ std::vector<ProblemSpec> problem_specs(const McpiConfig& c);
 double relative_difference(const std::vector<double>& a, const std::vector<double>& ref);
 
 // A problem ready to run: ppsparse's solver, the colour-ordered system the peers share,
+// How a solver of a reduced case stores its values: O's format and OStorage::lu_fp32.
+using StoredAs = std::pair<mcpi::OFormat, bool>;
+/// "o_int8", "o_fp32_lu_fp32": a reduced case's name.
+inline std::string stored_name(const StoredAs& s) {
+  return std::string("o_") + mcpi::name(s.first) + (s.second ? "_lu_fp32" : "");
+}
+
 // and the reference dQ every case is checked against.
 struct Problem {
   std::string name;
@@ -106,11 +117,12 @@ struct Problem {
   std::vector<double> reference;          // ppsparse portable rows_per_warp, check_sweeps sweeps, user numbering
   double fp64_err = -1;                   // reference vs the FP64 host reference (-1: problem too large)
   std::map<std::string, double> checked;  // case -> relative difference (validated once)
-  // O stored in a reduced format: a solver each, its portable rows_per_warp reference and the
+  // O stored otherwise than the default (a reduced format, or D's factors in FP32: the key's
+  // OFormat and OStorage::lu_fp32): a solver each, its portable rows_per_warp reference and the
   // reference's distance from the FP32 one.
-  std::map<mcpi::OFormat, std::unique_ptr<mcpi::Solver<Exec>>> reduced;
-  std::map<mcpi::OFormat, std::vector<double>> reduced_reference;
-  std::map<mcpi::OFormat, double> reduced_vs_fp32;
+  std::map<StoredAs, std::unique_ptr<mcpi::Solver<Exec>>> reduced;
+  std::map<StoredAs, std::vector<double>> reduced_reference;
+  std::map<StoredAs, double> reduced_vs_fp32;
   std::unique_ptr<mcpi::VendorPeer> vendor;
   std::unique_ptr<KokkosKernelsMcpiPeer<Exec>> kk;
   // The time-step cases' inputs, in the user's numbering on the device: O in FP32 and FP64,
@@ -149,7 +161,7 @@ double mean(const std::vector<double>& v);
 
 void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, mcpi::Variant v,
                    bool backend);
-void bench_reduced(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, mcpi::OFormat format,
+void bench_reduced(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, StoredAs stored,
                    bool backend);
 
 enum class StepCase {

@@ -47,6 +47,7 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
                                {"--steps", "PPSPARSE_BENCH_MCPI_STEPS", ""},
                                {"--problems", "PPSPARSE_BENCH_MCPI_PROBLEMS", ""},
                                {"--o_formats", "PPSPARSE_BENCH_MCPI_O_FORMATS", ""},
+                               {"--lu_fp32_formats", "PPSPARSE_BENCH_MCPI_LU_FP32_FORMATS", ""},
                                {"--mcpi_small_colour", "PPSPARSE_MCPI_CUDA_SMALL", ""},
                                {"--mcpi_row_slots", "PPSPARSE_MCPI_CUDA_SLOTS", ""},
                                {"--mcpi_wide_split", "PPSPARSE_MCPI_CUDA_WIDE_SPLIT", ""},
@@ -81,6 +82,11 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
     c.o_formats.clear();
     for (const auto& t : flag_list("--o_formats", value("--o_formats")))
       if (t != "none") c.o_formats.push_back(mcpi::parse_o_format(t));
+  }
+  if (set("--lu_fp32_formats")) {
+    c.lu_fp32_formats.clear();
+    for (const auto& t : flag_list("--lu_fp32_formats", value("--lu_fp32_formats")))
+      if (t != "none") c.lu_fp32_formats.push_back(mcpi::parse_o_format(t));
   }
   if (set("--refine")) c.refine = static_cast<int>(flag_integer("--refine", value("--refine"), 0, 6));
   if (set("--mesh_dir")) c.mesh_dir = value("--mesh_dir");
@@ -225,10 +231,14 @@ Problem& ProblemCache::get(const ProblemSpec& spec) {
     p->colors = b.coloring.ncolors;
     p->coloring = std::move(b.coloring);
     p->solver = std::make_unique<mcpi::Solver<Exec>>(b.system, p->coloring, say);
-    for (const mcpi::OFormat f : config_.o_formats) {
-      say(std::string("a solver storing O in ") + mcpi::name(f));
-      p->reduced[f] = std::make_unique<mcpi::Solver<Exec>>(b.system, p->coloring, say, 0, mcpi::OStorage{f, false});
-    }
+    auto add_solver = [&](const StoredAs s) {
+      say(std::string("a solver storing O in ") + mcpi::name(s.first) + (s.second ? ", D's LU in FP32" : ""));
+      mcpi::OStorage storage{s.first, false};
+      storage.lu_fp32 = s.second;
+      p->reduced[s] = std::make_unique<mcpi::Solver<Exec>>(b.system, p->coloring, say, 0, storage);
+    };
+    for (const mcpi::OFormat f : config_.o_formats) add_solver({f, false});
+    for (const mcpi::OFormat f : config_.lu_fp32_formats) add_solver({f, true});
     say("copying the user-numbered values for the time-step cases");
     p->user_o32 = Kokkos::View<float*, Mem>("user_o32", b.system.O.values.extent(0));
     Kokkos::deep_copy(p->user_o32, b.system.O.values);

@@ -43,15 +43,15 @@ void bench_variant(benchmark::State& state, const ProblemSpec& spec, const McpiC
   }
 }
 
-// The auto variant on the solver storing O in `format`.
-void bench_reduced(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, mcpi::OFormat format,
+// The auto variant on the solver storing its values as `stored` says.
+void bench_reduced(benchmark::State& state, const ProblemSpec& spec, const McpiConfig& config, StoredAs stored,
                    bool backend) {
   try {
     Problem& p = g_cache->get(spec);
-    const std::string key = std::string("o_") + mcpi::name(format) + (backend ? "/backend" : "/portable");
-    if (time_variant(state, p, *p.reduced.at(format), p.reduced_reference.at(format), key,
-                     "the same format's portable rows_per_warp", config, mcpi::Variant::automatic(), backend))
-      state.counters["vs_fp32"] = p.reduced_vs_fp32.at(format);
+    const std::string key = stored_name(stored) + (backend ? "/backend" : "/portable");
+    if (time_variant(state, p, *p.reduced.at(stored), p.reduced_reference.at(stored), key,
+                     "the same storage's portable rows_per_warp", config, mcpi::Variant::automatic(), backend))
+      state.counters["vs_fp32"] = p.reduced_vs_fp32.at(stored);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

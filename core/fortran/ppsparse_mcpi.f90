@@ -38,6 +38,7 @@ module ppsparse_mcpi
     integer(c_int) :: o_format
     integer(c_int) :: o_keep_fp32
     integer(c_int) :: o_keep_fp64  !< 1: FGMRES's operator reads the user's O in FP64
+    integer(c_int) :: lu_fp32      !< 1: the sweeps read D's LU factors in FP32
   end type
 
   !> The multigrid's coarse corrections and their scaling (ppsparse_multigrid_options).

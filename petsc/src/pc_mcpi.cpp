@@ -28,10 +28,12 @@ using Exec = DefaultExecSpace;
 /// What the options choose; a setup made with other choices is made again.
 struct Choices {
   mcpi::OFormat o_format = mcpi::OFormat::fp32;
+  bool lu_fp32 = false;
   bool multigrid = false;
   mcpi::MultigridOptions multigrid_options;
   friend bool operator==(const Choices& a, const Choices& b) {
-    return a.o_format == b.o_format && a.multigrid == b.multigrid && a.multigrid_options == b.multigrid_options;
+    return a.o_format == b.o_format && a.lu_fp32 == b.lu_fp32 && a.multigrid == b.multigrid &&
+           a.multigrid_options == b.multigrid_options;
   }
 };
 
@@ -112,6 +114,7 @@ void set_up(MPI_Comm comm, PcMcpi& c, Mat A) {
   });
   mcpi::SetupOptions setup;
   setup.o_storage.format = c.choices.o_format;
+  setup.o_storage.lu_fp32 = c.choices.lu_fp32;
   if (ranks == 1) {
     mcpi::BlockPattern<HostSpace> pattern{c.rows.nb, c.rows.n, host_view(c.rows.row_ptr), host_view(c.rows.col_idx)};
     if (c.choices.multigrid) {
@@ -289,6 +292,10 @@ PetscErrorCode PCSetFromOptions_Mcpi(PC pc, PetscOptionItems* PetscOptionsObject
   PetscCall(PetscOptionsEList("-pc_mcpi_o_format", "How the sweeps store O (the off-diagonal blocks)", "PCMCPI",
                               formats.data(), static_cast<PetscInt>(formats.size()), formats[format], &format, &set));
   c.choices.o_format = mcpi::all_o_formats()[static_cast<size_t>(format)];
+  PetscBool lu_fp32 = c.choices.lu_fp32 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-pc_mcpi_lu_fp32", "The sweeps read the diagonal blocks' LU factors in FP32", "PCMCPI",
+                             lu_fp32, &lu_fp32, &set));
+  c.choices.lu_fp32 = lu_fp32 == PETSC_TRUE;
 
   char variant[256];
   PetscCall(PetscStrncpy(variant, mcpi::name(c.variant).c_str(), sizeof(variant)));
@@ -333,8 +340,8 @@ PetscErrorCode PCView_Mcpi(PC pc, PetscViewer viewer) {
            "-cycle of aggregation multigrid, MCPI sweeps smoothing";
   else
     what = std::to_string(c.sweeps) + " MCPI sweeps from zero";
-  PetscCall(
-      PetscViewerASCIIPrintf(viewer, "  ppsparse: %s, O stored in %s\n", what.c_str(), mcpi::name(c.choices.o_format)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  ppsparse: %s, O stored in %s, D's LU factors read in %s\n", what.c_str(),
+                                   mcpi::name(c.choices.o_format), c.choices.lu_fp32 ? "FP32" : "FP64"));
   if (const mcpi::Solver<Exec>* s = c.fine()) {
     const std::string kernel = s->kernel_name(Exec(), c.variant);
     long long sizes[2] = {s->n(), s->nnzb()};  // over all ranks

@@ -61,7 +61,7 @@ class McpiSolver(_McpiSolver):
     """FUN3D's multicolour point-implicit solver for A = D + O (ppsparse::mcpi::Solver).
 
     McpiSolver(indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False,
-               keep_fp64=False, multigrid=None):
+               keep_fp64=False, multigrid=None, lu_fp32=False):
     setup from the block CSR structure of O (off-diagonal blocks only), in your numbering.
     multigrid=True (or a preset's name, "default" or "flow_jacobian": a V-cycle over pairs for
     compressible flows' Jacobians, MultigridOptions::flow_jacobian; or a dict of options: preset,
@@ -77,6 +77,8 @@ class McpiSolver(_McpiSolver):
     copy for multiply, FGMRES's operator and the true residuals). keep_fp64: also keep your O in
     FP64 for multiply and FGMRES's operator, so that fgmres's converged status is of your own
     system (Status.system says which system a status measures; by default O as stored, FP32).
+    lu_fp32: the sweeps read D's LU factors rounded to FP32 (factored in FP64; 4 bytes per entry
+    of D instead of 8 in every sweep, 4 more held); the operator keeps the FP64 factors.
     update(O, D, order="row_major"): O's blocks in the order of indices, D's by block row.
     apply(R, dq=None, rtol=0, atol=0, max_sweeps=15, check_interval=5, initial_guess=False,
           final_residual=True, variant="auto", sweep_graphs=True) -> (dq, Status)
@@ -90,10 +92,10 @@ class McpiSolver(_McpiSolver):
     """
 
     def __init__(self, indptr, indices, nb, colors=None, index_base=0, o_format="fp32", keep_fp32=False,
-                 keep_fp64=False, multigrid=None):
+                 keep_fp64=False, multigrid=None, lu_fp32=False):
         _ensure()
         super().__init__(indptr, indices, int(nb), colors, int(index_base), str(o_format), bool(keep_fp32),
-                         bool(keep_fp64), multigrid)
+                         bool(keep_fp64), multigrid, bool(lu_fp32))
 
     @classmethod
     def from_bsr(cls, a, **options):

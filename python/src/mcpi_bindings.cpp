@@ -87,7 +87,7 @@ mcpi::MultigridOptions multigrid_options(const py::dict& d) {
 class McpiSolver : public Releasable {
  public:
   McpiSolver(const py::handle& indptr, const py::handle& indices, int nb, const py::handle& colors, int index_base,
-             const std::string& o_format, bool keep_fp32, bool keep_fp64, const py::handle& multigrid) {
+             const std::string& o_format, bool keep_fp32, bool keep_fp64, const py::handle& multigrid, bool lu_fp32) {
     require_kokkos();
     const auto rp = host_array<offset_t>(indptr, "indptr");
     if (rp.size() < 1) throw py::value_error("indptr is empty: it needs n + 1 entries");
@@ -98,6 +98,7 @@ class McpiSolver : public Releasable {
     options.o_storage.format = mcpi::parse_o_format(o_format);
     options.o_storage.keep_fp32 = keep_fp32;
     options.o_storage.keep_fp64 = keep_fp64;
+    options.o_storage.lu_fp32 = lu_fp32;
     if (!colors.is_none()) {
       const auto c = host_array<ordinal_t>(colors, "colors", n);
       options.colors.assign(c.data(), c.data() + c.size());
@@ -325,9 +326,9 @@ void bind_mcpi(py::module_& m) {
 
   py::class_<McpiSolver>(m, "McpiSolver")
       .def(py::init<const py::handle&, const py::handle&, int, const py::handle&, int, const std::string&, bool, bool,
-                    const py::handle&>(),
+                    const py::handle&, bool>(),
            "indptr"_a, "indices"_a, "nb"_a, "colors"_a = py::none(), "index_base"_a = 0, "o_format"_a = "fp32",
-           "keep_fp32"_a = false, "keep_fp64"_a = false, "multigrid"_a = py::none())
+           "keep_fp32"_a = false, "keep_fp64"_a = false, "multigrid"_a = py::none(), "lu_fp32"_a = false)
       .def("update", &McpiSolver::update, "O"_a, "D"_a, "order"_a = "row_major",
            "New values in your numbering: O's blocks in the order of `indices` (nnzb x nb x nb), D's by block "
            "row (n x nb x nb), each block row_major or column_major; D is LU-factored on the device. ValueError "

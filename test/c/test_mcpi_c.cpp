@@ -192,6 +192,7 @@ TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
   EXPECT_EQ(o.o_format, PPSPARSE_O_FP32);
   EXPECT_EQ(o.o_keep_fp32, 0);
   EXPECT_EQ(o.o_keep_fp64, 0);
+  EXPECT_EQ(o.lu_fp32, 0);
   const std::pair<int, mcpi::OFormat> formats[] = {{PPSPARSE_O_BF16, mcpi::OFormat::bf16},
                                                    {PPSPARSE_O_FP16, mcpi::OFormat::fp16},
                                                    {PPSPARSE_O_INT8, mcpi::OFormat::int8}};
@@ -199,6 +200,7 @@ TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
     SCOPED_TRACE(mcpi::name(format));
     o.o_format = code;
     o.o_keep_fp32 = 1;
+    o.lu_fp32 = format == mcpi::OFormat::int8;  // and D's factors in FP32 with int8
     ppsparse_mcpi_solver* s = nullptr;
     ASSERT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
                                         PPSPARSE_MEMORY_HOST, &o),
@@ -215,6 +217,7 @@ TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
     ASSERT_EQ(ppsparse_mcpi_apply(s, a.R.data(), dq.data(), PPSPARSE_MEMORY_HOST, &c, &st), PPSPARSE_SUCCESS);
     mcpi::SetupOptions so;
     so.o_storage = {format, true};
+    so.o_storage.lu_fp32 = format == mcpi::OFormat::int8;
     mcpi::Solver<> cpp(mcpi::BlockPattern<HostSpace>{a.nb, a.n, a.system.O.ia,
                                                      Kokkos::View<const ordinal_t*, HostSpace>(a.system.O.ja), 0},
                        so);
@@ -246,6 +249,12 @@ TEST(McpiC, ReducedOFormatsAsTheCppSolver) {
                                       PPSPARSE_MEMORY_HOST, &o),
             PPSPARSE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last().find("options.o_keep_fp64 must be 0 or 1, got -1"), std::string::npos) << last();
+  o.o_keep_fp64 = 0;
+  o.lu_fp32 = 3;
+  EXPECT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
+                                      PPSPARSE_MEMORY_HOST, &o),
+            PPSPARSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("options.lu_fp32 must be 0 or 1, got 3"), std::string::npos) << last();
   // NULL options: the defaults.
   ASSERT_EQ(ppsparse_mcpi_create_with(&s, a.nb, a.n, a.row_ptr.data(), a.col_idx.data(), 0, nullptr,
                                       PPSPARSE_MEMORY_HOST, nullptr),

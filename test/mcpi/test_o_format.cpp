@@ -1,7 +1,8 @@
 // O stored in BF16, scaled FP16 or scaled int8 (mcpi/o_format.hpp): the rounding of the codec,
 // the stored values against the host reference bit for bit (through the operator), the sweeps
 // of every kernel against the FP64 reference on the rounded system, the FP32 copy for the
-// operator and the checks, assembly in place, and bad input.
+// operator and the checks, assembly in place, and bad input. D's LU factors in FP32
+// (OStorage::lu_fp32): the sweeps against the reference on the rounded factors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -281,10 +282,26 @@ TEST(McpiOFormatSolver, TheFp32CopyServesTheOperatorAndTheResiduals) {
   }
 }
 
+/// p's O and D written into s.storage() at their slots, then s.factor(): an assembly in place.
+void assemble_in_place(const Exec& exec, const Problem& p, Solver<>& s) {
+  const size_t nb2 = static_cast<size_t>(p.system.nb) * p.system.nb;
+  auto st = s.storage();
+  auto O = Kokkos::create_mirror_view(st.O);
+  auto D = Kokkos::create_mirror_view(st.D);
+  auto o_slot = Kokkos::create_mirror_view_and_copy(HostSpace(), st.o_slot);
+  auto d_slot = Kokkos::create_mirror_view_and_copy(HostSpace(), st.d_slot);
+  for (size_t k = 0; k < o_slot.extent(0); ++k)
+    for (size_t e = 0; e < nb2; ++e) O(o_slot(k) * nb2 + e) = static_cast<float>(p.O[k * nb2 + e]);
+  for (size_t r = 0; r < d_slot.extent(0); ++r)
+    for (size_t e = 0; e < nb2; ++e) D(d_slot(r) * nb2 + e) = p.D[r * nb2 + e];
+  Kokkos::deep_copy(st.O, O);
+  Kokkos::deep_copy(st.D, D);
+  s.factor(exec);
+}
+
 TEST(McpiOFormatSolver, AssemblyInPlaceConvertsAsUpdateDoes) {
   for (int nb : {2, 5}) {
     Problem p(nb);
-    const size_t nb2 = static_cast<size_t>(nb) * nb;
     const std::vector<double> x = test::random_vector(p.R.size());
     for (const OFormat f : {OFormat::bf16, OFormat::fp16, OFormat::int8}) {
       for (const bool keep : {false, true}) {
@@ -293,18 +310,7 @@ TEST(McpiOFormatSolver, AssemblyInPlaceConvertsAsUpdateDoes) {
         Solver<> a = p.solver({f, keep});
         a.update(exec, device_view(p.O), device_view(p.D));
         Solver<> b = p.solver({f, keep});
-        auto st = b.storage();
-        auto O = Kokkos::create_mirror_view(st.O);
-        auto D = Kokkos::create_mirror_view(st.D);
-        auto o_slot = Kokkos::create_mirror_view_and_copy(HostSpace(), st.o_slot);
-        auto d_slot = Kokkos::create_mirror_view_and_copy(HostSpace(), st.d_slot);
-        for (size_t k = 0; k < o_slot.extent(0); ++k)
-          for (size_t e = 0; e < nb2; ++e) O(o_slot(k) * nb2 + e) = static_cast<float>(p.O[k * nb2 + e]);
-        for (size_t r = 0; r < d_slot.extent(0); ++r)
-          for (size_t e = 0; e < nb2; ++e) D(d_slot(r) * nb2 + e) = p.D[r * nb2 + e];
-        Kokkos::deep_copy(st.O, O);
-        Kokkos::deep_copy(st.D, D);
-        b.factor(exec);
+        assemble_in_place(exec, p, b);
         Kokkos::View<double*, Mem> ya("ya", x.size()), yb("yb", x.size()), da("da", x.size()), db("db", x.size());
         a.multiply(exec, device_view(x), ya);
         b.multiply(exec, device_view(x), yb);
@@ -368,6 +374,115 @@ TEST(McpiOFormatSolver, ReducedFormatsNeedTheDefaultPrecisions) {
                               Kokkos::View<const ordinal_t*, HostSpace>(p.col_idx.data(), p.col_idx.size()), 0};
   const std::string m = test::message_of<InvalidArgument>([&] { Solver<Exec, double, double, double> s(pat, so); });
   EXPECT_NE(m.find("int8 needs the default precisions"), std::string::npos) << m;
+}
+
+// ---- D's LU factors in FP32 for the sweeps (OStorage::lu_fp32) ----
+
+/// Problem(nb) with each D block replaced by random entries in [-1, 1) but a first pivot of
+/// 10^-3 (each block row's scale kept): its LU factors (no pivoting) grow to about 10^3 and
+/// cancel in L U, so that rounding them to FP32 moves D, and the sweeps' solution, by about
+/// 10^-4 relative. O is scaled by 10^-3, so that O dQ, formed in FP32, moves it by much less.
+Problem ill_conditioned_d(int nb) {
+  Problem p(nb);
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  std::mt19937_64 rng(test::test_seed());
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (ordinal_t r = 0; r < p.system.n; ++r) {
+    const double scale = std::pow(10.0, 8 * (r % 7) - 24);  // Problem's row scale
+    for (size_t e = 0; e < nb2; ++e) p.system.D(r * nb2 + e) = scale * (e == 0 ? 1e-3 : u(rng));
+  }
+  for (size_t q = 0; q < p.system.O.values.extent(0); ++q) p.system.O.values(q) *= 1e-3f;
+  p.O.assign(p.system.O.values.data(), p.system.O.values.data() + p.system.O.values.extent(0));
+  p.D.assign(p.system.D.data(), p.system.D.data() + p.system.D.extent(0));
+  return p;
+}
+
+TEST(McpiLuFp32, SweepsSolveTheSystemOfTheRoundedFactors) {
+  for (int nb : {2, 5, 17}) {
+    Problem p = ill_conditioned_d(nb);
+    for (const OFormat f : {OFormat::fp32, OFormat::int8}) {
+      const auto exact = reference_sweeps(p.rounded(f), p.coloring, 2);
+      const auto rounded = reference_sweeps(reference_rounded_lu(p.rounded(f)), p.coloring, 2);
+      // What tells the two apart: rounding the factors moves the solution this far.
+      const double apart = max_block_row_error(rounded, exact, nb);
+      ASSERT_GT(apart, 1e-6) << "nb " << nb;
+      for (const bool lu_fp32 : {false, true}) {
+        OStorage storage{f, false};
+        storage.lu_fp32 = lu_fp32;
+        Solver<> s = p.solver(storage);
+        Exec exec;
+        s.update(exec, device_view(p.O), device_view(p.D));
+        for (const Kernel k : all_kernels()) {
+          SCOPED_TRACE("nb=" + std::to_string(nb) + " " + name(f) + " " + name(k) + (lu_fp32 ? " lu_fp32" : ""));
+          Control c;
+          c.max_sweeps = 2;
+          c.check_interval = 1;  // checked sweeps too
+          c.variant = k;
+          Kokkos::View<double*, Mem> dq("dq", p.R.size());
+          Kokkos::deep_copy(dq, std::numeric_limits<double>::quiet_NaN());
+          const Status st = s.apply(exec, device_view(p.R), dq, c);
+          EXPECT_EQ(st.sweeps, 2);
+          const auto got = to_vector(dq);
+          EXPECT_LT(max_block_row_error(got, lu_fp32 ? rounded : exact, nb), apart / 20);
+          EXPECT_GT(max_block_row_error(got, lu_fp32 ? exact : rounded, nb), apart / 2);
+          // The true final residual reads the FP64 factors: the user's D.
+          EXPECT_NEAR(st.final_residual, reference_residual_norm(p.rounded(f), got), 1e-9 * st.initial_residual);
+        }
+      }
+    }
+  }
+}
+
+TEST(McpiLuFp32, AssemblyInPlaceRoundsAsUpdateDoes) {
+  const int nb = 4;
+  Problem p = ill_conditioned_d(nb);
+  OStorage storage{OFormat::bf16, false};
+  storage.lu_fp32 = true;
+  Exec exec;
+  Solver<> a = p.solver(storage);
+  a.update(exec, device_view(p.O), device_view(p.D));
+  Solver<> b = p.solver(storage);
+  assemble_in_place(exec, p, b);
+  Control c;
+  c.max_sweeps = 3;
+  c.check_interval = 0;
+  Kokkos::View<double*, Mem> da("da", p.R.size()), db("db", p.R.size());
+  a.apply(exec, device_view(p.R), da, c);
+  b.apply(exec, device_view(p.R), db, c);
+  EXPECT_EQ(to_vector(da), to_vector(db));
+  const auto ref = reference_sweeps(reference_rounded_lu(p.rounded(OFormat::bf16)), p.coloring, 3);
+  EXPECT_LT(max_block_row_error(to_vector(db), ref, nb), kBlockRowTolerance);
+}
+
+TEST(McpiLuFp32, BytesTrafficAndBadInput) {
+  Problem p(5);
+  OStorage storage{OFormat::int8, false};
+  Solver<> plain = p.solver(storage);
+  storage.lu_fp32 = true;
+  Solver<> lu32 = p.solver(storage);
+  EXPECT_TRUE(lu32.o_storage().lu_fp32);
+  const double entries = static_cast<double>(lu32.n()) * 25;
+  // The sweeps read 4 bytes per entry of D instead of 8; the FP64 factors stay as well.
+  EXPECT_EQ(plain.traffic().d - lu32.traffic().d, entries * 4);
+  EXPECT_EQ(lu32.traffic().o_values, plain.traffic().o_values);
+  EXPECT_EQ(lu32.device_bytes() - plain.device_bytes(), static_cast<size_t>(entries) * 4);
+  // Factors beyond FP32's range: refused, naming the user's block row (from 1 where the user counts from 1).
+  std::vector<double> D = p.D;
+  const size_t bad_row = 6;
+  for (size_t e = 0; e < 25; ++e) D[bad_row * 25 + e] *= 1e39;
+  Exec exec;
+  const std::string m = test::message_of<NumericalError>([&] { lu32.update(exec, device_view(p.O), device_view(D)); });
+  EXPECT_NE(m.find("D block row " + std::to_string(bad_row) + ":"), std::string::npos) << m;
+  EXPECT_NE(m.find("exceed FP32's range"), std::string::npos) << m;
+  plain.update(exec, device_view(p.O), device_view(D));  // FP64 factors hold them
+  // Other precisions: refused at setup.
+  SetupOptions so;
+  so.o_storage.lu_fp32 = true;
+  BlockPattern<HostSpace> pat{5, p.system.n,
+                              Kokkos::View<const offset_t*, HostSpace>(p.row_ptr.data(), p.row_ptr.size()),
+                              Kokkos::View<const ordinal_t*, HostSpace>(p.col_idx.data(), p.col_idx.size()), 0};
+  const std::string m2 = test::message_of<InvalidArgument>([&] { Solver<Exec, double, double, double> s(pat, so); });
+  EXPECT_NE(m2.find("lu_fp32) need the default precisions"), std::string::npos) << m2;
 }
 
 TEST(McpiOFormatSolver, TrafficCountsTheStoredBytes) {

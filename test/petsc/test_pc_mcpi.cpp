@@ -252,7 +252,7 @@ TEST(PcMcpi, BlockSizeOneIsScalarGaussSeidel) {
 
 TEST(PcMcpi, OptionsChooseTheFormatTheKernelAndMultigrid) {
   Mat A = system_matrix(MATBAIJ);
-  std::vector<std::string> settings = {"-pc_mcpi_o_format int8 -pc_mcpi_sweeps 3",
+  std::vector<std::string> settings = {"-pc_mcpi_o_format int8 -pc_mcpi_sweeps 3 -pc_mcpi_lu_fp32",
                                        "-pc_mcpi_o_format bf16 -pc_mcpi_variant warp_per_row"};
   if (ranks() == 1) settings.push_back("-pc_mcpi_multigrid -pc_mcpi_mg_cycle v -pc_mcpi_mg_coarse_rows 20");
   for (const std::string& s : settings) {
@@ -265,6 +265,9 @@ TEST(PcMcpi, OptionsChooseTheFormatTheKernelAndMultigrid) {
                                : s.find("bf16") != std::string::npos ? "bf16"
                                                                      : "fp32";
     EXPECT_NE(view.find("O stored in " + format), std::string::npos) << view;
+    const bool lu_fp32 = s.find("lu_fp32") != std::string::npos;
+    EXPECT_NE(view.find(std::string("D's LU factors read in ") + (lu_fp32 ? "FP32" : "FP64")), std::string::npos)
+        << view;
     EXPECT_NE(view.find("setups 1, numeric updates 0"), std::string::npos) << view;
     if (s.find("multigrid") != std::string::npos) {
       EXPECT_NE(view.find("one v-cycle of aggregation multigrid"), std::string::npos) << view;

@@ -299,6 +299,20 @@ def test_keep_fp64_makes_fgmres_converge_on_the_users_own_system():
         assert (user <= 1e-11) if keep else (user > 1e-11), (keep, user)
 
 
+def test_lu_fp32_sweeps_read_d_rounded_and_hold_its_bytes():
+    O, D, A, R = grid_system()
+    plain = ppsparse.McpiSolver.from_bsr(O, o_format="int8")
+    lu32 = ppsparse.McpiSolver.from_bsr(O, o_format="int8", lu_fp32=True)
+    nb = O.blocksize[0]
+    assert lu32.device_bytes - plain.device_bytes == 4 * lu32.n * nb * nb  # the FP32 factors
+    for s in (plain, lu32):
+        s.update(O.data, D)
+    dq0, st0 = plain.apply(R, rtol=1e-5, max_sweeps=200)
+    dq1, st1 = lu32.apply(R, rtol=1e-5, max_sweeps=200)
+    assert st0.converged and st1.converged, (st0, st1)
+    assert np.linalg.norm(dq1 - dq0) <= 1e-4 * np.linalg.norm(dq0)
+
+
 def test_multigrid_preconditions_fgmres_and_lists_its_levels():
     O, D, A, R = grid_system(g=10, nb=2, seed=3)
     plain = ppsparse.McpiSolver.from_bsr(O)

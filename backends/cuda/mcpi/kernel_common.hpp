@@ -1,11 +1,13 @@
 #pragma once
-// What the CUDA MCPI kernels share (included by mcpi_backend_cuda.cpp only): the launch
-// geometry constants, the per-launch settings, error checks, the warp substitution, L2
-// prefetches, cp.async copies and the two steps of a programmatic dependent launch.
+// What the CUDA MCPI kernels and their launches share (through colour_launch.hpp): the launch
+// geometry constants, the per-launch settings, error checks, D's factors in either precision,
+// the warp substitution, L2 prefetches, cp.async copies and the two steps of a programmatic
+// dependent launch.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 
 #include <ppsparse/error.hpp>
 #include <ppsparse/mcpi/backend.hpp>
@@ -117,6 +119,16 @@ __device__ __forceinline__ void load_column(const ColorArgs& a, const long long 
   }
 }
 
+// D's LU factors as the kernels read them: DT = double, ColorArgs::D; DT = float, the FP32
+// copy (ColorArgs::d_lu32, OStorage::lu_fp32). Substitutions compute in FP64 either way.
+template <class DT>
+__device__ __forceinline__ const DT* lu_factors(const ColorArgs& a) {
+  if constexpr (std::is_same_v<DT, float>)
+    return a.d_lu32;
+  else
+    return a.D;
+}
+
 // The factor a block row's SpMV sum takes after load_column: fp16's scale of the row, else 1.
 template <OFormat F>
 __device__ __forceinline__ float block_row_scale(const ColorArgs& a, const long long row) {
@@ -179,9 +191,11 @@ __device__ __forceinline__ void add_warp_residual(double v, const ColorArgs& a) 
 // Prefetches the 128-byte line holding p into L2 (no register held, never waited for).
 __device__ __forceinline__ void prefetch_line_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
-// Copies `count` doubles from global src to shared dst with cp.async, spread over the warp.
-__device__ __forceinline__ void async_copy_doubles(double* dst, const double* src, int count, int lane) {
-  for (int e = lane; e < count; e += 32) __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
+// Copies `count` values (4 or 8 bytes each) from global src to shared dst with cp.async,
+// spread over the warp.
+template <class T>
+__device__ __forceinline__ void async_copy(T* dst, const T* src, int count, int lane) {
+  for (int e = lane; e < count; e += 32) __pipeline_memcpy_async(dst + e, src + e, sizeof(T));
   __pipeline_commit();
 }
 

@@ -26,15 +26,17 @@ namespace ppsparse::mcpi::backend::cuda {
 // RES: a checked sweep: each row's squared residual before its update goes to a.residual_sq
 // (residual_entry_sq: its D q reads the D the substitution reads, and the row's own dQ).
 // F: O's storage format (load_column decodes it). U: blocks of a row a lane has in flight per
-// step (their ja -> dQ chains overlap).
-template <int NB, bool ASYNC, int S = 1, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32, int U = 2>
+// step (their ja -> dQ chains overlap). DT: the precision of D's LU factors (lu_factors).
+template <int NB, bool ASYNC, int S = 1, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32, int U = 2,
+          class DT = double>
 __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorArgs a) {
   static_assert(S >= 1 && S * NB <= 32, "a block row's lanes fit in the warp");
   constexpr int UNROLL = U;
   constexpr int G = S * NB;  // lanes per block row
   constexpr int R = 32 / G;
   constexpr int NB2 = NB * NB;
-  __shared__ double sD[kWarps][ASYNC ? R * NB2 : 1];
+  __shared__ DT sD[kWarps][ASYNC ? R * NB2 : 1];
+  const DT* __restrict__ lu = lu_factors<DT>(a);
   __shared__ float sPart[kWarps][F == OFormat::fp32 ? 1 : 32 * NB];
   allow_next_grid<PDL>();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -45,7 +47,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
   const bool active = in_row && s == 0;          // ... and in its substitution
   if (ASYNC && first < a.row_end) {
     const int rows = static_cast<int>(min(static_cast<long long>(R), a.row_end - first));
-    async_copy_doubles(sD[warp], a.D + first * NB2, rows * NB2, lane);
+    async_copy(sD[warp], lu + first * NB2, rows * NB2, lane);
   }
   const float* __restrict__ dq = a.dq;
   float acc[NB];
@@ -115,7 +117,7 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
     __syncwarp();
   }
   auto Dij = [&](int ii, int jj) {
-    return ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii);
+    return static_cast<double>(ASYNC ? sD[warp][r * NB2 + jj * NB + ii] : __ldg(lu + row * NB2 + jj * NB + ii));
   };
   double e2 = 0.0;
   if constexpr (RES) e2 = residual_entry_sq<NB>(rv, active ? a.dq[row * NB + i] : 0.f, i, r * G, active, Dij);
@@ -129,18 +131,19 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
 // slots take every S-th block (column-wise, one dQ gather per block), so a row takes about
 // 17 / S steps; partial sums are reduced through shared memory.
 // PDL: as rows_per_warp_kernel's. It carries the overlap through a sweep's last, small colours
-// (docs/perf/kernel_choices.md, "MCPI small-colour kernel"). RES, F: as rows_per_warp_kernel's.
-template <int NB, bool ASYNC, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32>
+// (docs/perf/kernel_choices.md, "MCPI small-colour kernel"). RES, F, DT: as rows_per_warp_kernel's.
+template <int NB, bool ASYNC, bool PDL = false, bool RES = false, OFormat F = OFormat::fp32, class DT = double>
 __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const ColorArgs a) {
   constexpr int NB2 = NB * NB;
   constexpr int S = 32 / NB;
   __shared__ float sAcc[kWarps][32 * NB];
-  __shared__ double sD[kWarps][ASYNC ? NB2 : 1];
+  __shared__ DT sD[kWarps][ASYNC ? NB2 : 1];
+  const DT* __restrict__ lu = lu_factors<DT>(a);
   allow_next_grid<PDL>();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
   if (row >= a.row_end) return;  // whole warp leaves together
-  if (ASYNC) async_copy_doubles(sD[warp], a.D + row * NB2, NB2, lane);
+  if (ASYNC) async_copy(sD[warp], lu + row * NB2, NB2, lane);
   wait_previous_grid<PDL>();  // the previous colour's dQ is complete
   const int s = lane / NB, i = lane % NB;
   float acc[NB];
@@ -170,7 +173,9 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
     __pipeline_wait_prior(0);
     __syncwarp();
   }
-  auto Dij = [&](int ii, int jj) { return ASYNC ? sD[warp][jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii); };
+  auto Dij = [&](int ii, int jj) {
+    return static_cast<double>(ASYNC ? sD[warp][jj * NB + ii] : __ldg(lu + row * NB2 + jj * NB + ii));
+  };
   double e2 = 0.0;
   if constexpr (RES) e2 = residual_entry_sq<NB>(rv, active ? a.dq[row * NB + lane] : 0.f, lane, 0, active, Dij);
   const double x = substitute<NB>(rv, lane, 0, active, Dij);

@@ -6,18 +6,20 @@ namespace ppsparse::mcpi::backend::cuda {
 
 // 11_x: a warp owns one block row; lanes on the entries of S = 32 / NB^2 blocks (NB <= 5) or,
 // for larger blocks, M = ceil(NB^2 / 32) entries of each block; partial sums reduced per row i
-// through shared memory, then the first NB lanes substitute.
-template <int NB, bool ASYNC>
+// through shared memory, then the first NB lanes substitute. DT: the precision of D's LU
+// factors (lu_factors).
+template <int NB, bool ASYNC, class DT = double>
 __global__ void __launch_bounds__(kWarps * 32) warp_per_row_kernel(const ColorArgs a) {
   constexpr int NB2 = NB * NB;
   constexpr int S = NB2 <= 32 ? 32 / NB2 : 1;
   constexpr int M = (NB2 + 31) / 32;
   __shared__ float sPart[kWarps][32 * M];
-  __shared__ double sD[kWarps][ASYNC ? NB2 : 1];
+  __shared__ DT sD[kWarps][ASYNC ? NB2 : 1];
+  const DT* __restrict__ lu = lu_factors<DT>(a);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long row = a.row_begin + static_cast<long long>(blockIdx.x) * kWarps + warp;
   if (row >= a.row_end) return;  // whole warp leaves together
-  if (ASYNC) async_copy_doubles(sD[warp], a.D + row * NB2, NB2, lane);
+  if (ASYNC) async_copy(sD[warp], lu + row * NB2, NB2, lane);
   const float* __restrict__ dq = a.dq;
   const offset_t kbeg = __ldg(a.ia + row), kend = __ldg(a.ia + row + 1);
   if constexpr (NB2 <= 32) {
@@ -62,7 +64,9 @@ __global__ void __launch_bounds__(kWarps * 32) warp_per_row_kernel(const ColorAr
     __pipeline_wait_prior(0);
     __syncwarp();
   }
-  auto Dij = [&](int ii, int jj) { return ASYNC ? sD[warp][jj * NB + ii] : __ldg(a.D + row * NB2 + jj * NB + ii); };
+  auto Dij = [&](int ii, int jj) {
+    return static_cast<double>(ASYNC ? sD[warp][jj * NB + ii] : __ldg(lu + row * NB2 + jj * NB + ii));
+  };
   const double x = substitute<NB>(rv, i, 0, active, Dij);
   if (active) a.dq[row * NB + i] = static_cast<float>(x);
 }

@@ -38,7 +38,8 @@ constexpr int kWideMinBlocks = NB > 32 ? 1 : 6;
 //
 // RES: a checked sweep: the substituting warp also adds the row's squared residual before its
 // update to a.residual_sq, D q = L (U q) for the row's own dQ q read column by column.
-template <int NB, int SPLIT, bool PDL = false, bool RES = false>
+// DT: the precision of D's LU factors (lu_factors).
+template <int NB, int SPLIT, bool PDL = false, bool RES = false, class DT = double>
 __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     wide_block_kernel(const ColorArgs a, const bool prefetch) {
   static_assert(NB >= 16 && NB <= 64, "one warp per block row, at most two rows per lane");
@@ -65,7 +66,7 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
   // Independent of the SpMV: issued first so that their latency hides behind it (only the
   // warp that substitutes needs them).
   const bool substitutes = part == 0;
-  const double* Drow = a.D + row * NB2;
+  const DT* Drow = lu_factors<DT>(a) + row * NB2;
   const double rhs0 = substitutes && own0 ? __ldg(a.R + row * NB + i0) : 0.0;
   const double rhs1 = substitutes && own1 ? __ldg(a.R + row * NB + i1) : 0.0;
   const double inv0 = substitutes && own0 ? 1.0 / __ldg(Drow + i0 * NB + i0) : 0.0;  // 1 / U(i, i)
@@ -85,8 +86,7 @@ __global__ void __launch_bounds__(kWarps * 32, kWideMinBlocks<NB>)
     prefetch_l2(o_row + prefetched, upto - prefetched, lane);
     prefetched = max(prefetched, upto);
     if (prefetched == o_bytes) {
-      if (substitutes)
-        prefetch_l2(reinterpret_cast<const char*>(Drow), NB2 * static_cast<long long>(sizeof(double)), lane);
+      if (substitutes) prefetch_l2(reinterpret_cast<const char*>(Drow), NB2 * static_cast<long long>(sizeof(DT)), lane);
       d_prefetched = true;
     }
   };

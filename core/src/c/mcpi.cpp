@@ -202,6 +202,7 @@ mcpi::OStorage o_storage_of(const ppsparse_mcpi_options* o) {
   s.format = o_format_of(o->o_format, "options.o_format");
   s.keep_fp32 = flag(o->o_keep_fp32, "options.o_keep_fp32");
   s.keep_fp64 = flag(o->o_keep_fp64, "options.o_keep_fp64");
+  s.lu_fp32 = flag(o->lu_fp32, "options.lu_fp32");
   return s;
 }
 
@@ -298,6 +299,7 @@ void ppsparse_mcpi_options_default(ppsparse_mcpi_options* o) {
   o->o_format = PPSPARSE_O_FP32;
   o->o_keep_fp32 = 0;
   o->o_keep_fp64 = 0;
+  o->lu_fp32 = 0;
 }
 
 namespace {

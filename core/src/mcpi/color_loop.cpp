@@ -144,8 +144,8 @@ std::string ColorLoop<E, OS, DS, XS>::graph_obstacle(const E& exec, const Resolv
 template <class E, class OS, class DS, class XS>
 std::vector<const void*> ColorLoop<E, OS, DS, XS>::sweep_arrays() const {
   const auto& s = a_.sweeper();
-  return {s.ia.data(), s.ja.data(),  s.O.data(),  s.o_coded.data(), s.o_scale.data(),
-          s.D.data(),  s.rhs.data(), s.dq.data(), s.r_tmp.data()};
+  return {s.ia.data(), s.ja.data(),     s.O.data(),   s.o_coded.data(), s.o_scale.data(),
+          s.D.data(),  s.d_lu32.data(), s.rhs.data(), s.dq.data(),      s.r_tmp.data()};
 }
 
 template <class E, class OS, class DS, class XS>

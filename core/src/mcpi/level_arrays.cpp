@@ -58,6 +58,8 @@ LevelArrays<E, OS, DS, XS>::LevelArrays(SetupPlan&& plan, const Progress& progre
   s_.ja = Kokkos::View<ordinal_t*, memory_space>("mcpi.ja", static_cast<size_t>(nnzb_));
   allocate_o(plan);
   s_.D = Kokkos::View<DS*, memory_space>("mcpi.D", static_cast<size_t>(n_) * nb2);
+  if (o_storage_.lu_fp32)
+    s_.d_lu32 = Kokkos::View<float*, memory_space>("mcpi.D_lu_fp32", static_cast<size_t>(n_) * nb2);
   r_ = Vector("mcpi.R", static_cast<size_t>(n_) * nb);
   o_slot_ = Kokkos::View<offset_t*, memory_space>("mcpi.o_slot", static_cast<size_t>(nnzb_));
   new_to_old_ = Kokkos::View<ordinal_t*, memory_space>("mcpi.new_to_old", static_cast<size_t>(n_));
@@ -86,8 +88,9 @@ template <class E, class OS, class DS, class XS>
 size_t LevelArrays<E, OS, DS, XS>::device_bytes() const {
   auto bytes = [](const auto& v) { return v.span() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
   return bytes(s_.ia) + bytes(s_.ja) + bytes(s_.O) + bytes(s_.o_coded) + bytes(s_.o_scale) + bytes(s_.D) +
-         bytes(s_.dq) + bytes(s_.r_tmp) + bytes(s_.residual_sq) + bytes(r_) + bytes(new_to_old_) + bytes(old_to_new_) +
-         bytes(o_slot_) + bytes(slot_to_user_) + bytes(work_) + bytes(first_bad_block_) + bytes(o_user_);
+         bytes(s_.d_lu32) + bytes(s_.dq) + bytes(s_.r_tmp) + bytes(s_.residual_sq) + bytes(r_) + bytes(new_to_old_) +
+         bytes(old_to_new_) + bytes(o_slot_) + bytes(slot_to_user_) + bytes(work_) + bytes(first_bad_block_) +
+         bytes(o_user_);
 }
 
 /// O's storage in the plan's format: the plain O (fp32, or a coded format's kept FP32 copy)
@@ -100,6 +103,10 @@ void LevelArrays<E, OS, DS, XS>::allocate_o(const SetupPlan& plan) {
   if (reduced() && !SweeperType::default_precision)
     throw InvalidArgument(std::string("mcpi setup: O in ") + name(o_storage_.format) +
                           " needs the default precisions (FP32 O and dQ, FP64 D)");
+  if (o_storage_.lu_fp32 && !SweeperType::default_precision)
+    throw InvalidArgument(
+        "mcpi setup: D's LU factors in FP32 for the sweeps (OStorage::lu_fp32) need the default precisions (FP32 O "
+        "and dQ, FP64 D)");
   if (operator_full()) s_.O = Kokkos::View<OS*, memory_space>("mcpi.O", entries);
   if (o_storage_.keep_fp64) o_user_ = Kokkos::View<double*, memory_space>("mcpi.O_user_fp64", entries);
   with_codec(o_storage_.format, [&](auto codec) {
@@ -205,7 +212,19 @@ void LevelArrays<E, OS, DS, XS>::factor(const E& exec) {
   else if (reduced())
     check_encoded(exec);  // coded by encode_o_from
   check_factored(factor_diagonal_blocks(exec, s_.D, s_.nb, n_));
+  round_lu(exec);
   has_values_ = true;
+}
+
+/// OStorage::lu_fp32: the sweeps' copy of D's factors, rounded to nearest FP32 (an FP64 factor
+/// beyond FP32's range becomes Inf, which the sweeps would spread: refused, naming the row).
+template <class E, class OS, class DS, class XS>
+void LevelArrays<E, OS, DS, XS>::round_lu(const E& exec) {
+  if (s_.d_lu32.extent(0) == 0) return;
+  const long long first = impl::round_to_fp32(exec, s_.D, s_.d_lu32, static_cast<size_t>(s_.nb) * s_.nb);
+  if (first < 0) return;
+  throw NumericalError("mcpi: D block row " + user_row(static_cast<ordinal_t>(first)) +
+                       ": its LU factors exceed FP32's range (OStorage::lu_fp32); keep them in FP64");
 }
 
 template <class E, class OS, class DS, class XS>
@@ -302,6 +321,7 @@ void LevelArrays<E, OS, DS, XS>::load_typed(const E& exec, const UserArray& O, c
     if (reduced()) encode_fp32_copy(exec);  // from the FP32 copy just written
   }
   check_factored(failure);
+  round_lu(exec);
   has_values_ = true;
 }
 

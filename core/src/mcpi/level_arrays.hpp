@@ -138,6 +138,7 @@ class LevelArrays {
   long long first_bad(const ExecSpace& exec) const;
   void check_encoded(const ExecSpace& exec) const;
   void check_factored(long long failure) const;
+  void round_lu(const ExecSpace& exec);
   [[noreturn]] void throw_not_finite_block(long long k, bool rounded = false) const;
   /// " (global id G)" for the user's row `user` of a distributed system, else "".
   std::string global_name(ordinal_t user) const;

@@ -9,6 +9,8 @@
 #include <ppsparse/mcpi/detail/o_codec.hpp>
 #include <ppsparse/reorder/permutation.hpp>
 
+#include "block_lu.hpp"
+
 namespace ppsparse::mcpi {
 namespace {
 
@@ -187,6 +189,31 @@ BlockSystem<HostSpace> reference_rounded_system(OFormat format, const BlockSyste
   rounded.O.values = Kokkos::View<float*, HostSpace>("O_rounded", s.O.values.extent(0));
   const std::vector<double> v = reference_round_o(format, s.O);
   for (size_t q = 0; q < v.size(); ++q) rounded.O.values(q) = static_cast<float>(v[q]);  // exact: decoded FP32
+  return rounded;
+}
+
+BlockSystem<HostSpace> reference_rounded_lu(const BlockSystem<HostSpace>& s) {
+  if (s.d_factored) throw InvalidArgument("reference_rounded_lu: D must not be factored");
+  const int nb = s.nb;
+  const size_t nb2 = static_cast<size_t>(nb) * nb;
+  BlockSystem<HostSpace> rounded = s;
+  rounded.D = Kokkos::View<double*, HostSpace>("D_rounded_lu", s.D.extent(0));
+  std::vector<double> lu(nb2);
+  for (ordinal_t row = 0; row < s.n; ++row) {
+    for (size_t e = 0; e < nb2; ++e) lu[e] = s.D(static_cast<size_t>(row) * nb2 + e);
+    int bad = -1;
+    if (lu_factor_block(lu.data(), nb, default_relative_tiny_pivot, &bad) != PivotFailure::none)
+      throw NumericalError("reference_rounded_lu: block row " + std::to_string(row) + " fails to factor at row " +
+                           std::to_string(bad));
+    for (double& v : lu) v = static_cast<float>(v);
+    // (L U)(i, j) = sum over k <= min(i, j) of L(i, k) U(k, j), L's diagonal 1.
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < nb; ++i) {
+        double sum = 0.0;
+        for (int k = 0; k <= std::min(i, j); ++k) sum += (k == i ? 1.0 : lu[k * nb + i]) * lu[j * nb + k];
+        rounded.D(static_cast<size_t>(row) * nb2 + j * nb + i) = sum;
+      }
+  }
   return rounded;
 }
 

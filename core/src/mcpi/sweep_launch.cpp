@@ -12,12 +12,12 @@ namespace ppsparse::mcpi::detail {
 
 namespace {
 
-template <class E, class OS, class DS, class XS, class OA, int NB, bool StageD, bool WideAcc>
-void launch_nb(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& oa, const Geometry& g, impl::Stage stage,
-               bool prefetch, ordinal_t b, ordinal_t e, bool residual) {
-  using Functor = impl::SweepFunctor<E, NB, StageD, OA, DS, XS, WideAcc>;
+template <class E, class OS, class DS, class XS, class OA, class DV, int NB, bool StageD, bool WideAcc>
+void launch_nb(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& oa, const DV& d, const Geometry& g,
+               impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e, bool residual) {
+  using Functor = impl::SweepFunctor<E, NB, StageD, OA, typename DV::non_const_value_type, XS, WideAcc>;
   Functor f;
-  f.v = {s.ia, s.ja, oa, s.D, s.rhs, s.dq, s.dq, s.r_tmp, s.residual_sq};
+  f.v = {s.ia, s.ja, oa, d, s.rhs, s.dq, s.dq, s.r_tmp, s.residual_sq};
   f.g = g;
   f.nb_rt = s.nb;
   f.row_begin = b;
@@ -33,23 +33,23 @@ void launch_nb(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& oa, con
   Kokkos::parallel_for("ppsparse::mcpi::sweep", policy, f);
 }
 
-template <class E, class OS, class DS, class XS, class OA, bool StageD, bool WideAcc>
-void launch_dispatch(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& oa, const Geometry& g, impl::Stage stage,
-                     bool prefetch, ordinal_t b, ordinal_t e, bool residual) {
+template <class E, class OS, class DS, class XS, class OA, bool StageD, bool WideAcc, class DV>
+void launch_dispatch(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& oa, const DV& d, const Geometry& g,
+                     impl::Stage stage, bool prefetch, ordinal_t b, ordinal_t e, bool residual) {
   // Compile-time block sizes for the common small nb (unrolled column loops).
   switch (s.nb) {
     case 1:
-      return launch_nb<E, OS, DS, XS, OA, 1, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, DV, 1, StageD, WideAcc>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
     case 2:
-      return launch_nb<E, OS, DS, XS, OA, 2, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, DV, 2, StageD, WideAcc>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
     case 3:
-      return launch_nb<E, OS, DS, XS, OA, 3, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, DV, 3, StageD, WideAcc>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
     case 4:
-      return launch_nb<E, OS, DS, XS, OA, 4, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, DV, 4, StageD, WideAcc>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
     case 5:
-      return launch_nb<E, OS, DS, XS, OA, 5, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, DV, 5, StageD, WideAcc>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
     default:
-      return launch_nb<E, OS, DS, XS, OA, 0, StageD, WideAcc>(s, exec, oa, g, stage, prefetch, b, e, residual);
+      return launch_nb<E, OS, DS, XS, OA, DV, 0, StageD, WideAcc>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
   }
 }
 
@@ -58,16 +58,27 @@ void launch_dispatch(const Sweeper<E, OS, DS, XS>& s, const E& exec, const OA& o
 template <class E, class OS, class DS, class XS>
 void launch_sweep_functor(const Sweeper<E, OS, DS, XS>& s, const E& exec, const Geometry& g, impl::Stage stage,
                           bool prefetch, ordinal_t b, ordinal_t e, bool residual, bool full_o) {
+  using M = typename E::memory_space;
   s.visit_o(full_o, [&](const auto& oa) {
     using OA = std::decay_t<decltype(oa)>;
     // The register staging of D is a benchmark setting compiled for the stored-as-is formats only.
-    constexpr bool plain = std::is_same_v<OA, impl::PlainO<typename E::memory_space, OS>>;
-    if (stage == impl::Stage::residual_only)  // FP64 sums: the true residual
-      launch_dispatch<E, OS, DS, XS, OA, false, true>(s, exec, oa, g, stage, prefetch, b, e, true);
-    else if (plain && s.stage_diagonal)
-      launch_dispatch<E, OS, DS, XS, OA, plain, false>(s, exec, oa, g, stage, prefetch, b, e, residual);
+    constexpr bool plain = std::is_same_v<OA, impl::PlainO<M, OS>>;
+    const Kokkos::View<const DS*, M> d = s.D;
+    if (stage == impl::Stage::residual_only) {  // FP64 sums and D's FP64 factors: the true residual
+      launch_dispatch<E, OS, DS, XS, OA, false, true>(s, exec, oa, d, g, stage, prefetch, b, e, true);
+      return;
+    }
+    if constexpr (Sweeper<E, OS, DS, XS>::default_precision) {
+      if (s.d_lu32.extent(0) > 0) {  // OStorage::lu_fp32: the sweeps read the FP32 factors
+        const Kokkos::View<const float*, M> d32 = s.d_lu32;
+        launch_dispatch<E, OS, DS, XS, OA, false, false>(s, exec, oa, d32, g, stage, prefetch, b, e, residual);
+        return;
+      }
+    }
+    if (plain && s.stage_diagonal)
+      launch_dispatch<E, OS, DS, XS, OA, plain, false>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
     else
-      launch_dispatch<E, OS, DS, XS, OA, false, false>(s, exec, oa, g, stage, prefetch, b, e, residual);
+      launch_dispatch<E, OS, DS, XS, OA, false, false>(s, exec, oa, d, g, stage, prefetch, b, e, residual);
   });
 }
 

@@ -78,6 +78,7 @@ backend::ColorArgs Sweeper<E, OS, DS, XS>::color_args(ordinal_t b, ordinal_t e, 
     a.o_coded = o_coded.data();
     a.o_scale = o_scale.data();
     a.D = D.data();
+    a.d_lu32 = d_lu32.extent(0) > 0 ? d_lu32.data() : nullptr;
     a.R = rhs.data();
     a.dq = dq.data();
     if (checked) {

@@ -57,7 +57,10 @@ struct Sweeper {
   Kokkos::View<OScalar*, memory_space> O;
   Kokkos::View<unsigned char*, memory_space> o_coded;
   Kokkos::View<std::int8_t*, memory_space> o_scale;
-  Kokkos::View<DScalar*, memory_space> D;     ///< LU factors
+  Kokkos::View<DScalar*, memory_space> D;  ///< LU factors
+  /// D's LU factors rounded to FP32 (OStorage::lu_fp32), which the sweeps then read instead of
+  /// D; empty otherwise. The true residuals and the operator read D.
+  Kokkos::View<float*, memory_space> d_lu32;
   Kokkos::View<double*, memory_space> rhs;    ///< what the sweeps read as R
   Kokkos::View<XScalar*, memory_space> dq;    ///< owned rows, then ghosts
   Kokkos::View<double*, memory_space> r_tmp;  ///< the split kernel's r of one colour

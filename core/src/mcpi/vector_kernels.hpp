@@ -228,6 +228,23 @@ void copy_diagonal_blocks(const ExecSpace& exec, const Source& source, int nb, c
       KOKKOS_LAMBDA(const size_t q) { D(q) = static_cast<T>(source(q / nb2, static_cast<int>(q % nb2))); });
 }
 
+/// to(q) = from(q) rounded to nearest FP32 (D's LU factors for the sweeps, OStorage::lu_fp32);
+/// returns the first block (of nb2 entries) with an entry beyond FP32's range, or -1.
+template <class ExecSpace, class From, class To>
+long long round_to_fp32(const ExecSpace& exec, const From& from, const To& to, const size_t nb2) {
+  long long first = LLONG_MAX;
+  Kokkos::parallel_reduce(
+      "ppsparse::mcpi::round_to_fp32", Kokkos::RangePolicy<ExecSpace>(exec, 0, to.extent(0)),
+      KOKKOS_LAMBDA(const size_t q, long long& mn) {
+        const float v = static_cast<float>(from(q));
+        to(q) = v;
+        const long long block = static_cast<long long>(q / nb2);
+        if (!(v - v == 0.0f) && block < mn) mn = block;  // Inf (or NaN)
+      },
+      Kokkos::Min<long long>(first));
+  return first == LLONG_MAX ? -1 : first;
+}
+
 /// Row q (block row q / nb, entry q % nb) of (D + O) x in FP64, D from its LU factors: x in the
 /// user's numbering (`user`, through n2o) or in colour order; u holds U x (upper()).
 template <class MemSpace, class XView, class OA, class DS = double>

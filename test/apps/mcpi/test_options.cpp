@@ -42,6 +42,8 @@ TEST(McpiOptions, ParsesEverything) {
   EXPECT_EQ(o.json, "out.json");
   EXPECT_EQ(o.seed, 9u);
   EXPECT_EQ(o.verify, 0);
+  EXPECT_FALSE(o.o_storage.lu_fp32);
+  EXPECT_TRUE(parse({"--lu-fp32"}).o_storage.lu_fp32);
 }
 
 TEST(McpiOptions, BadInputsGiveOneLineErrors) {
@@ -62,7 +64,7 @@ TEST(McpiOptions, HelpDocumentsEveryOption) {
   const std::string h = help_text();
   for (const char* opt :
        {"--matrix", "--mesh", "--refine", "--block", "--grid", "--sweeps", "--variant", "--seed", "--verify", "--json",
-        "--pattern-only", "--stage-diagonal", "--portable", "--mpk", "--help", "--o-keep-fp64", "--steps"})
+        "--pattern-only", "--stage-diagonal", "--portable", "--mpk", "--help", "--o-keep-fp64", "--lu-fp32", "--steps"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
   // The flow mode is found from the top-level help: its usage line and where its own help is.
   EXPECT_NE(h.find("mcpi --flow MESH"), std::string::npos);

@@ -70,6 +70,9 @@ typedef struct {
   int o_keep_fp64; /**< 1: also keep the user's O in FP64 (8 bytes per entry) for the operator: FGMRES's
                         residuals and converged status are then those of the user's values, not of O
                         as stored (default 0; needs the values through update) */
+  int lu_fp32;     /**< 1: the sweeps read D's LU factors rounded to FP32 (4 bytes per entry of D
+                        instead of 8; factored in FP64, kept in FP64 too for the operator and the true
+                        residuals); 0 (default): FP64 */
 } ppsparse_mcpi_options;
 
 /** The multigrid's coarse corrections (ppsparse_multigrid_options.cycle; MultigridOptions::Cycle). */

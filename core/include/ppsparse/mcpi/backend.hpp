@@ -43,6 +43,9 @@ struct ColorArgs {
   const void* o_coded = nullptr;
   const std::int8_t* o_scale = nullptr;
   const double* D = nullptr;  ///< LU factors
+  /// D's LU factors rounded to FP32 (OStorage::lu_fp32): when set, the kernels read these
+  /// instead of D (arithmetic stays FP64).
+  const float* d_lu32 = nullptr;
   const double* R = nullptr;
   float* dq = nullptr;
   /// A checked sweep (has_residual_kernel): when set, the kernel also adds each row's squared

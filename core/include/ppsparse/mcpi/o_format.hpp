@@ -34,7 +34,8 @@ enum class OFormat {
 #undef PPSPARSE_MCPI_O_FORMAT
 };
 
-/// The storage option of the solver (SetupOptions::o_storage).
+/// How the solver stores the values its sweeps read (SetupOptions::o_storage): O's format and
+/// the copies kept beside it, and the precision of D's LU factors in the sweeps.
 struct OStorage {
   OFormat format = OFormat::fp32;
   /// With a reduced format: also keep O in FP32 (4 more bytes per entry). The operator
@@ -51,8 +52,17 @@ struct OStorage {
   /// residual checks, still read the stored O. The values must come through update(): storage()
   /// refuses, as an assembly in place would leave the FP64 copy stale.
   bool keep_fp64 = false;
+  /// The sweeps read D's LU factors in FP32: factored in FP64 as always, then rounded to
+  /// nearest FP32 (4 bytes per entry of D instead of 8 in every sweep: with a 5 x 5 int8 O,
+  /// D's factors are about a quarter of a sweep's bytes). Arithmetic stays FP64. The FP64
+  /// factors are kept (for the operator, the true residuals and the next assembly in place),
+  /// so the solver holds 4 more bytes per entry of D. The sweeps then iterate towards the
+  /// system whose D is the product of the rounded factors, which differs from the user's by
+  /// about 2^-24 times D's condition number, relative. Needs the default precisions (FP32 O
+  /// and dQ, FP64 D); InvalidArgument otherwise. Any format of O.
+  bool lu_fp32 = false;
   friend bool operator==(const OStorage& a, const OStorage& b) {
-    return a.format == b.format && a.keep_fp32 == b.keep_fp32 && a.keep_fp64 == b.keep_fp64;
+    return a.format == b.format && a.keep_fp32 == b.keep_fp32 && a.keep_fp64 == b.keep_fp64 && a.lu_fp32 == b.lu_fp32;
   }
 };
 

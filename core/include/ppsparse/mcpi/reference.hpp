@@ -44,6 +44,11 @@ std::vector<double> reference_round_o(OFormat format, const BsrMatrix<Scalar, Ho
 /// in `format` (s itself for fp32; else a copy of O, D and R shared with s).
 BlockSystem<HostSpace> reference_rounded_system(OFormat format, const BlockSystem<HostSpace>& s);
 
+/// s with each D block replaced by L U, L and U its FP64 LU factors (no pivoting, as the solver
+/// factors) rounded to nearest FP32: the system the sweeps solve with OStorage::lu_fp32 (a
+/// copy of D; O and R shared with s). NumericalError naming the block row for a failed pivot.
+BlockSystem<HostSpace> reference_rounded_lu(const BlockSystem<HostSpace>& s);
+
 /// ||R - (D + O) dQ||_2 in FP64 for an unfactored system (any numbering consistent with dq).
 double reference_residual_norm(const BlockSystem<HostSpace>& s, const std::vector<double>& dq);
 

@@ -133,7 +133,7 @@ class Solver {
   /// host arrays handed to update(), apply() and multiply() are staged (their sizes).
   size_t device_bytes() const;
   /// The minimum bytes one sweep moves (mcpi/traffic.hpp), O in its stored format.
-  SweepTraffic traffic() const { return sweep_traffic(n(), nb(), nnzb(), o_storage().format); }
+  SweepTraffic traffic() const { return sweep_traffic(n(), nb(), nnzb(), o_storage().format, o_storage().lu_fp32); }
   /// Vector-group width the kernels are laid out for (logical 32 on CPUs).
   static int group_width();
   /// The lane layout of kernel k for this system's nb on this device.

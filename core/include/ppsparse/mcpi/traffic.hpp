@@ -18,13 +18,15 @@ struct SweepTraffic {
   double flops = 0;
 };
 
-inline SweepTraffic sweep_traffic(ordinal_t n, int nb, offset_t nnzb, OFormat o_format = OFormat::fp32) {
+/// o_format: O's stored format; lu_fp32: D's LU factors read in FP32 (OStorage::lu_fp32).
+inline SweepTraffic sweep_traffic(ordinal_t n, int nb, offset_t nnzb, OFormat o_format = OFormat::fp32,
+                                  bool lu_fp32 = false) {
   const double nb2 = static_cast<double>(nb) * nb;
   SweepTraffic t{};
   t.o_values = o_format_bytes(o_format, n, nnzb, nb);
   t.o_indices = static_cast<double>(nnzb) * sizeof(ordinal_t);
   t.o_row_ptr = (static_cast<double>(n) + 1) * sizeof(offset_t);
-  t.d = static_cast<double>(n) * nb2 * sizeof(double);
+  t.d = static_cast<double>(n) * nb2 * (lu_fp32 ? sizeof(float) : sizeof(double));
   t.r = static_cast<double>(n) * nb * sizeof(double);
   t.dq_read = static_cast<double>(n) * nb * sizeof(float);
   t.dq_write = static_cast<double>(n) * nb * sizeof(float);

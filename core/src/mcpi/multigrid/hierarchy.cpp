@@ -62,7 +62,8 @@ void Multigrid<E>::Impl::build(const E& exec) {
   coarse.clear();  // what a failed build left
   multigrid::LevelPattern<M> pattern = finest;
   Stored above = stored(0);
-  const OStorage storage{coarse_o_format(options, fine->o_storage().format), false, false};
+  OStorage storage{coarse_o_format(options, fine->o_storage().format), false, false};
+  storage.lu_fp32 = fine->o_storage().lu_fp32;  // the coarse sweeps read the finest's D precision
   scaling = options.scaling;
   // Each level's setup time by phase, for its progress line.
   Kokkos::Timer clock;

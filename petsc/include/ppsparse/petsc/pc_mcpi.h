@@ -24,6 +24,7 @@
  * Options (also listed by -help):
  *   -pc_mcpi_sweeps <5>          sweeps per application (>= 1)
  *   -pc_mcpi_o_format <fp32>     how the sweeps store O: fp32, bf16, fp16, int8
+ *   -pc_mcpi_lu_fp32             the sweeps read the diagonal blocks' LU factors in FP32
  *   -pc_mcpi_variant <auto>      the sweep kernel (ppsparse/mcpi/variant.hpp): auto, rows_per_warp, ...
  *   -pc_mcpi_multigrid           one multigrid cycle in place of the sweeps (one rank; FGMRES)
  *   -pc_mcpi_mg_cycle <k>        the multigrid cycle: v, w or k
