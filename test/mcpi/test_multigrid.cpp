@@ -335,6 +335,32 @@ TEST(McpiMultigrid, CoarseLevelsHoldTheirOInTheirFormatOnly) {
       "mcpi multigrid: coarse_o_format must be one of fp32, bf16, fp16, int8, got the value 9");
 }
 
+TEST(McpiMultigrid, EveryLevelReadsTheFinestLevelsPrecisionOfDsFactors) {
+  const Laplacian a = laplacian(gen::tet_mesh_graph(8, 7, 6), 3, 0.02, 11);
+  MultigridOptions mo;
+  mo.coarse_rows = 20;
+  auto run = [&](bool lu_fp32) {
+    SetupOptions setup;
+    setup.o_storage.lu_fp32 = lu_fp32;
+    Multigrid<> mg(device_pattern(a), mo, setup);
+    mg.update(Exec(), test::device_view(a.O), test::device_view(a.D));
+    const Status st = preconditioned_solve(mg, a);
+    EXPECT_TRUE(st.converged()) << lu_fp32;
+    return std::make_pair(mg.levels(), st.iterations);
+  };
+  const auto [fp64, it64] = run(false);
+  const auto [fp32, it32] = run(true);
+  ASSERT_GE(fp64.size(), 3u);
+  ASSERT_EQ(fp32.size(), fp64.size());
+  for (size_t l = 0; l < fp64.size(); ++l) {
+    SCOPED_TRACE("level " + std::to_string(l));
+    ASSERT_EQ(fp32[l].n, fp64[l].n);
+    // Each level holds D's factors in FP32 too: 4 bytes per entry.
+    EXPECT_EQ(fp32[l].device_bytes - fp64[l].device_bytes, 4 * static_cast<size_t>(fp64[l].n) * a.nb * a.nb);
+  }
+  EXPECT_LE(it32, it64 + 1);
+}
+
 TEST(McpiMultigrid, KCycleAtSomeLevelsSitsBetweenTheVAndTheKCycle) {
   const Laplacian a = laplacian(gen::tet_mesh_graph(10, 9, 8), 2, 0.02, 17);
   const BlockPattern<Mem> pattern = device_pattern(a);
