@@ -54,7 +54,7 @@ struct OStorage {
   bool keep_fp64 = false;
   /// The sweeps read D's LU factors in FP32: factored in FP64 as always, then rounded to
   /// nearest FP32 (4 bytes per entry of D instead of 8 in every sweep: with a 5 x 5 int8 O,
-  /// D's factors are about a quarter of a sweep's bytes). Arithmetic stays FP64. The FP64
+  /// D's factors are about a fifth of a sweep's bytes). Arithmetic stays FP64. The FP64
   /// factors are kept (for the operator, the true residuals and the next assembly in place),
   /// so the solver holds 4 more bytes per entry of D. The sweeps then iterate towards the
   /// system whose D is the product of the rounded factors, which differs from the user's by
