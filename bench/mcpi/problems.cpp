@@ -78,16 +78,15 @@ McpiConfig parse_mcpi_config(int& argc, char** argv, const BenchConfig& common) 
     throw InvalidArgument("--nb_sweep_min_grid " + std::to_string(c.nb_sweep_min_grid) +
                           " exceeds --nb_sweep_max_grid " + std::to_string(c.nb_sweep_max_grid));
   if (set("--meshes")) c.meshes = flag_list("--meshes", value("--meshes"));
-  if (set("--o_formats")) {
-    c.o_formats.clear();
-    for (const auto& t : flag_list("--o_formats", value("--o_formats")))
-      if (t != "none") c.o_formats.push_back(mcpi::parse_o_format(t));
-  }
-  if (set("--lu_fp32_formats")) {
-    c.lu_fp32_formats.clear();
-    for (const auto& t : flag_list("--lu_fp32_formats", value("--lu_fp32_formats")))
-      if (t != "none") c.lu_fp32_formats.push_back(mcpi::parse_o_format(t));
-  }
+  // A list of O formats, or "none".
+  auto formats = [&](const char* flag, std::vector<mcpi::OFormat>& into) {
+    if (!set(flag)) return;
+    into.clear();
+    for (const auto& t : flag_list(flag, value(flag)))
+      if (t != "none") into.push_back(mcpi::parse_o_format(t));
+  };
+  formats("--o_formats", c.o_formats);
+  formats("--lu_fp32_formats", c.lu_fp32_formats);
   if (set("--refine")) c.refine = static_cast<int>(flag_integer("--refine", value("--refine"), 0, 6));
   if (set("--mesh_dir")) c.mesh_dir = value("--mesh_dir");
   if (set("--sweeps")) c.sweeps = static_cast<int>(flag_integer("--sweeps", value("--sweeps"), 1, 100000));
