@@ -66,7 +66,7 @@ options:
                          kernels for every nb (1..64); elsewhere the features fall back to
                          the portable kernel and the output says so
   --o-format F           how the sweeps store O: fp32 (default), bf16, fp16 (a power-of-two
-                         scale per block row) or int8 (one per row of each block); --verify
+                         scale per block row) or int8 (one per column of each block); --verify
                          then compares with the FP64 reference on O so rounded
   --o-keep-fp32          with a reduced --o-format, also keep O in FP32 for the operator and
                          the true residuals

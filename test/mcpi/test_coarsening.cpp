@@ -237,9 +237,9 @@ template <class Codec, class Source>
 Coded<Codec> encoded(const Source& source, const Kokkos::View<offset_t*, Mem>& ia, ordinal_t n, offset_t nnzb, int nb) {
   Coded<Codec> c;
   c.values = Kokkos::View<typename Codec::stored*, Mem>("coded", static_cast<size_t>(nnzb) * nb * nb);
-  const size_t scales = Codec::scale == detail::OScale::per_block_row      ? static_cast<size_t>(n)
-                        : Codec::scale == detail::OScale::per_row_of_block ? static_cast<size_t>(nnzb) * nb
-                                                                           : 0;
+  const size_t scales = Codec::scale == detail::OScale::per_block_row         ? static_cast<size_t>(n)
+                        : Codec::scale == detail::OScale::per_column_of_block ? static_cast<size_t>(nnzb) * nb
+                                                                              : 0;
   c.scale = Kokkos::View<std::int8_t*, Mem>("scale", scales);
   Kokkos::View<long long, Mem> bad("bad");
   Kokkos::deep_copy(bad, LLONG_MAX);

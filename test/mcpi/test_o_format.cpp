@@ -49,7 +49,7 @@ TEST(McpiOFormat, NamesParseAndBytes) {
   const std::string m = test::message_of<InvalidArgument>([] { parse_o_format("fp8"); });
   EXPECT_NE(m.find("'fp8'"), std::string::npos) << m;
   EXPECT_NE(m.find("fp32, bf16, fp16, int8"), std::string::npos) << m;
-  // SU2's int8 format: 25 + 5 bytes per 5 x 5 block instead of 100.
+  // int8: 25 bytes and 5 scales per 5 x 5 block instead of 100.
   EXPECT_EQ(o_format_bytes(OFormat::int8, 1, 1, 5), 30.0);
   EXPECT_EQ(o_format_bytes(OFormat::fp32, 1, 1, 5), 100.0);
   EXPECT_EQ(o_format_bytes(OFormat::bf16, 1, 1, 5), 50.0);
@@ -118,6 +118,21 @@ TEST(McpiOCodec, Int8ScaleAndRounding) {
     ASSERT_GT(m, 127.0f * std::ldexp(1.0f, e - 1));
     for (float x : row) ASSERT_LE(std::fabs(decode_int8(encode_int8(x, e), e) - x), std::ldexp(1.0f, e - 1)) << x;
   }
+}
+
+TEST(McpiOCodec, Int8ScalesEachColumnOfABlock) {
+  // One 2 x 2 block, column-major: column 0 = (100, 0.75), column 1 = (0.75, 0.5). Column 0's
+  // scale is 2^0 (for its 100), so its 0.75 rounds to 1; column 1's is 2^-7 and holds both its
+  // entries exactly. Scaled by rows instead, row 0 = (100, 0.75) would round the 0.75 of
+  // column 1 and keep that of column 0.
+  BsrMatrix<float, HostSpace> o(2, 1, 1, 1);
+  o.ia(0) = 0;
+  o.ia(1) = 1;
+  o.ja(0) = 0;
+  const float values[4] = {100.0f, 0.75f, 0.75f, 0.5f};
+  for (int e = 0; e < 4; ++e) o.values(e) = values[e];
+  const std::vector<double> rounded = reference_round_o(OFormat::int8, o);
+  EXPECT_EQ(rounded, (std::vector<double>{100.0, 1.0, 0.75, 0.5}));
 }
 
 TEST(McpiOCodec, Fp16ScaleKeepsEveryRowInRange) {

@@ -114,8 +114,8 @@ void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
 // O in a reduced format (mcpi/o_format.hpp), nb <= 15: rows_per_warp's two kernels, launched as
 // the FP32 ones; the async_copy feature and 4 row slots are not compiled for these formats.
 // Blocks in flight per lane of rows_per_warp_kernel with O in format F: KernelTuning::unroll, or
-// the rule: 4, as a narrower O leaves the same latency of each ja -> dQ chain to hide behind
-// fewer bytes (docs/perf/mcpi_o_formats.md).
+// the rule: 2, as for FP32. With each step's ja loaded a step ahead, 4 took 1.06-1.10x the time
+// of 2 for every reduced format at nb 5 (docs/perf/mcpi_o_formats.md).
 template <int NB, OFormat F, int S, int U, class DT>
 void launch_reduced_rows(const Launch& l, const ColorArgs& a, const unsigned grid) {
   launch_color(l, rows_per_warp_kernel<NB, false, S, false, false, F, U, DT>,
@@ -136,11 +136,11 @@ void launch_reduced_slots(const Launch& l, const ColorArgs& a) {
                  row_slots_colwise_kernel<NB, false, true, true, F, DT>, g1, a);
   } else {
     const unsigned grid = static_cast<unsigned>((rows + kWarps * R - 1) / (kWarps * R));
-    const int unroll = l.tuning.unroll != 0 ? l.tuning.unroll : 4;
-    if (unroll == 2)
-      launch_reduced_rows<NB, F, S, 2, DT>(l, a, grid);
-    else
+    const int unroll = l.tuning.unroll != 0 ? l.tuning.unroll : 2;
+    if (unroll == 4)
       launch_reduced_rows<NB, F, S, 4, DT>(l, a, grid);
+    else
+      launch_reduced_rows<NB, F, S, 2, DT>(l, a, grid);
   }
   check(cudaGetLastError(), "kernel launch");
 }

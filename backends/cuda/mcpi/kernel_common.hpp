@@ -95,11 +95,14 @@ __device__ __forceinline__ void load_bytes(const std::int8_t* p, int (&b)[NB]) {
 }
 
 // Column i of the block in slot k (its NB entries, rows m = 0 .. NB-1, contiguous in every
-// format) decoded to FP32 into v. fp16 leaves out the block row's scale, which the caller
+// format) decoded to FP32 into v, less the factor its entries share, which is returned: the
+// caller multiplies the dQ value the column meets by it (int8's column scale, one multiply per
+// column instead of NB). `at` is the column's first entry (k * NB^2 + i * NB), `column` its index
+// among the block columns (k * NB + i). fp16 leaves out the block row's scale, which the caller
 // applies once to the row's sum (block_row_scale).
 template <OFormat F, int NB>
-__device__ __forceinline__ void load_column(const ColorArgs& a, const long long k, const int i, float (&v)[NB]) {
-  const long long at = k * (NB * NB) + i * NB;
+__device__ __forceinline__ float load_column(const ColorArgs& a, const long long at, const long long column,
+                                             float (&v)[NB]) {
   if constexpr (F == OFormat::fp32) {
 #pragma unroll
     for (int m = 0; m < NB; ++m) v[m] = __ldg(a.O + at + m);
@@ -111,12 +114,13 @@ __device__ __forceinline__ void load_column(const ColorArgs& a, const long long 
       v[m] = F == OFormat::bf16 ? detail::decode_bf16(static_cast<std::uint16_t>(h[m]))
                                 : detail::decode_half(static_cast<std::uint16_t>(h[m]));
   } else {
-    int q[NB], e[NB];
+    int q[NB];
     load_bytes<NB>(o_stored<F>(a) + at, q);
-    load_bytes<NB>(a.o_scale + k * NB, e);
 #pragma unroll
-    for (int m = 0; m < NB; ++m) v[m] = static_cast<float>(q[m]) * detail::exp2_int(e[m]);
+    for (int m = 0; m < NB; ++m) v[m] = static_cast<float>(q[m]);
+    return detail::exp2_int(__ldg(a.o_scale + column));
   }
+  return 1.0f;
 }
 
 // D's LU factors as the kernels read them: DT = double, ColorArgs::D; DT = float, the FP32

@@ -64,26 +64,45 @@ __global__ void __launch_bounds__(kWarps * 32) rows_per_warp_kernel(const ColorA
       prefetch_line_l2(a.ja + k);
     }
   }
+  // The block columns of the lane's next step, loaded a step ahead: a step's dQ gathers are
+  // issued at its start, beside its O loads, so that the ja -> dQ chain costs one memory latency
+  // per step instead of two (docs/perf/mcpi_o_formats.md). ja is not written by the colours, so
+  // the first step's are read before waiting for the previous one.
+  const ordinal_t* __restrict__ ja = a.ja + k;
+  ordinal_t c[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) c[u] = in_row && k + u * S < kend ? __ldg(ja + u * S) : 0;
   wait_previous_grid<PDL>();  // the previous colour's dQ is complete
   if (in_row) {
-    for (; k + (UNROLL - 1) * S < kend; k += UNROLL * S) {
+    // Addresses advanced by a step rather than recomputed from k (64-bit multiplies) per block:
+    // fewer instructions and registers (52 -> 39 for FP32 O at nb 5; docs/perf/mcpi_o_formats.md).
+    const float* __restrict__ dq_i = dq + i;
+    long long at = k * NB2 + i * NB, column = k * NB + i;
+    for (; k + (UNROLL - 1) * S < kend;
+         k += UNROLL * S, ja += UNROLL * S, at += UNROLL * S * NB2, column += UNROLL * S * NB) {
       float x[UNROLL];
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq + static_cast<long long>(__ldg(a.ja + k + u * S)) * NB + i);
+      for (int u = 0; u < UNROLL; ++u) x[u] = __ldg(dq_i + static_cast<long long>(c[u]) * NB);
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) c[u] = k + (UNROLL + u) * S < kend ? __ldg(ja + (UNROLL + u) * S) : 0;
       float o[UNROLL][NB];
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) load_column<F, NB>(a, k + u * S, i, o[u]);
+      for (int u = 0; u < UNROLL; ++u) x[u] *= load_column<F, NB>(a, at + u * S * NB2, column + u * S * NB, o[u]);
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
         for (int m = 0; m < NB; ++m) acc[m] += o[u][m] * x[u];
     }
-    for (; k < kend; k += S) {
-      const float x = __ldg(dq + __ldg(a.ja + k) * NB + i);
-      float o[NB];
-      load_column<F, NB>(a, k, i, o);
+    // Fewer than UNROLL blocks left, their columns in c.
 #pragma unroll
-      for (int m = 0; m < NB; ++m) acc[m] += o[m] * x;
+    for (int u = 0; u < UNROLL - 1; ++u) {
+      if (k + u * S < kend) {
+        float o[NB];
+        const float x = __ldg(dq_i + static_cast<long long>(c[u]) * NB) *
+                        load_column<F, NB>(a, at + u * S * NB2, column + u * S * NB, o);
+#pragma unroll
+        for (int m = 0; m < NB; ++m) acc[m] += o[m] * x;
+      }
     }
   }
   // Lane (r, 0, i) needs row i's sum over the G lanes of its block row. FP32: every lane forms
@@ -152,9 +171,9 @@ __global__ void __launch_bounds__(kWarps * 32) row_slots_colwise_kernel(const Co
   if (s < S) {
     const offset_t kend = __ldg(a.ia + row + 1);
     for (offset_t k = __ldg(a.ia + row) + s; k < kend; k += S) {
-      const float x = __ldg(a.dq + static_cast<long long>(__ldg(a.ja + k)) * NB + i);
       float o[NB];
-      load_column<F, NB>(a, k, i, o);
+      const float x = __ldg(a.dq + static_cast<long long>(__ldg(a.ja + k)) * NB + i) *
+                      load_column<F, NB>(a, k * NB2 + i * NB, k * NB + i, o);
 #pragma unroll
       for (int m = 0; m < NB; ++m) acc[m] += o[m] * x;
     }

@@ -117,7 +117,7 @@ void LevelArrays<E, OS, DS, XS>::allocate_o(const SetupPlan& plan) {
                                                               entries * sizeof(typename Codec::stored) + 16);
       if constexpr (Codec::scale == OScale::per_block_row)
         s_.o_scale = Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(plan.n) + 16);
-      if constexpr (Codec::scale == OScale::per_row_of_block)
+      if constexpr (Codec::scale == OScale::per_column_of_block)
         s_.o_scale =
             Kokkos::View<std::int8_t*, memory_space>("mcpi.O_scale", static_cast<size_t>(nnzb_) * plan.nb + 16);
     }

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// How the portable kernels and the operator read O in each storage format (mcpi/o_formats.def):
-/// an accessor maps (block row, entry index, block slot, row within the block) to the entry's
+/// an accessor maps (block row, entry index, block slot, column within the block) to the entry's
 /// value, decoded to FP32 by the format's codec. The entry index is slot * nb^2 + j * nb + i
 /// for entry (i, j) of the block in slot `slot` of block row `row`.
 #include <cstdint>
@@ -29,13 +29,13 @@ template <class MemSpace, class Codec>
 struct CodedO {
   using value_type = float;
   RandomAccessView<MemSpace, typename Codec::stored> values;
-  RandomAccessView<MemSpace, std::int8_t> scale_exp;  ///< by block row, or by slot * nb + i
+  RandomAccessView<MemSpace, std::int8_t> scale_exp;  ///< by block row, or by slot * nb + j
   int nb = 1;
-  KOKKOS_INLINE_FUNCTION float operator()(ordinal_t row, size_t idx, offset_t slot, int i) const {
+  KOKKOS_INLINE_FUNCTION float operator()(ordinal_t row, size_t idx, offset_t slot, int j) const {
     if constexpr (Codec::scale == detail::OScale::per_block_row)
       return Codec::decode(values(idx), scale_exp(row));
-    else if constexpr (Codec::scale == detail::OScale::per_row_of_block)
-      return Codec::decode(values(idx), scale_exp(static_cast<size_t>(slot) * nb + i));
+    else if constexpr (Codec::scale == detail::OScale::per_column_of_block)
+      return Codec::decode(values(idx), scale_exp(static_cast<size_t>(slot) * nb + j));
     else
       return Codec::decode(values(idx), 0);
   }

@@ -52,7 +52,7 @@ struct CodedSlotValues {
           hi = mid;
       }
     }
-    return o(row, static_cast<size_t>(p) * o.nb * o.nb + static_cast<size_t>(e), p, e % o.nb);
+    return o(row, static_cast<size_t>(p) * o.nb * o.nb + static_cast<size_t>(e), p, e / o.nb);
   }
 };
 
@@ -80,7 +80,7 @@ struct UserValues {
 
 /// Writes O's blocks by Codec (a coded format's, mcpi/detail/o_codecs/) from `src` for the
 /// colour-ordered block CSR ia (n rows): the stored entries into `stored` and, where the codec
-/// has scales, their exponents into scale_exp (by block row, or by slot * nb + i). The smallest
+/// has scales, their exponents into scale_exp (by block row, or by slot * nb + j for column j). The smallest
 /// slot holding a NaN or Inf (after rounding to FP32), or a finite entry the codec cannot hold,
 /// goes to first_bad by atomic min. Asynchronous on exec.
 template <class Codec, class ExecSpace, class Source, class IA, class Stored, class Scale, class Bad>
@@ -142,38 +142,38 @@ void encode_o(const ExecSpace& exec, const Source& src, const IA& ia, const ordi
         });
   } else {
     Kokkos::parallel_for(
-        "ppsparse::mcpi::encode_o_block_row_scaled", policy, KOKKOS_LAMBDA(const Member& m) {
+        "ppsparse::mcpi::encode_o_block_column_scaled", policy, KOKKOS_LAMBDA(const Member& m) {
           const ordinal_t r = m.league_rank();
           const offset_t k0 = ia(r);
-          const int rows = static_cast<int>(ia(r + 1) - k0) * nb;  // (slot, i) pairs
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, rows), [&](const int t) {
+          const int columns = static_cast<int>(ia(r + 1) - k0) * nb;  // (slot, j) pairs
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, columns), [&](const int t) {
             const offset_t p = k0 + t / nb;
-            const int i = t % nb;
+            const int j = t % nb;
             float mx = 0.0f;
-            // Small blocks keep the row's values in registers (a fixed-size, unrolled array),
+            // Small blocks keep the column's values in registers (a fixed-size, unrolled array),
             // so that a source that sums (the multigrid's Galerkin sums) is read once per entry.
             constexpr int cached = 8;
             float x[cached];
             if (nb <= cached) {
-              for (int j = 0; j < cached; ++j)
-                if (j < nb) {
-                  x[j] = src(p, j * nb + i);
-                  const float a = magnitude(x[j], p);
+              for (int i = 0; i < cached; ++i)
+                if (i < nb) {
+                  x[i] = src(p, j * nb + i);
+                  const float a = magnitude(x[i], p);
                   mx = a > mx ? a : mx;
                 }
             } else {
-              for (int j = 0; j < nb; ++j) {
+              for (int i = 0; i < nb; ++i) {
                 const float a = magnitude(src(p, j * nb + i), p);
                 mx = a > mx ? a : mx;
               }
             }
             const int e = Codec::scale_exp(mx);
-            scale_exp(static_cast<size_t>(p) * nb + i) = static_cast<std::int8_t>(e);
+            scale_exp(static_cast<size_t>(p) * nb + j) = static_cast<std::int8_t>(e);
             if (nb <= cached) {
-              for (int j = 0; j < cached; ++j)
-                if (j < nb) put_value(p, j * nb + i, x[j], e);
+              for (int i = 0; i < cached; ++i)
+                if (i < nb) put_value(p, j * nb + i, x[i], e);
             } else {
-              for (int j = 0; j < nb; ++j) put(p, j * nb + i, e);
+              for (int i = 0; i < nb; ++i) put(p, j * nb + i, e);
             }
           });
         });

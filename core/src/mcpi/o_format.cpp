@@ -17,7 +17,7 @@ double codec_bytes(long long n, long long nnzb, int nb) {
       return sizeof(typename Codec::stored) * entries;
     case detail::OScale::per_block_row:
       return sizeof(typename Codec::stored) * entries + static_cast<double>(n);
-    case detail::OScale::per_row_of_block:
+    case detail::OScale::per_column_of_block:
       return sizeof(typename Codec::stored) * entries + static_cast<double>(nnzb) * nb;
   }
   return sizeof(typename Codec::stored) * entries;

@@ -157,13 +157,13 @@ void round_by_codec(const BsrMatrix<Scalar, HostSpace>& o, std::vector<double>& 
       e = Codec::scale_exp(row_max);
     }
     for (size_t b = b0; b < b1; b += nb2) {
-      for (int i = 0; i < nb; ++i) {
-        if constexpr (Codec::scale == detail::OScale::per_row_of_block) {
+      for (int j = 0; j < nb; ++j) {  // column j: entries j * nb + i, i = 0 .. nb-1
+        if constexpr (Codec::scale == detail::OScale::per_column_of_block) {
           float m = 0.0f;
-          for (int j = 0; j < nb; ++j) m = std::max(m, std::fabs(v(b + j * nb + i)));
+          for (int i = 0; i < nb; ++i) m = std::max(m, std::fabs(v(b + j * nb + i)));
           e = Codec::scale_exp(m);
         }
-        for (int j = 0; j < nb; ++j) {
+        for (int i = 0; i < nb; ++i) {
           const size_t at = b + j * nb + i;
           out[at] = Codec::plain ? v(at) : Codec::decode(Codec::encode(v(at), e), e);
         }

@@ -221,15 +221,15 @@ struct SweepFunctor {
       const size_t ob0 = static_cast<size_t>(k) * nb2 + i, ob1 = static_cast<size_t>(k + step) * nb2 + i;
       const size_t xb0 = static_cast<size_t>(v.ja(k)) * n_b, xb1 = static_cast<size_t>(v.ja(k + step)) * n_b;
       for (int j = 0; j < n_b; ++j) {
-        a0 += static_cast<Acc>(v.O(row, ob0 + static_cast<size_t>(j) * n_b, k, i)) * v.dq_read(xb0 + j);
-        a1 += static_cast<Acc>(v.O(row, ob1 + static_cast<size_t>(j) * n_b, k + step, i)) * v.dq_read(xb1 + j);
+        a0 += static_cast<Acc>(v.O(row, ob0 + static_cast<size_t>(j) * n_b, k, j)) * v.dq_read(xb0 + j);
+        a1 += static_cast<Acc>(v.O(row, ob1 + static_cast<size_t>(j) * n_b, k + step, j)) * v.dq_read(xb1 + j);
       }
     }
     if (k < kend) {
       const size_t ob = static_cast<size_t>(k) * nb2 + i;
       const size_t xb = static_cast<size_t>(v.ja(k)) * n_b;
       for (int j = 0; j < n_b; ++j)
-        a0 += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, i)) * v.dq_read(xb + j);
+        a0 += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, j)) * v.dq_read(xb + j);
     }
     return a0 + a1;
   }

@@ -278,7 +278,7 @@ struct OperatorRow {
       const size_t c = at(static_cast<size_t>(ja(b)));
       const size_t blk = static_cast<size_t>(b) * nb2 + i;
       for (int j = 0; j < nb; ++j)
-        s += static_cast<double>(O(static_cast<ordinal_t>(p), blk + static_cast<size_t>(j) * nb, b, i)) * x(c * nb + j);
+        s += static_cast<double>(O(static_cast<ordinal_t>(p), blk + static_cast<size_t>(j) * nb, b, j)) * x(c * nb + j);
     }
     return s;
   }

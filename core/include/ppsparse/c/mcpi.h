@@ -56,7 +56,7 @@ enum {
 
 /** How the sweeps store O (ppsparse_mcpi_options.o_format; see ppsparse/mcpi/o_format.hpp):
  *  FP32, BF16, FP16 with a power-of-two scale per block row, int8 with a power-of-two scale per
- *  row of each block. Arithmetic stays in FP32. */
+ *  column of each block. Arithmetic stays in FP32. */
 enum { PPSPARSE_O_FP32 = 0, PPSPARSE_O_BF16 = 1, PPSPARSE_O_FP16 = 2, PPSPARSE_O_INT8 = 3 };
 
 typedef struct ppsparse_mcpi_solver ppsparse_mcpi_solver;

@@ -37,7 +37,7 @@ struct ColorArgs {
   const ordinal_t* ja = nullptr;
   /// O in its stored format (mcpi/o_formats.def): O for fp32; for a coded format its codec's
   /// entries (mcpi/detail/o_codecs/) at o_coded, with the scale exponents o_scale where the
-  /// codec has them (fp16: per block row; int8: per row of each block).
+  /// codec has them (fp16: per block row; int8: per column of each block).
   OFormat o_format = OFormat::fp32;
   const float* O = nullptr;
   const void* o_coded = nullptr;

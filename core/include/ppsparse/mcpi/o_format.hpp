@@ -15,11 +15,15 @@
 ///    row's largest magnitude m lands in [2^14, 2^15); each entry a / 2^e is rounded to the
 ///    nearest IEEE half, ties to even (relative error at most 2^-11 for |a| >= m 2^-29; smaller
 ///    entries lose bits as half subnormals, and those below about m 2^-40 become 0).
-///  - int8: one power-of-two scale 2^e per row of each block (SU2's format), the smallest e
-///    with m 2^-e <= 127 for that row's largest magnitude m; each entry round(a / 2^e), ties
-///    to even (absolute error at most 2^(e-1) <= m / 127 for every entry of the row).
-/// The scales are stored as signed 8-bit exponents and clamped to [-126, 127], so rows whose
-/// largest magnitude is below about 1e-36 lose their smallest entries. A NaN or Inf entry is an
+///  - int8: one power-of-two scale 2^e per column of each block, the smallest e with
+///    m 2^-e <= 127 for that column's largest magnitude m; each entry round(a / 2^e), ties to
+///    even (absolute error at most 2^(e-1) <= m / 127 for every entry of the column). SU2 scales
+///    the rows of a block instead; a column's scale multiplies the one dQ value the column meets,
+///    once, where a row's multiplies each entry, and the sweeps with int8 are bound by their
+///    instructions (docs/perf/mcpi_o_formats.md).
+/// The scales are stored as signed 8-bit exponents and clamped to [-126, 127], so block rows
+/// (fp16) or block columns (int8) whose largest magnitude is below about 1e-36 lose their
+/// smallest entries. A NaN or Inf entry is an
 /// error naming the user's block.
 #include <cstddef>
 #include <string>

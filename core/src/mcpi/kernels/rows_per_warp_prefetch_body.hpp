@@ -53,7 +53,7 @@ struct PrefetchBody {
             Acc a = acc_at(gi, t);
             const size_t ob = static_cast<size_t>(k) * nb2 + i;
             for (int j = 0; j < n_b; ++j)
-              a += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, i)) * cur[j * rpg + rr];
+              a += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, j)) * cur[j * rpg + rr];
             acc_at(gi, t) = a;
             if (k + 1 < kend)
               buf(gi, (s + 1) & 1)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(k + 1)) * n_b + i);

@@ -31,17 +31,17 @@ struct WarpPerRowBody {
           offset_t k = v.ia(row) + s;
           for (; k + 3 * slots < kend; k += 4 * slots) {
             const ordinal_t c0 = v.ja(k), c1 = v.ja(k + slots), c2 = v.ja(k + 2 * slots), c3 = v.ja(k + 3 * slots);
-            acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, i)) *
+            acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, j)) *
                    v.dq_read(static_cast<size_t>(c0) * n_b + j);
-            a1 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + slots) * nb2 + e, k + slots, i)) *
+            a1 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + slots) * nb2 + e, k + slots, j)) *
                   v.dq_read(static_cast<size_t>(c1) * n_b + j);
-            a2 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 2 * slots) * nb2 + e, k + 2 * slots, i)) *
+            a2 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 2 * slots) * nb2 + e, k + 2 * slots, j)) *
                   v.dq_read(static_cast<size_t>(c2) * n_b + j);
-            a3 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 3 * slots) * nb2 + e, k + 3 * slots, i)) *
+            a3 += static_cast<Acc>(v.O(row, static_cast<size_t>(k + 3 * slots) * nb2 + e, k + 3 * slots, j)) *
                   v.dq_read(static_cast<size_t>(c3) * n_b + j);
           }
           for (; k < kend; k += slots)
-            acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, i)) *
+            acc += static_cast<Acc>(v.O(row, static_cast<size_t>(k) * nb2 + e, k, j)) *
                    v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + j);
           acc += (a1 + a2) + a3;
         }

@@ -40,9 +40,9 @@ KOKKOS_INLINE_FUNCTION int binary_exponent(const float m) {
 
 /// Where a format keeps its power-of-two scales 2^e, stored as signed 8-bit exponents e.
 enum class OScale {
-  none,              ///< no scales: an entry is its value
-  per_block_row,     ///< one e per block row (all its blocks): scale(row)
-  per_row_of_block,  ///< one e per row i of each block slot p: scale(p * nb + i)
+  none,                 ///< no scales: an entry is its value
+  per_block_row,        ///< one e per block row (all its blocks): scale(row)
+  per_column_of_block,  ///< one e per column j of each block slot p: scale(p * nb + j)
 };
 
 // A codec (o_codecs/<id>.hpp) is a struct with

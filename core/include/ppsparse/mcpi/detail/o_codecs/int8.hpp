@@ -1,13 +1,15 @@
 #pragma once
 /// @file
-/// O in int8 with one power-of-two scale per row of each block (o_formats.def's int8, SU2's).
+/// O in int8 with one power-of-two scale per column of each block (o_formats.def's int8). SU2
+/// scales the rows of a block; a column's scale is one multiply of the dQ value that the column
+/// meets, where a row's is one per entry (mcpi/o_format.hpp).
 #include <cstdint>
 
 #include <ppsparse/mcpi/detail/o_codec.hpp>
 
 namespace ppsparse::mcpi::detail {
 
-/// The scale exponent of a row of a block whose largest magnitude is m: the smallest e with
+/// The scale exponent of a column of a block whose largest magnitude is m: the smallest e with
 /// m / 2^e <= 127.
 KOKKOS_INLINE_FUNCTION int int8_scale_exp(const float m) {
   if (!(m > 0.0f)) return 0;
@@ -33,11 +35,11 @@ KOKKOS_INLINE_FUNCTION float decode_int8(const std::int8_t q, const int e) {
   return static_cast<float>(q) * exp2_int(e);
 }
 
-/// The int8 codec: entry x stored as round(x / 2^e), e the row of the block's.
+/// The int8 codec: entry x stored as round(x / 2^e), e the column of the block's.
 struct ScaledInt8Codec {
   using stored = std::int8_t;
   static constexpr bool plain = false;
-  static constexpr OScale scale = OScale::per_row_of_block;
+  static constexpr OScale scale = OScale::per_column_of_block;
   KOKKOS_INLINE_FUNCTION static int scale_exp(const float m) { return int8_scale_exp(m); }
   KOKKOS_INLINE_FUNCTION static stored encode(const float x, const int e) { return encode_int8(x, e); }
   KOKKOS_INLINE_FUNCTION static float decode(const stored v, const int e) { return decode_int8(v, e); }
