@@ -114,7 +114,7 @@ void launch(const Launch& l, const Variant& v, const ColorArgs& a) {
 // O in a reduced format (mcpi/o_format.hpp), nb <= 15: rows_per_warp's two kernels, launched as
 // the FP32 ones; the async_copy feature and 4 row slots are not compiled for these formats.
 // Blocks in flight per lane of rows_per_warp_kernel with O in format F: KernelTuning::unroll, or
-// the rule: 2, as for FP32. With each step's ja loaded a step ahead, 4 took 1.06-1.10x the time
+// the rule: 2, as for FP32. With each step's ja loaded a step ahead, 4 took 1.05-1.10x the time
 // of 2 for every reduced format at nb 5 (docs/perf/mcpi_o_formats.md).
 template <int NB, OFormat F, int S, int U, class DT>
 void launch_reduced_rows(const Launch& l, const ColorArgs& a, const unsigned grid) {
