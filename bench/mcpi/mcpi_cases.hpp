@@ -28,7 +28,7 @@
 #include <ppsparse/mcpi/solver.hpp>
 #include <ppsparse/peers/mcpi_vendor_peer.hpp>
 #include <ppsparse/mesh/refine.hpp>
-#include <ppsparse/mesh/su2_reader.hpp>
+#include <ppsparse/mesh/read.hpp>
 #include <ppsparse/mesh/vertex_graph.hpp>
 #include <ppsparse/reorder/coloring.hpp>
 
@@ -58,7 +58,8 @@ struct McpiConfig {
   double nb_sweep_mb = 0;           // --nb_sweep_mb        PPSPARSE_BENCH_MCPI_NB_SWEEP_MB
   int nb_sweep_min_grid = 0;        // --nb_sweep_min_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MIN_GRID
   int nb_sweep_max_grid = 0;        // --nb_sweep_max_grid  PPSPARSE_BENCH_MCPI_NB_SWEEP_MAX_GRID
-  std::vector<std::string> meshes;  // --meshes=a,b      PPSPARSE_BENCH_MCPI_MESHES
+  std::vector<std::string> meshes;  // --meshes=a,b      PPSPARSE_BENCH_MCPI_MESHES: files in mesh_dir, any
+                                    //   format mesh::read reads; a name without an extension is a .su2
   int refine = 0;                   // --refine             PPSPARSE_BENCH_MCPI_REFINE
   std::string mesh_dir;             // --mesh_dir           PPSPARSE_MESH_DIR
   int sweeps = 10;                  // --sweeps             PPSPARSE_BENCH_MCPI_SWEEPS

@@ -166,11 +166,15 @@ std::vector<ProblemSpec> problem_specs(const McpiConfig& c) {
   if (wanted("mesh"))
     for (const std::string& m : c.meshes) {
       ProblemSpec p;
-      p.name = "mesh_" + m + "_r" + std::to_string(c.refine) + "_nb" + std::to_string(c.nb);
+      // "brick_tets" is brick_tets.su2; a name with an extension is that file, in any format.
+      const size_t dot = m.rfind('.');
+      const std::string stem = dot == std::string::npos ? m : m.substr(0, dot);
+      const std::string file = dot == std::string::npos ? m + ".su2" : m;
+      p.name = "mesh_" + stem + "_r" + std::to_string(c.refine) + "_nb" + std::to_string(c.nb);
       p.group = "mesh";
       p.nb = c.nb;
-      const std::string path = c.mesh_dir + "/" + m + ".su2";
-      p.description = m + ".su2 refined " + std::to_string(c.refine) + "x, nb " + std::to_string(c.nb);
+      const std::string path = c.mesh_dir + "/" + file;
+      p.description = file + " refined " + std::to_string(c.refine) + "x, nb " + std::to_string(c.nb);
       if (c.mesh_dir.empty() || !path_exists(path)) {
         p.make = nullptr;  // reported as skipped
         p.description = "mesh file " + path + " not found (set PPSPARSE_MESH_DIR or --mesh_dir)";
@@ -179,7 +183,7 @@ std::vector<ProblemSpec> problem_specs(const McpiConfig& c) {
         const std::uint64_t seed = c.seed;
         p.make = [path, refine, nb, seed](const std::function<void(const std::string&)>& say) {
           say("reading " + path);
-          mesh::Mesh m = mesh::read_su2(path);
+          mesh::Mesh m = mesh::read(path);
           if (refine > 0) {
             say("refining " + std::to_string(m.nelements()) + " elements " + std::to_string(refine) + " times");
             m = mesh::refine_uniform(m, refine);

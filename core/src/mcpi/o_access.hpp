@@ -20,6 +20,7 @@ using RandomAccessView = Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<K
 template <class MemSpace, class OS>
 struct PlainO {
   using value_type = OS;
+  static constexpr bool scaled_by_column = false;
   RandomAccessView<MemSpace, OS> values;
   KOKKOS_INLINE_FUNCTION OS operator()(ordinal_t, size_t idx, offset_t, int) const { return values(idx); }
 };
@@ -28,6 +29,9 @@ struct PlainO {
 template <class MemSpace, class Codec>
 struct CodedO {
   using value_type = float;
+  /// Whether an entry's scale is its block column's: a kernel whose lanes own columns then
+  /// multiplies the column's dQ value by column_scale once per block and reads unscaled entries.
+  static constexpr bool scaled_by_column = Codec::scale == detail::OScale::per_column_of_block;
   RandomAccessView<MemSpace, typename Codec::stored> values;
   RandomAccessView<MemSpace, std::int8_t> scale_exp;  ///< by block row, or by slot * nb + j
   int nb = 1;
@@ -38,6 +42,11 @@ struct CodedO {
       return Codec::decode(values(idx), scale_exp(static_cast<size_t>(slot) * nb + j));
     else
       return Codec::decode(values(idx), 0);
+  }
+  /// For scaled_by_column: the entry without its column's scale, and that scale (2^e).
+  KOKKOS_INLINE_FUNCTION float unscaled(size_t idx) const { return Codec::decode(values(idx), 0); }
+  KOKKOS_INLINE_FUNCTION float column_scale(offset_t slot, int j) const {
+    return detail::exp2_int(scale_exp(static_cast<size_t>(slot) * nb + j));
   }
 };
 

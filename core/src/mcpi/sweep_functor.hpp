@@ -67,12 +67,18 @@ struct SweepFunctor {
 
   /// At most this many D entries per lane are staged (registers, compile-time bound).
   static constexpr int max_staged_per_lane = StageD ? 16 : 1;
+  /// The rows lane map without prefetch puts a block row's nb lanes on its columns instead of its
+  /// rows where O is scaled by column (o_access.hpp): a lane then scales its one dQ value per block
+  /// rather than every entry, keeps nb row sums in registers (nb fixed at compile time) and the
+  /// lanes add them through scratch (kernels/rows_per_warp_body.hpp).
+  static constexpr bool rows_on_columns = NB > 0 && OA::scaled_by_column;
+  static constexpr int block_size = NB;
 
   KOKKOS_INLINE_FUNCTION int nb() const { return NB > 0 ? NB : nb_rt; }
 
   /// Per-group scratch sizes (elements).
   KOKKOS_INLINE_FUNCTION int r_len() const { return g.rows_per_group * nb(); }
-  KOKKOS_INLINE_FUNCTION int part_len() const { return g.map == LaneMap::rows ? 0 : g.group_lanes(); }
+  KOKKOS_INLINE_FUNCTION int part_len() const { return part_per_group(g, nb(), prefetch); }
   KOKKOS_INLINE_FUNCTION int pf_len() const { return prefetch ? 3 * g.rows_per_group * nb() : 0; }
   KOKKOS_INLINE_FUNCTION int d_len() const { return stage_d ? g.rows_per_group * nb() * nb() : 0; }
   KOKKOS_INLINE_FUNCTION int u_len() const { return residual ? g.rows_per_group * nb() : 0; }
@@ -85,11 +91,17 @@ struct SweepFunctor {
            len * g.groups_per_team * sizeof(double) <= 32 * 1024;
   }
 
+  /// Partial sums per group: a lane's (nb of them where rows_on_columns), none for the rows map.
+  KOKKOS_INLINE_FUNCTION static int part_per_group(const Geometry& g, const int nb, const bool prefetch) {
+    if (g.map != LaneMap::rows) return g.group_lanes();
+    return rows_on_columns && !prefetch ? g.group_lanes() * nb : 0;
+  }
+
   static size_t scratch_bytes(const Geometry& g, int nb, bool prefetch, bool stage_d, bool residual = false) {
     const size_t groups = static_cast<size_t>(g.groups_per_team);
     const size_t r =
         groups * g.rows_per_group * nb * ((stage_d ? 1 + static_cast<size_t>(nb) : 1) + (residual ? 1 : 0));
-    const size_t part = g.map == LaneMap::rows ? 0 : groups * g.group_lanes();
+    const size_t part = groups * static_cast<size_t>(part_per_group(g, nb, prefetch));
     const size_t pf = prefetch ? groups * 3 * g.rows_per_group * nb : 0;
     return ScratchD::shmem_size(r) + ScratchF::shmem_size(part + pf) + 64;
   }

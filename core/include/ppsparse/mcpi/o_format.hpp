@@ -19,9 +19,9 @@
 ///    m 2^-e <= 127 for that column's largest magnitude m; each entry round(a / 2^e), ties to
 ///    even (absolute error at most 2^(e-1) <= m / 127 for every entry of the column). SU2 scales
 ///    the rows of a block instead; a column's scale multiplies the one dQ value the column meets,
-///    once, in the CUDA kernels, whose lanes own a block's columns (0.87x their time with row
-///    scales); the portable kernels' lanes own rows, and read a scale per entry (1.12x their
-///    time; docs/perf/mcpi_o_formats.md).
+///    once, in every kernel whose lanes own a block's columns: the CUDA kernels (0.87x their time
+///    with row scales) and, for an int8 O, the portable rows_per_warp (0.99x its time with row
+///    scales; docs/perf/mcpi_o_formats.md).
 /// The scales are stored as signed 8-bit exponents and clamped to [-126, 127], so block rows
 /// (fp16) or block columns (int8) whose largest magnitude is below about 1e-36 lose their
 /// smallest entries. A NaN or Inf entry is an

@@ -3,6 +3,8 @@
 // into team scratch, two buffers in turn: while the lanes multiply block s with buffer s % 2,
 // they load dQ of block s + 1 into the other. Called by the sweep functor (sweep_functor.hpp)
 // for the rows lane map with prefetch.
+#include <type_traits>
+
 #include <Kokkos_Core.hpp>
 
 #include <ppsparse/types.hpp>
@@ -17,6 +19,22 @@ struct PrefetchBody {
     using Acc = typename F::Acc;
     const auto& v = f.v;
     const ordinal_t row_end = f.row_end;
+    // Where O is scaled by block column, lane i buffers dQ_i times column i's scale and the
+    // multiply reads unscaled entries: one scale per buffered value instead of one per entry.
+    constexpr bool by_column = std::decay_t<decltype(v.O)>::scaled_by_column;
+    auto scaled_dq = [&](const offset_t k, const int i) {
+      const auto x = v.dq_read(static_cast<size_t>(v.ja(k)) * n_b + i);
+      if constexpr (by_column)
+        return static_cast<Acc>(x * v.O.column_scale(k, i));
+      else
+        return static_cast<Acc>(x);
+    };
+    auto entry = [&](const ordinal_t row, const size_t idx, const offset_t k, const int j) {
+      if constexpr (by_column)
+        return static_cast<Acc>(v.O.unscaled(idx));
+      else
+        return static_cast<Acc>(v.O(row, idx, k, j));
+    };
     const int len = 3 * rpg * n_b;
     auto buf = [&](int gi, int which) { return pf_base + static_cast<size_t>(gi) * len + which * rpg * n_b; };
     auto acc_at = [&](int gi, int t) -> Acc& { return pf_base[static_cast<size_t>(gi) * len + 2 * rpg * n_b + t]; };
@@ -36,8 +54,7 @@ struct PrefetchBody {
         const ordinal_t row = row_of(gi, rr);
         if (rr < rpg) {
           acc_at(gi, t) = 0.0f;
-          if (row < row_end && v.ia(row + 1) > v.ia(row))
-            buf(gi, 0)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(v.ia(row))) * n_b + i);
+          if (row < row_end && v.ia(row + 1) > v.ia(row)) buf(gi, 0)[i * rpg + rr] = scaled_dq(v.ia(row), i);
         }
       });
     });
@@ -52,11 +69,9 @@ struct PrefetchBody {
             const Acc* cur = buf(gi, s & 1);
             Acc a = acc_at(gi, t);
             const size_t ob = static_cast<size_t>(k) * nb2 + i;
-            for (int j = 0; j < n_b; ++j)
-              a += static_cast<Acc>(v.O(row, ob + static_cast<size_t>(j) * n_b, k, j)) * cur[j * rpg + rr];
+            for (int j = 0; j < n_b; ++j) a += entry(row, ob + static_cast<size_t>(j) * n_b, k, j) * cur[j * rpg + rr];
             acc_at(gi, t) = a;
-            if (k + 1 < kend)
-              buf(gi, (s + 1) & 1)[i * rpg + rr] = v.dq_read(static_cast<size_t>(v.ja(k + 1)) * n_b + i);
+            if (k + 1 < kend) buf(gi, (s + 1) & 1)[i * rpg + rr] = scaled_dq(k + 1, i);
           }
         }
       });
