@@ -219,10 +219,12 @@ void dispatch(const Launch& l, const Variant& v, const ColorArgs& a, std::intege
 
 template <class DT>
 void launch_colour(const Launch& l, const Variant& v, const ColorArgs& a) {
-  if (a.o_format != OFormat::fp32)
+  if (a.o_format != OFormat::fp32) {
+    check_o_alignment(a);
     dispatch_reduced<DT>(l, a, std::make_integer_sequence<int, kMaxNarrowNb>{});
-  else
+  } else {
     dispatch<DT>(l, v, a, std::make_integer_sequence<int, kMaxNb>{});
+  }
 }
 
 }  // namespace ppsparse::mcpi::backend::cuda

@@ -6,6 +6,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -37,6 +38,13 @@ struct Launch {
   KernelTuning tuning;
 };
 
+// The column loads of the coded formats (load_halves, load_bytes) take the array to start on a
+// 16-byte boundary, as every Kokkos allocation does (LevelArrays::allocate_o).
+inline void check_o_alignment(const ColorArgs& a) {
+  if (reinterpret_cast<std::uintptr_t>(a.o_coded) % 16 != 0)
+    throw Error("mcpi cuda backend: O's coded entries do not start on a 16-byte boundary");
+}
+
 // O's coded entries in format F, as its codec stores them (mcpi/detail/o_codecs/).
 template <OFormat F>
 __device__ __forceinline__ const typename detail::codec_t<F>::stored* o_stored(const ColorArgs& a) {
@@ -56,8 +64,30 @@ __device__ __forceinline__ const void* o_entry(const ColorArgs& a, const long lo
 // words that cover them: NB / 2 + 1 loads instead of NB (a column's load instructions, not its
 // bytes, bound the reduced formats' sweep; docs/perf/mcpi_o_formats.md). Reads up to 2 bytes
 // past the values: the arrays are padded (LevelArrays::allocate_o).
+// An even NB's column (at a multiple of 2 NB bytes of the array, whose start is 16-byte
+// aligned: check_o_alignment) is NB / 2 aligned words instead, read as 8-byte loads where NB is a
+// multiple of 4: one load per column at nb 4, the 2-D flows' block size.
 template <int NB>
 __device__ __forceinline__ void load_halves(const std::uint16_t* p, std::uint32_t (&h)[NB]) {
+  if constexpr (NB % 2 == 0) {
+    std::uint32_t x[NB / 2];
+    if constexpr (NB % 4 == 0) {
+      const uint2* w = reinterpret_cast<const uint2*>(p);
+#pragma unroll
+      for (int q = 0; q < NB / 4; ++q) {
+        const uint2 y = __ldg(w + q);
+        x[2 * q] = y.x;
+        x[2 * q + 1] = y.y;
+      }
+    } else {
+      const std::uint32_t* w = reinterpret_cast<const std::uint32_t*>(p);
+#pragma unroll
+      for (int q = 0; q < NB / 2; ++q) x[q] = __ldg(w + q);
+    }
+#pragma unroll
+    for (int m = 0; m < NB; ++m) h[m] = m % 2 == 0 ? (x[m / 2] & 0xffffu) : (x[m / 2] >> 16);
+    return;
+  }
   const unsigned long long addr = reinterpret_cast<unsigned long long>(p);
   const std::uint32_t* w = reinterpret_cast<const std::uint32_t*>(addr & ~3ull);
   const bool odd = (addr & 2) != 0;
@@ -75,8 +105,20 @@ __device__ __forceinline__ void load_halves(const std::uint16_t* p, std::uint32_
 
 // The NB consecutive bytes at p (any alignment) into b, sign-extended, from the aligned 32-bit
 // words that cover them; reads up to 3 bytes past them (the arrays are padded).
+// Where NB is a multiple of 4 the column is NB / 4 aligned words (as load_halves'), read without
+// shifts.
 template <int NB>
 __device__ __forceinline__ void load_bytes(const std::int8_t* p, int (&b)[NB]) {
+  if constexpr (NB % 4 == 0) {
+    const std::uint32_t* w = reinterpret_cast<const std::uint32_t*>(p);
+#pragma unroll
+    for (int q = 0; q < NB / 4; ++q) {
+      const std::uint32_t y = __ldg(w + q);
+#pragma unroll
+      for (int m = 0; m < 4; ++m) b[4 * q + m] = static_cast<signed char>((y >> (8 * m)) & 0xffu);
+    }
+    return;
+  }
   const unsigned long long addr = reinterpret_cast<unsigned long long>(p);
   const std::uint32_t* w = reinterpret_cast<const std::uint32_t*>(addr & ~3ull);
   const unsigned shift = 8u * static_cast<unsigned>(addr & 3);
