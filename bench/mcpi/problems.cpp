@@ -1,6 +1,8 @@
 // bench_mcpi's settings, problems and their cache (mcpi_cases.hpp).
 #include "mcpi_cases.hpp"
 
+#include <filesystem>
+
 #include "../../core/src/mcpi/block_lu.hpp"  // factors the peers' D as the solver does
 
 namespace ppsparse::bench::mcpi_bench {
@@ -167,10 +169,9 @@ std::vector<ProblemSpec> problem_specs(const McpiConfig& c) {
     for (const std::string& m : c.meshes) {
       ProblemSpec p;
       // "brick_tets" is brick_tets.su2; a name with an extension is that file, in any format.
-      const size_t dot = m.rfind('.');
-      const std::string stem = dot == std::string::npos ? m : m.substr(0, dot);
-      const std::string file = dot == std::string::npos ? m + ".su2" : m;
-      p.name = "mesh_" + stem + "_r" + std::to_string(c.refine) + "_nb" + std::to_string(c.nb);
+      const std::filesystem::path given(m);
+      const std::string file = given.has_extension() ? m : m + ".su2";
+      p.name = "mesh_" + given.stem().string() + "_r" + std::to_string(c.refine) + "_nb" + std::to_string(c.nb);
       p.group = "mesh";
       p.nb = c.nb;
       const std::string path = c.mesh_dir + "/" + file;

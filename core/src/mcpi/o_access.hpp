@@ -43,7 +43,8 @@ struct CodedO {
     else
       return Codec::decode(values(idx), 0);
   }
-  /// For scaled_by_column: the entry without its column's scale, and that scale (2^e).
+  /// For scaled_by_column: the entry without its column's scale, and that scale (2^e), whose
+  /// product is operator()'s value (such a codec's decode(v, e) is decode(v, 0) 2^e, exactly).
   KOKKOS_INLINE_FUNCTION float unscaled(size_t idx) const { return Codec::decode(values(idx), 0); }
   KOKKOS_INLINE_FUNCTION float column_scale(offset_t slot, int j) const {
     return detail::exp2_int(scale_exp(static_cast<size_t>(slot) * nb + j));
